@@ -1,0 +1,329 @@
+// The request core under EasyClient: one GET with a total deadline, retries with capped
+// backoff, Retry-After, a size limit, sharing of identical in-flight requests, and
+// errors a Node-RED user can read. It knows nothing about the endpoints' payloads.
+//
+// Secrets: the token lives in a #private field (not enumerable, not shown by
+// util.inspect) and only ever goes into the Authorization header of the outgoing
+// request. Axios errors carry their config, headers included, so they are never
+// exposed: every failure becomes a fresh EasyApiError built from our own words plus
+// the status, the host name or a Node.js error code.
+import axios, { AxiosInstance } from 'axios';
+import * as http from 'http';
+import * as https from 'https';
+
+export type EasyApiErrorCode =
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'rate_limited'
+  | 'server'
+  | 'network'
+  | 'timeout'
+  | 'invalid_response'
+  | 'aborted';
+
+const RETRYABLE_CODES: ReadonlySet<EasyApiErrorCode> = new Set(['rate_limited', 'server', 'network', 'timeout']);
+
+export class EasyApiError extends Error {
+  readonly code: EasyApiErrorCode;
+  /** HTTP status of the answer, when there was one. */
+  readonly status?: number;
+  /** Whether trying again later may help (the client already did, `attempts` times). */
+  readonly retryable: boolean;
+  /** How many requests were made before giving up (1 = no retry). */
+  readonly attempts: number;
+  /** The wait the service asked for with Retry-After, in ms, before any cap. */
+  readonly retryAfterMs?: number;
+
+  constructor(code: EasyApiErrorCode, message: string, details: { status?: number; attempts?: number; retryAfterMs?: number } = {}) {
+    super(message);
+    this.name = 'EasyApiError';
+    this.code = code;
+    if (details.status !== undefined) this.status = details.status;
+    this.retryable = RETRYABLE_CODES.has(code);
+    this.attempts = details.attempts ?? 1;
+    if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+/** What a 403 or 404 means on one endpoint, in the user's words. */
+export interface EndpointWords {
+  forbidden: string;
+  notFound: string;
+}
+
+export interface RawResponse {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+export interface RetryInfo {
+  attempt: number;
+  delayMs: number;
+  error: EasyApiError;
+}
+
+export interface RequestCoreOptions {
+  baseUrl: URL;
+  timeoutMs: number;
+  retries: number;
+  maxBodyBytes: number;
+  retryAfterCapMs: number;
+  backoffBaseMs: number;
+  backoffCapMs: number;
+  userAgent: string;
+  onRetry?: (info: RetryInfo) => void;
+  /** Source of jitter in [0, 1); injectable so tests can pin the bounds. */
+  random?: () => number;
+}
+
+interface SharedRequest {
+  promise: Promise<RawResponse>;
+  controller: AbortController;
+  waiters: number;
+}
+
+export function abortedError(): EasyApiError {
+  return new EasyApiError('aborted', 'the request was cancelled');
+}
+
+export class RequestCore {
+  readonly #token: string;
+  readonly #axios: AxiosInstance;
+  readonly #inFlight = new Map<string, SharedRequest>();
+  readonly #options: RequestCoreOptions;
+
+  constructor(options: RequestCoreOptions, token: string) {
+    this.#options = options;
+    this.#token = token;
+    this.#axios = axios.create({
+      // Redirects are never followed: a redirect to another host would carry the
+      // Authorization header there, and the documented service does not redirect.
+      maxRedirects: 0,
+      // Body text is read as-is and parsed by the client, so broken JSON is ours to name.
+      responseType: 'text',
+      transformResponse: [(data: unknown) => data],
+      validateStatus: () => true,
+      maxContentLength: options.maxBodyBytes,
+      maxBodyLength: options.maxBodyBytes,
+      // No keep-alive: requests are minutes apart, and a closed account must leave no
+      // sockets behind.
+      httpAgent: new http.Agent({ keepAlive: false }),
+      httpsAgent: new https.Agent({ keepAlive: false }),
+      headers: { Accept: 'application/json, text/csv;q=0.5', 'User-Agent': options.userAgent },
+    });
+  }
+
+  /**
+   * GET a path below the base URL. Identical concurrent GETs share one request; a
+   * caller's abort rejects that caller at once, and the shared request is only
+   * cancelled when every caller has gone.
+   */
+  get(pathAndQuery: string, words: EndpointWords, signal?: AbortSignal): Promise<RawResponse> {
+    if (signal?.aborted) return Promise.reject(abortedError());
+    const url = joinUrl(this.#options.baseUrl, pathAndQuery);
+    const key = `GET ${url}`;
+    let shared = this.#inFlight.get(key);
+    if (!shared) {
+      const controller = new AbortController();
+      const promise = this.#withRetries(url, words, controller.signal);
+      const created: SharedRequest = { promise, controller, waiters: 0 };
+      const forget = () => {
+        if (this.#inFlight.get(key) === created) this.#inFlight.delete(key);
+      };
+      // Handles the rejection too, so a request every caller left is never "unhandled".
+      promise.then(forget, forget);
+      this.#inFlight.set(key, created);
+      shared = created;
+    }
+    return this.#wait(shared, key, signal);
+  }
+
+  #wait(shared: SharedRequest, key: string, signal?: AbortSignal): Promise<RawResponse> {
+    shared.waiters++;
+    return new Promise<RawResponse>((resolve, reject) => {
+      const onAbort = () => {
+        shared.waiters--;
+        if (shared.waiters === 0) {
+          shared.controller.abort();
+          if (this.#inFlight.get(key) === shared) this.#inFlight.delete(key);
+        }
+        reject(abortedError());
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      shared.promise.then(
+        (response) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(response);
+        },
+        (err) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(err);
+        },
+      );
+    });
+  }
+
+  async #withRetries(url: string, words: EndpointWords, signal: AbortSignal): Promise<RawResponse> {
+    const { retries, onRetry } = this.#options;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#attempt(url, words, signal);
+      } catch (err) {
+        const error = err as EasyApiError;
+        if (!error.retryable || attempt > retries) throw attempt > 1 ? afterAttempts(error, attempt) : error;
+        const delayMs = this.#delayBefore(attempt + 1, error);
+        onRetry?.({ attempt, delayMs, error });
+        await sleep(delayMs, signal);
+      }
+    }
+  }
+
+  /** Wait before `attempt` (2 = first retry): Retry-After when given, capped; else backoff. */
+  #delayBefore(attempt: number, error: EasyApiError): number {
+    const { backoffBaseMs, backoffCapMs, retryAfterCapMs, random = Math.random } = this.#options;
+    if (error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, retryAfterCapMs);
+    const ceiling = Math.min(backoffCapMs, backoffBaseMs * 2 ** (attempt - 2));
+    // "Equal jitter": at least half the step, so waits still grow, spread over the rest
+    // so that many gateways that lost the link together do not come back in lockstep.
+    return ceiling / 2 + random() * (ceiling / 2);
+  }
+
+  async #attempt(url: string, words: EndpointWords, signal: AbortSignal): Promise<RawResponse> {
+    if (signal.aborted) throw abortedError();
+    const { timeoutMs, maxBodyBytes } = this.#options;
+    const deadline = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      deadline.abort();
+    }, timeoutMs);
+    const cancel = () => deadline.abort();
+    signal.addEventListener('abort', cancel, { once: true });
+    try {
+      const response = await this.#axios.get<string>(url, {
+        signal: deadline.signal,
+        headers: { Authorization: `Bearer ${this.#token}` },
+      });
+      const contentType = String(response.headers['content-type'] ?? '');
+      const body = typeof response.data === 'string' ? response.data : '';
+      if (response.status >= 200 && response.status < 300) return { status: response.status, contentType, body };
+      throw statusError(response.status, words, response.headers['retry-after']);
+    } catch (err) {
+      if (err instanceof EasyApiError) throw err;
+      if (signal.aborted) throw abortedError();
+      if (timedOut) throw new EasyApiError('timeout', `the service did not answer within ${formatDuration(timeoutMs)}`);
+      throw transportError(err, this.#options.baseUrl.hostname, maxBodyBytes);
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', cancel);
+    }
+  }
+}
+
+function joinUrl(base: URL, pathAndQuery: string): string {
+  return base.origin + base.pathname.replace(/\/+$/, '') + pathAndQuery;
+}
+
+function afterAttempts(error: EasyApiError, attempts: number): EasyApiError {
+  return new EasyApiError(error.code, `${error.message} (gave up after ${attempts} attempts)`, {
+    status: error.status,
+    attempts,
+    retryAfterMs: error.retryAfterMs,
+  });
+}
+
+function statusError(status: number, words: EndpointWords, retryAfter: unknown): EasyApiError {
+  if (status === 401) return new EasyApiError('unauthorized', 'the access token was rejected (401)', { status });
+  if (status === 403) return new EasyApiError('forbidden', `${words.forbidden} (403)`, { status });
+  if (status === 404) return new EasyApiError('not_found', `${words.notFound} (404)`, { status });
+  if (status === 429) {
+    const retryAfterMs = parseRetryAfter(retryAfter);
+    const wait = retryAfterMs === undefined ? '' : `, it asks to wait ${formatDuration(retryAfterMs)}`;
+    return new EasyApiError('rate_limited', `the service is limiting requests (429)${wait}`, { status, retryAfterMs });
+  }
+  if (status === 408) return new EasyApiError('timeout', 'the service timed out waiting for the request (408)', { status });
+  if (status >= 500) {
+    const retryAfterMs = parseRetryAfter(retryAfter);
+    return new EasyApiError('server', `the service has a problem on its side (${status})`, { status, retryAfterMs });
+  }
+  if (status >= 300 && status < 400) {
+    return new EasyApiError(
+      'invalid_response',
+      `the service answered with a redirect (${status}); redirects are not followed so the token is not sent elsewhere, check the base URL`,
+      { status },
+    );
+  }
+  return new EasyApiError('invalid_response', `the service refused the request (${status})`, { status });
+}
+
+/** Retry-After as ms from now: delay-seconds or an HTTP date; undefined if absent or unreadable. */
+export function parseRetryAfter(value: unknown, now = Date.now()): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isFinite(at) ? Math.max(0, at - now) : undefined;
+}
+
+const NETWORK_REASONS: Record<string, string> = {
+  ENOTFOUND: 'DNS lookup failed',
+  EAI_AGAIN: 'DNS lookup failed (temporary)',
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'the connection was dropped',
+  EPIPE: 'the connection was dropped',
+  ETIMEDOUT: 'the connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ENETDOWN: 'network down',
+};
+
+function transportError(err: unknown, host: string, maxBodyBytes: number): EasyApiError {
+  // Only the code and (for axios' own errors) a known message are read: never the
+  // message text in general, which could quote a header.
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  if (code === 'ERR_BAD_RESPONSE' && typeof message === 'string') {
+    if (message.startsWith('maxContentLength')) {
+      return new EasyApiError('invalid_response', `the answer was larger than the ${formatBytes(maxBodyBytes)} limit`);
+    }
+    if (message === 'stream has been aborted') {
+      return new EasyApiError('network', `could not reach ${host}: the connection was dropped mid-answer`);
+    }
+  }
+  if (typeof code === 'string' && /^(CERT_|ERR_TLS_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED)/.test(code)) {
+    return new EasyApiError('network', `could not reach ${host}: its TLS certificate was not accepted (${code})`);
+  }
+  const reason = typeof code === 'string' ? (NETWORK_REASONS[code] ?? `network error ${code}`) : 'network error';
+  return new EasyApiError('network', `could not reach ${host}: ${reason}`);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortedError());
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const seconds = ms / 1000;
+  if (seconds < 120) return `${Number(seconds.toFixed(1))} s`;
+  if (seconds < 120 * 60) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 48 * 3600) return `${Math.round(seconds / 3600)} h`;
+  return `${Math.round(seconds / 86400)} days`;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${Number((bytes / (1024 * 1024)).toFixed(1))} MB`;
+  if (bytes >= 1024) return `${Number((bytes / 1024).toFixed(1))} kB`;
+  return `${bytes} bytes`;
+}
