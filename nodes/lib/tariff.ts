@@ -1,0 +1,333 @@
+// Tariff and rule types, validation (SPEC rule 7, warnings of rules 3 and 4) and the
+// compiled form the price and cost engine evaluates.
+
+export interface Rule {
+  priority: number;
+  price: number;
+  time_start?: string;
+  time_end?: string;
+  weekdays?: number[];
+  weekday?: number[];
+  gateway_id?: string;
+  sensor_id?: string;
+  sensor_value?: number | string;
+  sensor_condition?: string;
+  [extra: string]: unknown;
+}
+
+export interface Tariff {
+  id: string;
+  name: string;
+  vat: number;
+  currency: string;
+  rules: Rule[];
+  [extra: string]: unknown;
+}
+
+export interface Problem {
+  severity: 'error' | 'warning';
+  tariffId: string | null;
+  ruleIndex: number | null;
+  field: string | null;
+  message: string;
+}
+
+export interface SensorRef {
+  gatewayId: string;
+  sensorId: string;
+}
+
+/** A rule ready for evaluation; times are local milliseconds of the day. */
+export interface CompiledRule {
+  ruleIndex: number; // index in the tariff's own rules array
+  priority: number;
+  price: number;
+  timeKind: TimeKind;
+  startMs: number;
+  endMs: number;
+  weekdayMask: number; // bit (1 << isoWeekday); 0 = every day
+  sensorSlot: number; // index into CompiledTariff.sensors, -1 = no sensor condition
+  sensorValue: number;
+  sensorNever: boolean; // sensor_condition other than eq (SPEC rule 4)
+}
+
+// Plain constants rather than a const enum: tests are transpiled file by file.
+export const TIME_ALWAYS = 0;
+export const TIME_WITHIN = 1; // start <= t < end
+export const TIME_WRAPS = 2; // t >= start or t < end
+export type TimeKind = typeof TIME_ALWAYS | typeof TIME_WITHIN | typeof TIME_WRAPS;
+
+export interface CompiledTariff {
+  tariff: Tariff;
+  id: string;
+  vat: number;
+  currency: string;
+  rules: CompiledRule[]; // ascending priority, equal priorities in array order
+  sensors: SensorRef[];
+  /**
+   * Local times of day (ms, ascending, in [0, DAY)) where the matching rule can change:
+   * where some range starts or ends, and midnight when some rule depends on the weekday.
+   */
+  boundariesMs: number[];
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);
+const present = (o: Json, key: string): boolean => o[key] !== undefined && o[key] !== null;
+const isNumber = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+const show = (x: unknown): string => (x === undefined ? 'nothing' : JSON.stringify(x) ?? String(x));
+
+const SENSOR_FIELDS = ['gateway_id', 'sensor_id', 'sensor_value', 'sensor_condition'] as const;
+const TIME_RE = /^(\d\d):(\d\d)(?::(\d\d))?$/;
+
+/** Seconds of the day of `HH:mm[:SS]`; 24:00[:00] only when allowed (as an end). */
+function parseTimeOfDay(text: unknown, isEnd: boolean): number | null {
+  if (typeof text !== 'string') return null;
+  const m = TIME_RE.exec(text);
+  if (!m) return null;
+  const h = +m[1];
+  const min = +m[2];
+  const s = m[3] === undefined ? 0 : +m[3];
+  if (min > 59 || s > 59) return null;
+  if (h === 24) return isEnd && min === 0 && s === 0 ? 86400 : null;
+  return h > 23 ? null : h * 3600 + min * 60 + s;
+}
+
+/** A sensor_value as a number (`1`, `1.0`, `"1"` are equal), or null. */
+function sensorNumber(x: unknown): number | null {
+  if (isNumber(x)) return x;
+  if (typeof x === 'string' && x.trim() !== '') {
+    const v = Number(x);
+    return Number.isFinite(v) ? v : null;
+  }
+  return null;
+}
+
+const sensorKey = (ref: SensorRef): string => `${ref.gatewayId}\u0000${ref.sensorId}`;
+
+interface Checked {
+  problems: Problem[];
+  compiled: CompiledTariff | null; // null when some problem is an error
+}
+
+/** Validates one tariff and, when it has no errors, compiles it. */
+function checkTariff(raw: unknown, position: number): Checked {
+  const problems: Problem[] = [];
+  const tariffId = isObject(raw) && typeof raw.id === 'string' ? raw.id : null;
+  const who = tariffId !== null ? `tariff "${tariffId}"` : `tariff #${position}`;
+  const add = (severity: Problem['severity'], ruleIndex: number | null, field: string | null, text: string) => {
+    const where = ruleIndex === null ? who : `${who} rule ${ruleIndex}`;
+    problems.push({ severity, tariffId, ruleIndex, field, message: `${where}: ${field ? `${field} ` : ''}${text}` });
+  };
+  if (!isObject(raw)) {
+    add('error', null, null, `is not an object (got ${show(raw)})`);
+    return { problems, compiled: null };
+  }
+  if (tariffId === null) add('error', null, 'id', `must be a string (got ${show(raw.id)})`);
+  if (typeof raw.name !== 'string') add('error', null, 'name', `must be a string (got ${show(raw.name)})`);
+  if (typeof raw.currency !== 'string') add('error', null, 'currency', `must be a string (got ${show(raw.currency)})`);
+  if (!isNumber(raw.vat)) add('error', null, 'vat', `must be a number (got ${show(raw.vat)})`);
+  const rawRules = raw.rules;
+  if (!Array.isArray(rawRules) || rawRules.length === 0) {
+    add('error', null, 'rules', `must be a non-empty list of rules (got ${show(rawRules)})`);
+    return { problems, compiled: null };
+  }
+
+  const sensors: SensorRef[] = [];
+  const sensorSlots = new Map<string, number>();
+  const rules: CompiledRule[] = [];
+  const boundaries = new Set<number>();
+
+  rawRules.forEach((rule: unknown, ruleIndex: number) => {
+    const error = (field: string | null, text: string) => add('error', ruleIndex, field, text);
+    const warn = (field: string, text: string) => add('warning', ruleIndex, field, text);
+    if (!isObject(rule)) {
+      error(null, `is not an object (got ${show(rule)})`);
+      return;
+    }
+    for (const field of ['priority', 'price']) {
+      if (!isNumber(rule[field])) error(field, `must be a number (got ${show(rule[field])})`);
+    }
+
+    let timeKind: TimeKind = TIME_ALWAYS;
+    let startMs = 0;
+    let endMs = 0;
+    if (present(rule, 'time_start') !== present(rule, 'time_end')) {
+      const missing = present(rule, 'time_start') ? 'time_end' : 'time_start';
+      error(missing, 'is missing: time_start and time_end come together');
+    } else if (present(rule, 'time_start')) {
+      const start = parseTimeOfDay(rule.time_start, false);
+      const end = parseTimeOfDay(rule.time_end, true);
+      if (start === null) error('time_start', `must be HH:mm or HH:mm:SS, 00:00 to 23:59:59 (got ${show(rule.time_start)})`);
+      if (end === null) error('time_end', `must be HH:mm or HH:mm:SS, 00:00 to 24:00 (got ${show(rule.time_end)})`);
+      // start == end and 00:00-24:00 both mean the whole day: no time condition
+      if (start !== null && end !== null && start !== end && !(start === 0 && end === 86400)) {
+        timeKind = end > start ? TIME_WITHIN : TIME_WRAPS;
+        startMs = start * 1000;
+        endMs = end * 1000;
+        boundaries.add(startMs);
+        boundaries.add(endMs % 86400000); // 24:00 is the next midnight
+      }
+    }
+
+    let weekdayMask = 0;
+    const dayField = present(rule, 'weekdays') ? 'weekdays' : present(rule, 'weekday') ? 'weekday' : null;
+    if (dayField === 'weekdays' && present(rule, 'weekday')) {
+      warn('weekday', 'is ignored because weekdays is also given');
+    }
+    if (dayField !== null) {
+      const days = rule[dayField];
+      if (!Array.isArray(days)) {
+        error(dayField, `must be a list of ISO weekdays 1..7 (got ${show(days)})`);
+      } else if (days.length === 0) {
+        warn(dayField, 'is empty, so it does not restrict the days');
+      } else {
+        days.forEach((day: unknown, k: number) => {
+          if (Number.isInteger(day) && (day as number) >= 1 && (day as number) <= 7) weekdayMask |= 1 << (day as number);
+          else error(dayField, `entry ${k} must be an ISO weekday 1..7 (got ${show(day)})`);
+        });
+        if (weekdayMask === 0b11111110) weekdayMask = 0; // all seven days: no condition
+        if (weekdayMask !== 0) boundaries.add(0); // the weekday changes at local midnight
+      }
+    }
+
+    let sensorSlot = -1;
+    let sensorValue = NaN;
+    let sensorNever = false;
+    if (SENSOR_FIELDS.some((f) => present(rule, f))) {
+      const missing = SENSOR_FIELDS.filter((f) => !present(rule, f));
+      for (const f of missing) error(f, 'is missing: a sensor rule needs gateway_id, sensor_id, sensor_value and sensor_condition');
+      for (const f of ['gateway_id', 'sensor_id', 'sensor_condition']) {
+        if (present(rule, f) && typeof rule[f] !== 'string') error(f, `must be a string (got ${show(rule[f])})`);
+      }
+      const value = sensorNumber(rule.sensor_value);
+      if (present(rule, 'sensor_value') && value === null) {
+        error('sensor_value', `must be a number (got ${show(rule.sensor_value)})`);
+      }
+      if (typeof rule.sensor_condition === 'string' && rule.sensor_condition !== 'eq') {
+        warn('sensor_condition', `"${rule.sensor_condition}" is not supported (only eq), so this rule never matches`);
+        sensorNever = true;
+      }
+      if (missing.length === 0 && typeof rule.gateway_id === 'string' && typeof rule.sensor_id === 'string' && value !== null) {
+        const ref = { gatewayId: rule.gateway_id, sensorId: rule.sensor_id };
+        const key = sensorKey(ref);
+        sensorSlot = sensorSlots.get(key) ?? sensors.length;
+        if (sensorSlot === sensors.length) {
+          sensors.push(ref);
+          sensorSlots.set(key, sensorSlot);
+        }
+        sensorValue = value;
+      }
+    }
+
+    rules.push({
+      ruleIndex,
+      priority: rule.priority as number,
+      price: rule.price as number,
+      timeKind,
+      startMs,
+      endMs,
+      weekdayMask,
+      sensorSlot,
+      sensorValue,
+      sensorNever,
+    });
+  });
+
+  if (problems.some((p) => p.severity === 'error')) return { problems, compiled: null };
+  const tariff = raw as Tariff;
+  rules.sort((a, b) => a.priority - b.priority); // Array#sort is stable: equal priorities keep array order
+  return {
+    problems,
+    compiled: {
+      tariff,
+      id: tariff.id,
+      vat: tariff.vat,
+      currency: tariff.currency,
+      rules,
+      sensors,
+      boundariesMs: [...boundaries].sort((a, b) => a - b),
+    },
+  };
+}
+
+/**
+ * Splits an API response (an array of tariffs, a single tariff, or their JSON text)
+ * into usable tariffs and problems. An invalid tariff is left out as a whole; the
+ * others stay usable. Tariffs are returned as given, unknown fields included.
+ */
+export function parseTariffs(json: unknown): { tariffs: Tariff[]; problems: Problem[] } {
+  let data = json;
+  if (typeof json === 'string') {
+    try {
+      data = JSON.parse(json);
+    } catch (e) {
+      return { tariffs: [], problems: [topLevel(`tariffs response is not JSON: ${(e as Error).message}`)] };
+    }
+  }
+  if (isObject(data) && 'rules' in data) data = [data];
+  if (!Array.isArray(data)) {
+    return { tariffs: [], problems: [topLevel(`tariffs response must be a list of tariffs (got ${show(data)})`)] };
+  }
+  const tariffs: Tariff[] = [];
+  const problems: Problem[] = [];
+  const seen = new Set<string>();
+  data.forEach((raw: unknown, position: number) => {
+    const checked = checkTariff(raw, position);
+    problems.push(...checked.problems);
+    if (!checked.compiled) return;
+    const id = checked.compiled.id;
+    if (seen.has(id)) {
+      problems.push({ severity: 'warning', tariffId: id, ruleIndex: null, field: 'id', message: `tariff "${id}": id is used by more than one tariff` });
+    }
+    seen.add(id);
+    tariffs.push(checked.compiled.tariff);
+    remember(checked.compiled);
+  });
+  return { tariffs, problems };
+}
+
+function topLevel(message: string): Problem {
+  return { severity: 'error', tariffId: null, ruleIndex: null, field: null, message };
+}
+
+// Compiled forms keyed by the tariff object, checked against its JSON text so that a
+// tariff changed in place (e.g. in a function node) is compiled afresh.
+const compiledCache = new WeakMap<object, { text: string; compiled: CompiledTariff }>();
+
+function fingerprint(tariff: object): string | null {
+  try {
+    return JSON.stringify(tariff);
+  } catch {
+    return null; // cyclic or BigInt: compile without caching
+  }
+}
+
+function remember(compiled: CompiledTariff): void {
+  const text = fingerprint(compiled.tariff);
+  if (text !== null) compiledCache.set(compiled.tariff, { text, compiled });
+}
+
+/**
+ * The compiled form of a raw API tariff or one from parseTariffs. An invalid tariff
+ * throws a TypeError whose message is its first error.
+ */
+export function compileTariff(tariff: unknown): CompiledTariff {
+  if (typeof tariff === 'object' && tariff !== null) {
+    const hit = compiledCache.get(tariff);
+    if (hit && hit.text === fingerprint(tariff)) return hit.compiled;
+  }
+  const checked = checkTariff(tariff, 0);
+  if (!checked.compiled) {
+    const first = checked.problems.find((p) => p.severity === 'error');
+    throw new TypeError(first ? first.message : 'invalid tariff');
+  }
+  remember(checked.compiled);
+  return checked.compiled;
+}
+
+/** The sensors a tariff's sensor rules read, each once, in rule order. */
+export function sensorsUsedBy(tariff: Tariff | unknown): SensorRef[] {
+  return compileTariff(tariff).sensors.map((ref) => ({ ...ref }));
+}

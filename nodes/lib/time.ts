@@ -1,0 +1,213 @@
+// Instants (SPEC rule 8), IANA zones and the local wall clock. Local time always comes
+// from moment-timezone's zone data, never from Date's local getters, so the process's
+// TZ cannot leak in.
+import moment from 'moment-timezone';
+
+export const SECOND_MS = 1000;
+export const MINUTE_MS = 60 * SECOND_MS;
+export const HOUR_MS = 60 * MINUTE_MS;
+export const DAY_MS = 24 * HOUR_MS;
+
+/**
+ * Epoch milliseconds of an instant given as epoch ms, a valid Date, or an ISO 8601
+ * string (`YYYY-MM-DD`, `YYYY-MM-DD[T ]hh:mm[:ss[.f+]]`, optional `Z`, `±hh:mm`,
+ * `±hhmm` or `±hh`). A string without offset is UTC. Anything else gives null.
+ */
+export function toEpochMs(x: unknown): number | null {
+  if (typeof x === 'number') return Number.isFinite(x) ? x : null;
+  if (typeof x === 'string') return parseIsoMs(x);
+  if (x instanceof Date) {
+    const ms = x.getTime();
+    return Number.isFinite(ms) ? ms : null;
+  }
+  return null;
+}
+
+/** toEpochMs, throwing a TypeError that names `what` when x is not an instant. */
+export function requireEpochMs(x: unknown, what: string): number {
+  const ms = toEpochMs(x);
+  if (ms === null) {
+    throw new TypeError(`${what} must be epoch milliseconds, a Date or an ISO 8601 string, got ${describe(x)}`);
+  }
+  return ms;
+}
+
+function describe(x: unknown): string {
+  if (typeof x === 'string') return JSON.stringify(x.length > 40 ? `${x.slice(0, 40)}…` : x);
+  if (x instanceof Date) return 'an invalid Date';
+  return x === null ? 'null' : typeof x === 'object' ? 'an object' : String(x);
+}
+
+const C0 = 48; // '0'
+
+/** Value of the `n` decimal digits at s[i..i+n), or -1 if any is not a digit. */
+function digits(s: string, i: number, n: number): number {
+  let v = 0;
+  for (let k = i; k < i + n; k++) {
+    const d = s.charCodeAt(k) - C0; // NaN past the end
+    if (!(d >= 0 && d <= 9)) return -1;
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+/** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
+export function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/**
+ * Hand-written parser for the fixed ISO shapes: no Date.parse (which reads an
+ * offset-less date-time as host-local time) and no allocation. Fractions of a
+ * millisecond are truncated.
+ */
+export function parseIsoMs(s: string): number | null {
+  const n = s.length;
+  if (n < 10 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return null;
+  const year = digits(s, 0, 4);
+  const month = digits(s, 5, 2);
+  const day = digits(s, 8, 2);
+  if (year < 0 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  let ms = daysFromCivil(year, month, day) * DAY_MS;
+  if (n === 10) return ms;
+  const sep = s.charCodeAt(10);
+  if ((sep !== 84 && sep !== 116 && sep !== 32) || n < 16 || s.charCodeAt(13) !== 58) return null; // T t ' ' / ':'
+  const hour = digits(s, 11, 2);
+  const minute = digits(s, 14, 2);
+  if (hour < 0 || hour > 23 || minute < 0 || minute > 59) return null;
+  ms += hour * HOUR_MS + minute * MINUTE_MS;
+  let i = 16;
+  if (i < n && s.charCodeAt(i) === 58) {
+    const second = digits(s, i + 1, 2);
+    if (second < 0 || second > 59) return null;
+    ms += second * SECOND_MS;
+    i += 3;
+    if (i < n && s.charCodeAt(i) === 46) {
+      i++;
+      const fracStart = i;
+      let frac = 0;
+      while (i < n) {
+        const d = s.charCodeAt(i) - C0;
+        if (d < 0 || d > 9) break;
+        if (i - fracStart < 3) frac = frac * 10 + d;
+        i++;
+      }
+      const len = i - fracStart;
+      if (len === 0) return null;
+      ms += len === 1 ? frac * 100 : len === 2 ? frac * 10 : frac;
+    }
+  }
+  if (i === n) return ms;
+  const c = s.charCodeAt(i);
+  if ((c === 90 || c === 122) && i + 1 === n) return ms; // Z z
+  if (c !== 43 && c !== 45) return null; // + -
+  const oh = digits(s, i + 1, 2);
+  if (oh < 0 || oh > 23) return null;
+  let om = 0;
+  const rest = n - (i + 3);
+  if (rest === 3 && s.charCodeAt(i + 3) === 58) om = digits(s, i + 4, 2);
+  else if (rest === 2) om = digits(s, i + 3, 2);
+  else if (rest !== 0) return null;
+  if (om < 0 || om > 59) return null;
+  const offset = oh * HOUR_MS + om * MINUTE_MS;
+  return c === 43 ? ms - offset : ms + offset;
+}
+
+/**
+ * A zone's history as typed arrays: offsetMs[i] (local = utc + offsetMs[i]) holds for
+ * instants before untils[i]; the last until is +Infinity.
+ */
+export interface ZoneInfo {
+  readonly name: string;
+  readonly untils: Float64Array;
+  readonly offsetMs: Float64Array;
+}
+
+const zoneCache = new Map<string, ZoneInfo>();
+
+function unknownZone(name: unknown): Error {
+  const shown = typeof name === 'string' ? name : String(name);
+  return new Error(`unknown time zone "${shown}" (use an IANA name such as Europe/London)`);
+}
+
+/** The zone's data; throws the unknown-zone Error for anything that is not an IANA zone. */
+export function zoneInfo(name: string): ZoneInfo {
+  const cached = zoneCache.get(name);
+  if (cached) return cached;
+  const zone = typeof name === 'string' && name !== '' ? moment.tz.zone(name) : null;
+  if (!zone) throw unknownZone(name);
+  const info: ZoneInfo = {
+    name: zone.name,
+    untils: Float64Array.from(zone.untils),
+    // moment's offsets are minutes west of UTC, sometimes fractional (LMT)
+    offsetMs: Float64Array.from(zone.offsets, (minutes) => -Math.round(minutes * MINUTE_MS)),
+  };
+  zoneCache.set(name, info);
+  return info;
+}
+
+/** Throws `Error('unknown time zone "X" (...)')` unless name is an IANA zone. */
+export function assertTimeZone(name: string): void {
+  zoneInfo(name);
+}
+
+/** The zone of the machine (Intl), or UTC when it is unknown to the zone data. */
+export function machineTimeZone(): string {
+  let name: string | undefined;
+  try {
+    name = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  } catch {
+    name = undefined;
+  }
+  return name && moment.tz.zone(name) ? name : 'UTC';
+}
+
+/** Index of the zone period that contains instant ms. */
+export function periodIndex(zone: ZoneInfo, ms: number): number {
+  const u = zone.untils;
+  let lo = 0;
+  let hi = u.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ms < u[mid]) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** Local wall-clock time of instant ms, as "epoch ms" of the local date-time. */
+export function toLocalMs(zone: ZoneInfo, ms: number): number {
+  return ms + zone.offsetMs[periodIndex(zone, ms)];
+}
+
+/**
+ * The instants whose local wall clock reads localMs, ascending: none in a gap, two in
+ * a repeated hour, otherwise one.
+ */
+export function localToUtc(zone: ZoneInfo, localMs: number): number[] {
+  const out: number[] = [];
+  // Offsets within two days cover every real transition; try each distinct one.
+  const first = periodIndex(zone, localMs - 2 * DAY_MS);
+  const last = periodIndex(zone, localMs + 2 * DAY_MS);
+  for (let i = first; i <= last; i++) {
+    const utc = localMs - zone.offsetMs[i];
+    if (periodIndex(zone, utc) === i && out.indexOf(utc) < 0) out.push(utc);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+/** ISO weekday (1 = Monday … 7 = Sunday) of a local "epoch ms". */
+export function isoWeekday(localMs: number): number {
+  const days = Math.floor(localMs / DAY_MS);
+  return ((((days + 3) % 7) + 7) % 7) + 1; // 1970-01-01 was a Thursday
+}
