@@ -3,3 +3,7 @@
 export {};
 export { decodeSensorId } from './sensor-ids';
 export type { DecodedSensorId, ModbusQuantity } from './sensor-ids';
+// The engine (time, tariffs, price, cost)
+export { toEpochMs, requireEpochMs, assertTimeZone, machineTimeZone } from './time';
+export { parseTariffs, sensorsUsedBy } from './tariff';
+export type { Rule, Tariff, Problem, SensorRef } from './tariff';
