@@ -1,0 +1,343 @@
+// The simulator of the "easy" API: a real HTTP server (Node's http only) on loopback that
+// serves the demo account of ./demo-data and misbehaves on demand through fault switches.
+// See sim/README.md for the routes, the tokens, the demo data and every fault switch.
+import * as http from 'http';
+import type { AddressInfo, Socket } from 'net';
+import { DEMO_GATEWAY, DEMO_SENSORS, archive, demoTariffs, findDemoSensor, sensorReading } from './demo-data';
+import { DEFAULT_FAULTS, Endpoint, Faults, applyBodyFault, faultsFromEntries, normaliseFaults } from './faults';
+
+export type { Faults, Endpoint } from './faults';
+
+export interface TokenAccess {
+  /** false: 403 on the tariffs endpoint, like an account without the tariffs feature. */
+  tariffs: boolean;
+}
+
+export const DEMO_TOKENS: Record<string, TokenAccess> = {
+  'demo-token': { tariffs: true },
+  'demo-no-tariffs': { tariffs: false },
+};
+
+export interface SimulatorOptions {
+  /** 0 (default) = any free port. */
+  port?: number;
+  /** Default 127.0.0.1: the simulator is for this machine only. */
+  host?: string;
+  /** The clock all demo values follow; inject it for deterministic tests. */
+  now?: () => number;
+  faults?: Partial<Faults>;
+  /** Accepted tokens; default DEMO_TOKENS. */
+  tokens?: Record<string, TokenAccess>;
+}
+
+export interface RequestRecord {
+  method: string;
+  /** Path and query as requested. */
+  path: string;
+  endpoint: Endpoint | null;
+  /** null when the connection was dropped without a response. */
+  status: number | null;
+  /** Wall-clock arrival time (Date.now(), not the injected clock), so retry spacing can be measured. */
+  at: number;
+}
+
+export interface Simulator {
+  url: string;
+  port: number;
+  faults(): Faults;
+  setFaults(f: Partial<Faults>): void;
+  clearFaults(): void;
+  requests: RequestRecord[];
+  resetRequests(): void;
+  close(): Promise<void>;
+}
+
+interface Reply {
+  status: number;
+  body: string;
+  contentType: string;
+  headers?: Record<string, string>;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const CSV_TYPE = 'text/csv; charset=utf-8';
+const API_PREFIX = '/easy/v1/';
+
+function jsonReply(status: number, value: unknown, headers?: Record<string, string>): Reply {
+  return { status, body: JSON.stringify(value), contentType: JSON_TYPE, headers };
+}
+
+function errorReply(status: number, error: string, message: string, headers?: Record<string, string>): Reply {
+  return jsonReply(status, { error, message }, headers);
+}
+
+/** A parsed API route: which endpoint, its parameters and the representation asked for. */
+interface Route {
+  endpoint: Endpoint;
+  format: 'json' | 'csv';
+  /** The path named a suffix the endpoint has no form for (tariffs.csv). */
+  unsupportedFormat?: boolean;
+  gatewayId?: string;
+  sensorId?: string;
+}
+
+/**
+ * `.json` selects JSON and `.csv` selects CSV whatever the Accept header says; with no
+ * suffix, `Accept: text/csv` selects CSV and anything else JSON.
+ */
+function splitSuffix(segment: string, accept: string): { name: string; format: 'json' | 'csv'; suffixed: boolean } {
+  const match = /^(.*)\.(json|csv)$/.exec(segment);
+  if (match) return { name: match[1], format: match[2] as 'json' | 'csv', suffixed: true };
+  return { name: segment, format: /\btext\/csv\b/i.test(accept) ? 'csv' : 'json', suffixed: false };
+}
+
+function parseRoute(pathname: string, accept: string): Route | null {
+  if (!pathname.startsWith(API_PREFIX)) return null;
+  let segments: string[];
+  try {
+    segments = pathname.slice(API_PREFIX.length).split('/').map(decodeURIComponent);
+  } catch {
+    return null;
+  }
+  if (segments.length === 1) {
+    const { name, format, suffixed } = splitSuffix(segments[0], accept);
+    if (name !== 'tariffs') return null;
+    // The docs: "CSV format is currently not available for this endpoint".
+    return { endpoint: 'tariffs', format: 'json', unsupportedFormat: suffixed && format === 'csv' };
+  }
+  if (segments[0] !== 'gateways' || segments.some((s) => s === '')) return null;
+  if (segments.length === 2) {
+    const { name, format } = splitSuffix(segments[1], accept);
+    return { endpoint: 'sensors', format, gatewayId: name };
+  }
+  if (segments.length === 4) {
+    const { name, format } = splitSuffix(segments[3], accept);
+    if (name !== 'data') return null;
+    return { endpoint: 'data', format, gatewayId: segments[1], sensorId: segments[2] };
+  }
+  return null;
+}
+
+function csvText(value: string | null): string {
+  return value === null ? '' : `"${value.replace(/"/g, '""')}"`;
+}
+
+/** An id bare like the docs sample (`e1.kwh,"Main Incomer kWh",...`) unless CSV needs quotes. */
+function csvId(id: string): string {
+  return /[",\r\n]/.test(id) ? csvText(id) : id;
+}
+
+/** The docs' CSV form: `id,name,timestamp,value,unit,interval`, text quoted. */
+function sensorsCsv(rows: Array<ReturnType<typeof sensorReading>>): string {
+  const lines = rows.map((r) => [csvId(r.id), csvText(r.name), r.timestamp, r.value, csvText(r.unit), r.interval].join(','));
+  return ['id,name,timestamp,value,unit,interval', ...lines].join('\n') + '\n';
+}
+
+function dataCsv(rows: Array<[string, number]>): string {
+  return ['timestamp,value', ...rows.map(([ts, value]) => `${csvText(ts)},${value}`)].join('\n') + '\n';
+}
+
+/** `from`/`to` of the data endpoint: UTC with the Z the docs insist on, minutes or seconds. */
+const UTC_PARAM = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z$/;
+
+function parseUtcParam(name: string, raw: string | null): number | string {
+  if (raw === null) return `${name} is required (UTC, e.g. 2020-01-01T12:00Z)`;
+  const at = UTC_PARAM.test(raw) ? Date.parse(raw) : NaN;
+  return Number.isFinite(at) ? at : `${name} must be a UTC date and time ending in Z, e.g. 2020-01-01T12:00Z`;
+}
+
+function isLoopback(address: string | undefined): boolean {
+  return !!address && (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'));
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** The switches that count down the requests they still hit. */
+type Countdown = 'drop' | 'rateLimit' | 'serverError' | 'bodyTimes';
+
+export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
+  const now = opts.now ?? Date.now;
+  const tokens = opts.tokens ?? DEMO_TOKENS;
+  let faults: Faults = normaliseFaults({ ...DEFAULT_FAULTS, ...opts.faults });
+  const requests: RequestRecord[] = [];
+  const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+
+  /** Whether a counted fault hits this request; a hit uses up one of its remaining requests. */
+  function takes(key: Countdown): boolean {
+    const left = faults[key];
+    if (left === 'all') return true;
+    if (left <= 0) return false;
+    faults = { ...faults, [key]: left - 1 };
+    return true;
+  }
+
+  function inScope(endpoint: Endpoint): boolean {
+    return faults.scope === 'all' || faults.scope.includes(endpoint);
+  }
+
+  function authorise(req: http.IncomingMessage): TokenAccess | Reply {
+    const header = req.headers.authorization ?? '';
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const unauthorized = (message: string) =>
+      errorReply(401, 'unauthorized', message, { 'WWW-Authenticate': 'Bearer realm="easy"' });
+    if (!match) return unauthorized('Authorization header is missing or not "Bearer <token>"');
+    const access = tokens[match[1]];
+    if (!access || faults.revokedTokens.includes(match[1])) return unauthorized('access token is not valid');
+    return access;
+  }
+
+  function answerApi(route: Route, url: URL, access: TokenAccess): Reply {
+    const at = now();
+    if (route.endpoint === 'tariffs') {
+      if (!access.tariffs || faults.tariffsRemoved) return errorReply(403, 'forbidden', 'no access to the tariffs feature');
+      if (route.unsupportedFormat) return errorReply(406, 'not_acceptable', 'CSV is not available for tariffs');
+      return jsonReply(200, demoTariffs());
+    }
+    if (route.gatewayId !== DEMO_GATEWAY || faults.removedGateways.includes(route.gatewayId)) {
+      return errorReply(404, 'not_found', `gateway ${route.gatewayId} not found on this account`);
+    }
+    if (route.endpoint === 'sensors') {
+      const rows = DEMO_SENSORS.map((sensor) => sensorReading(sensor, at));
+      return route.format === 'csv' ? { status: 200, body: sensorsCsv(rows), contentType: CSV_TYPE } : jsonReply(200, rows);
+    }
+    const sensor = findDemoSensor(route.sensorId ?? '');
+    if (!sensor) return errorReply(404, 'not_found', `sensor ${route.sensorId} not found on gateway ${route.gatewayId}`);
+    const from = parseUtcParam('from', url.searchParams.get('from'));
+    const toParam = url.searchParams.get('to');
+    const to = toParam === null ? at : parseUtcParam('to', toParam);
+    if (typeof from === 'string') return errorReply(400, 'bad_request', from);
+    if (typeof to === 'string') return errorReply(400, 'bad_request', to);
+    if (to < from) return errorReply(400, 'bad_request', 'to is before from');
+    // No data from the future.
+    const rows = archive(sensor, from, Math.min(to, at));
+    return route.format === 'csv' ? { status: 200, body: dataCsv(rows), contentType: CSV_TYPE } : jsonReply(200, rows);
+  }
+
+  async function answerControl(req: http.IncomingMessage, url: URL): Promise<Reply> {
+    if (!isLoopback(req.socket.remoteAddress)) return errorReply(403, 'forbidden', 'simulator control is loopback only');
+    const route = `${req.method} ${url.pathname}`;
+    try {
+      if (route === 'GET /__sim/faults' || route === 'POST /__sim/faults') {
+        const fromQuery = faultsFromEntries([...url.searchParams.entries()]);
+        const body = req.method === 'POST' ? await readBody(req) : '';
+        simulator.setFaults({ ...fromQuery, ...(body.trim() ? JSON.parse(body) : {}) });
+        return jsonReply(200, faults);
+      }
+      if (route === 'POST /__sim/reset') {
+        simulator.clearFaults();
+        simulator.resetRequests();
+        return jsonReply(200, faults);
+      }
+      if (route === 'GET /__sim/requests') return jsonReply(200, requests);
+    } catch (err) {
+      return errorReply(400, 'bad_request', (err as Error).message);
+    }
+    return errorReply(404, 'not_found', `no simulator control route ${route}`);
+  }
+
+  function send(res: http.ServerResponse, reply: Reply, record: RequestRecord | null): void {
+    if (record) record.status = reply.status;
+    res.writeHead(reply.status, { 'Content-Type': reply.contentType, 'Content-Length': Buffer.byteLength(reply.body), ...reply.headers });
+    res.end(reply.body);
+  }
+
+  function later(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        resolve();
+      }, ms);
+      timers.add(timer);
+    });
+  }
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://sim.invalid');
+    if (url.pathname.startsWith('/__sim/')) return send(res, await answerControl(req, url), null);
+
+    const route = parseRoute(url.pathname, String(req.headers.accept ?? ''));
+    const record: RequestRecord = { method: req.method ?? '', path: req.url ?? '', endpoint: route?.endpoint ?? null, status: null, at: Date.now() };
+    requests.push(record);
+    if (!route) return send(res, errorReply(404, 'not_found', `no such endpoint ${url.pathname}`), record);
+    if (req.method !== 'GET') return send(res, errorReply(405, 'method_not_allowed', 'only GET', { Allow: 'GET' }), record);
+
+    const hit = inScope(route.endpoint);
+    if (hit && faults.latencyMs > 0) await later(faults.latencyMs);
+    if (hit && takes('drop')) {
+      req.socket.destroy();
+      return;
+    }
+    if (hit && takes('rateLimit')) {
+      const retryAfter: Record<string, string> = faults.retryAfter === null ? {} : { 'Retry-After': String(faults.retryAfter) };
+      return send(res, errorReply(429, 'rate_limited', 'too many requests', retryAfter), record);
+    }
+    if (hit && takes('serverError')) {
+      return send(res, errorReply(faults.serverErrorStatus, 'server_error', 'simulated server error'), record);
+    }
+    const access = authorise(req);
+    if ('status' in access) return send(res, access, record);
+    const reply = answerApi(route, url, access);
+    if (reply.status === 200 && hit && faults.body !== null && takes('bodyTimes')) {
+      const mangled = applyBodyFault(faults.body, route.endpoint, reply.body, reply.contentType === CSV_TYPE, faults.hugeBytes);
+      if (mangled.cutAfter !== undefined) {
+        // Announce the whole body, send part of it, then hang up: a link lost mid-transfer.
+        record.status = 200;
+        res.writeHead(200, { 'Content-Type': reply.contentType, 'Content-Length': Buffer.byteLength(reply.body) });
+        res.write(reply.body.slice(0, mangled.cutAfter), () => res.destroy());
+        return;
+      }
+      return send(res, { ...reply, body: mangled.body }, record);
+    }
+    send(res, reply, record);
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((err: Error) => {
+      if (!res.headersSent) send(res, errorReply(500, 'server_error', `simulator bug: ${err.message}`), null);
+      else res.destroy();
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  const simulator: Simulator = {
+    url: `http://${host}:${address.port}`,
+    port: address.port,
+    faults: () => faults,
+    setFaults(f) {
+      faults = normaliseFaults({ ...faults, ...f });
+    },
+    clearFaults() {
+      faults = normaliseFaults(DEFAULT_FAULTS);
+    },
+    requests,
+    resetRequests() {
+      requests.length = 0;
+    },
+    close() {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      // Keep-alive sockets would hold server.close() open until they time out.
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+  return simulator;
+}
