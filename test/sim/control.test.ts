@@ -1,0 +1,116 @@
+import should from 'should';
+import { startSimulator, Simulator } from '../../sim/server';
+import { DEFAULT_FAULTS } from '../../sim/faults';
+import { getJson, request } from './helpers';
+
+/** A control request: no token, as a test in another process would send it. */
+function control(sim: Simulator, method: 'GET' | 'POST', path: string, body?: unknown) {
+  const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+  return request(sim.url, path, { method, token: null, body: text, headers: text ? { 'Content-Type': 'application/json' } : {} });
+}
+
+describe('simulator: control endpoints and request log', () => {
+  let sim: Simulator;
+  before(async () => {
+    sim = await startSimulator();
+  });
+  after(() => sim.close());
+  afterEach(() => {
+    sim.clearFaults();
+    sim.resetRequests();
+  });
+
+  describe('/__sim/faults', () => {
+    it('GET shows the current switches', async () => {
+      sim.setFaults({ latencyMs: 25 });
+      const res = await control(sim, 'GET', '/__sim/faults');
+      should(res.status).equal(200);
+      should(JSON.parse(res.body)).eql({ ...DEFAULT_FAULTS, latencyMs: 25 });
+    });
+
+    it('POST merges a JSON body into the switches, which then act on the API', async () => {
+      sim.setFaults({ latencyMs: 5 });
+      const res = await control(sim, 'POST', '/__sim/faults', { serverError: 1, serverErrorStatus: 504, scope: ['sensors'] });
+      should(JSON.parse(res.body)).containEql({ latencyMs: 5, serverError: 1, serverErrorStatus: 504, scope: ['sensors'] });
+      should(sim.faults()).eql(JSON.parse(res.body));
+      should((await request(sim.url, '/easy/v1/tariffs.json')).status).equal(200);
+      should((await request(sim.url, '/easy/v1/gateways/DEMO.json')).status).equal(504);
+    });
+
+    it('sets switches from query parameters, camelCase or kebab-case, lists comma separated', async () => {
+      const res = await control(sim, 'GET', '/__sim/faults?drop=all&scope=tariffs,data&retry-after=Wed,%2006%20Mar%202024%2014:09:00%20GMT&revokedTokens=a,b&tariffs-removed=true&body=null&latencyMs=0');
+      should(JSON.parse(res.body)).containEql({
+        drop: 'all',
+        scope: ['tariffs', 'data'],
+        retryAfter: 'Wed, 06 Mar 2024 14:09:00 GMT',
+        revokedTokens: ['a', 'b'],
+        tariffsRemoved: true,
+        body: null,
+      });
+      await control(sim, 'POST', '/__sim/faults?retryAfter=30&bodyTimes=2');
+      should(sim.faults()).containEql({ retryAfter: 30, bodyTimes: 2 });
+    });
+
+    for (const [label, body] of [
+      ['an unknown switch', { latency: 5 }],
+      ['a bad value', { drop: 'some' }],
+      ['a body that is not JSON', '{drop: 1'],
+    ] as const) {
+      it(`answers 400 to ${label} and changes nothing`, async () => {
+        sim.setFaults({ drop: 3 });
+        const res = await control(sim, 'POST', '/__sim/faults', body);
+        should(res.status).equal(400);
+        should(JSON.parse(res.body)).have.property('error', 'bad_request');
+        should(sim.faults().drop).equal(3);
+      });
+    }
+  });
+
+  it('POST /__sim/reset turns every switch off and empties the log', async () => {
+    sim.setFaults({ drop: 'all', tariffsRemoved: true });
+    await request(sim.url, '/easy/v1/tariffs.json').catch(() => undefined);
+    const res = await control(sim, 'POST', '/__sim/reset');
+    should(JSON.parse(res.body)).eql(DEFAULT_FAULTS);
+    should(sim.faults()).eql(DEFAULT_FAULTS);
+    should(sim.requests).eql([]);
+  });
+
+  it('answers 404 to an unknown control route', async () => {
+    should((await control(sim, 'GET', '/__sim/nothing')).status).equal(404);
+    should((await control(sim, 'GET', '/__sim/reset')).status).equal(404);
+  });
+
+  describe('request log', () => {
+    it('records every API request with method, path and query, endpoint, status and arrival time', async () => {
+      const started = Date.now();
+      sim.setFaults({ drop: 1, scope: ['data'] });
+      await request(sim.url, '/easy/v1/tariffs.json', { token: 'demo-no-tariffs' });
+      await request(sim.url, '/easy/v1/gateways/DEMO/e1.kwh/data.json?from=2024-01-01T00:00Z').catch(() => undefined);
+      await request(sim.url, '/easy/v1/gateways/DEMO.csv');
+      await request(sim.url, '/nowhere', { method: 'DELETE' });
+      should(sim.requests.map(({ at, ...rest }) => rest)).eql([
+        { method: 'GET', path: '/easy/v1/tariffs.json', endpoint: 'tariffs', status: 403 },
+        { method: 'GET', path: '/easy/v1/gateways/DEMO/e1.kwh/data.json?from=2024-01-01T00:00Z', endpoint: 'data', status: null },
+        { method: 'GET', path: '/easy/v1/gateways/DEMO.csv', endpoint: 'sensors', status: 200 },
+        { method: 'DELETE', path: '/nowhere', endpoint: null, status: 404 },
+      ]);
+      for (const record of sim.requests) should(record.at).be.within(started, Date.now());
+    });
+
+    it('leaves control requests out and never records the token', async () => {
+      await request(sim.url, '/easy/v1/tariffs.json', { token: 'secret-canary-42' });
+      await control(sim, 'GET', '/__sim/faults');
+      const { json } = await getJson(sim.url, '/__sim/requests', null);
+      should(json).have.length(1);
+      should(JSON.stringify(json)).not.containEql('secret-canary-42');
+      should(json[0]).containEql({ path: '/easy/v1/tariffs.json', status: 401 });
+    });
+
+    it('is emptied by resetRequests', async () => {
+      await request(sim.url, '/easy/v1/tariffs.json');
+      should(sim.requests).have.length(1);
+      sim.resetRequests();
+      should(sim.requests).have.length(0);
+    });
+  });
+});
