@@ -263,6 +263,9 @@ export function parseRetryAfter(value: unknown, now = Date.now()): number | unde
   if (typeof value !== 'string') return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // HTTP dates start with the day name ("Sun, 06 Nov 1994 08:49:37 GMT"); Date.parse
+  // alone would also take "-5" or "1.5" as dates.
+  if (!/^[A-Za-z]{3}/.test(text)) return undefined;
   const at = Date.parse(text);
   return Number.isFinite(at) ? Math.max(0, at - now) : undefined;
 }
