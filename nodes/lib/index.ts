@@ -7,3 +7,5 @@ export type { DecodedSensorId, ModbusQuantity } from './sensor-ids';
 export { toEpochMs, requireEpochMs, assertTimeZone, machineTimeZone } from './time';
 export { parseTariffs, sensorsUsedBy } from './tariff';
 export type { Rule, Tariff, Problem, SensorRef } from './tariff';
+export { priceAt, nextPriceChange, schedule } from './price';
+export type { PriceResult, PriceOptions, ScheduleEntry, SensorValues } from './price';
