@@ -44,6 +44,10 @@ export interface Faults {
   removedGateways: string[];
   /** Every token now gets 403 on tariffs (scope does not apply). */
   tariffsRemoved: boolean;
+  /** Sensors answers use the CSV form even when `.json` was asked for. */
+  sensorsCsv: boolean;
+  /** Answer 302 with this Location instead of the request (a moved base URL); null = off. */
+  redirectTo: string | null;
 }
 
 export const DEFAULT_FAULTS: Readonly<Faults> = Object.freeze({
@@ -60,6 +64,8 @@ export const DEFAULT_FAULTS: Readonly<Faults> = Object.freeze({
   revokedTokens: [],
   removedGateways: [],
   tariffsRemoved: false,
+  sensorsCsv: false,
+  redirectTo: null,
 } as Faults);
 
 const TIMES_KEYS = ['drop', 'rateLimit', 'serverError', 'bodyTimes'] as const;
@@ -103,6 +109,8 @@ export function normaliseFaults(input: Record<string, unknown>): Faults {
     revokedTokens: [],
     removedGateways: [],
     tariffsRemoved: typeof f.tariffsRemoved === 'boolean' ? f.tariffsRemoved : fail('tariffsRemoved', 'expected true or false'),
+    sensorsCsv: typeof f.sensorsCsv === 'boolean' ? f.sensorsCsv : fail('sensorsCsv', 'expected true or false'),
+    redirectTo: f.redirectTo === null || typeof f.redirectTo === 'string' ? f.redirectTo : fail('redirectTo', 'expected null or a URL'),
   };
   for (const key of TIMES_KEYS) out[key] = checkTimes(key, f[key]);
   for (const key of LIST_KEYS) {

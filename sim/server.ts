@@ -206,7 +206,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     }
     if (route.endpoint === 'sensors') {
       const rows = DEMO_SENSORS.map((sensor) => sensorReading(sensor, at));
-      return route.format === 'csv' ? { status: 200, body: sensorsCsv(rows), contentType: CSV_TYPE } : jsonReply(200, rows);
+      const csv = route.format === 'csv' || faults.sensorsCsv;
+      return csv ? { status: 200, body: sensorsCsv(rows), contentType: CSV_TYPE } : jsonReply(200, rows);
     }
     const sensor = findDemoSensor(route.sensorId ?? '');
     if (!sensor) return errorReply(404, 'not_found', `sensor ${route.sensorId} not found on gateway ${route.gatewayId}`);
@@ -281,6 +282,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     }
     if (hit && takes('serverError')) {
       return send(res, errorReply(faults.serverErrorStatus, 'server_error', 'simulated server error'), record);
+    }
+    if (hit && faults.redirectTo !== null) {
+      return send(res, { status: 302, body: '', contentType: 'text/plain', headers: { Location: faults.redirectTo } }, record);
     }
     const access = authorise(req);
     if ('status' in access) return send(res, access, record);
