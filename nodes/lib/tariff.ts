@@ -94,14 +94,14 @@ function parseTimeOfDay(text: unknown, isEnd: boolean): number | null {
   return h > 23 ? null : h * 3600 + min * 60 + s;
 }
 
-/** A sensor_value as a number (`1`, `1.0`, `"1"` are equal), or null. */
-function sensorNumber(x: unknown): number | null {
-  if (isNumber(x)) return x;
+/** A sensor value as a number (`1`, `1.0`, `"1"` are equal); NaN when it is none. */
+export function sensorNumber(x: unknown): number {
+  if (typeof x === 'number') return Number.isFinite(x) ? x : NaN;
   if (typeof x === 'string' && x.trim() !== '') {
     const v = Number(x);
-    return Number.isFinite(v) ? v : null;
+    return Number.isFinite(v) ? v : NaN;
   }
-  return null;
+  return NaN;
 }
 
 const sensorKey = (ref: SensorRef): string => `${ref.gatewayId}\u0000${ref.sensorId}`;
@@ -202,14 +202,14 @@ function checkTariff(raw: unknown, position: number): Checked {
         if (present(rule, f) && typeof rule[f] !== 'string') error(f, `must be a string (got ${show(rule[f])})`);
       }
       const value = sensorNumber(rule.sensor_value);
-      if (present(rule, 'sensor_value') && value === null) {
+      if (present(rule, 'sensor_value') && Number.isNaN(value)) {
         error('sensor_value', `must be a number (got ${show(rule.sensor_value)})`);
       }
       if (typeof rule.sensor_condition === 'string' && rule.sensor_condition !== 'eq') {
         warn('sensor_condition', `"${rule.sensor_condition}" is not supported (only eq), so this rule never matches`);
         sensorNever = true;
       }
-      if (missing.length === 0 && typeof rule.gateway_id === 'string' && typeof rule.sensor_id === 'string' && value !== null) {
+      if (missing.length === 0 && typeof rule.gateway_id === 'string' && typeof rule.sensor_id === 'string' && !Number.isNaN(value)) {
         const ref = { gatewayId: rule.gateway_id, sensorId: rule.sensor_id };
         const key = sensorKey(ref);
         sensorSlot = sensorSlots.get(key) ?? sensors.length;

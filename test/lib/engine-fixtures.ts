@@ -1,5 +1,8 @@
 // Shared by the engine tests (time, tariff, price, dst, cost).
-import type { Tariff } from '../../nodes/lib/tariff';
+import moment from 'moment-timezone';
+import fc from 'fast-check';
+import type { Rule, Tariff } from '../../nodes/lib/tariff';
+import type { SensorValues } from '../../nodes/lib/price';
 
 /** fast-check settings: fixed seed so a failure reproduces. */
 export const FC = { seed: 20261121, numRuns: 2000 };
@@ -30,3 +33,71 @@ export function workdayTariff(id = 'T1'): Tariff {
     ],
   };
 }
+
+/**
+ * The test's own, obviously correct evaluation of the rules (the oracle): moment.tz for
+ * every instant, the raw rules tried in sorted order. Returns the original rule index.
+ */
+export function slowRuleIndex(tariff: Tariff, ms: number, zone: string, sensors: SensorValues = {}): number | null {
+  const local = moment.tz(ms, zone);
+  const weekday = local.isoWeekday();
+  const timeOfDay = local.hours() * 3600 + local.minutes() * 60 + local.seconds() + local.milliseconds() / 1000;
+  const seconds = (hhmmss: string) => hhmmss.split(':').reduce((acc, part, i) => acc + Number(part) * [3600, 60, 1][i], 0);
+  const order = tariff.rules.map((_, i) => i).sort((a, b) => tariff.rules[a].priority - tariff.rules[b].priority || a - b);
+  for (const i of order) {
+    const r = tariff.rules[i];
+    const days = r.weekdays ?? r.weekday;
+    if (days && days.length > 0 && !days.includes(weekday)) continue;
+    if (r.time_start !== undefined && r.time_end !== undefined) {
+      const start = seconds(r.time_start);
+      const end = seconds(r.time_end);
+      const wholeDay = start === end || (start === 0 && end === 86400);
+      const inside = end > start ? timeOfDay >= start && timeOfDay < end : timeOfDay >= start || timeOfDay < end;
+      if (!wholeDay && !inside) continue;
+    }
+    if (r.gateway_id !== undefined) {
+      const value = sensors[r.gateway_id!]?.[r.sensor_id!];
+      if (r.sensor_condition !== 'eq' || value === undefined || Number(value) !== Number(r.sensor_value)) continue;
+    }
+    return i;
+  }
+  return null;
+}
+
+export function slowPrice(tariff: Tariff, ms: number, zone: string, sensors: SensorValues = {}): number | null {
+  const i = slowRuleIndex(tariff, ms, zone, sensors);
+  return i === null ? null : tariff.rules[i].price;
+}
+
+const hhmmss = (sec: number) => {
+  const two = (n: number) => String(n).padStart(2, '0');
+  const text = `${two(Math.floor(sec / 3600))}:${two(Math.floor(sec / 60) % 60)}`;
+  return sec % 60 === 0 ? text : `${text}:${two(sec % 60)}`;
+};
+
+/** Times of day on a 30-second grid, so samples on that grid (±1 ms) hit every boundary. */
+const timeArb = fc.integer({ min: 0, max: 2879 }).map((half) => half * 30);
+
+const ruleArb: fc.Arbitrary<Rule> = fc
+  .record({
+    priority: fc.integer({ min: 0, max: 4 }),
+    price: fc.constantFrom(0.1, 0.2, 0.3), // few prices, so different rules often share one
+    range: fc.option(fc.tuple(timeArb, fc.oneof(timeArb, fc.constant(86400))), { nil: undefined }),
+    weekdays: fc.option(fc.uniqueArray(fc.integer({ min: 1, max: 7 }), { maxLength: 4 }), { nil: undefined }),
+    sensor: fc.option(fc.record({ value: fc.constantFrom(0, 1, '1'), condition: fc.constantFrom('eq', 'eq', 'eq', 'ne') }), { nil: undefined }),
+  })
+  .map(({ priority, price, range, weekdays, sensor }) => {
+    const rule: Rule = { priority, price };
+    if (range && range[0] !== 86400) Object.assign(rule, { time_start: hhmmss(range[0]), time_end: range[1] === 86400 ? '24:00' : hhmmss(range[1]) });
+    if (weekdays) rule.weekdays = weekdays;
+    if (sensor) Object.assign(rule, { gateway_id: 'gw', sensor_id: '1', sensor_value: sensor.value, sensor_condition: sensor.condition });
+    return rule;
+  });
+
+/** Random valid tariffs of 1-5 rules; without a fallback rule some instants have no price. */
+export const tariffArb: fc.Arbitrary<Tariff> = fc
+  .array(ruleArb, { minLength: 1, maxLength: 5 })
+  .map((rules) => ({ id: 'R', name: 'random', vat: 20, currency: 'EUR', rules }));
+
+export const DST_ZONES = ['Europe/London', 'America/New_York', 'Australia/Lord_Howe', 'Pacific/Chatham',
+  'America/St_Johns', 'America/Sao_Paulo', 'Asia/Kolkata'];

@@ -1,0 +1,212 @@
+// priceAt, nextPriceChange and schedule (SPEC rules 1-6).
+//
+// With constant sensor values the price is a function of the local wall clock only,
+// so as a function of the instant it is piecewise constant and can change only where
+// the local clock crosses a rule boundary (each boundary time of each local day, taken
+// within one zone period so that a gap gives no instant and a repeated hour gives
+// two), or at a zone transition. Evaluating the rules at exactly those instants and
+// merging equal neighbours is exact by construction, DST included.
+import { compileTariff, CompiledTariff, SensorRef, Tariff, TIME_WITHIN, TIME_WRAPS, sensorNumber } from './tariff';
+import { DAY_MS, ZoneInfo, periodIndex, requireEpochMs, toLocalMs, zoneInfo } from './time';
+
+export type SensorValues = { [gatewayId: string]: { [sensorId: string]: number } };
+
+export interface PriceOptions {
+  timezone: string;
+  sensors?: SensorValues;
+}
+
+export interface PriceResult {
+  price: number;
+  gross: number;
+  vat: number;
+  currency: string;
+  ruleIndex: number;
+  priority: number;
+  tariffId: string;
+  /** Sensors whose value was unknown at rules tried before the match (SPEC rule 4). */
+  unknownSensors: SensorRef[];
+}
+
+export interface ScheduleEntry {
+  from: number;
+  to: number;
+  ruleIndex: number | null;
+  price: number | null;
+}
+
+/** The compiled tariff and zone of a call; throws on a bad tariff, zone or options. */
+export function engineContext(tariff: unknown, options: unknown): { ct: CompiledTariff; zone: ZoneInfo } {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError('options must be an object with a timezone, e.g. { timezone: "Europe/London" }');
+  }
+  const timezone = (options as { timezone?: unknown }).timezone;
+  // No silent default: the process's zone must never be used by accident (SPEC rule 1).
+  if (timezone === undefined || timezone === null) throw new TypeError('options.timezone is required (an IANA name such as Europe/London)');
+  const ct = compileTariff(tariff);
+  return { ct, zone: zoneInfo(timezone as string) };
+}
+
+/** The known value of each of the tariff's sensors (NaN = unknown), by sensor slot. */
+export function sensorValues(ct: CompiledTariff, sensors: unknown): Float64Array {
+  const values = new Float64Array(ct.sensors.length).fill(NaN);
+  if (typeof sensors !== 'object' || sensors === null) return values;
+  ct.sensors.forEach((ref, slot) => {
+    const gateway = (sensors as Record<string, unknown>)[ref.gatewayId];
+    if (typeof gateway === 'object' && gateway !== null && Object.prototype.hasOwnProperty.call(gateway, ref.sensorId)) {
+      values[slot] = sensorNumber((gateway as Record<string, unknown>)[ref.sensorId]);
+    }
+  });
+  return values;
+}
+
+/**
+ * Position in ct.rules of the first rule matching at local time localMs, or -1.
+ * Sensor slots found unknown on the way are added to `unknown` when given.
+ */
+export function matchSlot(ct: CompiledTariff, localMs: number, values: Float64Array, unknown: number[] | null): number {
+  const day = Math.floor(localMs / DAY_MS);
+  const timeOfDay = localMs - day * DAY_MS;
+  const weekdayBit = 1 << (((((day + 3) % 7) + 7) % 7) + 1); // ISO weekday; 1970-01-01 was a Thursday
+  const rules = ct.rules;
+  for (let slot = 0; slot < rules.length; slot++) {
+    const r = rules[slot];
+    if (r.weekdayMask !== 0 && (r.weekdayMask & weekdayBit) === 0) continue;
+    if (r.timeKind === TIME_WITHIN) {
+      if (timeOfDay < r.startMs || timeOfDay >= r.endMs) continue;
+    } else if (r.timeKind === TIME_WRAPS) {
+      if (timeOfDay < r.startMs && timeOfDay >= r.endMs) continue;
+    }
+    if (r.sensorSlot >= 0) {
+      if (r.sensorNever) continue;
+      const v = values[r.sensorSlot];
+      if (v !== v) {
+        if (unknown && unknown.indexOf(r.sensorSlot) < 0) unknown.push(r.sensorSlot);
+        continue;
+      }
+      if (v !== r.sensorValue) continue;
+    }
+    return slot;
+  }
+  return -1;
+}
+
+/**
+ * Appends to (starts, slots) the segments of constant matching rule that cover
+ * [a, b), for constant sensor values: starts ascending, a neighbour with the same slot
+ * as the last one already there is merged into it.
+ */
+export function appendSegments(
+  ct: CompiledTariff, zone: ZoneInfo, values: Float64Array, a: number, b: number, starts: number[], slots: number[],
+): void {
+  const push = (at: number, slot: number) => {
+    if (slots.length === 0 || slots[slots.length - 1] !== slot) {
+      starts.push(at);
+      slots.push(slot);
+    }
+  };
+  const boundaries = ct.boundariesMs;
+  let period = periodIndex(zone, a);
+  let t = a;
+  while (t < b) {
+    const offset = zone.offsetMs[period];
+    const periodEnd = Math.min(b, zone.untils[period]);
+    push(t, matchSlot(ct, t + offset, values, null));
+    if (boundaries.length > 0) {
+      const localStart = t + offset;
+      const localEnd = periodEnd + offset;
+      for (let dayStart = Math.floor(localStart / DAY_MS) * DAY_MS; dayStart < localEnd; dayStart += DAY_MS) {
+        for (let k = 0; k < boundaries.length; k++) {
+          const local = dayStart + boundaries[k];
+          if (local <= localStart) continue;
+          if (local >= localEnd) break;
+          push(local - offset, matchSlot(ct, local, values, null));
+        }
+      }
+    }
+    t = periodEnd;
+    period++;
+  }
+}
+
+function priceResult(ct: CompiledTariff, slot: number, unknown: number[]): PriceResult | null {
+  if (slot < 0) return null;
+  const rule = ct.rules[slot];
+  return {
+    price: rule.price,
+    gross: rule.price * (1 + ct.vat / 100),
+    vat: ct.vat,
+    currency: ct.currency,
+    ruleIndex: rule.ruleIndex,
+    priority: rule.priority,
+    tariffId: ct.id,
+    unknownSensors: unknown.map((s) => ({ ...ct.sensors[s] })),
+  };
+}
+
+function evaluateAt(ct: CompiledTariff, zone: ZoneInfo, at: number, values: Float64Array): PriceResult | null {
+  const unknown: number[] = [];
+  const slot = matchSlot(ct, toLocalMs(zone, at), values, unknown);
+  return priceResult(ct, slot, unknown);
+}
+
+/** The price of the first matching rule at an instant, or null when no rule matches. */
+export function priceAt(tariff: Tariff | unknown, at: number | Date | string, options: PriceOptions): PriceResult | null {
+  const { ct, zone } = engineContext(tariff, options);
+  return evaluateAt(ct, zone, requireEpochMs(at, 'at'), sensorValues(ct, options.sensors));
+}
+
+const DEFAULT_HORIZON_MS = 8 * DAY_MS;
+const SEARCH_CHUNK_MS = 32 * DAY_MS; // how far ahead to look per step of nextPriceChange
+
+/**
+ * The first instant after `from` where the net price (or its absence) differs from the
+ * price at `from`, sensors held constant; null if none within horizonMs (inclusive).
+ */
+export function nextPriceChange(
+  tariff: Tariff | unknown,
+  from: number | Date | string,
+  options: PriceOptions & { horizonMs?: number },
+): { at: number; price: PriceResult | null } | null {
+  const { ct, zone } = engineContext(tariff, options);
+  const start = requireEpochMs(from, 'from');
+  const horizon = options.horizonMs ?? DEFAULT_HORIZON_MS;
+  if (typeof horizon !== 'number' || !(horizon >= 0)) throw new TypeError(`horizonMs must be a non-negative number, got ${String(horizon)}`);
+  const values = sensorValues(ct, options.sensors);
+  const priceOf = (slot: number) => (slot < 0 ? null : ct.rules[slot].price);
+  const current = priceOf(matchSlot(ct, toLocalMs(zone, start), values, null));
+  const end = start + horizon;
+  for (let a = start; a <= end; a += SEARCH_CHUNK_MS) {
+    const starts: number[] = [];
+    const slots: number[] = [];
+    appendSegments(ct, zone, values, a, Math.min(a + SEARCH_CHUNK_MS, end + 1), starts, slots);
+    for (let k = 0; k < starts.length; k++) {
+      if (starts[k] > start && starts[k] <= end && priceOf(slots[k]) !== current) {
+        return { at: starts[k], price: evaluateAt(ct, zone, starts[k], values) };
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * The pieces of [from, to) with a constant matching rule, in order, neighbours with
+ * the same rule merged. Empty when to <= from.
+ */
+export function schedule(
+  tariff: Tariff | unknown,
+  from: number | Date | string,
+  to: number | Date | string,
+  options: PriceOptions,
+): ScheduleEntry[] {
+  const { ct, zone } = engineContext(tariff, options);
+  const a = requireEpochMs(from, 'from');
+  const b = requireEpochMs(to, 'to');
+  const starts: number[] = [];
+  const slots: number[] = [];
+  appendSegments(ct, zone, sensorValues(ct, options.sensors), a, b, starts, slots);
+  return starts.map((at, k) => {
+    const rule = slots[k] < 0 ? null : ct.rules[slots[k]];
+    return { from: at, to: k + 1 < starts.length ? starts[k + 1] : b, ruleIndex: rule ? rule.ruleIndex : null, price: rule ? rule.price : null };
+  });
+}
