@@ -4,7 +4,7 @@
 // --scope tariffs --drop 3); env EASY_SIM_FAULTS may hold the switches as JSON.
 import { DEMO_TOKENS, startSimulator } from './server';
 import { DEMO_GATEWAY } from './demo-data';
-import { Faults, faultsFromEntries } from './faults';
+import { Faults, faultsFromEntries, normaliseFaults } from './faults';
 
 export const DEFAULT_PORT = 8787;
 
@@ -14,7 +14,7 @@ export interface CliOptions {
   faults: Partial<Faults>;
 }
 
-/** Flags and environment to options; throws on a flag without a value or a bad port. */
+/** Flags and environment to options; throws on a stray argument, a bad port or a bad fault switch. */
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
   const pairs: Array<[string, string]> = [];
   for (let i = 0; i < argv.length; i++) {
@@ -32,7 +32,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
   const host = pairs.find(([k]) => k === 'host')?.[1] ?? env.EASY_SIM_HOST ?? '127.0.0.1';
   const fromEnv = env.EASY_SIM_FAULTS ? (JSON.parse(env.EASY_SIM_FAULTS) as Partial<Faults>) : {};
   const fromFlags = faultsFromEntries(pairs.filter(([k]) => k !== 'port' && k !== 'host'));
-  return { port, host, faults: { ...fromEnv, ...fromFlags } };
+  const faults = { ...fromEnv, ...fromFlags };
+  // Checked here so a mistyped switch stops the CLI with a message naming it.
+  normaliseFaults(faults);
+  return { port, host, faults };
 }
 
 async function main(): Promise<void> {
