@@ -1,0 +1,72 @@
+// easy-account: the config node. Builds one EasyClient and one AccountHub per account
+// and hands the hub persistence through the node's own context (default store), so
+// the last good tariffs survive a restart. Nodes register with it like core MQTT's broker.
+
+import { AccountHub, HubStore } from './lib/hub';
+import { DEFAULT_BASE_URL, EasyClient } from './lib/client';
+import { machineTimeZone } from './lib/time';
+import { plainHttpWarning } from './lib/account-config';
+import type { AccountNode, Node, NodeAPI, NodeDef, NodeStatus } from './red-types';
+
+const STORE_KEY = 'lastGoodTariffs';
+
+function contextStore(node: Node): HubStore {
+  const context = node.context();
+  return {
+    load: () => new Promise((resolve, reject) => context.get(STORE_KEY, (err, value) => (err ? reject(err) : resolve(value)))),
+    save: (value) => new Promise((resolve, reject) => context.set(STORE_KEY, value, (err) => (err ? reject(err) : resolve()))),
+  };
+}
+
+export = function register(RED: NodeAPI): void {
+  function EasyAccountNode(this: AccountNode, config: NodeDef) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    node.baseUrl = String(config.baseUrl || DEFAULT_BASE_URL).trim();
+    node.timezone = String(config.timezone || '').trim() || machineTimeZone();
+    node.users = {};
+    node.hub = null;
+    node.configError = null;
+
+    try {
+      const warning = plainHttpWarning(node.baseUrl);
+      if (warning) node.warn(warning);
+      const token = node.credentials?.token;
+      const client = token ? new EasyClient({ baseUrl: node.baseUrl, token }) : null;
+      node.hub = new AccountHub({ client, timezone: node.timezone, store: contextStore(node) });
+    } catch (err) {
+      // a bad zone or URL must not stop the runtime: the users show it and report it
+      node.configError = err instanceof Error ? err : new Error(String(err));
+      node.error(node.configError.message);
+    }
+
+    const configStatus = (): NodeStatus | null =>
+      node.configError ? { fill: 'red', shape: 'ring', text: shortConfigError(node.configError) } : null;
+
+    node.registerUser = (user) => {
+      node.users[user.id] = user;
+      const status = configStatus();
+      if (status) user.status(status);
+    };
+    node.deregisterUser = (user) => {
+      delete node.users[user.id];
+    };
+
+    node.on('close', (_removed, done) => {
+      const hub = node.hub;
+      node.hub = null;
+      if (!hub) return done();
+      // close() never rejects: it only waits for aborted requests to settle
+      void hub.close().then(done, done);
+    });
+  }
+
+  RED.nodes.registerType('easy-account', EasyAccountNode, { credentials: { token: { type: 'password' } } });
+};
+
+function shortConfigError(err: Error): string {
+  if (/time zone/.test(err.message)) return 'bad time zone';
+  if (/baseUrl/.test(err.message)) return 'bad base URL';
+  if (/token/.test(err.message)) return 'bad token';
+  return 'account error';
+}

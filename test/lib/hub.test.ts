@@ -1,0 +1,206 @@
+// AccountHub against the real simulator over loopback: sharing, dedup, the store, close.
+import should from 'should';
+import { AccountHub, HubStore, NoTokenError, SensorSnapshot, TariffSnapshot } from '../../nodes/lib/hub';
+import { EasyClient } from '../../nodes/lib/client';
+import { startSimulator, Simulator } from '../../sim/server';
+
+const FAST = { retries: 0, timeoutMs: 2000 };
+
+function client(sim: Simulator, token = 'demo-token'): EasyClient {
+  return new EasyClient({ baseUrl: sim.url, token, ...FAST });
+}
+
+function memoryStore(): HubStore & { value: unknown; saves: number } {
+  const store = {
+    value: undefined as unknown,
+    saves: 0,
+    load: async () => store.value,
+    save: async (value: unknown) => {
+      store.value = value;
+      store.saves++;
+    },
+  };
+  return store;
+}
+
+/** Resolves with the next n updates a watch delivers. */
+function updates<T>(n: number, watch: (cb: (s: T) => void) => () => void): Promise<T[]> {
+  return new Promise((resolve) => {
+    const seen: T[] = [];
+    const stop = watch((s) => {
+      seen.push(s);
+      if (seen.length === n) {
+        stop();
+        resolve(seen);
+      }
+    });
+  });
+}
+
+const count = (sim: Simulator, endpoint: string) => sim.requests.filter((r) => r.endpoint === endpoint).length;
+const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('AccountHub', () => {
+  let sim: Simulator;
+  const hubs: AccountHub[] = [];
+  const hub = (opts: Partial<ConstructorParameters<typeof AccountHub>[0]> = {}) => {
+    const h = new AccountHub({ client: client(sim), timezone: 'Europe/London', ...opts });
+    hubs.push(h);
+    return h;
+  };
+
+  beforeEach(async () => {
+    sim = await startSimulator();
+  });
+  afterEach(async () => {
+    await Promise.all(hubs.splice(0).map((h) => h.close()));
+    await sim.close();
+  });
+
+  it('refuses a time zone that is not IANA', () => {
+    should(() => new AccountHub({ client: null, timezone: 'Mars/Olympus' })).throw(/unknown time zone "Mars\/Olympus"/);
+  });
+
+  it('serves every tariff watcher from one request', async () => {
+    const h = hub();
+    const [a, b] = await Promise.all([
+      updates<TariffSnapshot>(1, (cb) => h.watchTariffs(60, cb)),
+      updates<TariffSnapshot>(1, (cb) => h.watchTariffs(5, cb)),
+    ]);
+    should(a[0].tariffs.map((t) => t.id)).containEql('DEMO-FLAT');
+    should(b[0]).equal(a[0]);
+    should(a[0].stale).be.false();
+    should(count(sim, 'tariffs')).equal(1);
+    // a later watcher gets the fresh snapshot without another request
+    const [c] = await updates<TariffSnapshot>(1, (cb) => h.watchTariffs(60, cb));
+    should(c).equal(a[0]);
+    should(count(sim, 'tariffs')).equal(1);
+  });
+
+  it('shares a refresh that is in flight', async () => {
+    const h = hub();
+    sim.setFaults({ latencyMs: 100 });
+    const [x, y] = await Promise.all([h.refreshTariffs(), h.refreshTariffs()]);
+    should(x).equal(y);
+    should(count(sim, 'tariffs')).equal(1);
+  });
+
+  it('refreshes at the shortest interval any watcher asks for', async () => {
+    const h = hub();
+    const stopSlow = h.watchTariffs(60, () => undefined);
+    const seen = await updates<TariffSnapshot>(3, (cb) => h.watchTariffs(0.005 /* 300 ms */, cb));
+    should(seen[2].fetchedAt! - seen[1].fetchedAt!).be.within(250, 600);
+    stopSlow();
+  });
+
+  it('keeps the last good tariffs in the store and prices from them after a restart offline', async () => {
+    const store = memoryStore();
+    const first = hub({ store });
+    await updates<TariffSnapshot>(1, (cb) => first.watchTariffs(60, cb));
+    await first.close();
+    should(store.saves).equal(1);
+    should(JSON.parse(JSON.stringify(store.value))).eql(store.value); // plain JSON for any context store
+
+    const offline = new EasyClient({ baseUrl: 'http://127.0.0.1:9', token: 'demo-token', ...FAST });
+    const second = hub({ client: offline, store });
+    const [loaded, failed] = await updates<TariffSnapshot>(2, (cb) => second.watchTariffs(60, cb));
+    should(loaded.stale).be.true();
+    should(loaded.error).be.null();
+    should(loaded.tariffs.map((t) => t.id)).containEql('DEMO-GENERATOR');
+    should(failed.stale).be.true();
+    should(failed.error).have.property('code', 'network');
+    should(failed.tariffs).equal(loaded.tariffs);
+    should(failed.fetchedAt).equal(loaded.fetchedAt);
+  });
+
+  it('starts from the API when the store is empty, unreadable or holds something else', async () => {
+    for (const load of [async () => undefined, async () => ({ junk: true }), async () => Promise.reject(new Error('disk'))]) {
+      const h = hub({ store: { load, save: async () => undefined } });
+      const [s] = await updates<TariffSnapshot>(1, (cb) => h.watchTariffs(60, cb));
+      should(s.stale).be.false();
+      should(s.tariffs.length).be.above(0);
+    }
+  });
+
+  it('reports 401 and 403 as errors with no tariffs, never made-up ones', async () => {
+    for (const [token, code] of [
+      ['wrong-token', 'unauthorized'],
+      ['demo-no-tariffs', 'forbidden'],
+    ]) {
+      const h = hub({ client: client(sim, token) });
+      const [s] = await updates<TariffSnapshot>(1, (cb) => h.watchTariffs(60, cb));
+      should(s.error).have.property('code', code);
+      should(s.tariffs).eql([]);
+      should(s.stale).be.false();
+    }
+  });
+
+  it('retries a failed fetch sooner than the refresh, and recovers', async () => {
+    const h = hub({ retryMs: 100 });
+    sim.setFaults({ tariffsRemoved: true });
+    const seen: TariffSnapshot[] = [];
+    const stop = h.watchTariffs(60, (s) => {
+      seen.push(s);
+      if (seen.length === 1) sim.clearFaults();
+    });
+    await delay(400);
+    stop();
+    should(seen.map((s) => s.error?.message ?? null)).match([/no access to tariffs/, null]);
+    should(seen[1].tariffs.length).be.above(0);
+  });
+
+  it('without a token every watcher learns why', async () => {
+    const h = hub({ client: null });
+    const [t] = await updates<TariffSnapshot>(1, (cb) => h.watchTariffs(60, cb));
+    should(t.error).be.instanceOf(NoTokenError);
+    const [s] = await updates<SensorSnapshot>(1, (cb) => h.watchSensors('DEMO', 60, cb));
+    should(s.error).be.instanceOf(NoTokenError);
+    await should(h.fetchData('DEMO', 'e1.kwh', 0)).be.rejectedWith(NoTokenError);
+  });
+
+  it('polls each gateway once for all its watchers, at the shortest interval', async () => {
+    const h = hub();
+    const [a, b] = await Promise.all([
+      updates<SensorSnapshot>(2, (cb) => h.watchSensors('DEMO', 0.3, cb)),
+      updates<SensorSnapshot>(2, (cb) => h.watchSensors('DEMO', 60, cb)),
+    ]);
+    should(a[0]).equal(b[0]);
+    should(a[1]).equal(b[1]);
+    should(a[0].sensors.map((x) => x.id)).containEql('1');
+    should(a[1].polledAt! - a[0].polledAt!).be.within(250, 600);
+    should(count(sim, 'sensors')).equal(2);
+  });
+
+  it('says which gateway is not on the account', async () => {
+    const h = hub();
+    const [s] = await updates<SensorSnapshot>(1, (cb) => h.watchSensors('NOPE', 60, cb));
+    should(s.error).have.property('code', 'not_found');
+    should(s.gatewayId).equal('NOPE');
+  });
+
+  it('close() aborts requests in flight and leaves no timer that fetches again', async () => {
+    const h = hub();
+    h.watchTariffs(0.005, () => undefined);
+    h.watchSensors('DEMO', 0.2, () => undefined);
+    await delay(50);
+    sim.setFaults({ latencyMs: 5000 });
+    const data = h.fetchData('DEMO', 'e1.kwh', Date.now() - 3_600_000);
+    const closing = h.close();
+    await should(data).be.rejected();
+    const started = Date.now();
+    await closing;
+    should(Date.now() - started).be.below(1000);
+    const before = sim.requests.length;
+    await delay(500);
+    should(sim.requests.length).equal(before);
+  });
+
+  it('fetchData also stops when the caller aborts', async () => {
+    const h = hub();
+    sim.setFaults({ latencyMs: 5000 });
+    const controller = new AbortController();
+    const data = h.fetchData('DEMO', 'e1.kwh', Date.now() - 3_600_000, undefined, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    await should(data).be.rejectedWith({ code: 'aborted' });
+  });
+});
