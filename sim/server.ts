@@ -28,6 +28,8 @@ export interface SimulatorOptions {
   faults?: Partial<Faults>;
   /** Accepted tokens; default DEMO_TOKENS. */
   tokens?: Record<string, TokenAccess>;
+  /** The tariffs answer, asked afresh for every request; default demoTariffs(). */
+  tariffs?: () => unknown[];
 }
 
 export interface RequestRecord {
@@ -199,7 +201,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     if (route.endpoint === 'tariffs') {
       if (!access.tariffs || faults.tariffsRemoved) return errorReply(403, 'forbidden', 'no access to the tariffs feature');
       if (route.unsupportedFormat) return errorReply(406, 'not_acceptable', 'CSV is not available for tariffs');
-      return jsonReply(200, demoTariffs());
+      return jsonReply(200, (opts.tariffs ?? demoTariffs)());
     }
     if (route.gatewayId !== DEMO_GATEWAY || faults.removedGateways.includes(route.gatewayId)) {
       return errorReply(404, 'not_found', `gateway ${route.gatewayId} not found on this account`);
