@@ -72,3 +72,10 @@ export function formatAmounts<K extends string>(amounts: Record<K, number | null
   for (const key of Object.keys(amounts) as K[]) out[key] = formatMoney(amounts[key], currency);
   return out;
 }
+
+/** `HH:mm:ss` of instant `ms` on the wall clock of `timezone`, for node status lines. */
+export function formatClock(ms: number, timezone: string): string {
+  return new Intl.DateTimeFormat('en-GB', {
+    timeZone: timezone, hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+  }).format(ms);
+}

@@ -1,5 +1,5 @@
 import should from 'should';
-import { formatAmounts, formatMoney, minorUnits } from '../../nodes/lib/format';
+import { formatAmounts, formatClock, formatMoney, minorUnits } from '../../nodes/lib/format';
 
 describe('format: money to the minor unit', () => {
   it('takes the minor unit of each currency from Intl (ISO 4217)', () => {
@@ -40,5 +40,13 @@ describe('format: money to the minor unit', () => {
       net: { text: '10.00', display: 'GBP 10.00' },
       gross: { text: '12.01', display: 'GBP 12.01' },
     });
+  });
+});
+
+describe('format: wall clock for status lines', () => {
+  it('shows the time of day in the given zone, 24-hour', () => {
+    const at = Date.parse('2026-03-04T18:35:07Z');
+    should(formatClock(at, 'Asia/Kolkata')).equal('00:05:07');
+    should(formatClock(at, 'America/New_York')).equal('13:35:07');
   });
 });

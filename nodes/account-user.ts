@@ -1,0 +1,38 @@
+// How the sensors and cost nodes attach to their easy-account config node: find it,
+// register (so its errors reach their Catch nodes) and get its hub, or learn in words
+// why there is none.
+
+import type { AccountHub } from './lib/hub';
+import type { AccountNode, Node, NodeAPI } from './red-types';
+
+export interface AccountLink {
+  account: AccountNode | null;
+  hub: AccountHub | null;
+  /** Why there is no hub, for the status and the error of each message. */
+  problem: string | null;
+  /** Deregisters from the account; call on close. */
+  release(): void;
+}
+
+export function linkAccount(RED: NodeAPI, node: Node, accountId: unknown): AccountLink {
+  const account = (typeof accountId === 'string' && accountId ? RED.nodes.getNode(accountId) : null) as AccountNode | null;
+  if (!account) return { account: null, hub: null, problem: 'no easy-account configured', release: () => undefined };
+  account.registerUser(node);
+  const release = () => account.deregisterUser(node);
+  if (!account.hub) {
+    const reason = account.configError ? account.configError.message : 'the account is not available';
+    return { account, hub: null, problem: `account: ${reason}`, release };
+  }
+  return { account, hub: account.hub, problem: null, release };
+}
+
+/** Wraps the (msg, send, done) handler so a throw or rejection always ends in done(err), once. */
+export function settleOnce(done: (err?: Error) => void): (err?: unknown) => void {
+  let settled = false;
+  return (err?: unknown) => {
+    if (settled) return;
+    settled = true;
+    if (err === undefined || err === null) done();
+    else done(err instanceof Error ? err : new Error(String(err)));
+  };
+}

@@ -1,0 +1,171 @@
+import should from 'should';
+import type { Simulator } from '../../sim/server';
+import { DEMO_SENSORS, sampleTime } from '../../sim/demo-data';
+import easySensors = require('../../nodes/easy-sensors');
+import { AccountHub } from '../../nodes/lib/hub';
+import {
+  accountNode, catchNodes, FakeClock, FlowNode, GATEWAY, helper, inbox, installClock, loadFlow, quiet, statuses, withSimulator,
+} from './flow-support';
+
+const T0 = Date.parse('2026-03-04T10:00:30Z');
+
+function sensorsNode(over: Record<string, unknown> = {}): FlowNode {
+  return { id: 's', type: 'easy-sensors', account: 'acc', gateway: GATEWAY, interval: 10, output: 'each', onlyChanged: false, sensors: '', wires: [['out']], ...over };
+}
+
+describe('easy-sensors node', function () {
+  let sim: Simulator;
+  let simNow = T0;
+  let clock: FakeClock | null = null;
+
+  beforeEach(async () => {
+    simNow = T0;
+    sim = await withSimulator({ now: () => simNow });
+  });
+
+  afterEach(async () => {
+    clock?.uninstall();
+    clock = null;
+    await helper.unload();
+    await sim.close();
+  });
+
+  async function load(over: Record<string, unknown> = {}, extra: FlowNode[] = []) {
+    await loadFlow([easySensors], [accountNode(sim), sensorsNode(over), { id: 'out', type: 'helper' }, ...catchNodes(), ...extra]);
+    return { out: inbox('out'), caught: inbox('caught') };
+  }
+
+  it("sends one message per sensor in 'each' mode, topic = sensor id, with the full payload", async () => {
+    const { out } = await load();
+    const msgs = await out.next(DEMO_SENSORS.length);
+    should(msgs.map((m) => m.topic)).eql(DEMO_SENSORS.map((s) => s.id));
+    const kwh = msgs[0];
+    should(kwh.gateway).equal(GATEWAY);
+    const sampled = sampleTime(DEMO_SENSORS[0], T0);
+    should(kwh.payload).eql({
+      id: 'e1.kwh', name: 'Main Incomer kWh', value: DEMO_SENSORS[0].valueAt(sampled), unit: 'kWh', interval: 60,
+      timestamp: new Date(sampled).toISOString(), ts: sampled, stale: true, // the simulator lives in 2026-03-04, long ago
+      decoded: { kind: 'modbus', address: 1, subsensor: 'kwh', quantity: 'energy' },
+    });
+    should(msgs.find((m) => m.topic === '17')!.payload.decoded).eql({ kind: 'relay', channel: 1 });
+  });
+
+  it('marks a sensor stale only when its value is older than three of its intervals', async () => {
+    simNow = Date.now() - 3 * 60_000; // 3 min ago: fresh for 60 s sensors (limit 4 min)
+    const { out } = await load();
+    const msgs = await out.next(DEMO_SENSORS.length);
+    should(msgs.filter((m) => m.payload.stale)).be.empty();
+  });
+
+  it("sends all sensors in one message in 'all' mode", async () => {
+    const { out } = await load({ output: 'all' });
+    const [msg] = await out.next(1);
+    should(msg.topic).equal(GATEWAY);
+    should(msg.payload.map((p: { id: string }) => p.id)).eql(DEMO_SENSORS.map((s) => s.id));
+    should(msg.changed).have.length(DEMO_SENSORS.length);
+    await quiet();
+    should(out.received).be.empty();
+  });
+
+  it('sends only the sensors of the filter, and says which filtered ids the gateway lacks', async () => {
+    const { out } = await load({ sensors: '1, e1.kwh, e9.kwh' });
+    const seen = statuses('s');
+    const msgs = await out.next(2);
+    should(msgs.map((m) => m.topic)).eql(['e1.kwh', '1']); // gateway order
+    await quiet(50);
+    should(seen[seen.length - 1]).match({ fill: 'yellow', text: /not on DEMO: e9\.kwh/ });
+    should(out.received).be.empty();
+  });
+
+  describe('polling over time (fake clock, real HTTP)', () => {
+    beforeEach(() => {
+      clock = installClock();
+    });
+
+    it('with onlyChanged sends a sensor again only when its value changed', async () => {
+      const { out } = await load({ onlyChanged: true, interval: 10 });
+      await out.next(DEMO_SENSORS.length);
+      await clock!.tickAsync(10_000); // same simulated minute: nothing changed
+      await quiet();
+      should(out.received).be.empty();
+      simNow += 60_000;
+      const changed = DEMO_SENSORS.filter((s) => s.valueAt(sampleTime(s, simNow)) !== s.valueAt(sampleTime(s, T0))).map((s) => s.id);
+      should(changed.length).be.within(1, DEMO_SENSORS.length - 1); // so the test can tell
+      await clock!.tickAsync(10_000);
+      const msgs = await out.next(changed.length);
+      should(msgs.map((m) => m.topic)).eql(changed);
+      await quiet();
+      should(out.received).be.empty();
+    });
+
+    it('reports a failing poll once, keeps polling, and recovers on the next tick', async () => {
+      sim.setFaults({ removedGateways: [GATEWAY] });
+      const { out, caught } = await load();
+      const seen = statuses('s');
+      const [err] = await caught.next(1);
+      should(err.error.message).match(/gateway DEMO: .*DEMO.*not found/);
+      should(err.error.source.id).equal('s');
+      should(err.gateway).equal(GATEWAY);
+      await clock!.tickAsync(10_000); // fails again: no second report
+      await quiet();
+      should(caught.received).be.empty();
+      should(seen[seen.length - 1]).match({ fill: 'red', text: /last good never/ });
+      sim.clearFaults();
+      await clock!.tickAsync(10_000);
+      await out.next(DEMO_SENSORS.length);
+      await quiet(50);
+      should(seen[seen.length - 1]).match({ fill: 'green', text: new RegExp(`${DEMO_SENSORS.length} sensors · \\d\\d:\\d\\d:\\d\\d`) });
+      should(sim.requests.filter((r) => r.endpoint === 'sensors')).have.length(3);
+    });
+
+    it('subscribes again when the account has gone silent (watchdog)', async () => {
+      // The first subscription goes dead: it never calls back, as a poll lost for good would.
+      const real = AccountHub.prototype.watchSensors;
+      let calls = 0;
+      AccountHub.prototype.watchSensors = function (this: AccountHub, ...args: Parameters<typeof real>) {
+        return ++calls === 1 ? () => undefined : real.apply(this, args);
+      };
+      try {
+        const { out } = await load({ interval: 10 });
+        await clock!.tickAsync(3 * 10_000 + 119_000);
+        should(calls).equal(1);
+        await clock!.tickAsync(1_000);
+        should(calls).equal(2);
+        await out.next(DEMO_SENSORS.length);
+      } finally {
+        AccountHub.prototype.watchSensors = real;
+      }
+    });
+  });
+
+  it('sends the current values on any input, even with onlyChanged', async () => {
+    const { out } = await load({ onlyChanged: true, output: 'all' });
+    await out.next(1);
+    helper.getNode('s').receive({ payload: 'now', note: 'kept' });
+    const [msg] = await out.next(1);
+    should(msg.payload).have.length(DEMO_SENSORS.length);
+    should(msg.note).equal('kept');
+  });
+
+  it('hands an input to Catch when there are no values yet', async () => {
+    sim.setFaults({ removedGateways: [GATEWAY] });
+    const { caught } = await load();
+    await caught.next(1); // the poll's own report
+    helper.getNode('s').receive({ payload: 'now' });
+    const [err] = await caught.next(1);
+    should(err.error.message).match(/^Error: no sensor values from gateway DEMO yet: .*not found/);
+    should(err.payload).equal('now');
+  });
+
+  it('hands an input to Catch when no account or gateway is configured', async () => {
+    await loadFlow([easySensors], [
+      sensorsNode({ id: 'noacc', account: '' }), sensorsNode({ id: 'nogw', gateway: ' ' }), accountNode(sim),
+      { id: 'out', type: 'helper' }, ...catchNodes(),
+    ]);
+    const caught = inbox('caught');
+    helper.getNode('noacc').receive({ payload: 1 });
+    helper.getNode('nogw').receive({ payload: 2 });
+    const errs = await caught.next(2);
+    should(errs.map((e) => e.error.message).sort()).eql(['Error: no easy-account configured', 'Error: no gateway configured']);
+  });
+});

@@ -1,0 +1,113 @@
+// Shared by the sensors and cost node suites: the real Node-RED runtime through
+// node-red-node-test-helper, the simulator on loopback, and small waits on messages.
+import { startSimulator, Simulator } from '../../sim/server';
+import easyAccount = require('../../nodes/easy-account');
+
+/** The part of node-red-node-test-helper (untyped) these suites use. */
+interface TestHelper {
+  init(runtimePath: string, settings?: object): void;
+  settings(settings: object): object;
+  load(nodes: unknown[], flow: object[], credentials: object): Promise<void>;
+  unload(): Promise<void>;
+  getNode(id: string): any;
+  _redNodes: any;
+}
+// eslint-disable-next-line @typescript-eslint/no-var-requires
+export const helper: TestHelper = require('node-red-node-test-helper');
+helper.init(require.resolve('node-red'));
+
+// Captured before any suite installs fake timers, so waits stay in real time.
+const realSetTimeout = setTimeout;
+const realClearTimeout = clearTimeout;
+
+export const TOKEN = 'demo-token';
+export const GATEWAY = 'DEMO';
+
+export interface FlowNode {
+  id: string;
+  type: string;
+  [key: string]: unknown;
+}
+
+export function accountNode(sim: Simulator, timezone = 'Europe/London'): FlowNode {
+  return { id: 'acc', type: 'easy-account', name: 'demo', baseUrl: sim.url, timezone };
+}
+
+/** A Catch node for every node of the flow, wired to helper node `caught`. */
+export function catchNodes(): FlowNode[] {
+  return [
+    { id: 'catcher', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
+    { id: 'caught', type: 'helper' },
+  ];
+}
+
+export async function loadFlow(nodeModules: unknown[], flow: FlowNode[]): Promise<void> {
+  await helper.load([easyAccount, ...nodeModules], flow, { acc: { token: TOKEN } });
+}
+
+export async function withSimulator(opts: Parameters<typeof startSimulator>[0] = {}): Promise<Simulator> {
+  return startSimulator({ port: 0, ...opts });
+}
+
+interface Receiver {
+  on(event: 'input', fn: (msg: Record<string, unknown>) => void): void;
+}
+
+/**
+ * Collects what a helper node receives; `next(n)` resolves with the next n messages
+ * (already received ones first) or rejects after `ms` with what came so far.
+ */
+export function inbox(id: string) {
+  const node = helper.getNode(id) as unknown as Receiver;
+  const received: Array<Record<string, any>> = [];
+  let waiter: (() => void) | null = null;
+  node.on('input', (msg) => {
+    received.push(msg);
+    waiter?.();
+  });
+  return {
+    received,
+    next(n = 1, ms = 3000): Promise<Array<Record<string, any>>> {
+      return new Promise((resolve, reject) => {
+        const timer = realSetTimeout(() => reject(new Error(`${id}: expected ${n} more message(s), got ${received.length}`)), ms);
+        const check = () => {
+          if (received.length < n) return;
+          realClearTimeout(timer);
+          waiter = null;
+          resolve(received.splice(0, n));
+        };
+        waiter = check;
+        check();
+      });
+    },
+  };
+}
+
+/** Waits a little real time, to show that nothing (more) arrives. */
+export function quiet(ms = 200): Promise<void> {
+  return new Promise((resolve) => realSetTimeout(resolve, ms));
+}
+
+export interface FakeClock {
+  now: number;
+  tickAsync(ms: number): Promise<number>;
+  uninstall(): void;
+}
+
+/**
+ * Fake setTimeout/clearTimeout/Date (install before loading the flow, so the account
+ * hub reads the same clock), leaving setImmediate and I/O real: a poll interval of
+ * 10 s passes in one tick while HTTP to the simulator still really happens.
+ */
+export function installClock(): FakeClock {
+  // eslint-disable-next-line @typescript-eslint/no-var-requires
+  const fakeTimers = require('@sinonjs/fake-timers');
+  return fakeTimers.install({ now: Date.now(), toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+}
+
+/** Records every status a node shows (the helper reports each call as `call:status`). */
+export function statuses(id: string): Array<{ fill?: string; shape?: string; text?: string }> {
+  const seen: Array<{ fill?: string; shape?: string; text?: string }> = [];
+  helper.getNode(id).on('call:status', (call: { args: [object] }) => seen.push(call.args[0]));
+  return seen;
+}
