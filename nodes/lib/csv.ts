@@ -16,11 +16,15 @@ export function looksLikeSensorsCsv(body: string): boolean {
   return /^"?id"?\s*,\s*"?name"?\s*,/.test(firstLine);
 }
 
+/** Columns that hold numbers; every other column is text even when it looks numeric. */
+const NUMERIC_COLUMNS: ReadonlySet<unknown> = new Set(['value', 'interval']);
+
 /**
  * One record per sensor line, keyed by the header's column names. Cells are typed like
- * the JSON form so that both forms go through the same validation: a quoted cell is
- * text, an unquoted number is a number, an empty unquoted cell is null (absent), any
- * other unquoted cell stays text (and fails validation where a number is needed).
+ * the JSON form so that both forms go through the same validation: an empty unquoted
+ * cell is null (absent); in the numeric columns an unquoted number is a number and
+ * anything else stays text (and fails validation); other columns are text, quoted or
+ * not (the docs' sample leaves ids and timestamps bare, and id "1" is text).
  * Throws an Error naming the line when the CSV itself is broken or the header lacks a
  * documented column.
  */
@@ -35,7 +39,7 @@ export function parseSensorsCsv(text: string): Array<Record<string, CsvCell>> {
         if (context.header || context.quoting) return value;
         const bare = value.trim();
         if (bare === '') return null;
-        return NUMBER.test(bare) ? Number(bare) : bare;
+        return NUMERIC_COLUMNS.has(context.column) && NUMBER.test(bare) ? Number(bare) : bare;
       },
     });
   } catch (err) {

@@ -9,3 +9,6 @@ export { parseTariffs, sensorsUsedBy } from './tariff';
 export type { Rule, Tariff, Problem, SensorRef } from './tariff';
 export { priceAt, nextPriceChange, schedule } from './price';
 export type { PriceResult, PriceOptions, ScheduleEntry, SensorValues } from './price';
+// The API client
+export { EasyClient, EasyApiError, DEFAULT_BASE_URL, CLIENT_DEFAULTS } from './client';
+export type { EasyClientOptions, EasyApiErrorCode, RequestOptions, RetryInfo, Sensor } from './client';

@@ -14,6 +14,14 @@ describe('sensors CSV', () => {
     ]);
   });
 
+  it('keeps bare ids and timestamps as text, as the docs print them', () => {
+    const rows = parseSensorsCsv(`${HEADER}\n1,"Generator",2020-02-04T12:00Z,1,,60\n158,"GSM",2020-02-04T12:00Z,-71,"dBm",300\n`);
+    should(rows.map((r) => [r.id, r.timestamp, r.value])).eql([
+      ['1', '2020-02-04T12:00Z', 1],
+      ['158', '2020-02-04T12:00Z', -71],
+    ]);
+  });
+
   it('keeps commas, doubled quotes and line breaks inside quoted names', () => {
     const rows = parseSensorsCsv(`${HEADER}\r\n"e2.pf","Hall, ""north""\nwing","2020-02-04T12:00Z",-0.98,"",900\r\n`);
     should(rows[0].name).equal('Hall, "north"\nwing');

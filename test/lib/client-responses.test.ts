@@ -1,0 +1,148 @@
+// The checking of answers: the docs' sample responses, the CSV form of the sensors over
+// loopback, and the shapes the readers refuse.
+import should from 'should';
+import * as fs from 'fs';
+import * as path from 'path';
+import { EasyApiError } from '../../nodes/lib/client';
+import { readReadings, readSensors, readTariffs } from '../../nodes/lib/responses';
+import { rejection, useSimulator } from './client-support';
+
+const fixture = (name: string) => fs.readFileSync(path.join(__dirname, '..', 'fixtures', name), 'utf8');
+
+/** The invalid_response message a reader throws for a body. */
+function refusal(read: () => unknown): string {
+  try {
+    read();
+  } catch (err) {
+    should(err).be.instanceOf(EasyApiError);
+    should((err as EasyApiError).code).equal('invalid_response');
+    return (err as Error).message;
+  }
+  throw new Error('the reader accepted it');
+}
+
+describe('reading answers', () => {
+  describe("the docs' sample responses", () => {
+    it('docs-tariffs.json: both tariffs, the weekday spelling included', () => {
+      const { tariffs, problems } = readTariffs(fixture('docs-tariffs.json'), 'application/json');
+      should(tariffs.map((t) => [t.id, t.currency, t.vat])).eql([
+        ['Q123456789', 'GBP', 20],
+        ['Q123456799', 'EUR', 8.5],
+      ]);
+      should(problems.filter((p) => p.severity === 'error')).eql([]);
+    });
+
+    it('docs-sensors.json: the e1.kwh sensor', () => {
+      should(readSensors(fixture('docs-sensors.json'), 'application/json', 'GATEWAY_ID')).eql([
+        { id: 'e1.kwh', name: 'Main Incomer kWh', value: 1544.12, unit: 'kWh', interval: 60, timestamp: Date.UTC(2020, 0, 2, 15, 22), timestampRaw: '2020-01-02T15:22Z' },
+      ]);
+    });
+
+    it('docs-sensors.csv: the same sensor (with the docs’ own 1554.12)', () => {
+      should(readSensors(fixture('docs-sensors.csv'), 'text/csv', 'GATEWAY_ID')).eql([
+        { id: 'e1.kwh', name: 'Main Incomer kWh', value: 1554.12, unit: 'kWh', interval: 60, timestamp: Date.UTC(2020, 0, 2, 15, 22), timestampRaw: '2020-01-02T15:22Z' },
+      ]);
+    });
+
+    it('docs-data.json: seven rows, timestamps without offset read as UTC', () => {
+      const rows = readReadings(fixture('docs-data.json'), 'application/json');
+      should(rows.length).equal(7);
+      should(rows[0]).eql([Date.UTC(2020, 1, 4, 12, 0), 1200.15]);
+      should(rows[6]).eql([Date.UTC(2020, 1, 4, 12, 6), 1206.55]);
+    });
+  });
+
+  describe('the CSV form of the sensors over loopback', () => {
+    const ctx = useSimulator();
+
+    it('is read when the service answers CSV to .json, the same sensors as the JSON form', async () => {
+      const json = await ctx.client().fetchSensors('DEMO');
+      ctx.sim.setFaults({ sensorsCsv: true });
+      const csv = await ctx.client().fetchSensors('DEMO');
+      should(ctx.sim.requests.map((r) => r.path)).eql(['/easy/v1/gateways/DEMO.json', '/easy/v1/gateways/DEMO.json']);
+      should(csv.map((s) => s.id)).eql(json.map((s) => s.id));
+      for (const sensor of csv) {
+        should(sensor.value).be.a.Number();
+        should(sensor.timestamp).equal(Date.parse(sensor.timestampRaw));
+      }
+      // Built-in ids are bare in the CSV and must stay text.
+      should(csv.find((s) => s.id === '158')).match({ unit: 'dBm', interval: 300 });
+      should(csv.find((s) => s.id === '1')).match({ unit: null });
+    });
+
+    it('a malformed CSV → invalid_response naming the CSV problem, not retried', async () => {
+      ctx.sim.setFaults({ sensorsCsv: true, body: 'malformed' });
+      const err = await rejection(ctx.client().fetchSensors('DEMO'));
+      should(err).match({ code: 'invalid_response', attempts: 1 });
+      should(err.message).match(/^the sensors answer of gateway DEMO: the CSV is malformed: /);
+      should(ctx.sim.requests.length).equal(1);
+    });
+
+    it('a CSV cut inside a line is refused', () => {
+      // A cut exactly at a line end cannot be seen in CSV (unlike JSON); a cut connection
+      // is still caught by its Content-Length (see the 'cut' fault in client-retries).
+      const csv = fixture('docs-sensors.csv');
+      should(refusal(() => readSensors(csv.slice(0, csv.length - 10), 'text/csv', 'GW'))).match(/the CSV is malformed/);
+    });
+  });
+
+  describe('shapes the readers refuse, each named', () => {
+    const sensor = { id: 'e1.kwh', name: 'Main', timestamp: '2020-01-02T15:22Z', value: 1, unit: 'kWh', interval: 60 };
+    const sensors = (changes: object) => JSON.stringify([{ ...sensor, ...changes }]);
+
+    it('accepts seconds in the sensor timestamp, and no unit or interval at all', () => {
+      const [s] = readSensors(sensors({ timestamp: '2020-01-02T15:22:30Z', unit: undefined, interval: null }));
+      should(s).match({ timestamp: Date.UTC(2020, 0, 2, 15, 22, 30), unit: null, interval: null });
+    });
+
+    const cases: Array<[string, object, RegExp]> = [
+      ['no id', { id: undefined }, /item 0 has id missing, expected a non-empty text/],
+      ['a numeric id', { id: 7 }, /item 0 has id a number, expected a non-empty text/],
+      ['a name that is not text', { name: null }, /sensor e1\.kwh has name null, expected a text/],
+      ['a timestamp with an offset', { timestamp: '2020-01-02T15:22+01:00' }, /has timestamp the text "2020-01-02T15:22\+01:00", expected a UTC time/],
+      ['a timestamp without Z', { timestamp: '2020-01-02T15:22' }, /has timestamp the text/],
+      ['an impossible date', { timestamp: '2020-13-40T15:22Z' }, /has timestamp the text/],
+      ['a numeric timestamp', { timestamp: 1577978520000 }, /has timestamp a number/],
+      ['a value as text', { value: '1.5' }, /has value the text "1\.5", expected a number/],
+      ['a null value', { value: null }, /has value null, expected a number/],
+      ['a unit that is a number', { unit: 3 }, /has unit a number, expected a text or nothing/],
+      ['a negative interval', { interval: -60 }, /has interval a number, expected a number or nothing/],
+      ['an interval as text', { interval: '60' }, /has interval the text "60"/],
+    ];
+    for (const [name, changes, message] of cases) {
+      it(`a sensor with ${name}`, () => {
+        should(refusal(() => readSensors(sensors(changes), '', 'GW'))).match(message);
+      });
+    }
+
+    it('items that are not objects, and answers that are not lists', () => {
+      should(refusal(() => readSensors('[1]', '', 'GW'))).equal('the sensors answer of gateway GW: item 0 is a number, not a sensor');
+      should(refusal(() => readSensors('[[]]', '', 'GW'))).match(/item 0 is a list, not a sensor/);
+      should(refusal(() => readSensors('null', '', 'GW'))).equal('the sensors answer of gateway GW is null, not a list of sensors');
+      should(refusal(() => readTariffs('"tariffs"'))).equal('the tariffs answer is a string, not a list of tariffs');
+      should(refusal(() => readReadings('{}'))).equal('the data answer is an object, not a list of readings');
+    });
+
+    it('empty bodies and web pages (a captive portal on the mobile link)', () => {
+      should(refusal(() => readTariffs('  '))).equal('the tariffs answer is empty');
+      should(refusal(() => readTariffs('<!doctype html><title>Login</title>', 'text/html'))).match(/is a web page, not data/);
+    });
+
+    const rows: Array<[string, string, RegExp]> = [
+      ['a row that is not a pair', '[["2020-02-04T12:00:00", 1, 2]]', /row 0 is a list of 3, expected \[timestamp, value\]/],
+      ['a row that is an object', '[{"t": 1}]', /row 0 is an object, expected \[timestamp, value\]/],
+      ['a numeric timestamp (seconds or ms?)', '[[1580817600, 1]]', /row 0 has timestamp a number, expected an ISO date and time/],
+      ['an unreadable timestamp', '[["noon", 1]]', /row 0 has timestamp the text "noon"/],
+      ['a null value', '[["2020-02-04T12:00:00", 1], ["2020-02-04T12:01:00", null]]', /row 1 has value null, expected a number/],
+    ];
+    for (const [name, body, message] of rows) {
+      it(`data with ${name}`, () => {
+        should(refusal(() => readReadings(body))).match(message);
+      });
+    }
+
+    it('data timestamps with an offset are honoured', () => {
+      should(readReadings('[["2020-02-04T13:00:00+01:00", 5]]')).eql([[Date.UTC(2020, 1, 4, 12), 5]]);
+    });
+  });
+});
