@@ -19,8 +19,8 @@ export type BodyFault =
 export const BODY_FAULTS: BodyFault[] = ['malformed', 'truncated', 'cut', 'object', 'missing-fields', 'string-numbers', 'huge'];
 
 export interface Faults {
-  /** Endpoints the request faults (latency ... body) hit: 'all' or a list. */
-  scope: 'all' | Endpoint[];
+  /** Endpoints the request faults (latency ... body) hit: 'all', one endpoint or a list (kept as a list). */
+  scope: 'all' | Endpoint | Endpoint[];
   /** Added before answering (or dropping). */
   latencyMs: number;
   /** Destroy the socket without any response. */
@@ -92,7 +92,7 @@ export function normaliseFaults(input: Record<string, unknown>): Faults {
     if (!(key in DEFAULT_FAULTS)) fail(key, `unknown switch (known: ${Object.keys(DEFAULT_FAULTS).join(', ')})`);
   }
   const f = { ...DEFAULT_FAULTS, ...input } as Record<string, unknown>;
-  const scope = f.scope === 'all' ? 'all' : Array.isArray(f.scope) ? f.scope : fail('scope', 'expected "all" or a list of endpoints');
+  const scope = f.scope === 'all' ? 'all' : typeof f.scope === 'string' ? [f.scope] : Array.isArray(f.scope) ? f.scope : fail('scope', 'expected "all", an endpoint or a list of endpoints');
   if (scope !== 'all') for (const e of scope) if (!ENDPOINTS.includes(e)) fail('scope', `unknown endpoint ${JSON.stringify(e)} (known: ${ENDPOINTS.join(', ')})`);
   const out: Faults = {
     scope: scope === 'all' ? 'all' : [...scope],

@@ -30,6 +30,8 @@ export interface SimulatorOptions {
   tokens?: Record<string, TokenAccess>;
   /** The tariffs answer, asked afresh for every request; default demoTariffs(). */
   tariffs?: () => unknown[];
+  /** How many of the latest requests the log keeps; default DEFAULT_LOG_LIMIT. */
+  logLimit?: number;
 }
 
 export interface RequestRecord {
@@ -64,6 +66,8 @@ interface Reply {
 const JSON_TYPE = 'application/json; charset=utf-8';
 const CSV_TYPE = 'text/csv; charset=utf-8';
 const API_PREFIX = '/easy/v1/';
+/** By default the request log keeps the latest this many requests. */
+export const DEFAULT_LOG_LIMIT = 10_000;
 
 function jsonReply(status: number, value: unknown, headers?: Record<string, string>): Reply {
   return { status, body: JSON.stringify(value), contentType: JSON_TYPE, headers };
@@ -148,7 +152,7 @@ function parseUtcParam(name: string, raw: string | null): number | string {
   return Number.isFinite(at) ? at : `${name} must be a UTC date and time ending in Z, e.g. 2020-01-01T12:00Z`;
 }
 
-function isLoopback(address: string | undefined): boolean {
+export function isLoopback(address: string | undefined): boolean {
   return !!address && (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'));
 }
 
@@ -167,6 +171,7 @@ type Countdown = 'drop' | 'rateLimit' | 'serverError' | 'bodyTimes';
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
   const now = opts.now ?? Date.now;
   const tokens = opts.tokens ?? DEMO_TOKENS;
+  const logLimit = opts.logLimit ?? DEFAULT_LOG_LIMIT;
   let faults: Faults = normaliseFaults({ ...DEFAULT_FAULTS, ...opts.faults });
   const requests: RequestRecord[] = [];
   const sockets = new Set<Socket>();
@@ -182,7 +187,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   }
 
   function inScope(endpoint: Endpoint): boolean {
-    return faults.scope === 'all' || faults.scope.includes(endpoint);
+    return faults.scope === 'all' || (faults.scope as Endpoint[]).includes(endpoint);
   }
 
   function authorise(req: http.IncomingMessage): TokenAccess | Reply {
@@ -269,6 +274,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const route = parseRoute(url.pathname, String(req.headers.accept ?? ''));
     const record: RequestRecord = { method: req.method ?? '', path: req.url ?? '', endpoint: route?.endpoint ?? null, status: null, at: Date.now() };
     requests.push(record);
+    // A demo left running for days must not grow without bound; tests never get near this.
+    if (requests.length > logLimit) requests.splice(0, requests.length - logLimit);
     if (!route) return send(res, errorReply(404, 'not_found', `no such endpoint ${url.pathname}`), record);
     if (req.method !== 'GET') return send(res, errorReply(405, 'method_not_allowed', 'only GET', { Allow: 'GET' }), record);
 

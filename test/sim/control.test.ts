@@ -1,5 +1,5 @@
 import should from 'should';
-import { startSimulator, Simulator } from '../../sim/server';
+import { isLoopback, startSimulator, Simulator } from '../../sim/server';
 import { DEFAULT_FAULTS } from '../../sim/faults';
 import { getJson, request } from './helpers';
 
@@ -75,6 +75,11 @@ describe('simulator: control endpoints and request log', () => {
     should(sim.requests).eql([]);
   });
 
+  it('lets only loopback addresses use the control routes', () => {
+    for (const address of ['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1']) should(isLoopback(address)).be.true(address);
+    for (const address of ['10.0.0.5', '192.168.1.127', '::ffff:10.0.0.5', 'fe80::1', '', undefined]) should(isLoopback(address)).be.false(String(address));
+  });
+
   it('answers 404 to an unknown control route', async () => {
     should((await control(sim, 'GET', '/__sim/nothing')).status).equal(404);
     should((await control(sim, 'GET', '/__sim/reset')).status).equal(404);
@@ -104,6 +109,16 @@ describe('simulator: control endpoints and request log', () => {
       should(json).have.length(1);
       should(JSON.stringify(json)).not.containEql('secret-canary-42');
       should(json[0]).containEql({ path: '/easy/v1/tariffs.json', status: 401 });
+    });
+
+    it('keeps only the latest logLimit requests', async () => {
+      const small = await startSimulator({ logLimit: 2 });
+      try {
+        for (const path of ['/easy/v1/tariffs.json', '/easy/v1/gateways/DEMO.json', '/easy/v1/gateways/DEMO.csv']) await request(small.url, path);
+        should(small.requests.map((r) => r.path)).eql(['/easy/v1/gateways/DEMO.json', '/easy/v1/gateways/DEMO.csv']);
+      } finally {
+        await small.close();
+      }
     });
 
     it('is emptied by resetRequests', async () => {

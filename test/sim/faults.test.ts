@@ -68,6 +68,13 @@ describe('simulator: fault switches', () => {
       should(await statusOf(sim, PATHS.tariffs)).equal(200);
     });
 
+    it('takes a single endpoint as scope', async () => {
+      sim.setFaults({ drop: 'all', scope: 'sensors' });
+      should(sim.faults().scope).eql(['sensors']);
+      should(await statusOf(sim, PATHS.tariffs)).equal(200);
+      should(await statusOf(sim, PATHS.sensors)).equal('dropped');
+    });
+
     it('spares endpoints out of scope without counting them', async () => {
       sim.setFaults({ drop: 1, scope: ['data'] });
       should(await statuses(sim, PATHS.tariffs, 2)).eql([200, 200]);
@@ -238,6 +245,24 @@ describe('simulator: fault switches', () => {
     });
   });
 
+  describe('answers in another form', () => {
+    it('sensorsCsv: the CSV form even to .json', async () => {
+      sim.setFaults({ sensorsCsv: true });
+      const res = await request(sim.url, PATHS.sensors);
+      should(res.headers['content-type']).match(/^text\/csv/);
+      should(res.body.split('\n')[0]).equal('id,name,timestamp,value,unit,interval');
+      should((await request(sim.url, PATHS.tariffs)).headers['content-type']).match(/^application\/json/);
+    });
+
+    it('redirectTo: 302 to the given Location before authorisation, only in scope', async () => {
+      sim.setFaults({ redirectTo: 'http://elsewhere.invalid/easy/v1/tariffs.json', scope: ['tariffs'] });
+      const res = await request(sim.url, PATHS.tariffs, { token: 'bad-token' });
+      should(res.status).equal(302);
+      should(res.headers.location).equal('http://elsewhere.invalid/easy/v1/tariffs.json');
+      should(await statusOf(sim, PATHS.sensors)).equal(200);
+    });
+  });
+
   describe('setting and clearing', () => {
     it('takes faults at start', async () => {
       const faulty = await startSimulator({ faults: { serverError: 1, serverErrorStatus: 500 } });
@@ -264,6 +289,8 @@ describe('simulator: fault switches', () => {
       ['a status outside 5xx', { serverErrorStatus: 404 }, /fault serverErrorStatus/],
       ['an unknown body fault', { body: 'garbled' }, /fault body/],
       ['a token list that is not strings', { revokedTokens: [1] }, /fault revokedTokens/],
+      ['a redirect that is not a string', { redirectTo: 302 }, /fault redirectTo/],
+      ['a sensorsCsv that is not a boolean', { sensorsCsv: 'yes' }, /fault sensorsCsv/],
     ] as const) {
       it(`rejects ${label} with a TypeError and keeps the switches as they were`, () => {
         sim.setFaults({ latencyMs: 5 });

@@ -45,6 +45,17 @@ describe('simulator: endpoints', () => {
       should(byId('DEMO-GENERATOR').rules[0]).containEql({ gateway_id: 'DEMO', sensor_id: '1', sensor_value: 1, sensor_condition: 'eq' });
     });
 
+    it('answers with the tariffs option instead of the demo tariffs, asked afresh each request', async () => {
+      let calls = 0;
+      const custom = await startSimulator({ tariffs: () => [{ id: `T${++calls}`, name: 'n', vat: 0, currency: 'GBP', rules: [{ priority: 1, price: 1 }] }] });
+      try {
+        should((await getJson(custom.url, '/easy/v1/tariffs.json')).json[0].id).equal('T1');
+        should((await getJson(custom.url, '/easy/v1/tariffs.json')).json[0].id).equal('T2');
+      } finally {
+        await custom.close();
+      }
+    });
+
     it('has no CSV form: tariffs.csv is 406, and Accept: text/csv still gets JSON', async () => {
       should((await request(sim.url, '/easy/v1/tariffs.csv')).status).equal(406);
       const res = await request(sim.url, '/easy/v1/tariffs', { headers: { Accept: 'text/csv' } });
