@@ -1,0 +1,223 @@
+// What the cost node reads from messages and tariffs, and how it shapes what it sends:
+// Node-RED-free so every rule about bad input is tested alone.
+import { CostResult } from './cost';
+import { formatAmounts } from './format';
+import type { TariffSnapshot } from './hub';
+import { compileTariff, SensorRef, Tariff, TIME_ALWAYS } from './tariff';
+import { Bucket, PeriodName, periodBounds } from './totals';
+import { requireEpochMs, toEpochMs } from './time';
+
+export const DEFAULT_SENSOR = 'e1.kwh';
+
+/** The tariff `id` of the snapshot, or an Error that says why it cannot be used. */
+export function findTariff(snapshot: TariffSnapshot, id: string): Tariff {
+  const tariff = snapshot.tariffs.find((t) => t.id === id);
+  if (tariff) return tariff;
+  const rejected = snapshot.problems.find((p) => p.severity === 'error' && p.tariffId === id);
+  if (rejected) throw new Error(`tariff "${id}" breaks the interface and cannot be used: ${rejected.message}`);
+  if (snapshot.fetchedAt === null && snapshot.error) throw new Error(`tariffs not available: ${snapshot.error.message}`);
+  const known = snapshot.tariffs.map((t) => t.id);
+  throw new Error(`tariff "${id}" not found on the account${known.length ? ` (it has ${known.join(', ')})` : ''}`);
+}
+
+/**
+ * A tariff whose first rule in evaluation order has no condition prices everything at
+ * one rate (SPEC rule 13's flat tariff, and any tariff whose later rules can never
+ * apply): its cost needs only the first and the last reading.
+ */
+export function isFlatTariff(tariff: Tariff): boolean {
+  const first = compileTariff(tariff).rules[0];
+  return !!first && first.timeKind === TIME_ALWAYS && first.weekdayMask === 0 && first.sensorSlot === -1;
+}
+
+export interface StreamReading {
+  ts: number;
+  value: number;
+  /** The sensor it came from, when wired from easy-sensors. */
+  sensorId?: string;
+  gatewayId?: string;
+}
+
+/** A sensor message of easy-sensors: its payload is one sensor. */
+interface SensorLike {
+  id?: unknown;
+  value?: unknown;
+  ts?: unknown;
+  timestamp?: unknown;
+  decoded?: { kind?: unknown; quantity?: unknown };
+}
+
+/**
+ * One cumulative reading of stream mode: `msg.payload` a number of kWh (at `msg.ts` or
+ * `msg.timestamp`, else now), or an easy-sensors message (payload `{ id, value, ts }`).
+ * Anything else throws a TypeError saying what was expected.
+ */
+export function streamReading(msg: { payload?: unknown; ts?: unknown; timestamp?: unknown; gateway?: unknown }, now: number): StreamReading {
+  const { payload } = msg;
+  if (typeof payload === 'number' || (typeof payload === 'string' && payload.trim() !== '' && Number.isFinite(Number(payload)))) {
+    const value = Number(payload);
+    if (!Number.isFinite(value)) throw new TypeError(`stream mode needs a finite kWh reading, got ${String(payload)}`);
+    const when = msg.ts ?? msg.timestamp;
+    return { ts: when === undefined ? now : requireEpochMs(when, 'msg.ts'), value };
+  }
+  if (typeof payload === 'object' && payload !== null && !Array.isArray(payload)) {
+    const s = payload as SensorLike;
+    const value = typeof s.value === 'number' ? s.value : NaN;
+    if (!Number.isFinite(value)) throw new TypeError(`stream mode needs msg.payload.value as a finite number of kWh, got ${describe(s.value)}`);
+    const ts = toEpochMs(s.ts ?? s.timestamp);
+    if (ts === null) throw new TypeError(`stream mode needs msg.payload.ts (or timestamp) as an instant, got ${describe(s.ts ?? s.timestamp)}`);
+    return {
+      ts, value,
+      sensorId: typeof s.id === 'string' ? s.id : undefined,
+      gatewayId: typeof msg.gateway === 'string' ? msg.gateway : undefined,
+    };
+  }
+  throw new TypeError(`stream mode takes one cumulative kWh reading per message (a number, or a message of easy-sensors in "each" mode), got ${describe(payload)}`);
+}
+
+/**
+ * A sensor message that is not energy (a voltage, a digital input) is not a meter
+ * reading; an id nobody documented might be one, so it is given the benefit of the doubt.
+ */
+export function isEnergyReading(payload: unknown): boolean {
+  const decoded = (payload as SensorLike | null)?.decoded;
+  if (!decoded || typeof decoded !== 'object') return true;
+  if (decoded.kind === 'modbus') return decoded.quantity === 'energy' || decoded.quantity === 'unknown';
+  return decoded.kind === 'unknown';
+}
+
+function describe(x: unknown): string {
+  if (x === undefined) return 'nothing';
+  if (x === null) return 'null';
+  if (Array.isArray(x)) return `an array of ${x.length}`;
+  if (typeof x === 'object') return 'an object';
+  if (typeof x === 'string') return JSON.stringify(x.length > 40 ? `${x.slice(0, 40)}…` : x);
+  return String(x);
+}
+
+// ---------------------------------------------------------------------------------------
+// range mode
+
+export interface RangeRequest {
+  gateway: string;
+  sensor: string;
+  from: number;
+  to: number;
+}
+
+const NAMED_PERIODS: Record<string, { period: PeriodName; back: number }> = {
+  today: { period: 'day', back: 0 },
+  yesterday: { period: 'day', back: 1 },
+  'this-week': { period: 'week', back: 0 },
+  'last-week': { period: 'week', back: 1 },
+  'this-month': { period: 'month', back: 0 },
+  'last-month': { period: 'month', back: 1 },
+};
+export const PERIOD_NAMES = Object.keys(NAMED_PERIODS);
+
+/**
+ * The range of range mode: `msg.from`/`msg.to` (to defaults to now), or `msg.period`
+ * (`yesterday`, `last-month`, …) in the account's zone; `msg.gateway` is required,
+ * `msg.sensor` defaults to e1.kwh. The end is clipped to now: there is no archive of
+ * the future.
+ */
+export function rangeRequest(msg: Record<string, unknown>, timezone: string, now: number): RangeRequest {
+  const gateway = typeof msg.gateway === 'string' ? msg.gateway.trim() : '';
+  if (!gateway) throw new TypeError('range mode needs msg.gateway, the gateway whose meter to read');
+  const sensor = msg.sensor === undefined ? DEFAULT_SENSOR : typeof msg.sensor === 'string' && msg.sensor.trim() ? msg.sensor.trim() : null;
+  if (!sensor) throw new TypeError('msg.sensor must be a sensor id such as e1.kwh');
+  let from: number;
+  let to: number;
+  if (msg.period !== undefined) {
+    const named = NAMED_PERIODS[String(msg.period)];
+    if (!named) throw new TypeError(`msg.period must be one of ${PERIOD_NAMES.join(', ')}, got ${describe(msg.period)}`);
+    let bounds = periodBounds(named.period, now, timezone);
+    for (let i = 0; i < named.back; i++) bounds = periodBounds(named.period, bounds.from - 1, timezone);
+    ({ from, to } = bounds);
+  } else {
+    from = requireEpochMs(msg.from, 'msg.from');
+    to = msg.to === undefined ? now : requireEpochMs(msg.to, 'msg.to');
+  }
+  to = Math.min(to, now);
+  if (!(from < to)) throw new RangeError(`msg.from (${new Date(from).toISOString()}) must be before msg.to and before now (${new Date(to).toISOString()})`);
+  return { gateway, sensor, from, to };
+}
+
+// ---------------------------------------------------------------------------------------
+// live sensor values (stream mode)
+
+/**
+ * Recent values of the sensors a tariff's rules read, as the timelines computeCost
+ * takes: the value at an instant is the last one at or before it.
+ */
+export class SensorHistory {
+  private readonly points = new Map<string, Array<[number, number]>>();
+
+  constructor(private readonly refs: SensorRef[]) {}
+
+  watches(gatewayId: string | undefined, sensorId: string | undefined): boolean {
+    return this.refs.some((r) => r.gatewayId === gatewayId && r.sensorId === sensorId);
+  }
+
+  record(gatewayId: string, sensorId: string, ts: number, value: number): void {
+    if (!this.watches(gatewayId, sensorId) || !Number.isFinite(ts) || !Number.isFinite(value)) return;
+    const key = `${gatewayId}\u0000${sensorId}`;
+    const line = this.points.get(key) ?? [];
+    if (line.length && line[line.length - 1][0] >= ts) {
+      if (line[line.length - 1][0] === ts) line[line.length - 1] = [ts, value];
+      return; // an older poll answering late changes nothing
+    }
+    line.push([ts, value]);
+    this.points.set(key, line);
+  }
+
+  /** Drops what no reading from `before` on can need: all but the last value at or before it. */
+  forget(before: number): void {
+    for (const line of this.points.values()) {
+      let keepFrom = 0;
+      for (let i = 0; i < line.length; i++) if (line[i][0] <= before) keepFrom = i;
+      line.splice(0, keepFrom);
+    }
+  }
+
+  timelines(): Record<string, Record<string, Array<[number, number]>>> {
+    const out: Record<string, Record<string, Array<[number, number]>>> = {};
+    for (const ref of this.refs) {
+      const line = this.points.get(`${ref.gatewayId}\u0000${ref.sensorId}`);
+      if (!line) continue;
+      (out[ref.gatewayId] ??= {})[ref.sensorId] = line.slice();
+    }
+    return out;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// output shapes
+
+/** A cost result with what people read: strings rounded to the currency's minor unit. */
+export function costPayload(result: CostResult, tariff: Tariff) {
+  return {
+    ...result,
+    tariffId: tariff.id,
+    tariffName: tariff.name,
+    formatted: formatAmounts({ net: result.net, gross: result.gross }, result.currency),
+  };
+}
+
+/** One period of the running totals as sent: ISO bounds, sums, formatted amounts. */
+export function bucketPayload(bucket: Bucket | null, currency: string, vat: number) {
+  if (!bucket) return null;
+  return {
+    from: new Date(bucket.from).toISOString(),
+    to: bucket.to === null ? null : new Date(bucket.to).toISOString(),
+    energy: bucket.energy,
+    net: bucket.net,
+    gross: bucket.gross,
+    vat,
+    currency,
+    unpricedEnergy: bucket.unpricedEnergy,
+    intervals: bucket.intervals,
+    resets: bucket.resets,
+    formatted: formatAmounts({ net: bucket.net, gross: bucket.gross }, currency),
+  };
+}

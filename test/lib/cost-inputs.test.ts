@@ -1,0 +1,110 @@
+import should from 'should';
+import {
+  bucketPayload, findTariff, isEnergyReading, isFlatTariff, rangeRequest, SensorHistory, streamReading,
+} from '../../nodes/lib/cost-inputs';
+import type { TariffSnapshot } from '../../nodes/lib/hub';
+import { parseTariffs } from '../../nodes/lib/tariff';
+
+const NOW = Date.parse('2026-03-04T10:00:00Z');
+const FLAT = { id: 'F', name: 'Flat', vat: 20, currency: 'GBP', rules: [{ priority: 1, price: 0.25 }] };
+const TIMED = { id: 'T', name: 'Timed', vat: 5, currency: 'GBP', rules: [{ priority: 1, price: 0.1, time_start: '22:00', time_end: '06:00' }, { priority: 2, price: 0.3 }] };
+const BROKEN = { id: 'B', name: 'Broken', vat: 5, currency: 'GBP', rules: [{ priority: 1 }] };
+
+function snapshot(raw: unknown[], over: Partial<TariffSnapshot> = {}): TariffSnapshot {
+  return { ...parseTariffs(raw), fetchedAt: NOW, error: null, stale: false, ...over };
+}
+
+describe('cost node inputs', () => {
+  describe('findTariff', () => {
+    it('finds the tariff by id', () => {
+      should(findTariff(snapshot([FLAT, TIMED]), 'T').name).equal('Timed');
+    });
+
+    it('says why a tariff cannot be used: rejected, missing, or no tariffs at all', () => {
+      should(() => findTariff(snapshot([FLAT, BROKEN]), 'B')).throw(/tariff "B" breaks the interface and cannot be used: .*price/);
+      should(() => findTariff(snapshot([FLAT, TIMED]), 'X')).throw('tariff "X" not found on the account (it has F, T)');
+      const failed = snapshot([], { fetchedAt: null, error: new Error('access token is not valid') });
+      should(() => findTariff(failed, 'F')).throw('tariffs not available: access token is not valid');
+    });
+  });
+
+  it('calls a tariff flat when its first rule has no condition', () => {
+    should(isFlatTariff(FLAT as never)).be.true();
+    should(isFlatTariff(TIMED as never)).be.false();
+    should(isFlatTariff({ ...TIMED, rules: [{ priority: 0, price: 1 }, ...TIMED.rules] } as never)).be.true();
+  });
+
+  describe('streamReading', () => {
+    it('takes a number (at msg.ts, else now) or a numeric string', () => {
+      should(streamReading({ payload: 12.5 }, NOW)).eql({ ts: NOW, value: 12.5 });
+      should(streamReading({ payload: '7', ts: '2026-03-04T09:00:00Z' }, NOW)).eql({ ts: NOW - 3600e3, value: 7 });
+    });
+
+    it('takes an easy-sensors message', () => {
+      const msg = { topic: 'e1.kwh', gateway: 'DEMO', payload: { id: 'e1.kwh', value: 1000.5, ts: NOW - 60e3, timestamp: 'ignored' } };
+      should(streamReading(msg, NOW)).eql({ ts: NOW - 60e3, value: 1000.5, sensorId: 'e1.kwh', gatewayId: 'DEMO' });
+      should(streamReading({ payload: { value: 3, timestamp: '2026-03-04T09:59Z' } }, NOW).ts).equal(NOW - 60e3);
+    });
+
+    it('refuses anything else with a message saying what it expected', () => {
+      should(() => streamReading({ payload: 'abc' }, NOW)).throw(/one cumulative kWh reading per message .* got "abc"/);
+      should(() => streamReading({ payload: [[1, 2]] }, NOW)).throw(/got an array of 1/);
+      should(() => streamReading({ payload: null }, NOW)).throw(/got null/);
+      should(() => streamReading({ payload: { value: 'x', ts: NOW } }, NOW)).throw(/msg.payload.value as a finite number of kWh, got "x"/);
+      should(() => streamReading({ payload: { value: 1 } }, NOW)).throw(/msg.payload.ts \(or timestamp\) as an instant, got nothing/);
+      should(() => streamReading({ payload: 1, ts: 'yesterday' }, NOW)).throw(/msg.ts must be/);
+      should(() => streamReading({ payload: Infinity }, NOW)).throw(/finite kWh reading/);
+    });
+
+    it('knows a voltage is not an energy reading', () => {
+      should(isEnergyReading({ decoded: { kind: 'modbus', quantity: 'voltage' } })).be.false();
+      should(isEnergyReading({ decoded: { kind: 'digital_input' } })).be.false();
+      should(isEnergyReading({ decoded: { kind: 'modbus', quantity: 'energy' } })).be.true();
+      should(isEnergyReading({ value: 1 })).be.true();
+    });
+  });
+
+  describe('rangeRequest', () => {
+    it('reads from/to, defaulting to e1.kwh and now', () => {
+      should(rangeRequest({ gateway: 'DEMO', from: '2026-03-01T00:00:00Z' }, 'UTC', NOW))
+        .eql({ gateway: 'DEMO', sensor: 'e1.kwh', from: Date.parse('2026-03-01T00:00:00Z'), to: NOW });
+      should(rangeRequest({ gateway: 'DEMO', sensor: 'e2.kwh', from: 0, to: NOW + 1e6 }, 'UTC', NOW).to).equal(NOW);
+    });
+
+    it('turns a named period into local bounds of the zone', () => {
+      const r = rangeRequest({ gateway: 'DEMO', period: 'last-month' }, 'Asia/Kolkata', NOW);
+      should([new Date(r.from).toISOString(), new Date(r.to).toISOString()]).eql(['2026-01-31T18:30:00.000Z', '2026-02-28T18:30:00.000Z']);
+      const y = rangeRequest({ gateway: 'DEMO', period: 'yesterday' }, 'UTC', NOW);
+      should(y.to - y.from).equal(24 * 3600e3);
+    });
+
+    it('refuses a missing gateway, a bad period, bad or reversed instants', () => {
+      should(() => rangeRequest({ from: 0 }, 'UTC', NOW)).throw(/needs msg.gateway/);
+      should(() => rangeRequest({ gateway: 'D', period: 'decade' }, 'UTC', NOW)).throw(/msg.period must be one of today, yesterday/);
+      should(() => rangeRequest({ gateway: 'D', from: 'soon' }, 'UTC', NOW)).throw(/msg.from must be/);
+      should(() => rangeRequest({ gateway: 'D', from: NOW, to: NOW - 1 }, 'UTC', NOW)).throw(/must be before msg.to/);
+      should(() => rangeRequest({ gateway: 'D', from: 0, sensor: 5 }, 'UTC', NOW)).throw(/msg.sensor must be/);
+    });
+  });
+
+  it('keeps sensor timelines of the watched sensors only, forgetting what no reading needs', () => {
+    const history = new SensorHistory([{ gatewayId: 'DEMO', sensorId: '1' }]);
+    history.record('DEMO', '1', 1000, 0);
+    history.record('DEMO', '2', 1000, 1); // not a tariff sensor
+    history.record('DEMO', '1', 2000, 1);
+    history.record('DEMO', '1', 1500, 0); // late answer of an older poll
+    history.record('DEMO', '1', 3000, 0);
+    should(history.timelines()).eql({ DEMO: { 1: [[1000, 0], [2000, 1], [3000, 0]] } });
+    history.forget(2500);
+    should(history.timelines()).eql({ DEMO: { 1: [[2000, 1], [3000, 0]] } });
+  });
+
+  it('shapes a period with ISO bounds and amounts formatted to the minor unit', () => {
+    const bucket = { from: NOW, to: null, energy: 2, net: 0.123456, gross: 0.2, unpricedEnergy: 0, resets: 0, intervals: 3 };
+    should(bucketPayload(bucket, 'BHD', 10)).match({
+      from: '2026-03-04T10:00:00.000Z', to: null, net: 0.123456, vat: 10, currency: 'BHD',
+      formatted: { net: { text: '0.123' }, gross: { text: '0.200' } },
+    });
+    should(bucketPayload(null, 'GBP', 0)).be.null();
+  });
+});
