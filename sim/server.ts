@@ -333,7 +333,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const simulator: Simulator = {
     url: `http://${host}:${address.port}`,
     port: address.port,
-    faults: () => faults,
+    // A copy: changing what a test got back must not change the switches behind setFaults' back.
+    faults: () => normaliseFaults({ ...faults }),
     setFaults(f) {
       faults = normaliseFaults({ ...faults, ...f });
     },

@@ -273,6 +273,11 @@ describe('simulator: fault switches', () => {
       }
     });
 
+    it('hands out a copy of the switches', () => {
+      sim.faults().revokedTokens.push('demo-token');
+      should(sim.faults().revokedTokens).eql([]);
+    });
+
     it('merges setFaults into the current switches and clearFaults turns all off', () => {
       sim.setFaults({ latencyMs: 10 });
       sim.setFaults({ drop: 2 });
