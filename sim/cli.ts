@@ -3,7 +3,7 @@
 // EASY_SIM_HOST), and every fault switch as --kebab-case value (e.g. --latency-ms 2000
 // --scope tariffs --drop 3); env EASY_SIM_FAULTS may hold the switches as JSON.
 import { DEMO_TOKENS, startSimulator } from './server';
-import { DEMO_GATEWAY } from './demo-data';
+import { DEMO_GATEWAY, GENERATOR_ON_MS, GENERATOR_PERIOD_MS } from './demo-data';
 import { Faults, faultsFromEntries, normaliseFaults } from './faults';
 
 export const DEFAULT_PORT = 8787;
@@ -45,8 +45,9 @@ async function main(): Promise<void> {
     `easy API simulator listening on ${sim.url}`,
     `  tariffs: ${sim.url}/easy/v1/tariffs.json`,
     `  sensors: ${sim.url}/easy/v1/gateways/${DEMO_GATEWAY}.json   (CSV: .csv)`,
-    `  archive: ${sim.url}/easy/v1/gateways/${DEMO_GATEWAY}/e1.kwh/data.json?from=2024-01-01T00:00Z`,
+    `  archive: ${sim.url}/easy/v1/gateways/${DEMO_GATEWAY}/e1.kwh/data.json?from=${new Date().toISOString().slice(0, 10)}T00:00Z`,
     `  tokens:  ${Object.keys(DEMO_TOKENS).join(', ')}   (Authorization: Bearer <token>)`,
+    `  generator (input "1" of ${DEMO_GATEWAY}, tariff DEMO-GENERATOR): on for the first ${GENERATOR_ON_MS / 60_000} minutes of every ${GENERATOR_PERIOD_MS / 60_000} (from :00)`,
     `  faults:  ${sim.url}/__sim/faults   ${JSON.stringify(options.faults)}`,
   ];
   console.log(lines.join('\n'));

@@ -54,6 +54,7 @@ describe('simulator: command line', () => {
         child.once('exit', (code) => reject(new Error(`cli exited with ${code} before listening: ${output}`)));
       });
       should(output).containEql('demo-token').and.containEql('demo-no-tariffs');
+      should(output).containEql('on for the first 5 minutes of every 15');
       should((await request(url, '/easy/v1/tariffs.json')).status).equal(429);
       should((await request(url, '/easy/v1/tariffs.json')).status).equal(200);
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
