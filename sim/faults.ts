@@ -48,6 +48,8 @@ export interface Faults {
   sensorsCsv: boolean;
   /** Answer 302 with this Location instead of the request (a moved base URL); null = off. */
   redirectTo: string | null;
+  /** Send the body of an answer in 10 pieces spread over this many ms (a slow link that is never idle for long). */
+  trickleMs: number;
 }
 
 export const DEFAULT_FAULTS: Readonly<Faults> = Object.freeze({
@@ -66,6 +68,7 @@ export const DEFAULT_FAULTS: Readonly<Faults> = Object.freeze({
   tariffsRemoved: false,
   sensorsCsv: false,
   redirectTo: null,
+  trickleMs: 0,
 } as Faults);
 
 const TIMES_KEYS = ['drop', 'rateLimit', 'serverError', 'bodyTimes'] as const;
@@ -111,6 +114,7 @@ export function normaliseFaults(input: Record<string, unknown>): Faults {
     tariffsRemoved: typeof f.tariffsRemoved === 'boolean' ? f.tariffsRemoved : fail('tariffsRemoved', 'expected true or false'),
     sensorsCsv: typeof f.sensorsCsv === 'boolean' ? f.sensorsCsv : fail('sensorsCsv', 'expected true or false'),
     redirectTo: f.redirectTo === null || typeof f.redirectTo === 'string' ? f.redirectTo : fail('redirectTo', 'expected null or a URL'),
+    trickleMs: checkNumber('trickleMs', f.trickleMs, 0),
   };
   for (const key of TIMES_KEYS) out[key] = checkTimes(key, f[key]);
   for (const key of LIST_KEYS) {

@@ -309,7 +309,23 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       }
       return send(res, { ...reply, body: mangled.body }, record);
     }
+    if (hit && faults.trickleMs > 0) return trickle(res, reply, record, faults.trickleMs);
     send(res, reply, record);
+  }
+
+  /** Headers at once, then the body in pieces spread over `ms`. */
+  async function trickle(res: http.ServerResponse, reply: Reply, record: RequestRecord, ms: number): Promise<void> {
+    const pieces = 10;
+    const body = Buffer.from(reply.body);
+    record.status = reply.status;
+    res.writeHead(reply.status, { 'Content-Type': reply.contentType, 'Content-Length': body.length, ...reply.headers });
+    for (let i = 0; i < pieces; i++) {
+      // The client may have hung up (its deadline): stop writing to a closed socket.
+      if (res.destroyed) return;
+      res.write(body.subarray(Math.floor((i * body.length) / pieces), Math.floor(((i + 1) * body.length) / pieces)));
+      await later(ms / pieces);
+    }
+    res.end();
   }
 
   const server = http.createServer((req, res) => {

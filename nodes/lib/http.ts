@@ -174,7 +174,11 @@ export class RequestCore {
         const error = err as EasyApiError;
         if (!error.retryable || attempt > retries) throw attempt > 1 ? afterAttempts(error, attempt) : error;
         const delayMs = this.#delayBefore(attempt + 1, error);
-        onRetry?.({ attempt, delayMs, error });
+        try {
+          onRetry?.({ attempt, delayMs, error });
+        } catch {
+          // A faulty status callback must not end the request or escape as unhandled.
+        }
         await sleep(delayMs, signal);
       }
     }

@@ -20,6 +20,17 @@ describe('EasyClient when things go wrong', () => {
       should(err).match({ code: 'timeout', retryable: true, attempts: 1, message: 'the service did not answer within 150 ms' });
     });
 
+    it('is a total deadline: a body that keeps trickling in past it is cut off', async () => {
+      // Pieces every 60 ms keep the socket busy, so an idle timeout would never fire.
+      ctx.sim.setFaults({ trickleMs: 600 });
+      const started = Date.now();
+      const err = await rejection(ctx.client({ timeoutMs: 250, retries: 0 }).fetchSensors('DEMO'));
+      should(err).match({ code: 'timeout', message: 'the service did not answer within 250 ms' });
+      should(Date.now() - started).be.within(240, 500);
+      // The same trickle inside the deadline is read whole.
+      should((await ctx.client({ timeoutMs: 2000 }).fetchSensors('DEMO')).length).be.above(10);
+    });
+
     it('retries a timeout and says how many attempts it made', async () => {
       ctx.sim.setFaults({ latencyMs: 1000 });
       const err = await rejection(ctx.client({ timeoutMs: 100, retries: 2 }).fetchTariffs());
@@ -147,6 +158,17 @@ describe('EasyClient when things go wrong', () => {
         should(err.message).equal(`the service has a problem on its side (${status}) (gave up after 2 attempts)`);
       });
     }
+
+    it('a throwing onRetry callback does not stop the retries', async () => {
+      ctx.sim.setFaults({ serverError: 1 });
+      const client = ctx.client({
+        onRetry: () => {
+          throw new Error('bug in a status display');
+        },
+      });
+      should((await client.fetchTariffs()).tariffs.length).be.above(0);
+      should(ctx.sim.requests.map((r) => r.status)).eql([503, 200]);
+    });
 
     it('retries: 0 means exactly one request', async () => {
       ctx.sim.setFaults({ serverError: 'all' });
