@@ -42,7 +42,6 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
-
 const TARIFF_WORDS: EndpointWords = {
   forbidden: 'this account has no access to tariffs',
   notFound: 'the tariffs endpoint was not found, check the base URL',
@@ -129,7 +128,6 @@ function gatewayWords(gateway: string): EndpointWords {
     notFound: `gateway ${gateway} not found on this account`,
   };
 }
-
 
 function isRequestOptions(x: unknown): x is RequestOptions {
   return x !== null && typeof x === 'object' && !(x instanceof Date);

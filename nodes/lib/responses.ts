@@ -83,7 +83,7 @@ function describeJson(value: unknown): string {
 }
 
 function describeValue(value: unknown): string {
-  if (typeof value === 'string') return `the text ${JSON.stringify(value.length > 30 ? `${value.slice(0, 30)}…` : value)}`;
+  if (typeof value === 'string') return `the text ${JSON.stringify(shorten(value))}`;
   return value === undefined ? 'missing' : describeJson(value);
 }
 
@@ -92,7 +92,8 @@ function toSensor(item: unknown, index: number, what: string): Sensor {
     throw invalid(`${what}: item ${index} is ${describeJson(item)}, not a sensor`);
   }
   const fields = item as Record<string, unknown>;
-  const label = typeof fields.id === 'string' ? `sensor ${fields.id}` : `item ${index}`;
+  // The id comes from the service: shortened so a runaway one cannot flood a status line.
+  const label = typeof fields.id === 'string' ? `sensor ${shorten(fields.id)}` : `item ${index}`;
   const wrong = (field: string, expected: string) =>
     invalid(`${what}: ${label} has ${field} ${describeValue(fields[field])}, expected ${expected}`);
 
@@ -134,4 +135,8 @@ function toReading(row: unknown, index: number, what: string): [number, number] 
 
 function isFiniteNumber(x: unknown): x is number {
   return typeof x === 'number' && Number.isFinite(x);
+}
+
+function shorten(text: string): string {
+  return text.length > 30 ? `${text.slice(0, 30)}…` : text;
 }

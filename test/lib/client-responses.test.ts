@@ -115,6 +115,12 @@ describe('reading answers', () => {
       });
     }
 
+    it('shortens a runaway id or text in the message', () => {
+      const message = refusal(() => readSensors(sensors({ id: 'x'.repeat(5000), value: 'y'.repeat(5000) }), '', 'GW'));
+      should(message.length).be.below(200);
+      should(message).containEql(`sensor ${'x'.repeat(30)}… has value the text "${'y'.repeat(30)}…"`);
+    });
+
     it('items that are not objects, and answers that are not lists', () => {
       should(refusal(() => readSensors('[1]', '', 'GW'))).equal('the sensors answer of gateway GW: item 0 is a number, not a sensor');
       should(refusal(() => readSensors('[[]]', '', 'GW'))).match(/item 0 is a list, not a sensor/);
