@@ -334,6 +334,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       else res.destroy();
     });
   });
+  // Longer than clients' own idle timeouts (Node's agents: 5 s), so the client closes an idle
+  // keep-alive socket first and never sends a request on one the server is closing.
+  server.keepAliveTimeout = 30_000;
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));

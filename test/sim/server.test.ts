@@ -262,15 +262,16 @@ describe('simulator: endpoints', () => {
 });
 
 describe('simulator: close()', () => {
-  it('closes promptly while a keep-alive connection is open', async () => {
+  it('keeps idle connections longer than clients (30 s), yet closes promptly while one is open', async () => {
     const sim = await startSimulator();
     const agent = new http.Agent({ keepAlive: true });
-    await new Promise<void>((resolve, reject) => {
+    const keepAlive = await new Promise<string | undefined>((resolve, reject) => {
       http.get(`${sim.url}/easy/v1/tariffs.json`, { agent, headers: { Authorization: 'Bearer demo-token' } }, (res) => {
         res.resume();
-        res.on('end', resolve);
+        res.on('end', () => resolve(res.headers['keep-alive']));
       }).on('error', reject);
     });
+    should(keepAlive).equal('timeout=30');
     const started = Date.now();
     await sim.close();
     agent.destroy();
