@@ -1,0 +1,225 @@
+import should from 'should';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import type { Simulator } from '../../sim/server';
+import { archive, DEMO_TARIFFS, findDemoSensor, GENERATOR_PERIOD_MS } from '../../sim/demo-data';
+import { computeCost } from '../../nodes/lib/cost';
+import easyCost = require('../../nodes/easy-cost');
+import { accountNode, catchNodes, FlowNode, GATEWAY, helper, inbox, loadFlow, quiet, withSimulator } from './flow-support';
+
+const HOUR = 3600_000;
+const tariff = (id: string) => DEMO_TARIFFS.find((t) => t.id === id)!;
+
+function costNode(over: Record<string, unknown> = {}): FlowNode {
+  return { id: 'c', type: 'easy-cost', account: 'acc', tariff: 'DEMO-NIGHT', mode: 'batch', wires: [['out']], ...over };
+}
+
+/** The simulator's archive of a sensor as the client returns it: [epoch ms, value]. */
+function archived(sensorId: string, from: number, to: number): Array<[number, number]> {
+  return archive(findDemoSensor(sensorId)!, from, to).map(([iso, value]) => [Date.parse(`${iso}Z`), value]);
+}
+
+describe('easy-cost node', function () {
+  let sim: Simulator;
+
+  beforeEach(async () => {
+    sim = await withSimulator({
+      // the demo tariffs plus one that breaks the interface (a rule without a price)
+      tariffs: () => [...JSON.parse(JSON.stringify(DEMO_TARIFFS)), { id: 'BROKEN', name: 'b', vat: 0, currency: 'GBP', rules: [{ priority: 1 }] }],
+    });
+  });
+
+  afterEach(async () => {
+    await helper.unload();
+    helper.settings({});
+    await sim.close();
+  });
+
+  async function load(over: Record<string, unknown> = {}, timezone = 'Europe/London', extra: unknown[] = []) {
+    await loadFlow([easyCost, ...extra], [accountNode(sim, timezone), costNode(over), { id: 'out', type: 'helper' }, ...catchNodes()]);
+    return { node: helper.getNode('c'), out: inbox('out'), caught: inbox('caught') };
+  }
+
+  describe('batch', () => {
+    it('costs readings, reports garbage rows, and formats amounts to the minor unit', async () => {
+      const { node, out } = await load();
+      const readings = [
+        ['2026-03-04T21:00:00Z', 100], ['2026-03-04T23:00:00Z', 103], 'junk', [null, 5], ['2026-03-05T07:00:00Z', 'NaN'],
+        { ts: '2026-03-05T07:00:00Z', value: 110 },
+      ];
+      node.receive({ payload: readings, topic: 'kept' });
+      const [msg] = await out.next(1);
+      const expected = computeCost(tariff('DEMO-NIGHT'), readings, { timezone: 'Europe/London' });
+      should(msg.topic).equal('kept');
+      should(msg.payload).match({ net: expected.net, gross: expected.gross, energy: 10, currency: 'GBP', tariffId: 'DEMO-NIGHT', tariffName: 'Night and day' });
+      should(msg.payload.net).be.approximately(3 * 0.28 + 7 * 0.12, 1e-9); // 21:00-23:00 priced where it starts
+      should(msg.payload.dropped).have.length(3);
+      should(msg.payload.formatted.gross).eql({ text: expected.gross.toFixed(2), display: `GBP ${expected.gross.toFixed(2)}` });
+    });
+
+    it('prices sensor rules from the msg.sensors timeline', async () => {
+      const { node, out } = await load({ tariff: 'DEMO-GENERATOR' });
+      const t0 = Date.parse('2026-03-04T10:00:00Z');
+      node.receive({ payload: [[t0, 0], [t0 + HOUR, 1], [t0 + 2 * HOUR, 3]], sensors: { DEMO: { 1: [[t0, 0], [t0 + HOUR, 1]] } } });
+      const [msg] = await out.next(1);
+      should(msg.payload.net).be.approximately(1 * 0.22 + 2 * 0.55, 1e-9);
+    });
+
+    it('hands a payload that is not a list of readings to Catch and stays usable', async () => {
+      const { node, out, caught } = await load();
+      node.receive({ payload: 'readings please' });
+      const [err] = await caught.next(1);
+      should(err.error.message).match(/batch mode needs msg.payload as an array of readings/);
+      should(err.payload).equal('readings please');
+      node.receive({ payload: [[0, 1], [HOUR, 2]] });
+      await out.next(1);
+    });
+
+    it('hands an unknown or broken tariff to Catch, saying which and why', async () => {
+      await loadFlow([easyCost], [
+        accountNode(sim), costNode({ id: 'unknown', tariff: 'NOPE' }), costNode({ id: 'broken', tariff: 'BROKEN' }), costNode({ id: 'none', tariff: '' }),
+        { id: 'out', type: 'helper' }, ...catchNodes(),
+      ]);
+      const caught = inbox('caught');
+      for (const id of ['unknown', 'broken', 'none']) helper.getNode(id).receive({ payload: [] });
+      const errs = await caught.next(3);
+      const byNode = Object.fromEntries(errs.map((e) => [e.error.source.id, e.error.message]));
+      should(byNode.unknown).match(/^Error: tariff "NOPE" not found on the account \(it has DEMO-WORKDAY, .*DEMO-FLAT/);
+      should(byNode.broken).match(/^Error: tariff "BROKEN" breaks the interface and cannot be used: .*price/);
+      should(byNode.none).equal('Error: no tariff configured');
+    });
+  });
+
+  describe('stream', () => {
+    it('resets today at local midnight of the account zone and reports the day that closed', async () => {
+      // Asia/Kolkata (UTC+05:30): local midnight of 5 March is 18:30Z on 4 March
+      const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-FLAT' }, 'Asia/Kolkata');
+      const feed = [['2026-03-04T18:00:00Z', 10], ['2026-03-04T18:29:00Z', 12], ['2026-03-04T18:31:00Z', 16], ['2026-03-04T19:00:00Z', 17]];
+      for (const [ts, value] of feed) node.receive({ payload: value, ts });
+      const msgs = await out.next(4);
+      should(msgs[1].payload.today).match({ energy: 2, from: '2026-03-03T18:30:00.000Z', to: '2026-03-04T18:30:00.000Z' });
+      should(msgs[1].payload).not.have.property('closed');
+      should(msgs[2].payload.closed.day).match({ energy: 6, to: '2026-03-04T18:30:00.000Z' }); // 18:29 -> 18:31 counts where it starts
+      should(msgs[3].payload.today).match({ energy: 1, from: '2026-03-04T18:30:00.000Z' });
+      should(msgs[3].payload.month.energy).equal(7);
+      should(msgs[3].payload.total).match({ energy: 7, net: 7 * 0.25, from: '2026-03-04T18:00:00.000Z', to: null });
+      should(msgs[3].payload.today.formatted.gross.text).equal((0.25 * 1.2).toFixed(2));
+    });
+
+    it('takes easy-sensors messages: meter readings counted, the tariff\'s own sensor as a live value', async () => {
+      const { node, out, caught } = await load({ mode: 'stream', tariff: 'DEMO-GENERATOR' });
+      const t0 = Date.parse('2026-03-04T10:00:00Z');
+      const meter = (ts: number, value: number) => ({ topic: 'e1.kwh', gateway: GATEWAY, payload: { id: 'e1.kwh', value, ts, decoded: { kind: 'modbus', quantity: 'energy' } } });
+      const input1 = (ts: number, value: number) => ({ topic: '1', gateway: GATEWAY, payload: { id: '1', value, ts, decoded: { kind: 'digital_input', channel: 1 } } });
+      node.receive(input1(t0 - GENERATOR_PERIOD_MS, 0));
+      node.receive(meter(t0, 100));
+      node.receive(input1(t0 + HOUR, 1)); // the generator starts
+      node.receive(meter(t0 + HOUR, 101));
+      node.receive(meter(t0 + 2 * HOUR, 103));
+      node.receive({ topic: 'e1.v3p@1', gateway: GATEWAY, payload: { id: 'e1.v3p@1', value: 230, ts: t0, decoded: { kind: 'modbus', quantity: 'voltage' } } });
+      const msgs = await out.next(3);
+      should(msgs[2].payload.total.net).be.approximately(1 * 0.22 + 2 * 0.55, 1e-9);
+      const [err] = await caught.next(1);
+      should(err.error.message).match(/sensor e1.v3p@1 is not an energy meter/);
+    });
+
+    it('reports duplicates, out-of-order and garbage readings without losing the totals', async () => {
+      const { node, out, caught } = await load({ mode: 'stream', tariff: 'DEMO-FLAT' });
+      node.receive({ payload: 1, ts: 1000 * HOUR });
+      node.receive({ payload: 3, ts: 1001 * HOUR });
+      node.receive({ payload: 9, ts: 1001 * HOUR });
+      node.receive({ payload: 0, ts: 999 * HOUR });
+      node.receive({ payload: { value: 'x' } });
+      node.receive({ payload: 4, ts: 1002 * HOUR });
+      const msgs = await out.next(5);
+      should(msgs.map((m) => m.payload.ignored)).eql([undefined, undefined, 'duplicate', 'out_of_order', undefined]);
+      should(msgs[4].payload.total.energy).equal(3);
+      const [err] = await caught.next(1);
+      should(err.error.message).match(/msg.payload.value as a finite number of kWh/);
+    });
+
+    it('keeps the totals in the context store across a restart of the runtime', async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'easy-cost-context-'));
+      try {
+        helper.settings({ contextStorage: { default: { module: 'localfilesystem', config: { dir, flushInterval: 3600 } } } });
+        // Loading the context stores is part of the runtime's start; the helper skips it.
+        const startStores = () => helper._redNodes.loadContextsPlugin();
+        const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-FLAT' }, 'UTC', [startStores]);
+        const t0 = Date.parse('2026-03-04T10:00:00Z');
+        node.receive({ payload: 100, ts: t0 });
+        node.receive({ payload: 104, ts: t0 + HOUR });
+        await out.next(2);
+
+        // Stop as the runtime does (flows, then stores, which writes them out), start again.
+        await helper._redNodes.stopFlows();
+        await helper._redNodes.closeContextsPlugin();
+        should(fs.readdirSync(path.join(dir, 'context'))).not.be.empty();
+        await helper._redNodes.loadContextsPlugin();
+        await helper._redNodes.loadFlows();
+        await helper._redNodes.startFlows();
+
+        const again = inbox('out');
+        helper.getNode('c').receive({ payload: 105, ts: t0 + 2 * HOUR });
+        const [msg] = await again.next(1);
+        should(msg.payload.today).match({ energy: 5, intervals: 2 });
+        should(msg.payload.total.from).equal(new Date(t0).toISOString());
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe('range', () => {
+    it('fetches the archive of the range and costs it like computeCost', async () => {
+      const { node, out } = await load({ mode: 'range' });
+      const to = Math.floor(Date.now() / 60_000) * 60_000 - 24 * HOUR;
+      const from = to - 6 * HOUR;
+      sim.resetRequests();
+      node.receive({ gateway: GATEWAY, from: new Date(from).toISOString(), to });
+      const [msg] = await out.next(1);
+      const expected = computeCost(tariff('DEMO-NIGHT'), archived('e1.kwh', from, to), { timezone: 'Europe/London' });
+      should(msg.payload).match({ net: expected.net, energy: expected.energy, gateway: GATEWAY, sensor: 'e1.kwh' });
+      should(msg.payload.fetched).eql({ readings: 6 * 60 + 1, requests: 1, shortcut: false });
+      should(sim.requests.filter((r) => r.endpoint === 'data')).have.length(1);
+    });
+
+    it('fetches only both ends of the range for a flat tariff', async () => {
+      const { node, out } = await load({ mode: 'range', tariff: 'DEMO-FLAT' });
+      const to = Math.floor(Date.now() / 60_000) * 60_000 - HOUR;
+      const from = to - 10 * 24 * HOUR;
+      sim.resetRequests();
+      node.receive({ gateway: GATEWAY, sensor: 'e1.kwh', from, to });
+      const [msg] = await out.next(1);
+      const meter = findDemoSensor('e1.kwh')!;
+      should(msg.payload.net).be.approximately((meter.valueAt(to) - meter.valueAt(from)) * 0.25, 1e-9);
+      should(msg.payload.fetched).eql({ readings: 2, requests: 2, shortcut: true });
+      // two one-hour windows, not ten days
+      const data = sim.requests.filter((r) => r.endpoint === 'data').map((r) => new URL(r.path, 'http://x').searchParams);
+      should(data).have.length(2);
+      for (const q of data) should(Date.parse(q.get('to')!) - Date.parse(q.get('from')!)).equal(HOUR);
+    });
+
+    it('costs a named period of the account zone', async () => {
+      const { node, out } = await load({ mode: 'range', tariff: 'DEMO-WORKDAY' }, 'America/New_York');
+      node.receive({ gateway: GATEWAY, period: 'yesterday' });
+      const [msg] = await out.next(1);
+      should(msg.payload.range.from).match(/T0[45]:00:00.000Z$/); // New York midnight: 04:00Z or 05:00Z
+      should(msg.payload.energy).be.above(10);
+    });
+
+    it('hands bad ranges and failed fetches to Catch', async () => {
+      const { node, caught } = await load({ mode: 'range' });
+      node.receive({ from: 0 });
+      node.receive({ gateway: GATEWAY, from: 'last tuesday' });
+      const bad = await caught.next(2);
+      should(bad[0].error.message).match(/range mode needs msg.gateway/);
+      should(bad[1].error.message).match(/msg.from must be/);
+      sim.setFaults({ removedGateways: [GATEWAY] });
+      node.receive({ gateway: GATEWAY, period: 'today' });
+      const [failed] = await caught.next(1);
+      should(failed.error.message).match(/DEMO not found/);
+      await quiet(50);
+    });
+  });
+});
