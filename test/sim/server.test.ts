@@ -268,7 +268,7 @@ describe('simulator: close()', () => {
     const keepAlive = await new Promise<string | undefined>((resolve, reject) => {
       http.get(`${sim.url}/easy/v1/tariffs.json`, { agent, headers: { Authorization: 'Bearer demo-token' } }, (res) => {
         res.resume();
-        res.on('end', () => resolve(res.headers['keep-alive']));
+        res.on('end', () => resolve(String(res.headers['keep-alive'])));
       }).on('error', reject);
     });
     should(keepAlive).equal('timeout=30');
