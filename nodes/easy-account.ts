@@ -10,11 +10,36 @@ import type { AccountNode, Node, NodeAPI, NodeDef, NodeStatus } from './red-type
 
 const STORE_KEY = 'lastGoodTariffs';
 
-function contextStore(node: Node): HubStore {
+/**
+ * The last good tariffs per account and base URL within this process as well: with no
+ * context store configured Node-RED deletes a node's context whenever the node stops,
+ * so without this a redeploy while offline would lose them. A persistent store is what
+ * carries them across a restart.
+ */
+const lastGoodInProcess = new Map<string, unknown>();
+
+/**
+ * The hub's store in the node's context. What is kept is tied to the base URL, so an
+ * account pointed at another service never prices from the old one's tariffs.
+ */
+function contextStore(node: AccountNode): HubStore {
   const context = node.context();
+  const key = `${node.id} ${node.baseUrl}`;
   return {
-    load: () => new Promise((resolve, reject) => context.get(STORE_KEY, (err, value) => (err ? reject(err) : resolve(value)))),
-    save: (value) => new Promise((resolve, reject) => context.set(STORE_KEY, value, (err) => (err ? reject(err) : resolve()))),
+    load: () =>
+      new Promise((resolve, reject) =>
+        context.get(STORE_KEY, (err, kept) => {
+          if (err) return reject(err);
+          const k = kept as { baseUrl?: unknown; lastGood?: unknown } | undefined;
+          resolve(k?.baseUrl === node.baseUrl ? k.lastGood : lastGoodInProcess.get(key));
+        }),
+      ),
+    save: (lastGood) => {
+      lastGoodInProcess.set(key, lastGood);
+      return new Promise((resolve, reject) =>
+        context.set(STORE_KEY, { baseUrl: node.baseUrl, lastGood }, (err) => (err ? reject(err) : resolve())),
+      );
+    },
   };
 }
 
@@ -52,7 +77,8 @@ export = function register(RED: NodeAPI): void {
       delete node.users[user.id];
     };
 
-    node.on('close', (_removed, done) => {
+    node.on('close', (removed, done) => {
+      if (removed) lastGoodInProcess.delete(`${node.id} ${node.baseUrl}`);
       const hub = node.hub;
       node.hub = null;
       if (!hub) return done();

@@ -1,0 +1,88 @@
+// easy-tariff: the live price of one tariff, sent on deploy and then exactly when it
+// changes. Glue only: the pricing, timers and sensor handling are in lib/tariff-watch.
+
+import { linkAccount, settleOnce } from './account-user';
+import { PricePayload, sensorsFromMessage, TariffWatch } from './lib/tariff-watch';
+import type { Node, NodeAPI, NodeDef, NodeMessage } from './red-types';
+
+const DEFAULT_REFRESH_MINUTES = 60;
+
+function refreshMinutes(value: unknown): number {
+  const n = Number(value);
+  return Number.isFinite(n) && n > 0 ? n : DEFAULT_REFRESH_MINUTES;
+}
+
+function noPrice(tariffId: string, reason: string): PricePayload {
+  return {
+    price: null, gross: null, vat: null, currency: null, tariffId, tariffName: null, ruleIndex: null, priority: null,
+    validFrom: null, validUntil: null, unknownSensors: [], stale: false, tariffsFetchedAt: null, reason,
+  };
+}
+
+const priceMessage = (payload: PricePayload): NodeMessage => ({ topic: 'price', payload });
+
+export = function register(RED: NodeAPI): void {
+  function EasyTariffNode(this: Node, config: NodeDef) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    const tariffId = String(config.tariff ?? '').trim();
+    const link = linkAccount(RED, node, config.account);
+    const problem = link.problem ?? (tariffId ? null : 'no tariff id configured');
+    let watch: TariffWatch | null = null;
+
+    // Started on the next turn, once the whole flow exists: what it sends or reports
+    // then reaches wired nodes and Catch nodes.
+    const starting = setImmediate(() => {
+      if (problem) {
+        const msg = priceMessage(noPrice(tariffId, problem));
+        node.send(msg);
+        node.error(problem, msg);
+        return;
+      }
+      watch = new TariffWatch({
+        hub: link.hub!,
+        tariffId,
+        refreshMinutes: refreshMinutes(config.refresh),
+        onPrice: (payload) => node.send(priceMessage(payload)),
+        onStatus: (status) => node.status(status),
+        onProblem: (message, payload) => node.error(message, priceMessage(payload)),
+      });
+      watch.start();
+    });
+    if (problem) {
+      // an account with a bad configuration has already pushed its own status
+      if (!link.account?.configError) node.status({ fill: 'red', shape: 'ring', text: problem });
+    } else {
+      node.status({ fill: 'grey', shape: 'ring', text: 'fetching tariffs…' });
+    }
+
+    node.on('input', (msg, send, done) => {
+      const finish = settleOnce(done);
+      try {
+        if (!watch) throw new Error(problem ?? 'the node is still starting');
+        if (msg.payload === 'schedule') {
+          const answer = watch.schedule();
+          msg.topic = 'schedule';
+          msg.payload = answer.segments;
+          Object.assign(msg, { tariffId: answer.tariffId, tariffName: answer.tariffName, currency: answer.currency, vat: answer.vat, timezone: answer.timezone });
+          send(msg);
+        } else {
+          // sensors the rules do not read (e.g. the rest of an easy-sensors poll) are ignored
+          for (const { gatewayId, sensorId, value } of sensorsFromMessage(msg)) watch.setSensor(gatewayId, sensorId, value);
+        }
+        finish();
+      } catch (err) {
+        finish(err);
+      }
+    });
+
+    node.on('close', (_removed, done) => {
+      clearImmediate(starting);
+      watch?.close();
+      link.release();
+      done();
+    });
+  }
+
+  RED.nodes.registerType('easy-tariff', EasyTariffNode);
+};

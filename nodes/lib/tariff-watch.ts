@@ -1,0 +1,403 @@
+// What an easy-tariff node does, free of Node-RED: follow one tariff through the account
+// hub, price it now, and price it again exactly when the price changes (a timer at
+// nextPriceChange, never a polling tick) or when a sensor its rules read changes.
+
+import type { AccountHub, SensorSnapshot, TariffSnapshot } from './hub';
+import { NoTokenError } from './hub';
+import { LongTimer } from './long-timer';
+import { nextPriceChange, priceAt, PriceResult, schedule, SensorValues } from './price';
+import { SensorRef, sensorsUsedBy, Tariff } from './tariff';
+import { DAY_MS, HOUR_MS, MINUTE_MS, toLocalMs, zoneInfo } from './time';
+
+export interface PricePayload {
+  price: number | null;
+  gross: number | null;
+  vat: number | null;
+  currency: string | null;
+  tariffId: string;
+  tariffName: string | null;
+  ruleIndex: number | null;
+  priority: number | null;
+  /** Since when this price applies (ISO), null when that lies beyond the look-back. */
+  validFrom: string | null;
+  /** The next price change (ISO), null when none within the engine's horizon. */
+  validUntil: string | null;
+  /** Sensors the rules read whose value is not known (their rules did not match). */
+  unknownSensors: SensorRef[];
+  /** Priced from tariffs of an earlier fetch: the last fetch failed or none has answered yet. */
+  stale: boolean;
+  tariffsFetchedAt: string | null;
+  /** Why there is no price, or a caveat about it; null when all is well. */
+  reason: string | null;
+}
+
+export interface WatchStatus {
+  fill: 'green' | 'yellow' | 'red' | 'grey';
+  shape: 'dot' | 'ring';
+  text: string;
+}
+
+export interface TariffWatchOptions {
+  hub: AccountHub;
+  tariffId: string;
+  refreshMinutes: number;
+  /** How often the gateways named by sensor rules are polled. */
+  sensorPollSec?: number;
+  now?: () => number;
+  onPrice(payload: PricePayload): void;
+  onStatus(status: WatchStatus): void;
+  /** A new problem (fetch failed, tariff missing or invalid, sensor poll failed), once per change. */
+  onProblem(message: string, payload: PricePayload): void;
+}
+
+export interface ScheduleAnswer {
+  tariffId: string;
+  tariffName: string;
+  currency: string;
+  vat: number;
+  timezone: string;
+  segments: Array<{ from: string; to: string; price: number | null; ruleIndex: number | null }>;
+}
+
+export const DEFAULT_SENSOR_POLL_SEC = 60;
+/** How far back validFrom is looked for; older starts are reported as null. */
+const LOOK_BACK_MS = 8 * DAY_MS;
+const LATE_TOLERANCE_MS = 1000;
+
+/** A sensor value and the order in which it arrived, so the latest source wins. */
+interface Known {
+  value: number;
+  seq: number;
+}
+
+export class TariffWatch {
+  private readonly hub: AccountHub;
+  private readonly tariffId: string;
+  private readonly now: () => number;
+  private snapshot: TariffSnapshot | null = null;
+  private readonly timer = new LongTimer();
+  private unwatchTariffs: (() => void) | null = null;
+  private readonly gatewayWatches = new Map<string, () => void>();
+  private readonly gatewayErrors = new Map<string, Error | null>();
+  /** By `gateway \0 sensor` (polls and messages naming a gateway) and by sensor id alone. */
+  private readonly byGateway = new Map<string, Known>();
+  private readonly byId = new Map<string, Known>();
+  /** The last polled value and timestamp per sensor: a poll only counts when it brings news. */
+  private readonly lastPolled = new Map<string, string>();
+  private seq = 0;
+  private emitted: { key: string; validFrom: number | null } | null = null;
+  private reported: string | null = null;
+  private closed = false;
+
+  constructor(private readonly opts: TariffWatchOptions) {
+    this.hub = opts.hub;
+    this.tariffId = opts.tariffId;
+    this.now = opts.now ?? Date.now;
+  }
+
+  start(): void {
+    this.unwatchTariffs = this.hub.watchTariffs(this.opts.refreshMinutes, (s) => {
+      this.snapshot = s;
+      this.followSensors();
+      this.evaluate(this.now());
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    this.timer.cancel();
+    this.unwatchTariffs?.();
+    for (const unwatch of this.gatewayWatches.values()) unwatch();
+    this.gatewayWatches.clear();
+  }
+
+  /**
+   * A sensor value from a message. Returns false (and changes nothing) when the tariff's
+   * rules do not read that sensor; before the tariff is known every value is kept.
+   */
+  setSensor(gatewayId: string | undefined, sensorId: string, value: number): boolean {
+    const tariff = this.tariff();
+    if (tariff) {
+      const used = sensorsUsedBy(tariff).some((r) => r.sensorId === sensorId && (gatewayId === undefined || r.gatewayId === gatewayId));
+      if (!used) return false;
+    }
+    const known = { value, seq: ++this.seq };
+    if (gatewayId === undefined) this.byId.set(sensorId, known);
+    else this.byGateway.set(sensorKey(gatewayId, sensorId), known);
+    this.evaluate(this.now());
+    return true;
+  }
+
+  /** The segments of the next `hours`, for charts and planning; throws when there is no tariff. */
+  schedule(hours = 24): ScheduleAnswer {
+    const tariff = this.tariff();
+    if (!tariff) throw new Error(this.snapshot ? this.missingReason(this.snapshot) : 'the tariffs have not been fetched yet');
+    const from = this.now();
+    const segments = schedule(tariff, from, from + hours * HOUR_MS, this.priceOptions(tariff));
+    return {
+      tariffId: tariff.id,
+      tariffName: tariff.name,
+      currency: tariff.currency,
+      vat: tariff.vat,
+      timezone: this.hub.timezone,
+      segments: segments.map((s) => ({ from: iso(s.from), to: iso(s.to), price: s.price, ruleIndex: s.ruleIndex })),
+    };
+  }
+
+  // -------------------------------------------------------------------------------------
+
+  private tariff(): Tariff | undefined {
+    return this.snapshot?.tariffs.find((t) => t.id === this.tariffId);
+  }
+
+  private evaluate(at: number): void {
+    const snap = this.snapshot;
+    if (this.closed || !snap) return;
+    const tariff = this.tariff();
+    let result: PriceResult | null = null;
+    let next: { at: number } | null = null;
+    let reason: string | null;
+    let unknownSensors: SensorRef[] = [];
+    if (!tariff) {
+      reason = this.missingReason(snap);
+    } else {
+      const options = this.priceOptions(tariff);
+      result = priceAt(tariff, at, options);
+      next = nextPriceChange(tariff, at, options);
+      unknownSensors = result ? result.unknownSensors : this.unknownSensors(tariff);
+      if (!result) reason = unknownSensors.length ? `no rule matches: ${sensorWords(unknownSensors)} unknown` : 'no rule matches at this time';
+      else reason = unknownSensors.length ? `${sensorWords(unknownSensors)} unknown, priced by a later rule` : null;
+    }
+
+    const key = result ? `${result.price}|${result.gross}|${result.currency}` : 'none';
+    const changed = !this.emitted || this.emitted.key !== key;
+    let validFrom: number | null;
+    if (!changed) validFrom = this.emitted!.validFrom;
+    else if (this.emitted) validFrom = at;
+    else validFrom = tariff ? this.priceSince(tariff, at) : null;
+    this.emitted = { key, validFrom };
+
+    const payload: PricePayload = {
+      price: result?.price ?? null,
+      gross: result?.gross ?? null,
+      vat: result?.vat ?? tariff?.vat ?? null,
+      currency: result?.currency ?? tariff?.currency ?? null,
+      tariffId: this.tariffId,
+      tariffName: tariff?.name ?? null,
+      ruleIndex: result?.ruleIndex ?? null,
+      priority: result?.priority ?? null,
+      validFrom: validFrom === null ? null : iso(validFrom),
+      validUntil: next ? iso(next.at) : null,
+      unknownSensors,
+      stale: snap.stale,
+      tariffsFetchedAt: snap.fetchedAt === null ? null : iso(snap.fetchedAt),
+      reason,
+    };
+
+    if (next) {
+      const boundary = next.at;
+      // A timer a few ms late still prices (and dates) the boundary itself; one that
+      // slept through it (a suspended machine) prices now.
+      this.timer.arm(boundary, () => {
+        const now = this.now();
+        this.evaluate(now - boundary < LATE_TOLERANCE_MS ? boundary : now);
+      }, this.now);
+    } else {
+      this.timer.cancel();
+    }
+    this.opts.onStatus(this.status(payload, snap, at));
+    if (changed) this.opts.onPrice(payload);
+    this.report(snap, tariff, payload);
+  }
+
+  private priceOptions(tariff: Tariff): { timezone: string; sensors: SensorValues } {
+    const sensors: SensorValues = {};
+    for (const ref of sensorsUsedBy(tariff)) {
+      const a = this.byGateway.get(sensorKey(ref.gatewayId, ref.sensorId));
+      const b = this.byId.get(ref.sensorId);
+      const known = a && b ? (a.seq > b.seq ? a : b) : a ?? b;
+      if (known) (sensors[ref.gatewayId] ??= {})[ref.sensorId] = known.value;
+    }
+    return { timezone: this.hub.timezone, sensors };
+  }
+
+  private unknownSensors(tariff: Tariff): SensorRef[] {
+    const { sensors } = this.priceOptions(tariff);
+    return sensorsUsedBy(tariff).filter((r) => sensors[r.gatewayId]?.[r.sensorId] === undefined);
+  }
+
+  /** Where the current price began, looking back with today's sensor values. */
+  private priceSince(tariff: Tariff, at: number): number | null {
+    const segments = schedule(tariff, at - LOOK_BACK_MS, at + 1, this.priceOptions(tariff));
+    let k = segments.length - 1;
+    const current = segments[k].price;
+    while (k > 0 && segments[k - 1].price === current) k--;
+    return segments[k].from > at - LOOK_BACK_MS ? segments[k].from : null;
+  }
+
+  private missingReason(snap: TariffSnapshot): string {
+    if (snap.error && snap.fetchedAt === null) return `tariffs could not be fetched: ${snap.error.message}`;
+    const rejected = snap.problems.find((p) => p.severity === 'error' && p.tariffId === this.tariffId);
+    if (rejected) return `tariff "${this.tariffId}" was rejected: ${rejected.message}`;
+    return `tariff "${this.tariffId}" is not on the account`;
+  }
+
+  private status(p: PricePayload, snap: TariffSnapshot, at: number): WatchStatus {
+    const until = p.validUntil ? ` until ${localTime(Date.parse(p.validUntil), at, this.hub.timezone)}` : '';
+    const age = snap.stale && snap.fetchedAt !== null ? ` · tariffs ${ageWords(at - snap.fetchedAt)} old` : '';
+    if (p.price !== null) {
+      const caveat = p.unknownSensors.length ? ` · ${sensorWords(p.unknownSensors)} unknown` : '';
+      return { fill: snap.stale ? 'yellow' : 'green', shape: 'dot', text: `${rate(p.price)} ${p.currency}/kWh${until}${age}${caveat}` };
+    }
+    if (p.tariffName !== null) return { fill: 'yellow', shape: 'ring', text: `no price${until}: ${p.reason}${age}` };
+    if (snap.error && snap.fetchedAt === null) return { fill: 'red', shape: 'ring', text: shortError(snap.error) };
+    return { fill: 'red', shape: 'ring', text: /rejected/.test(p.reason ?? '') ? 'tariff invalid' : 'tariff not found' };
+  }
+
+  /** Tells each new problem once; a problem that goes away is forgotten, so it is told again if it comes back. */
+  private report(snap: TariffSnapshot, tariff: Tariff | undefined, payload: PricePayload): void {
+    let problem: string | null = null;
+    if (snap.error) problem = tariff ? `tariffs could not be refreshed: ${snap.error.message} (pricing from the last good ones)` : payload.reason;
+    else if (!tariff) problem = payload.reason;
+    else {
+      const failed = [...this.gatewayErrors].find(([, e]) => e);
+      if (failed) problem = `sensors of gateway ${failed[0]} could not be read: ${failed[1]!.message}`;
+    }
+    if (problem !== null && problem !== this.reported) this.opts.onProblem(problem, payload);
+    this.reported = problem;
+  }
+
+  // -------------------------------------------------------------------------------------
+  // Sensors polled through the hub
+
+  /** Watches exactly the gateways the tariff's sensor rules name. */
+  private followSensors(): void {
+    const tariff = this.tariff();
+    const wanted = new Set(tariff ? sensorsUsedBy(tariff).map((r) => r.gatewayId) : []);
+    for (const [gatewayId, unwatch] of this.gatewayWatches) {
+      if (wanted.has(gatewayId)) continue;
+      unwatch();
+      this.gatewayWatches.delete(gatewayId);
+      this.gatewayErrors.delete(gatewayId);
+    }
+    for (const gatewayId of wanted) {
+      if (this.gatewayWatches.has(gatewayId)) continue;
+      const pollSec = this.opts.sensorPollSec ?? DEFAULT_SENSOR_POLL_SEC;
+      this.gatewayWatches.set(gatewayId, this.hub.watchSensors(gatewayId, pollSec, (s) => this.onSensors(s)));
+    }
+  }
+
+  private onSensors(s: SensorSnapshot): void {
+    let changed = (this.gatewayErrors.get(s.gatewayId) ?? null) !== s.error;
+    this.gatewayErrors.set(s.gatewayId, s.error);
+    for (const sensor of s.sensors) {
+      const key = sensorKey(s.gatewayId, sensor.id);
+      const reading = `${sensor.value}@${sensor.timestamp}`;
+      if (this.lastPolled.get(key) === reading) continue;
+      this.lastPolled.set(key, reading);
+      this.byGateway.set(key, { value: sensor.value, seq: ++this.seq });
+      changed = true;
+    }
+    if (changed) this.evaluate(this.now());
+  }
+}
+
+export interface SensorReading {
+  gatewayId: string | undefined;
+  sensorId: string;
+  value: number;
+}
+
+/**
+ * The sensor values a message carries: msg.topic = sensor id (or payload.id), msg.gateway
+ * optional, msg.payload a number, a numeric string, a boolean, an easy-sensors payload
+ * `{ id, value, ... }`, or the array of those that easy-sensors sends in `all` mode.
+ * Throws a TypeError a user understands otherwise.
+ */
+export function sensorsFromMessage(msg: { topic?: unknown; gateway?: unknown; payload?: unknown }): SensorReading[] {
+  const gatewayId = nonEmpty(msg.gateway) ?? undefined;
+  if (Array.isArray(msg.payload)) return msg.payload.map((item) => reading(gatewayId, undefined, item));
+  return [reading(gatewayId, msg.topic, msg.payload)];
+}
+
+function reading(gatewayId: string | undefined, topic: unknown, payload: unknown): SensorReading {
+  const inner = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : null;
+  const sensorId = nonEmpty(topic) ?? nonEmpty(inner?.id);
+  if (!sensorId) {
+    throw new TypeError("expected msg.payload 'schedule', or a sensor value with msg.topic set to the sensor id");
+  }
+  const value = toNumber(inner ? inner.value : payload);
+  if (value === null) {
+    throw new TypeError(`sensor ${sensorId}: msg.payload must be a number (or an easy-sensors payload with a numeric value)`);
+  }
+  return { gatewayId, sensorId, value };
+}
+
+function nonEmpty(x: unknown): string | null {
+  if (typeof x === 'number' && Number.isFinite(x)) return String(x);
+  return typeof x === 'string' && x.trim() !== '' ? x.trim() : null;
+}
+
+function toNumber(x: unknown): number | null {
+  if (typeof x === 'boolean') return x ? 1 : 0;
+  if (typeof x === 'number') return Number.isFinite(x) ? x : null;
+  if (typeof x === 'string' && x.trim() !== '' && Number.isFinite(Number(x))) return Number(x);
+  return null;
+}
+
+function sensorKey(gatewayId: string, sensorId: string): string {
+  return `${gatewayId}\u0000${sensorId}`;
+}
+
+function sensorWords(refs: SensorRef[]): string {
+  return refs.map((r) => `sensor ${r.gatewayId}/${r.sensorId}`).join(', ');
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** A rate with at least 2 and at most 4 decimals: 0.45, 0.30, 0.1234. */
+export function rate(price: number): string {
+  return price.toFixed(4).replace(/0{1,2}$/, '');
+}
+
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+
+/** `19:00` (seconds only when not :00), with the weekday when it is not the local day of `now`. */
+export function localTime(at: number, now: number, timezone: string): string {
+  const zone = zoneInfo(timezone);
+  const local = new Date(toLocalMs(zone, at));
+  const today = new Date(toLocalMs(zone, now));
+  const hhmmss = local.toISOString().slice(11, 19);
+  const time = hhmmss.endsWith(':00') ? hhmmss.slice(0, 5) : hhmmss;
+  const sameDay = local.toISOString().slice(0, 10) === today.toISOString().slice(0, 10);
+  return sameDay ? time : `${WEEKDAYS[local.getUTCDay()]} ${time}`;
+}
+
+export function ageWords(ms: number): string {
+  if (ms < MINUTE_MS) return 'under a minute';
+  if (ms < HOUR_MS) return `${Math.floor(ms / MINUTE_MS)} min`;
+  if (ms < DAY_MS) return `${Math.floor(ms / HOUR_MS)} h`;
+  return `${Math.floor(ms / DAY_MS)} d`;
+}
+
+const SHORT_ERRORS: Record<string, string> = {
+  unauthorized: 'token rejected',
+  forbidden: 'no tariff access',
+  not_found: 'not found: check base URL',
+  rate_limited: 'rate limited',
+  server: 'service error',
+  network: 'service unreachable',
+  timeout: 'service timed out',
+  invalid_response: 'bad answer from service',
+  aborted: 'request aborted',
+};
+
+/** A status-sized word for an error: the client's code, or the start of its message. */
+export function shortError(err: Error): string {
+  if (err instanceof NoTokenError) return 'no token on the account';
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && SHORT_ERRORS[code]) return SHORT_ERRORS[code];
+  return err.message.length > 40 ? `${err.message.slice(0, 39)}…` : err.message;
+}

@@ -1,0 +1,222 @@
+// easy-tariff in the real runtime against the simulator over loopback: the price on
+// deploy, at the exact boundary, on a sensor change, the schedule, a restart offline,
+// and every error path reaching a Catch node.
+import should from 'should';
+import type { Simulator } from '../../sim/server';
+import { DEMO_TARIFFS, generatorOn } from '../../sim/demo-data';
+import { toLocalMs, zoneInfo } from '../../nodes/lib/time';
+import easyTariff = require('../../nodes/easy-tariff');
+import easyAccount = require('../../nodes/easy-account');
+import { accountNode, catchNodes, FlowNode, helper, inbox, quiet, statuses, TOKEN, withSimulator } from './flow-support';
+
+const ZONE = 'Asia/Kolkata'; // +05:30: a boundary read in UTC or the process zone would be off by hours
+const GENERATOR = DEMO_TARIFFS.find((t) => t.id === 'DEMO-GENERATOR')!;
+
+function tariffNode(over: Record<string, unknown> = {}): FlowNode {
+  return { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-FLAT', refresh: 60, wires: [['out']], ...over };
+}
+
+/** The last status a node showed (the helper spies on every call). */
+function lastStatus(id: string): { fill?: string; shape?: string; text?: string } {
+  const calls = (helper as any)._NodePrototype.status.getCalls().filter((c: any) => c.thisValue.id === id);
+  return calls[calls.length - 1].args[0];
+}
+
+/** Local HH:mm:SS of an instant in ZONE, as a tariff rule writes it. */
+function localHms(at: number): string {
+  return new Date(toLocalMs(zoneInfo(ZONE), at)).toISOString().slice(11, 19);
+}
+
+/** An instant whose quarter hour has the demo generator on (or off): the simulator's clock. */
+function generatorInstant(on: boolean): number {
+  let at = Date.parse('2026-03-04T10:00:30Z');
+  while (generatorOn(at) !== on) at += 60_000;
+  return at;
+}
+
+describe('easy-tariff node', function () {
+  let sim: Simulator;
+
+  afterEach(async () => {
+    await helper.unload();
+    await sim?.close();
+  });
+
+  async function start(opts: { tariffs?: () => unknown[]; now?: () => number; token?: string; zone?: string } = {}, over = {}, extra: FlowNode[] = []) {
+    sim = await withSimulator({ tariffs: opts.tariffs, now: opts.now });
+    const flow = [accountNode(sim, opts.zone ?? ZONE), tariffNode(over), { id: 'out', type: 'helper' }, ...catchNodes(), ...extra];
+    await helper.load([easyAccount, easyTariff], flow, { acc: { token: opts.token ?? TOKEN } });
+    return { out: inbox('out'), caught: inbox('caught'), shown: statuses('t'), flow };
+  }
+
+  it('sends the price on deploy with every payload field, then nothing while it holds', async () => {
+    const { out, shown } = await start();
+    const [msg] = await out.next(1);
+    should(msg.topic).equal('price');
+    should(msg.payload).eql({
+      price: 0.25, gross: 0.3, vat: 20, currency: 'GBP', tariffId: 'DEMO-FLAT', tariffName: 'Flat rate', ruleIndex: 0, priority: 1,
+      validFrom: null, validUntil: null, unknownSensors: [], stale: false,
+      tariffsFetchedAt: msg.payload.tariffsFetchedAt, reason: null,
+    });
+    should(Date.parse(msg.payload.tariffsFetchedAt)).be.approximately(Date.now(), 5000);
+    should(shown[shown.length - 1]).eql({ fill: 'green', shape: 'dot', text: '0.25 GBP/kWh' });
+    await quiet(300);
+    should(out.received).eql([]);
+  });
+
+  it('switches at a boundary a few seconds ahead, at the instant, and shows until when', async function () {
+    this.timeout(8000);
+    const boundary = Math.ceil((Date.now() + 2500) / 1000) * 1000;
+    const tariff = {
+      id: 'SOON', name: 'Peak soon', vat: 20, currency: 'GBP',
+      rules: [
+        { priority: 10, price: 0.45, time_start: localHms(boundary), time_end: localHms(boundary + 3_600_000) },
+        { priority: 20, price: 0.3 },
+      ],
+    };
+    const { out, shown } = await start({ tariffs: () => [tariff] }, { tariff: 'SOON' });
+    const [before] = await out.next(1);
+    should(before.payload).containEql({ price: 0.3, validUntil: new Date(boundary).toISOString() });
+    should(shown[shown.length - 1].text).equal(`0.30 GBP/kWh until ${localHms(boundary)}`);
+
+    const [after] = await out.next(1, 5000);
+    const late = Date.now() - boundary;
+    should(late).be.within(0, 200);
+    should(after.payload).containEql({ price: 0.45, gross: 0.54, ruleIndex: 0, priority: 10, validFrom: new Date(boundary).toISOString() });
+    should(after.payload.validUntil).equal(new Date(boundary + 3_600_000).toISOString());
+    should(sim.requests.filter((r) => r.endpoint === 'tariffs')).have.length(1); // a timer, not a refetch or a tick
+  });
+
+  it('polls the gateway its sensor rule names, and a sensor message changes the price at once', async () => {
+    const at = generatorInstant(true);
+    const { out, caught } = await start({ now: () => at }, { tariff: 'DEMO-GENERATOR' });
+    const [unknown, polled] = await out.next(2);
+    // before the poll answers input "1" is unknown: its rule cannot match, the next one prices
+    should(unknown.payload).containEql({ price: 0.22, unknownSensors: [{ gatewayId: 'DEMO', sensorId: '1' }] });
+    should(unknown.payload.reason).match(/sensor DEMO\/1 unknown/);
+    should(polled.payload).containEql({ price: 0.55, ruleIndex: 0, unknownSensors: [], reason: null });
+
+    const node = helper.getNode('t');
+    let sent = Date.now();
+    node.receive({ topic: '1', gateway: 'DEMO', payload: 0 });
+    const [off] = await out.next(1);
+    should(Date.now() - sent).be.below(100);
+    should(off.payload).containEql({ price: 0.22, ruleIndex: 1 });
+    should(Date.parse(off.payload.validFrom)).be.approximately(sent, 100);
+
+    // as wired from easy-sensors: the payload object, gateway on the message
+    sent = Date.now();
+    node.receive({ topic: '1', gateway: 'DEMO', payload: { id: '1', name: 'Generator running', value: 1, unit: null } });
+    const [on] = await out.next(1);
+    should(Date.now() - sent).be.below(100);
+    should(on.payload.price).equal(0.55);
+
+    // easy-sensors in 'all' mode: the array of the gateway's sensors
+    node.receive({ topic: 'DEMO', gateway: 'DEMO', payload: [{ id: 'e1.kwh', value: 1234.5 }, { id: '1', value: 0 }] });
+    should((await out.next(1))[0].payload.price).equal(0.22);
+
+    // other sensors of the same poll are none of this tariff's business
+    node.receive({ topic: 'e1.kwh', gateway: 'DEMO', payload: { id: 'e1.kwh', value: 1234.5 } });
+    await quiet(150);
+    should(out.received).eql([]);
+    should(caught.received).eql([]);
+    should(GENERATOR.rules[0]).containEql({ gateway_id: 'DEMO', sensor_id: '1' });
+  });
+
+  it("answers 'schedule' with the next 24 h of segments on the same output", async () => {
+    const { out } = await start({ zone: 'UTC' }, { tariff: 'DEMO-NIGHT' });
+    await out.next(1);
+    const before = Date.now();
+    helper.getNode('t').receive({ payload: 'schedule', _msgid: 'm1' });
+    const [msg] = await out.next(1);
+    should(msg).containEql({ topic: 'schedule', tariffId: 'DEMO-NIGHT', currency: 'GBP', vat: 5, timezone: 'UTC', _msgid: 'm1' });
+    const segments = msg.payload as Array<{ from: string; to: string; price: number }>;
+    should(Date.parse(segments[0].from)).be.within(before, Date.now());
+    should(Date.parse(segments[segments.length - 1].to) - Date.parse(segments[0].from)).equal(24 * 3_600_000);
+    segments.slice(1).forEach((s, k) => should(s.from).equal(segments[k].to));
+    for (const s of segments) {
+      const hour = new Date(s.from).getUTCHours();
+      if (s.from !== segments[0].from) should(hour === 22 ? 0.12 : hour === 6 ? 0.28 : NaN).equal(s.price);
+    }
+  });
+
+  it('after a redeploy without network prices from the last good tariffs, marked stale', async () => {
+    const { out, flow } = await start();
+    await out.next(1);
+    await sim.close();
+    // redeploying the changed account restarts it and its tariff node (Node-RED drops their context)
+    const offline = flow.map((n) => (n.id === 'acc' ? { ...n, baseUrl: sim.url, name: 'offline' } : n));
+    await (helper as any).setFlows(offline, 'nodes', { acc: { token: TOKEN } });
+    const [msg] = await out.next(1);
+    should(msg.payload).containEql({ price: 0.25, stale: true, reason: null });
+    should(lastStatus('t')).eql({ fill: 'yellow', shape: 'dot', text: '0.25 GBP/kWh · tariffs under a minute old' });
+  });
+
+  it("after a restart without network prices from the tariffs in the account's context store", async () => {
+    const { out, flow } = await start();
+    await out.next(1);
+    const saved = await new Promise((resolve) => helper.getNode('acc').context().get('lastGoodTariffs', (_e: unknown, v: unknown) => resolve(v)));
+    await helper.unload();
+    await sim.close();
+
+    // A new runtime whose persistent context store holds what the account saved, changed
+    // so that only the context (not the account's in-process copy) can explain the price.
+    (saved as any).lastGood.tariffs.find((t: any) => t.id === 'DEMO-FLAT').rules[0].price = 0.99;
+    await helper.load([easyAccount, easyTariff], flow.filter((n) => n.type !== 'easy-account' && n.type !== 'easy-tariff'), {});
+    const again = inbox('out');
+    (helper as any)._context.get('acc', undefined).set('lastGoodTariffs', saved);
+    const offline = flow.map((n) => (n.id === 'acc' ? { ...n, baseUrl: sim.url } : n));
+    await (helper as any).setFlows(offline, 'nodes', { acc: { token: TOKEN } });
+    const [msg] = await again.next(1);
+    should(msg.payload).containEql({ price: 0.99, stale: true });
+    should(lastStatus('t').fill).equal('yellow');
+  });
+
+  describe('every error reaches a Catch node, with price null and a red status', () => {
+    const cases: Array<{ name: string; opts?: object; over?: object; tariffs?: () => unknown[]; error: RegExp; status: string }> = [
+      { name: 'token rejected (401)', opts: { token: 'not-a-token' }, error: /tariffs could not be fetched: .*(401|token)/i, status: 'token rejected' },
+      { name: 'no tariff access (403)', opts: { token: 'demo-no-tariffs' }, error: /no access to tariffs/, status: 'no tariff access' },
+      { name: 'unknown tariff id', over: { tariff: 'NOPE' }, error: /tariff "NOPE" is not on the account/, status: 'tariff not found' },
+      {
+        name: 'tariff rejected by validation',
+        over: { tariff: 'BAD' },
+        tariffs: () => [{ id: 'BAD', name: 'Bad', vat: 20, currency: 'GBP', rules: [{ priority: 1 }] }],
+        error: /tariff "BAD" was rejected: .*price/,
+        status: 'tariff invalid',
+      },
+      { name: 'bad time zone', opts: { zone: 'Mars/Olympus' }, error: /unknown time zone "Mars\/Olympus"/, status: 'bad time zone' },
+    ];
+    for (const c of cases) {
+      it(c.name, async () => {
+        const { out, caught, shown } = await start({ ...c.opts, tariffs: c.tariffs }, c.over);
+        const [msg] = await out.next(1);
+        should(msg.payload.price).be.null();
+        const [err] = await caught.next(1);
+        should(err.error.message).match(c.error);
+        should(err.error.source.id).equal('t');
+        should(err.payload.price).be.null();
+        await quiet(50);
+        should(shown[shown.length - 1]).containEql({ fill: 'red', text: c.status });
+        should(JSON.stringify([msg, err, shown])).not.containEql(TOKEN);
+      });
+    }
+
+    it('a bad input message ends in done(err) once, and the node keeps working', async () => {
+      const { out, caught } = await start({}, {}, [{ id: 'done', type: 'complete', scope: ['t'], wires: [['completed']] }, { id: 'completed', type: 'helper' }]);
+      await out.next(1);
+      const completed = inbox('completed');
+      helper.getNode('t').receive({ topic: '1', payload: 'on' });
+      helper.getNode('t').receive({ payload: 42 });
+      const errs = await caught.next(2);
+      should(errs[0].error.message).match(/sensor 1: msg.payload must be a number/);
+      should(errs[1].error.message).match(/expected msg.payload 'schedule'/);
+      helper.getNode('t').receive({ payload: 'schedule' });
+      const [answer] = await out.next(1);
+      should(answer.topic).equal('schedule');
+      await completed.next(1); // only the good message completes; the two failures went to Catch
+      await quiet(100);
+      should(caught.received).eql([]);
+      should(completed.received).eql([]);
+    });
+  });
+});
