@@ -319,11 +319,13 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const body = Buffer.from(reply.body);
     record.status = reply.status;
     res.writeHead(reply.status, { 'Content-Type': reply.contentType, 'Content-Length': body.length, ...reply.headers });
+    res.flushHeaders();
     for (let i = 0; i < pieces; i++) {
+      // Wait first, so the last piece goes out at `ms`: the body is complete no earlier.
+      await later(ms / pieces);
       // The client may have hung up (its deadline): stop writing to a closed socket.
       if (res.destroyed) return;
       res.write(body.subarray(Math.floor((i * body.length) / pieces), Math.floor(((i + 1) * body.length) / pieces)));
-      await later(ms / pieces);
     }
     res.end();
   }

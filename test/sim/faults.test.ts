@@ -1,4 +1,5 @@
 import should from 'should';
+import * as http from 'http';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { startSimulator, Simulator } from '../../sim/server';
 import { DEFAULT_FAULTS, Endpoint } from '../../sim/faults';
@@ -242,6 +243,29 @@ describe('simulator: fault switches', () => {
       should(status).equal(403);
       should(json).have.property('error', 'forbidden');
       should(await statusOf(sim, PATHS.sensors)).equal(200);
+    });
+  });
+
+  describe('trickleMs', () => {
+    it('sends the headers at once and the whole body spread over the time, only in scope', async () => {
+      // The first piece leaves after 100 ms: headers before that were flushed on their own.
+      sim.setFaults({ trickleMs: 1000, scope: ['sensors'] });
+      const started = Date.now();
+      let headersAfter = 0;
+      const body = await new Promise<string>((resolve, reject) => {
+        http.get(`${sim.url}${PATHS.sensors}`, { headers: { Authorization: 'Bearer demo-token' }, agent: false }, (res) => {
+          headersAfter = Date.now() - started;
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => resolve(text));
+        }).on('error', reject);
+      });
+      should(headersAfter).be.below(90);
+      should(Date.now() - started).be.aboveOrEqual(990);
+      should(body).equal(healthy.sensors);
+      const quick = Date.now();
+      await request(sim.url, PATHS.tariffs);
+      should(Date.now() - quick).be.below(200);
     });
   });
 
