@@ -22,6 +22,8 @@ function archived(sensorId: string, from: number, to: number): Array<[number, nu
 
 describe('easy-cost node', function () {
   let sim: Simulator;
+  /** A localfilesystem context store's folder, removed once the flow is unloaded. */
+  let contextDir: string | null = null;
 
   beforeEach(async () => {
     sim = await withSimulator({
@@ -32,7 +34,12 @@ describe('easy-cost node', function () {
 
   afterEach(async () => {
     await helper.unload();
-    helper.settings({});
+    if (contextDir) {
+      await helper._redNodes.closeContextsPlugin();
+      fs.rmSync(contextDir, { recursive: true, force: true });
+      contextDir = null;
+      helper.settings({});
+    }
     await sim.close();
   });
 
@@ -140,33 +147,29 @@ describe('easy-cost node', function () {
     });
 
     it('keeps the totals in the context store across a restart of the runtime', async () => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'easy-cost-context-'));
-      try {
-        helper.settings({ contextStorage: { default: { module: 'localfilesystem', config: { dir, flushInterval: 3600 } } } });
-        // Loading the context stores is part of the runtime's start; the helper skips it.
-        const startStores = () => helper._redNodes.loadContextsPlugin();
-        const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-FLAT' }, 'UTC', [startStores]);
-        const t0 = Date.parse('2026-03-04T10:00:00Z');
-        node.receive({ payload: 100, ts: t0 });
-        node.receive({ payload: 104, ts: t0 + HOUR });
-        await out.next(2);
+      const dir = (contextDir = fs.mkdtempSync(path.join(os.tmpdir(), 'easy-cost-context-')));
+      helper.settings({ contextStorage: { default: { module: 'localfilesystem', config: { dir, flushInterval: 3600 } } } });
+      // Loading the context stores is part of the runtime's start; the helper skips it.
+      const startStores = () => helper._redNodes.loadContextsPlugin();
+      const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-FLAT' }, 'UTC', [startStores]);
+      const t0 = Date.parse('2026-03-04T10:00:00Z');
+      node.receive({ payload: 100, ts: t0 });
+      node.receive({ payload: 104, ts: t0 + HOUR });
+      await out.next(2);
 
-        // Stop as the runtime does (flows, then stores, which writes them out), start again.
-        await helper._redNodes.stopFlows();
-        await helper._redNodes.closeContextsPlugin();
-        should(fs.readdirSync(path.join(dir, 'context'))).not.be.empty();
-        await helper._redNodes.loadContextsPlugin();
-        await helper._redNodes.loadFlows();
-        await helper._redNodes.startFlows();
+      // Stop as the runtime does (flows, then stores, which writes them out), start again.
+      await helper._redNodes.stopFlows();
+      await helper._redNodes.closeContextsPlugin();
+      should(fs.readdirSync(path.join(dir, 'context'))).not.be.empty();
+      await helper._redNodes.loadContextsPlugin();
+      await helper._redNodes.loadFlows();
+      await helper._redNodes.startFlows();
 
-        const again = inbox('out');
-        helper.getNode('c').receive({ payload: 105, ts: t0 + 2 * HOUR });
-        const [msg] = await again.next(1);
-        should(msg.payload.today).match({ energy: 5, intervals: 2 });
-        should(msg.payload.total.from).equal(new Date(t0).toISOString());
-      } finally {
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
+      const again = inbox('out');
+      helper.getNode('c').receive({ payload: 105, ts: t0 + 2 * HOUR });
+      const [msg] = await again.next(1);
+      should(msg.payload.today).match({ energy: 5, intervals: 2 });
+      should(msg.payload.total.from).equal(new Date(t0).toISOString());
     });
   });
 
