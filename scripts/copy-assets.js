@@ -22,3 +22,5 @@ function copyTree(from, to, filter) {
 }
 
 copyTree(src, dst, (name) => name.endsWith('.html') || name.endsWith('.json'));
+// Node-RED looks for a node's icons in icons/ beside its .js file, not at the package root.
+copyTree(path.join(root, 'icons'), path.join(dst, 'icons'), (name) => name.endsWith('.svg') || name.endsWith('.png'));

@@ -4,9 +4,13 @@
 import should from 'should';
 import type { Simulator } from '../../sim/server';
 import { DEMO_TARIFFS, generatorOn } from '../../sim/demo-data';
+import * as fs from 'fs';
+import * as path from 'path';
 import { toLocalMs, zoneInfo } from '../../nodes/lib/time';
+import { priceAt } from '../../nodes/lib/price';
 import easyTariff = require('../../nodes/easy-tariff');
 import easyAccount = require('../../nodes/easy-account');
+import easySensors = require('../../nodes/easy-sensors');
 import { accountNode, catchNodes, FlowNode, helper, inbox, quiet, statuses, TOKEN, withSimulator } from './flow-support';
 
 const ZONE = 'Asia/Kolkata'; // +05:30: a boundary read in UTC or the process zone would be off by hours
@@ -217,6 +221,46 @@ describe('easy-tariff node', function () {
       await quiet(100);
       should(caught.received).eql([]);
       should(completed.received).eql([]);
+    });
+  });
+
+  describe('examples', () => {
+    const CORE = ['common/20-inject.js', 'function/10-switch.js', 'function/15-change.js'].map((file) =>
+      require(require.resolve(`@node-red/nodes/core/${file}`)));
+
+    /** The example as shipped, the account pointed at the simulator, debug nodes read through helper nodes. */
+    async function runExample(name: string, now?: () => number) {
+      sim = await withSimulator({ now });
+      const shipped: FlowNode[] = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', `${name}.json`), 'utf8'));
+      const flow = shipped.map((n) => {
+        if (n.type === 'easy-account') return { ...n, baseUrl: sim.url, timezone: 'UTC' };
+        return n.type === 'debug' ? { id: n.id, z: n.z, type: 'helper' } : n;
+      });
+      const account = flow.find((n) => n.type === 'easy-account')!;
+      await helper.load([easyAccount, easyTariff, easySensors, ...CORE], flow, { [account.id]: { token: TOKEN } });
+    }
+
+    it('switch a relay when the price goes up: the relay follows the price on deploy', async () => {
+      await runExample('switch-a-relay-when-the-price-goes-up');
+      const [relay] = await inbox('relay-out').next(1);
+      const tariff = DEMO_TARIFFS.find((t) => t.id === 'DEMO-WORKDAY')!;
+      const expensive = priceAt(tariff, Date.now(), { timezone: 'UTC' })!.price > 0.3;
+      should(relay).containEql({ topic: 'water-heater', payload: !expensive });
+    });
+
+    it('generator price and schedule: the injects re-price at once and ask for the schedule', async () => {
+      const at = generatorInstant(false);
+      await runExample('generator-price-and-schedule', () => at);
+      const prices = inbox('genprice-price');
+      should((await prices.next(1))[0].payload.price).equal(0.22);
+      helper.getNode('genprice-started').receive({});
+      should((await prices.next(1))[0].payload.price).equal(0.55);
+      helper.getNode('genprice-stopped').receive({});
+      should((await prices.next(1))[0].payload.price).equal(0.22);
+      helper.getNode('genprice-ask').receive({});
+      const [schedule] = await inbox('genprice-schedule').next(1);
+      should(schedule.payload).be.an.Array();
+      should(schedule.payload[0].price).equal(0.22);
     });
   });
 });

@@ -1,0 +1,119 @@
+'use strict';
+// npm start: the simulator plus an embedded Node-RED with this package and every flow in
+// examples/ deployed as the demo, all on loopback. Ctrl-C stops both.
+//
+//   PORT      the editor's port (default 1880)
+//   SIM_PORT  the simulator's port (default: any free one)
+//
+// The demo's Node-RED lives in .demo/ (git-ignored): its flows are rewritten from
+// examples/ on every start (the account pointed at this run's simulator), its context
+// (cost totals, last good tariffs) is kept on disk between runs.
+
+const fs = require('fs');
+const http = require('http');
+const path = require('path');
+
+const ROOT = path.join(__dirname, '..');
+const USER_DIR = path.join(ROOT, '.demo');
+const HOST = '127.0.0.1';
+const DEMO_TOKEN = 'demo-token';
+const pkg = require(path.join(ROOT, 'package.json'));
+
+/** Makes this checkout an installed module of the demo's userDir, where Node-RED looks for nodes. */
+function linkPackage() {
+  const link = path.join(USER_DIR, 'node_modules', ...pkg.name.split('/'));
+  fs.mkdirSync(path.dirname(link), { recursive: true });
+  try {
+    if (fs.realpathSync(link) === fs.realpathSync(ROOT)) return;
+    fs.rmSync(link, { recursive: true, force: true });
+  } catch {
+    // no link yet
+  }
+  fs.symlinkSync(ROOT, link, 'junction');
+}
+
+/**
+ * Every example in one flow file. The examples share their account config node (same
+ * id); it is kept once and pointed at the simulator. Any other id used twice is a
+ * mistake in the examples and stops the demo rather than deploy half of it.
+ */
+function demoFlows(simUrl) {
+  const dir = path.join(ROOT, 'examples');
+  const byId = new Map();
+  const accounts = new Set();
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+    for (const node of JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'))) {
+      const seen = byId.get(node.id);
+      if (seen && !(node.type === 'easy-account' && seen.type === 'easy-account')) {
+        throw new Error(`examples/${file}: node id ${node.id} is also used by another example`);
+      }
+      if (node.type === 'easy-account') {
+        accounts.add(node.id);
+        byId.set(node.id, { ...node, name: 'demo account (simulator)', baseUrl: simUrl });
+      } else {
+        byId.set(node.id, node);
+      }
+    }
+  }
+  const credentials = {};
+  for (const id of accounts) credentials[id] = { token: DEMO_TOKEN };
+  return { flows: [...byId.values()], credentials };
+}
+
+async function main() {
+  const { startSimulator } = require(path.join(ROOT, 'dist', 'sim', 'server.js'));
+  const RED = require('node-red');
+
+  const sim = await startSimulator({ host: HOST, port: Number(process.env.SIM_PORT || 0) });
+  fs.mkdirSync(USER_DIR, { recursive: true });
+  linkPackage();
+  const { flows, credentials } = demoFlows(sim.url);
+  fs.writeFileSync(path.join(USER_DIR, 'flows.json'), JSON.stringify(flows, null, 2));
+  // credentialSecret: false keeps the demo token readable in .demo/ only; a real
+  // install encrypts its credentials file.
+  fs.writeFileSync(path.join(USER_DIR, 'flows_cred.json'), JSON.stringify(credentials, null, 2));
+
+  const port = Number(process.env.PORT || 1880);
+  const server = http.createServer((req, res) => RED.httpAdmin(req, res));
+  RED.init(server, {
+    userDir: USER_DIR,
+    flowFile: 'flows.json',
+    credentialSecret: false,
+    uiHost: HOST,
+    uiPort: port,
+    httpAdminRoot: '/',
+    httpNodeRoot: false,
+    contextStorage: { default: { module: 'localfilesystem' } },
+    logging: { console: { level: 'info', metrics: false, audit: false } },
+    editorTheme: { tours: false },
+  });
+
+  let stopping = null;
+  const stop = () => {
+    stopping ??= (async () => {
+      console.log('\nStopping Node-RED and the simulator…');
+      await RED.stop().catch((err) => console.error(err));
+      const closed = new Promise((resolve) => server.close(() => resolve()));
+      server.closeAllConnections?.(); // an open editor's keep-alive connections would hold close() forever
+      await closed;
+      await sim.close();
+      process.exit(0);
+    })();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, HOST, resolve);
+  });
+  await RED.start();
+  console.log(`\nSimulator of the easy API: ${sim.url} (token ${DEMO_TOKEN})`);
+  console.log(`Node-RED editor with the demo flows: http://${HOST}:${port}/`);
+  console.log('Ctrl-C stops both.\n');
+}
+
+main().catch((err) => {
+  console.error(err && err.code === 'EADDRINUSE' ? `Port in use: ${err.message} (set PORT or SIM_PORT)` : err);
+  process.exit(1);
+});
