@@ -6,7 +6,6 @@ process.env.TS_NODE_PROJECT = require('path').join(__dirname, 'test', 'tsconfig.
 
 module.exports = {
   require: ['ts-node/register'],
-  spec: ['test/**/*.test.ts'],
   reporter: require('path').join(__dirname, 'test', 'reporter.js'),
   'node-option': ['unhandled-rejections=strict'],
   timeout: 10000,
