@@ -12,3 +12,7 @@ export type { PriceResult, PriceOptions, ScheduleEntry, SensorValues } from './p
 // The API client
 export { EasyClient, EasyApiError, DEFAULT_BASE_URL, CLIENT_DEFAULTS } from './client';
 export type { EasyClientOptions, EasyApiErrorCode, RequestOptions, RetryInfo, Sensor } from './client';
+// Money display (to the currency's minor unit) and local periods, as the cost node uses them
+export { formatMoney, minorUnits } from './format';
+export type { FormattedMoney } from './format';
+export { periodBounds } from './totals';

@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { Simulator } from '../../sim/server';
-import { archive, DEMO_TARIFFS, findDemoSensor, GENERATOR_PERIOD_MS } from '../../sim/demo-data';
+import { archive, DEMO_TARIFFS, findDemoSensor, GENERATOR_ON_MS, GENERATOR_PERIOD_MS } from '../../sim/demo-data';
 import { computeCost } from '../../nodes/lib/cost';
 import easyCost = require('../../nodes/easy-cost');
 import { accountNode, catchNodes, FlowNode, GATEWAY, helper, inbox, loadFlow, quiet, withSimulator } from './flow-support';
@@ -170,6 +170,36 @@ describe('easy-cost node', function () {
       const [msg] = await again.next(1);
       should(msg.payload.today).match({ energy: 5, intervals: 2 });
       should(msg.payload.total.from).equal(new Date(t0).toISOString());
+    });
+
+    it('prices with the live values it polls for the sensors the tariff reads', async () => {
+      // the simulator's clock sits two minutes into a generator run, so input "1" reads 1
+      const running = Math.floor(Date.now() / GENERATOR_PERIOD_MS) * GENERATOR_PERIOD_MS - GENERATOR_PERIOD_MS + 2 * 60_000;
+      await sim.close();
+      sim = await withSimulator({ now: () => running });
+      const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-GENERATOR' });
+      while (!sim.requests.some((r) => r.endpoint === 'sensors' && r.status === 200)) await quiet(10);
+      await quiet(50);
+      node.receive({ payload: 10, ts: running });
+      node.receive({ payload: 12, ts: running + GENERATOR_ON_MS / 2 });
+      const msgs = await out.next(2);
+      should(msgs[1].payload.total).match({ energy: 2, unpricedEnergy: 0 });
+      should(msgs[1].payload.total.net).be.approximately(2 * 0.55, 1e-9);
+    });
+
+    it('ends every message exactly once: Complete for the counted, Catch for the refused', async () => {
+      await loadFlow([easyCost], [
+        accountNode(sim), costNode({ mode: 'stream', tariff: 'DEMO-FLAT' }), { id: 'out', type: 'helper' }, ...catchNodes(),
+        { id: 'completer', type: 'complete', scope: ['c'], uncaught: false, wires: [['completed']] }, { id: 'completed', type: 'helper' },
+      ]);
+      const completed = inbox('completed');
+      const caught = inbox('caught');
+      const inputs = [1, 'x', 2, null, { value: 3 }, 3, [4], 4, { value: 5, ts: 5 * HOUR }];
+      inputs.forEach((payload, i) => helper.getNode('c').receive({ payload, ts: i * HOUR }));
+      await completed.next(5);
+      await caught.next(4);
+      await quiet(200);
+      should(completed.received.length + caught.received.length).equal(0);
     });
   });
 
