@@ -2,7 +2,7 @@
 // changes. Glue only: the pricing, timers and sensor handling are in lib/tariff-watch.
 
 import { linkAccount, settleOnce } from './account-user';
-import { PricePayload, sensorsFromMessage, TariffWatch } from './lib/tariff-watch';
+import { noPrice, PricePayload, sensorsFromMessage, TariffWatch } from './lib/tariff-watch';
 import type { Node, NodeAPI, NodeDef, NodeMessage } from './red-types';
 
 const DEFAULT_REFRESH_MINUTES = 60;
@@ -10,13 +10,6 @@ const DEFAULT_REFRESH_MINUTES = 60;
 function refreshMinutes(value: unknown): number {
   const n = Number(value);
   return Number.isFinite(n) && n > 0 ? n : DEFAULT_REFRESH_MINUTES;
-}
-
-function noPrice(tariffId: string, reason: string): PricePayload {
-  return {
-    price: null, gross: null, vat: null, currency: null, tariffId, tariffName: null, ruleIndex: null, priority: null,
-    validFrom: null, validUntil: null, unknownSensors: [], stale: false, tariffsFetchedAt: null, reason,
-  };
 }
 
 const priceMessage = (payload: PricePayload): NodeMessage => ({ topic: 'price', payload });

@@ -150,7 +150,21 @@ export class TariffWatch {
     return this.snapshot?.tariffs.find((t) => t.id === this.tariffId);
   }
 
+  /**
+   * Runs from hub callbacks and timers, where a throw would be swallowed or crash the
+   * runtime; an unexpected error is told like any other problem instead.
+   */
   private evaluate(at: number): void {
+    try {
+      this.reprice(at);
+    } catch (err) {
+      const message = `could not price tariff "${this.tariffId}": ${err instanceof Error ? err.message : String(err)}`;
+      this.opts.onStatus({ fill: 'red', shape: 'ring', text: 'pricing failed' });
+      this.opts.onProblem(message, noPrice(this.tariffId, message));
+    }
+  }
+
+  private reprice(at: number): void {
     const snap = this.snapshot;
     if (this.closed || !snap) return;
     const tariff = this.tariff();
@@ -331,6 +345,14 @@ function reading(gatewayId: string | undefined, topic: unknown, payload: unknown
     throw new TypeError(`sensor ${sensorId}: msg.payload must be a number (or an easy-sensors payload with a numeric value)`);
   }
   return { gatewayId, sensorId, value };
+}
+
+/** The payload when there is no price at all, e.g. no account or no tariff id. */
+export function noPrice(tariffId: string, reason: string): PricePayload {
+  return {
+    price: null, gross: null, vat: null, currency: null, tariffId, tariffName: null, ruleIndex: null, priority: null,
+    validFrom: null, validUntil: null, unknownSensors: [], stale: false, tariffsFetchedAt: null, reason,
+  };
 }
 
 function nonEmpty(x: unknown): string | null {

@@ -127,6 +127,16 @@ describe('easy-tariff node', function () {
     should(GENERATOR.rules[0]).containEql({ gateway_id: 'DEMO', sensor_id: '1' });
   });
 
+  it('says when the gateway of a sensor rule cannot be read, and prices by the next rule', async () => {
+    const tariff = { ...GENERATOR, id: 'GONE', rules: GENERATOR.rules.map((r) => ('gateway_id' in r ? { ...r, gateway_id: 'GONE' } : r)) };
+    const { out, caught } = await start({ tariffs: () => [tariff] }, { tariff: 'GONE' });
+    const [msg] = await out.next(1);
+    should(msg.payload).containEql({ price: 0.22, unknownSensors: [{ gatewayId: 'GONE', sensorId: '1' }] });
+    const [err] = await caught.next(1);
+    should(err.error.message).match(/sensors of gateway GONE could not be read: .*not found/);
+    should(lastStatus('t')).containEql({ fill: 'green', text: '0.22 GBP/kWh · sensor GONE/1 unknown' });
+  });
+
   it("answers 'schedule' with the next 24 h of segments on the same output", async () => {
     const { out } = await start({ zone: 'UTC' }, { tariff: 'DEMO-NIGHT' });
     await out.next(1);
