@@ -87,7 +87,11 @@ export = function register(RED: NodeAPI): void {
     });
   }
 
-  RED.nodes.registerType('easy-account', EasyAccountNode, { credentials: { token: { type: 'password' } } });
+  RED.nodes.registerType('easy-account', EasyAccountNode, {
+    credentials: { token: { type: 'password' } },
+    // the editor shows the zone an empty time zone stands for (RED.settings.easyAccountMachineTimezone)
+    settings: { easyAccountMachineTimezone: { value: machineTimeZone(), exportable: true } },
+  });
 };
 
 function shortConfigError(err: Error): string {

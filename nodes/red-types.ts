@@ -53,7 +53,11 @@ export interface NodeAPI {
     registerType<T extends Node>(
       type: string,
       constructor: (this: T, config: NodeDef) => void,
-      opts?: { credentials?: Record<string, { type: 'text' | 'password' }> },
+      opts?: {
+        credentials?: Record<string, { type: 'text' | 'password' }>;
+        /** Exported to the editor as RED.settings.<name>; names must start with the camel-cased type. */
+        settings?: Record<string, { value: unknown; exportable: boolean }>;
+      },
     ): void;
   };
   _(key: string, substitutions?: Record<string, unknown>): string;
