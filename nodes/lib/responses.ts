@@ -70,10 +70,27 @@ function parseJsonBody(body: string, contentType: string, what: string): unknown
     if (/\btext\/html\b/i.test(contentType) || /^\s*</.test(body)) {
       throw invalid(`${what} is a web page, not data (a wrong base URL, or a login page of the mobile network?)`);
     }
-    // V8 says "Unexpected end of JSON input" (or "Unterminated string") when the text stops early.
-    const cutOff = /end of JSON input|Unterminated/i.test((err as Error).message);
-    throw invalid(cutOff ? `${what} is cut off (incomplete JSON)` : `${what} is not valid JSON`);
+    throw invalid(endsOpen(body) ? `${what} is cut off (incomplete JSON)` : `${what} is not valid JSON`);
   }
+}
+
+/**
+ * Whether JSON text stops inside a string, list or object: the mark of an answer cut
+ * short (the parser's own messages vary with where the cut falls).
+ */
+function endsOpen(text: string): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '[' || c === '{') depth++;
+    else if (c === ']' || c === '}') depth--;
+  }
+  return inString || depth > 0;
 }
 
 function describeJson(value: unknown): string {

@@ -129,6 +129,16 @@ describe('reading answers', () => {
       should(refusal(() => readReadings('{}'))).equal('the data answer is an object, not a list of readings');
     });
 
+    it('JSON cut anywhere is "cut off"; broken but complete JSON is "not valid JSON"', () => {
+      const body = fixture('docs-sensors.json');
+      for (let end = 1; end < body.trimEnd().length - 1; end++) {
+        should(refusal(() => readSensors(body.slice(0, end), '', 'GW'))).equal('the sensors answer of gateway GW is cut off (incomplete JSON)');
+      }
+      for (const broken of ["[{'id': 1}]", '[1,]', '[{"a":"x\\""}]]', '[tru]']) {
+        should(refusal(() => readSensors(broken, '', 'GW'))).equal('the sensors answer of gateway GW is not valid JSON');
+      }
+    });
+
     it('empty bodies and web pages (a captive portal on the mobile link)', () => {
       should(refusal(() => readTariffs('  '))).equal('the tariffs answer is empty');
       should(refusal(() => readTariffs('<!doctype html><title>Login</title>', 'text/html'))).match(/is a web page, not data/);

