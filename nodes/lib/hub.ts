@@ -107,6 +107,8 @@ interface GatewayPoll {
   snapshot: SensorSnapshot;
   timer: LongTimer;
   inFlight: Promise<SensorSnapshot> | null;
+  /** When the last poll ended, good or not: the next one is an interval after it. */
+  endedAt: number | null;
 }
 
 export class AccountHub {
@@ -190,6 +192,7 @@ export class AccountHub {
         snapshot: { gatewayId, sensors: [], polledAt: null, error: null },
         timer: new LongTimer(),
         inFlight: null,
+        endedAt: null,
       };
       this.gateways.set(gatewayId, poll);
     }
@@ -323,16 +326,17 @@ export class AccountHub {
     } catch (err) {
       gateway.snapshot = { ...gateway.snapshot, error: asError(err) };
     }
+    gateway.endedAt = this.now();
     if (this.closed || this.gateways.get(gatewayId) !== gateway) return gateway.snapshot;
     this.schedulePoll(gateway);
     gateway.watchers.notify(gateway.snapshot);
     return gateway.snapshot;
   }
 
-  /** The next poll one interval after the last one began to be answered, or now if due. */
+  /** The next poll one interval after the last one ended (a failed one too: no busy loop), or now if due. */
   private schedulePoll(gateway: GatewayPoll): void {
     if (this.closed || gateway.watchers.size === 0) return;
-    const last = gateway.snapshot.polledAt ?? this.now();
+    const last = gateway.endedAt ?? this.now();
     const at = Math.max(last + gateway.watchers.intervalMs, this.now());
     gateway.timer.arm(at, () => this.track(this.pollGateway(gateway)), this.now);
   }

@@ -178,6 +178,21 @@ describe('AccountHub', () => {
     should(s.gatewayId).equal('NOPE');
   });
 
+  it('keeps to the interval while polls fail after a good one (no busy loop)', async () => {
+    const h = hub();
+    const seen: SensorSnapshot[] = [];
+    const stop = h.watchSensors('DEMO', 0.2, (s) => {
+      seen.push(s);
+      if (seen.length === 1) sim.setFaults({ removedGateways: ['DEMO'] });
+    });
+    await delay(700);
+    stop();
+    should(seen[0].error).be.null();
+    should(seen[seen.length - 1].error).have.property('code', 'not_found');
+    should(seen[seen.length - 1].sensors).equal(seen[0].sensors); // the last good values stay
+    should(count(sim, 'sensors')).be.within(3, 5);
+  });
+
   it('close() aborts requests in flight and leaves no timer that fetches again', async () => {
     const h = hub();
     h.watchTariffs(0.005, () => undefined);
