@@ -13,7 +13,9 @@ import {
 import { formatMoney } from './lib/format';
 import type { AccountHub, TariffSnapshot } from './lib/hub';
 import { sensorsUsedBy, Tariff } from './lib/tariff';
-import { addReading, IntervalCost, newTotals, PERIODS, Reading, restoreTotals, TotalsState } from './lib/totals';
+import {
+  AddResult, addReading, IntervalCost, newTotals, PERIODS, Reading, restoreTotals, TotalsState, windowStart,
+} from './lib/totals';
 import type { Node, NodeAPI, NodeDef, NodeMessage } from './red-types';
 
 type Mode = 'batch' | 'stream' | 'range';
@@ -107,7 +109,7 @@ export = function register(RED: NodeAPI): void {
       if (msg.reset === true) {
         totals = newTotals(timezone, tariffId);
         await contextSet(TOTALS_KEY, totals);
-        msg.payload = streamPayload(t, totals, {});
+        msg.payload = streamPayload(t, totals);
         return msg;
       }
       const reading = streamReading(msg, Date.now());
@@ -121,18 +123,19 @@ export = function register(RED: NodeAPI): void {
       }
       const added = addReading(totals!, { ts: reading.ts, value: reading.value }, costOf(t));
       if (!added.ignored) {
-        history.forget(reading.ts);
         totals = added.state;
+        // a late reading may still need the sensor values of the whole window
+        history.forget(windowStart(totals));
         await contextSet(TOTALS_KEY, totals);
       }
-      const closed: Record<string, unknown> = {};
-      for (const name of PERIODS) if (added.closed[name]) closed[name] = bucketPayload(added.closed[name]!, t.currency, t.vat);
-      msg.payload = streamPayload(t, totals!, closed, added.ignored, added.interval ?? null, reading);
+      msg.payload = streamPayload(t, totals!, added, reading);
       showStreamStatus(t, totals!, added.ignored);
       return msg;
     }
 
-    function streamPayload(t: Tariff, s: TotalsState, closed: Record<string, unknown>, ignored?: string, interval?: IntervalCost | null, reading?: Reading) {
+    function streamPayload(t: Tariff, s: TotalsState, added?: AddResult, reading?: Reading) {
+      const closed: Record<string, unknown> = {};
+      for (const name of PERIODS) if (added?.closed[name]) closed[name] = bucketPayload(added.closed[name]!, t.currency, t.vat);
       return {
         tariffId: t.id, tariffName: t.name, currency: t.currency, vat: t.vat, timezone,
         today: bucketPayload(s.day, t.currency, t.vat),
@@ -140,9 +143,11 @@ export = function register(RED: NodeAPI): void {
         month: bucketPayload(s.month, t.currency, t.vat),
         total: bucketPayload(s.total, t.currency, t.vat),
         ...(reading ? { reading: { ts: reading.ts, timestamp: new Date(reading.ts).toISOString(), value: reading.value } } : {}),
-        ...(interval ? { interval } : {}),
+        ...(added ? { change: added.change } : {}),
         ...(Object.keys(closed).length ? { closed } : {}),
-        ...(ignored ? { ignored } : {}),
+        ...(added?.ignored ? { ignored: added.ignored } : {}),
+        ...(added?.late ? { late: true } : {}),
+        ...(added?.replaced ? { replaced: true } : {}),
       };
     }
 

@@ -2,7 +2,12 @@
 // Monday first), this month in one IANA zone, and a total since counting began. Pure
 // state in, state out; the node stores `state` in its context so totals survive a
 // restart. Pricing an interval is the caller's (computeCost), so this file only knows
-// about periods.
+// about periods and the order of readings.
+//
+// Readings may arrive late, twice or out of order (a gateway re-sending its buffer after
+// a link outage). The readings of the last WINDOW_MS are kept with the cost of each
+// interval between them, so a late one splits the interval it falls into, and the
+// totals end up the same whatever order the same readings came in.
 import moment from 'moment-timezone';
 import { assertTimeZone } from './time';
 
@@ -10,6 +15,11 @@ export type PeriodName = 'day' | 'week' | 'month';
 export const PERIODS: readonly PeriodName[] = ['day', 'week', 'month'];
 const MOMENT_UNIT: Record<PeriodName, moment.unitOfTime.StartOf> = { day: 'day', week: 'isoWeek', month: 'month' };
 const MOMENT_LENGTH: Record<PeriodName, moment.unitOfTime.DurationConstructor> = { day: 'day', week: 'week', month: 'month' };
+
+/** How far behind the newest reading a late reading is still placed (48 h). */
+export const WINDOW_MS = 48 * 3600_000;
+/** At most this many readings are kept, so a flood of readings cannot grow the stored state without bound. */
+export const MAX_KEPT = 3000;
 
 /** What one interval between two readings contributed (from computeCost). */
 export interface IntervalCost {
@@ -34,12 +44,17 @@ export interface Reading {
   value: number;
 }
 
+/** A kept interval's cost as a compact row: energy, net, gross, unpricedEnergy, resets. */
+type CostRow = [number, number, number, number, number];
+
 export interface TotalsState {
   version: 1;
   timezone: string;
   tariffId: string;
-  /** The last accepted reading: the start of the next interval. */
-  last: Reading | null;
+  /** Readings of the last WINDOW_MS (plus the one before, where intervals start), ascending [ts, value]. */
+  kept: Array<[number, number]>;
+  /** costs[i] is the interval kept[i] -> kept[i + 1]. */
+  costs: CostRow[];
   day: Bucket | null;
   week: Bucket | null;
   month: Bucket | null;
@@ -47,16 +62,20 @@ export interface TotalsState {
 }
 
 /** Why a reading was not counted; it is reported, never silently lost. */
-export type Ignored = 'duplicate' | 'out_of_order';
+export type Ignored = 'duplicate' | 'too_old';
 
 export interface AddResult {
   state: TotalsState;
-  /** Set when the reading was not counted. */
+  /** Set when the reading changed nothing. */
   ignored?: Ignored;
+  /** The reading came before the newest one and was placed where it belongs. */
+  late?: boolean;
+  /** A reading at the same instant as a kept one but with another value replaced it (the last one wins, as in batch mode). */
+  replaced?: boolean;
   /** Periods that ended with this reading, with their final sums (e.g. yesterday). */
   closed: Partial<Record<PeriodName, Bucket>>;
-  /** What the interval ending at this reading added, if one was counted. */
-  interval?: IntervalCost & { from: number; to: number };
+  /** What this reading changed in the total (its interval, or the net effect of splitting one). */
+  change: IntervalCost;
 }
 
 /** The period of `name` containing instant `ms` in `timezone`, DST-correct (a local day may be 23 or 25 h). */
@@ -69,55 +88,140 @@ function emptyBucket(from: number, to: number | null): Bucket {
   return { from, to, energy: 0, net: 0, gross: 0, unpricedEnergy: 0, resets: 0, intervals: 0 };
 }
 
-function addTo(bucket: Bucket, c: IntervalCost): void {
-  bucket.energy += c.energy;
-  bucket.net += c.net;
-  bucket.gross += c.gross;
-  bucket.unpricedEnergy += c.unpricedEnergy;
-  bucket.resets += c.resets;
-  bucket.intervals += 1;
+const toRow = (c: IntervalCost): CostRow => [c.energy, c.net, c.gross, c.unpricedEnergy, c.resets];
+const ZERO: CostRow = [0, 0, 0, 0, 0];
+
+/** Adds (sign 1) or takes away (sign -1) one interval's cost. */
+function apply(bucket: Bucket, row: CostRow, sign: 1 | -1): void {
+  bucket.energy += sign * row[0];
+  bucket.net += sign * row[1];
+  bucket.gross += sign * row[2];
+  bucket.unpricedEnergy += sign * row[3];
+  bucket.resets += sign * row[4];
+  bucket.intervals += sign;
 }
 
 export function newTotals(timezone: string, tariffId: string): TotalsState {
   assertTimeZone(timezone);
-  return { version: 1, timezone, tariffId, last: null, day: null, week: null, month: null, total: null };
+  return { version: 1, timezone, tariffId, kept: [], costs: [], day: null, week: null, month: null, total: null };
+}
+
+/** The first instant a reading may have and still be counted: WINDOW_MS before the newest. */
+export function windowStart(state: TotalsState): number {
+  const newest = state.kept[state.kept.length - 1];
+  return newest ? newest[0] - WINDOW_MS : -Infinity;
 }
 
 /**
- * Counts reading `r`: the interval from the last reading to `r` is priced by `costOf`
- * and added to the periods in which it *starts* (the same "start" attribution SPEC
- * rule 11 uses for prices), then every period is moved on to the one containing `r`,
- * closing the ones that ended. The first reading only opens the periods.
- *
- * Readings must come in time order: one at the same instant as the last is a
- * duplicate, an older one is out of order; both are ignored and said so.
+ * Counts reading `r`. Each interval between consecutive readings is priced by `costOf`
+ * and counted in the periods in which it *starts* (the "start" attribution of SPEC rule
+ * 11). A reading after the newest adds its interval and moves every period on to the one
+ * containing it, closing the ones that ended. A late reading splits the interval it falls
+ * into (in the periods still open, and in the total); one at the instant of a kept
+ * reading replaces its value, or is a duplicate if the value is the same; one more than
+ * WINDOW_MS older than the newest is too old. The state given is never changed.
  */
-export function addReading(state: TotalsState, r: Reading, costOf: (from: Reading, to: Reading) => IntervalCost): AddResult {
-  const next: TotalsState = JSON.parse(JSON.stringify(state));
-  const last = next.last;
-  if (last && r.ts === last.ts) return { state, ignored: 'duplicate', closed: {} };
-  if (last && r.ts < last.ts) return { state, ignored: 'out_of_order', closed: {} };
+export function addReading(
+  state: TotalsState,
+  r: Reading,
+  costOf: (from: Reading, to: Reading) => IntervalCost,
+  maxKept = MAX_KEPT,
+): AddResult {
+  const next = copyState(state);
+  const { kept, costs } = next;
+  const unchanged = { state, closed: {}, change: rowCost(ZERO) };
+  if (kept.length > 0 && r.ts < windowStart(next)) return { ...unchanged, ignored: 'too_old' };
 
-  let interval: AddResult['interval'];
-  if (last) {
-    const cost = costOf(last, r);
-    for (const name of PERIODS) addTo(next[name]!, cost);
-    addTo(next.total!, cost);
-    interval = { ...cost, from: last.ts, to: r.ts };
-  } else if (!next.total) {
+  const at = kept.findIndex(([ts]) => ts >= r.ts);
+  const isNewest = at === -1;
+  const before = next.total ? { ...next.total } : emptyBucket(r.ts, null);
+  /** Interval i (kept[i] -> kept[i + 1]) now costs `row`, in every open period it starts in and the total. */
+  const price = (i: number, isNew: boolean) => {
+    const row = toRow(costOf({ ts: kept[i][0], value: kept[i][1] }, { ts: kept[i + 1][0], value: kept[i + 1][1] }));
+    const from = kept[i][0];
+    for (const bucket of [next.day, next.week, next.month, next.total]) {
+      if (!bucket || from < bucket.from || (bucket.to !== null && from >= bucket.to)) continue;
+      if (!isNew) apply(bucket, costs[i], -1);
+      apply(bucket, row, 1);
+    }
+    costs[i] = row;
+  };
+
+  let replaced = false;
+  if (!isNewest && kept[at][0] === r.ts) {
+    if (kept[at][1] === r.value) return { ...unchanged, ignored: 'duplicate' };
+    kept[at][1] = r.value;
+    replaced = true;
+    if (at > 0) price(at - 1, false);
+    if (at < costs.length) price(at, false);
+  } else if (kept.length === 0) {
+    kept.push([r.ts, r.value]);
     next.total = emptyBucket(r.ts, null);
+  } else if (isNewest) {
+    kept.push([r.ts, r.value]);
+    price(kept.length - 2, true);
+  } else if (at === 0) {
+    // before the very first reading: a new first interval, and the total starts earlier
+    kept.unshift([r.ts, r.value]);
+    costs.unshift([...ZERO]);
+    next.total!.from = r.ts;
+    price(0, true);
+  } else {
+    // inside the interval at-1 -> at, which becomes two
+    kept.splice(at, 0, [r.ts, r.value]);
+    costs.splice(at, 0, [...ZERO]);
+    price(at - 1, false);
+    price(at, true);
   }
 
   const closed: AddResult['closed'] = {};
-  for (const name of PERIODS) {
-    const bucket = next[name];
-    if (bucket && r.ts < bucket.to!) continue;
-    if (bucket) closed[name] = bucket;
-    const { from, to } = periodBounds(name, r.ts, next.timezone);
-    next[name] = emptyBucket(from, to);
+  if (isNewest) {
+    for (const name of PERIODS) {
+      const bucket = next[name];
+      if (bucket && r.ts < bucket.to!) continue;
+      if (bucket) closed[name] = bucket;
+      const { from, to } = periodBounds(name, r.ts, next.timezone);
+      next[name] = emptyBucket(from, to);
+    }
   }
-  next.last = { ts: r.ts, value: r.value };
-  return { state: next, closed, interval };
+  forgetOld(next, maxKept);
+  const after = next.total!;
+  return {
+    state: next,
+    closed,
+    change: {
+      energy: after.energy - before.energy, net: after.net - before.net, gross: after.gross - before.gross,
+      unpricedEnergy: after.unpricedEnergy - before.unpricedEnergy, resets: after.resets - before.resets,
+    },
+    ...(isNewest ? {} : { late: true }),
+    ...(replaced ? { replaced } : {}),
+  };
+}
+
+function copyState(s: TotalsState): TotalsState {
+  const bucket = (b: Bucket | null) => (b ? { ...b } : null);
+  return {
+    ...s,
+    kept: s.kept.map(([ts, value]) => [ts, value]),
+    costs: s.costs.map((row) => [...row] as CostRow),
+    day: bucket(s.day), week: bucket(s.week), month: bucket(s.month), total: bucket(s.total),
+  };
+}
+
+function rowCost(row: CostRow): IntervalCost {
+  return { energy: row[0], net: row[1], gross: row[2], unpricedEnergy: row[3], resets: row[4] };
+}
+
+/** Drops readings a late one can no longer reach, keeping the last one before the window (where an interval starts). */
+function forgetOld(state: TotalsState, maxKept: number): void {
+  const start = windowStart(state);
+  let drop = 0;
+  while (drop + 1 < state.kept.length && state.kept[drop + 1][0] < start) drop++;
+  drop = Math.max(drop, state.kept.length - maxKept);
+  if (drop > 0) {
+    state.kept.splice(0, drop);
+    state.costs.splice(0, drop);
+  }
 }
 
 /**
@@ -134,22 +238,29 @@ export function restoreTotals(stored: unknown, timezone: string, tariffId: strin
   return { state: stored, problem: null };
 }
 
+const finite = (x: unknown): boolean => typeof x === 'number' && Number.isFinite(x);
+
 function isBucket(x: unknown, openEnded: boolean): x is Bucket {
   if (x === null) return true;
   if (typeof x !== 'object') return false;
   const b = x as Record<string, unknown>;
   const numbers = ['from', 'energy', 'net', 'gross', 'unpricedEnergy', 'resets', 'intervals'];
-  if (!numbers.every((k) => typeof b[k] === 'number' && Number.isFinite(b[k]))) return false;
-  return openEnded ? b.to === null : typeof b.to === 'number' && (b.to as number) > (b.from as number);
+  if (!numbers.every((k) => finite(b[k]))) return false;
+  return openEnded ? b.to === null : finite(b.to) && (b.to as number) > (b.from as number);
 }
 
 function isTotalsState(x: unknown): x is TotalsState {
   if (typeof x !== 'object' || x === null) return false;
   const s = x as Record<string, unknown>;
-  const last = s.last as Record<string, unknown> | null;
-  const lastOk = last === null || (typeof last === 'object' && Number.isFinite(last.ts) && Number.isFinite(last.value));
-  return s.version === 1 && typeof s.timezone === 'string' && typeof s.tariffId === 'string' && lastOk
+  const kept = s.kept as unknown[];
+  const costs = s.costs as unknown[];
+  if (!Array.isArray(kept) || !Array.isArray(costs)) return false;
+  const rows = (list: unknown[], width: number) => list.every((row) => Array.isArray(row) && row.length === width && row.every(finite));
+  const ascending = kept.every((row, i) => i === 0 || (row as number[])[0] > (kept[i - 1] as number[])[0]);
+  const shapeOk = rows(kept, 2) && ascending && rows(costs, 5) && costs.length === Math.max(kept.length - 1, 0);
+  return s.version === 1 && typeof s.timezone === 'string' && typeof s.tariffId === 'string' && shapeOk
     && PERIODS.every((p) => isBucket(s[p], false)) && isBucket(s.total, true)
-    // a state with a last reading has every period open
-    && (last === null || [...PERIODS, 'total'].every((p) => s[p] !== null));
+    // with readings, the total is open; with two or more, every period is
+    && (kept.length === 0 || s.total !== null)
+    && (kept.length < 2 || PERIODS.every((p) => s[p] !== null));
 }

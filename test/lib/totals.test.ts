@@ -1,5 +1,9 @@
 import should from 'should';
-import { addReading, IntervalCost, newTotals, periodBounds, Reading, restoreTotals, TotalsState } from '../../nodes/lib/totals';
+import fc from 'fast-check';
+import { computeCost } from '../../nodes/lib/cost';
+import {
+  addReading, IntervalCost, MAX_KEPT, newTotals, periodBounds, Reading, restoreTotals, TotalsState, WINDOW_MS,
+} from '../../nodes/lib/totals';
 
 // A stand-in for computeCost: 2 per kWh, VAT 10 %, counter resets count 0 kWh.
 function flatCost(from: Reading, to: Reading): IntervalCost {
@@ -23,7 +27,7 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 describe('totals: running totals by local period', () => {
   it('opens every period with the first reading and counts nothing for it', () => {
     const { state, results } = feed(newTotals('UTC', 't1'), [['2026-03-04T10:00:00Z', 100]]);
-    should(results[0].interval).be.undefined();
+    should(results[0].change).eql({ energy: 0, net: 0, gross: 0, unpricedEnergy: 0, resets: 0 });
     should(state.day!.energy).equal(0);
     should(iso(state.day!.from)).equal('2026-03-04T00:00:00.000Z');
     should(iso(state.week!.from)).equal('2026-03-02T00:00:00.000Z'); // the Monday
@@ -39,7 +43,7 @@ describe('totals: running totals by local period', () => {
       should(b).match({ energy: 4, net: 8, intervals: 2 });
       should(b.gross).be.approximately(8.8, 1e-9);
     }
-    should(results[2].interval).match({ energy: 2.5, from: Date.parse('2026-03-04T11:00:00Z') });
+    should(results[2].change).match({ energy: 2.5, net: 5 });
   });
 
   it('resets today at local midnight of a non-UTC zone, not at UTC midnight', () => {
@@ -74,14 +78,68 @@ describe('totals: running totals by local period', () => {
     should(iso(day.from)).equal('2026-03-29T00:00:00.000Z');
   });
 
-  it('ignores and reports a duplicate or an older reading, leaving totals as they were', () => {
+  it('ignores a duplicate; a reading at a kept instant with another value replaces it', () => {
     const { state } = feed(newTotals('UTC', 't1'), [['2026-03-04T10:00:00Z', 100], ['2026-03-04T11:00:00Z', 101]]);
-    const dup = addReading(state, { ts: Date.parse('2026-03-04T11:00:00Z'), value: 200 }, flatCost);
+    const dup = addReading(state, { ts: Date.parse('2026-03-04T11:00:00Z'), value: 101 }, flatCost);
     should(dup.ignored).equal('duplicate');
     should(dup.state).equal(state);
-    const old = addReading(state, { ts: Date.parse('2026-03-04T10:30:00Z'), value: 50 }, flatCost);
-    should(old.ignored).equal('out_of_order');
-    should(old.state.day!.energy).equal(1);
+    const fixed = addReading(state, { ts: Date.parse('2026-03-04T11:00:00Z'), value: 103 }, flatCost);
+    should(fixed).match({ replaced: true, late: true, change: { energy: 2 } });
+    should(fixed.state.day).match({ energy: 3, intervals: 1 });
+  });
+
+  it('places a late reading in the interval it falls into', () => {
+    const { state, results } = feed(newTotals('UTC', 't1'), [
+      ['2026-03-04T10:00:00Z', 100], ['2026-03-04T12:00:00Z', 104], ['2026-03-04T11:00:00Z', 101], ['2026-03-04T09:00:00Z', 99],
+    ]);
+    should(results[2]).match({ late: true, change: { energy: 0 } });
+    should(results[3]).match({ late: true, change: { energy: 1 } });
+    should(state.day).match({ energy: 5, intervals: 3 });
+    should(new Date(state.total!.from).toISOString()).equal('2026-03-04T09:00:00.000Z');
+  });
+
+  it('changes a closed day no more: a late reading of yesterday counts in week, month and total only', () => {
+    const { state } = feed(newTotals('UTC', 't1'), [
+      ['2026-03-04T20:00:00Z', 0], ['2026-03-04T22:00:00Z', 2], ['2026-03-05T01:00:00Z', 5], ['2026-03-05T02:00:00Z', 6],
+    ]);
+    const late = addReading(state, { ts: Date.parse('2026-03-04T23:00:00Z'), value: 3 }, flatCost);
+    // 22:00 -> 01:00 counted for the 4th becomes 22:00 -> 23:00 (4th) and 23:00 -> 01:00 (4th): today is untouched
+    should(late.state.day).match({ energy: 1, intervals: 1 });
+    should(late.state.total).match({ energy: 6, intervals: 4 });
+  });
+
+  it('refuses a reading from before the window, keeping the state small', () => {
+    const t0 = Date.parse('2026-03-04T00:00:00Z');
+    let state = newTotals('UTC', 't1');
+    for (let i = 0; i <= 50; i++) state = addReading(state, { ts: t0 + i * 3600e3, value: i }, flatCost).state;
+    should(state.kept).have.length(50); // 48 h of hourly readings, the first of them exactly at the window's start, and the one before
+    should(addReading(state, { ts: t0 + 50 * 3600e3 - WINDOW_MS - 1, value: 1.5 }, flatCost).ignored).equal('too_old');
+    should(state.total).match({ energy: 50, intervals: 50 });
+    let many = newTotals('UTC', 't1');
+    for (let i = 0; i < 30; i++) many = addReading(many, { ts: t0 + i * 1000, value: i }, flatCost, 20).state;
+    should(many.kept).have.length(20);
+    should(many.total).match({ energy: 29, intervals: 29 });
+    should(MAX_KEPT).be.within(2 * 24 * 60, 5000); // a reading a minute fits the window
+  });
+
+  it('ends with the same totals whatever the order of the same readings, duplicates included (property)', () => {
+    const zone = 'America/New_York';
+    const tariff = { id: 'N', name: 'n', vat: 20, currency: 'USD', rules: [{ priority: 1, price: 0.1, time_start: '22:00', time_end: '06:00' }, { priority: 2, price: 0.3 }] };
+    const costOf = (a: Reading, b: Reading): IntervalCost => {
+      const r = computeCost(tariff, [[a.ts, a.value], [b.ts, b.value]], { timezone: zone });
+      return { energy: r.energy, net: r.net, gross: r.gross, unpricedEnergy: r.unpricedEnergy, resets: r.resets.length };
+    };
+    const start = Date.parse('2026-03-07T12:00:00Z'); // a Saturday: crosses a local midnight, a week start and DST
+    const readings = fc.uniqueArray(fc.integer({ min: 0, max: 40 * 60 }), { minLength: 2, maxLength: 30 })
+      .map((minutes) => minutes.sort((a, b) => a - b).map((m, i) => ({ ts: start + m * 60_000, value: 1000 + i * 1.5 + (i % 7 === 6 ? -900 : 0) })));
+    const arrival = readings.chain((rs) => fc.tuple(fc.constant(rs), fc.shuffledSubarray([...rs, ...rs], { minLength: 2 * rs.length })));
+    const sums = (s: TotalsState) => [s.day, s.week, s.month, s.total].map((b) => b && [b.from, b.to, b.energy, b.net, b.gross, b.resets, b.intervals]);
+    fc.assert(fc.property(arrival, ([inOrder, shuffled]) => {
+      const run = (rs: Reading[]) => rs.reduce((s, r) => addReading(s, r, costOf).state, newTotals(zone, 'N'));
+      const a = sums(run(inOrder));
+      const b = sums(run(shuffled));
+      a.forEach((row, i) => row!.forEach((x, j) => should(b[i]![j]).be.approximately(x as number, 1e-9)));
+    }), { seed: 20261121, numRuns: 150 });
   });
 
   it('does not change the state it was given', () => {
@@ -112,12 +170,14 @@ describe('totals: running totals by local period', () => {
     });
 
     it('starts from zero and says why for unreadable, foreign or other-zone totals', () => {
-      for (const garbage of ['x', 42, {}, { ...saved, version: 2 }, { ...saved, day: { ...saved.day, net: 'NaN' } }, { ...saved, day: null }]) {
-        should(restoreTotals(garbage, 'Asia/Kolkata', 't1').problem).equal('stored totals are unreadable');
+      const garbage = ['x', 42, {}, { ...saved, version: 2 }, { ...saved, day: { ...saved.day, net: 'NaN' } }, { ...saved, day: null },
+        { ...saved, kept: [...saved.kept].reverse() }, { ...saved, costs: [] }, { ...saved, kept: [[1, 'x'], [2, 3]] }];
+      for (const stored of garbage) {
+        should(restoreTotals(stored, 'Asia/Kolkata', 't1').problem).equal('stored totals are unreadable');
       }
       should(restoreTotals(saved, 'Asia/Kolkata', 't2').problem).equal('stored totals belong to tariff "t1"');
       should(restoreTotals(saved, 'UTC', 't1').problem).equal('stored totals were counted in Asia/Kolkata');
-      should(restoreTotals(saved, 'UTC', 't1').state.last).be.null();
+      should(restoreTotals(saved, 'UTC', 't1').state.kept).be.empty();
     });
   });
 });

@@ -131,17 +131,19 @@ describe('easy-cost node', function () {
       should(err.error.message).match(/sensor e1.v3p@1 is not an energy meter/);
     });
 
-    it('reports duplicates, out-of-order and garbage readings without losing the totals', async () => {
+    it('places late readings, reports duplicates, too-old and garbage readings, and keeps counting', async () => {
       const { node, out, caught } = await load({ mode: 'stream', tariff: 'DEMO-FLAT' });
       node.receive({ payload: 1, ts: 1000 * HOUR });
       node.receive({ payload: 3, ts: 1001 * HOUR });
-      node.receive({ payload: 9, ts: 1001 * HOUR });
+      node.receive({ payload: 3, ts: 1001 * HOUR });
       node.receive({ payload: 0, ts: 999 * HOUR });
       node.receive({ payload: { value: 'x' } });
       node.receive({ payload: 4, ts: 1002 * HOUR });
-      const msgs = await out.next(5);
-      should(msgs.map((m) => m.payload.ignored)).eql([undefined, undefined, 'duplicate', 'out_of_order', undefined]);
-      should(msgs[4].payload.total.energy).equal(3);
+      node.receive({ payload: 2, ts: 950 * HOUR });
+      const msgs = await out.next(6);
+      should(msgs.map((m) => m.payload.ignored)).eql([undefined, undefined, 'duplicate', undefined, undefined, 'too_old']);
+      should(msgs[3].payload).match({ late: true, change: { energy: 1 } });
+      should(msgs[5].payload.total).match({ energy: 4, intervals: 3, from: new Date(999 * HOUR).toISOString() });
       const [err] = await caught.next(1);
       should(err.error.message).match(/msg.payload.value as a finite number of kWh/);
     });
