@@ -11,6 +11,8 @@ const read = (...p: string[]) => fs.readFileSync(path.join(ROOT, ...p), 'utf8');
 const NODES = [
   { type: 'easy-account', category: 'config', defaults: ['name', 'baseUrl', 'timezone'], help: [] as string[] },
   { type: 'easy-tariff', category: 'energy', defaults: ['name', 'account', 'tariff', 'refresh'], help: ['Inputs', 'Outputs', 'Details'] },
+  { type: 'easy-sensors', category: 'energy', defaults: ['name', 'account', 'gateway', 'interval', 'output', 'onlyChanged', 'sensors'], help: ['Inputs', 'Outputs', 'Details'] },
+  { type: 'easy-cost', category: 'energy', defaults: ['name', 'account', 'tariff', 'mode'], help: ['Inputs', 'Outputs', 'Details'] },
 ];
 
 /** The keys of `defaults: { ... }` in the editor definition (top-level names only). */
