@@ -96,6 +96,26 @@ describe('easy-cost node', function () {
       should(byNode.broken).match(/^Error: tariff "BROKEN" breaks the interface and cannot be used: .*price/);
       should(byNode.none).equal('Error: no tariff configured');
     });
+
+    it('hands missing tariffs (revoked token), a broken account or none to Catch without the token', async () => {
+      sim.setFaults({ revokedTokens: ['demo-token'] });
+      await loadFlow([easyCost], [
+        accountNode(sim), { ...accountNode(sim), id: 'badzone', timezone: 'Mars/Olympus' },
+        costNode({ id: 'revoked' }), costNode({ id: 'zone', account: 'badzone' }), costNode({ id: 'noacc', account: '' }),
+        { id: 'out', type: 'helper' }, ...catchNodes(),
+      ]);
+      const caught = inbox('caught');
+      for (const id of ['revoked', 'zone', 'noacc']) helper.getNode(id).receive({ payload: [] });
+      // the broken account may report itself to Catch too; collect past it
+      const errs = [...(await caught.next(3, 5000))];
+      await quiet(100);
+      errs.push(...caught.received);
+      const byNode = Object.fromEntries(errs.filter((e) => e.error.source.type === 'easy-cost').map((e) => [e.error.source.id, e.error.message]));
+      should(byNode.revoked).match(/^Error: tariffs not available: .*(token|401)/);
+      should(byNode.zone).match(/^Error: account: unknown time zone "Mars\/Olympus"/);
+      should(byNode.noacc).equal('Error: no easy-account configured');
+      should(JSON.stringify(errs)).not.containEql('demo-token');
+    });
   });
 
   describe('stream', () => {

@@ -157,15 +157,18 @@ describe('easy-sensors node', function () {
     should(err.payload).equal('now');
   });
 
-  it('hands an input to Catch when no account or gateway is configured', async () => {
+  it('hands an input to Catch when the account or gateway is missing or broken', async () => {
     await loadFlow([easySensors], [
-      sensorsNode({ id: 'noacc', account: '' }), sensorsNode({ id: 'nogw', gateway: ' ' }), accountNode(sim),
-      { id: 'out', type: 'helper' }, ...catchNodes(),
+      sensorsNode({ id: 'noacc', account: '' }), sensorsNode({ id: 'nogw', gateway: ' ' }), sensorsNode({ id: 'zone', account: 'badzone' }),
+      accountNode(sim), { ...accountNode(sim), id: 'badzone', timezone: 'Mars/Olympus' }, { id: 'out', type: 'helper' }, ...catchNodes(),
     ]);
     const caught = inbox('caught');
-    helper.getNode('noacc').receive({ payload: 1 });
-    helper.getNode('nogw').receive({ payload: 2 });
-    const errs = await caught.next(2);
-    should(errs.map((e) => e.error.message).sort()).eql(['Error: no easy-account configured', 'Error: no gateway configured']);
+    await quiet(50); // the broken account may report itself first
+    caught.received.length = 0;
+    for (const id of ['noacc', 'nogw', 'zone']) helper.getNode(id).receive({ payload: id });
+    const errs = await caught.next(3);
+    should(errs.map((e) => e.error.message)).eql([
+      'Error: no easy-account configured', 'Error: no gateway configured', 'Error: account: unknown time zone "Mars/Olympus" (use an IANA name such as Europe/London)',
+    ]);
   });
 });
