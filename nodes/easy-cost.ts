@@ -46,7 +46,7 @@ export = function register(RED: NodeAPI): void {
     let snapshot: TariffSnapshot | null = null;
     let queue: Promise<void> = Promise.resolve();
 
-    // stream mode: totals restored before the first reading is counted
+    // stream mode: restored at deploy, before the first reading is counted (see the end)
     let totals: TotalsState | null = null;
     let history = new SensorHistory([]);
     let historyKey = '';
@@ -105,7 +105,7 @@ export = function register(RED: NodeAPI): void {
 
     async function onStream(msg: NodeMessage): Promise<NodeMessage | null> {
       const t = await tariff();
-      if (!totals) await restore();
+      if (!totals) throw new Error('running totals are not available: they could not be set up at deploy (see the log)');
       if (msg.reset === true) {
         totals = newTotals(timezone, tariffId);
         await contextSet(TOTALS_KEY, totals);
@@ -121,7 +121,7 @@ export = function register(RED: NodeAPI): void {
       if (!isEnergyReading(msg.payload)) {
         throw new TypeError(`stream mode counts energy; sensor ${reading.sensorId ?? '?'} is not an energy meter (wire only e1.kwh or similar)`);
       }
-      const added = addReading(totals!, { ts: reading.ts, value: reading.value }, costOf(t));
+      const added = addReading(totals, { ts: reading.ts, value: reading.value }, costOf(t));
       if (!added.ignored) {
         totals = added.state;
         // a late reading may still need the sensor values of the whole window
@@ -229,6 +229,16 @@ export = function register(RED: NodeAPI): void {
         snapshot = s;
         if (mode === 'stream') followSensors(s);
       });
+      // restored at deploy, so a restart says at once what it carried over (or that it could not)
+      if (mode === 'stream') {
+        queue = restore().then(
+          () => {
+            const today = totals!.day;
+            if (today) node.status({ fill: 'grey', shape: 'dot', text: `today ${today.energy.toFixed(2)} kWh (restored)` });
+          },
+          (err) => node.error(`running totals could not be set up: ${(err as Error).message}`),
+        );
+      }
     }
 
     const handlers: Record<Mode, (msg: NodeMessage) => Promise<NodeMessage | null>> = { batch: onBatch, stream: onStream, range: onRange };
