@@ -50,6 +50,7 @@ export = function register(RED: NodeAPI): void {
     let totals: TotalsState | null = null;
     let history = new SensorHistory([]);
     let historyKey = '';
+    const warnedSensors = new Set<string>();
 
     async function tariff(): Promise<Tariff> {
       const current = snapshot && snapshot.fetchedAt !== null ? snapshot : await hub.refreshTariffs();
@@ -119,7 +120,14 @@ export = function register(RED: NodeAPI): void {
         return null;
       }
       if (!isEnergyReading(msg.payload)) {
-        throw new TypeError(`stream mode counts energy; sensor ${reading.sensorId ?? '?'} is not an energy meter (wire only e1.kwh or similar)`);
+        // An unfiltered easy-sensors node sends every sensor at every poll: warn once per
+        // sensor rather than flood Catch with the same error.
+        const id = reading.sensorId ?? '?';
+        if (!warnedSensors.has(id)) {
+          warnedSensors.add(id);
+          node.warn(`stream mode ignores sensor ${id}: it is not an energy meter (filter easy-sensors to e1.kwh or similar)`);
+        }
+        return null;
       }
       const added = addReading(totals, { ts: reading.ts, value: reading.value }, costOf(t));
       if (!added.ignored) {
