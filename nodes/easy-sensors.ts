@@ -43,6 +43,7 @@ export = function register(RED: NodeAPI): void {
     RED.nodes.createNode(this, config);
     const node = this;
     const cfg = readSensorsConfig(config);
+    if (Number(config.interval) < MIN_INTERVAL_SEC) node.warn(`interval ${String(config.interval)} s is below the minimum: polling every ${MIN_INTERVAL_SEC} s`);
     const link = linkAccount(RED, node, config.account);
     const tracker = new ChangeTracker();
     let lastGood: SensorSnapshot | null = null;

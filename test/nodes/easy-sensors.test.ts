@@ -118,6 +118,19 @@ describe('easy-sensors node', function () {
       should(sim.requests.filter((r) => r.endpoint === 'sensors')).have.length(3);
     });
 
+    it('never polls more often than every 10 s, and says so when asked to', async () => {
+      const { out } = await load({ interval: 2 });
+      await out.next(DEMO_SENSORS.length);
+      const polls = () => sim.requests.filter((r) => r.endpoint === 'sensors').length;
+      await clock!.tickAsync(9_000);
+      await quiet(50);
+      should(polls()).equal(1);
+      await clock!.tickAsync(1_000);
+      await out.next(DEMO_SENSORS.length);
+      should(polls()).equal(2);
+      should(helper.getNode('s').warn.calledWithMatch(/interval 2 s is below the minimum: polling every 10 s/)).be.true();
+    });
+
     it('subscribes again when the account has gone silent (watchdog)', async () => {
       // The first subscription goes dead: it never calls back, as a poll lost for good would.
       const real = AccountHub.prototype.watchSensors;
