@@ -51,7 +51,7 @@ describe('easy-sensors node', function () {
   });
 
   it('marks a sensor stale only when its value is older than three of its intervals', async () => {
-    simNow = Date.now() - 3 * 60_000; // 3 min ago: fresh for 60 s sensors (limit 4 min)
+    simNow = Date.now() - 150_000; // sampled 2.5-3.5 min ago: fresh for 60 s sensors (limit 4 min)
     const { out } = await load();
     const msgs = await out.next(DEMO_SENSORS.length);
     should(msgs.filter((m) => m.payload.stale)).be.empty();
