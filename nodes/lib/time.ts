@@ -40,15 +40,11 @@ function describe(x: unknown): string {
 
 const C0 = 48; // '0'
 
-/** Value of the `n` decimal digits at s[i..i+n), or -1 if any is not a digit. */
-function digits(s: string, i: number, n: number): number {
-  let v = 0;
-  for (let k = i; k < i + n; k++) {
-    const d = s.charCodeAt(k) - C0; // NaN past the end
-    if (!(d >= 0 && d <= 9)) return -1;
-    v = v * 10 + d;
-  }
-  return v;
+/** Value of the two decimal digits at s[i], s[i+1], or -1 if either is not a digit. */
+function two(s: string, i: number): number {
+  const hi = s.charCodeAt(i) - C0; // NaN past the end
+  const lo = s.charCodeAt(i + 1) - C0;
+  return hi >= 0 && hi <= 9 && lo >= 0 && lo <= 9 ? hi * 10 + lo : -1;
 }
 
 /** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
@@ -72,55 +68,103 @@ function daysInMonth(year: number, month: number): number {
  * millisecond are truncated.
  */
 export function parseIsoMs(s: string): number | null {
+  return parseIsoInto(s) ? isoResult[0] : null;
+}
+
+/**
+ * Where parseIsoInto leaves its result. A double returned from a function that is not
+ * inlined is boxed on the heap; hot loops read it from here instead, allocation-free.
+ */
+export const isoResult = new Float64Array(1);
+
+/** toEpochMs into isoResult[0] (NaN when x is no instant), allocation-free for strings. */
+export function instantInto(x: unknown): void {
+  if (typeof x === 'string') {
+    if (!parseIsoInto(x)) isoResult[0] = NaN;
+  } else {
+    const ms = toEpochMs(x);
+    isoResult[0] = ms === null ? NaN : ms;
+  }
+}
+
+/** parseIsoMs without allocation: true and the instant in isoResult[0], or false. */
+export function parseIsoInto(s: string): boolean {
   const n = s.length;
-  if (n < 10 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return null;
-  const year = digits(s, 0, 4);
-  const month = digits(s, 5, 2);
-  const day = digits(s, 8, 2);
-  if (year < 0 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
-  let ms = daysFromCivil(year, month, day) * DAY_MS;
-  if (n === 10) return ms;
-  const sep = s.charCodeAt(10);
-  if ((sep !== 84 && sep !== 116 && sep !== 32) || n < 16 || s.charCodeAt(13) !== 58) return null; // T t ' ' / ':'
-  const hour = digits(s, 11, 2);
-  const minute = digits(s, 14, 2);
-  if (hour < 0 || hour > 23 || minute < 0 || minute > 59) return null;
-  ms += hour * HOUR_MS + minute * MINUTE_MS;
-  let i = 16;
-  if (i < n && s.charCodeAt(i) === 58) {
-    const second = digits(s, i + 1, 2);
-    if (second < 0 || second > 59) return null;
-    ms += second * SECOND_MS;
-    i += 3;
-    if (i < n && s.charCodeAt(i) === 46) {
-      i++;
-      const fracStart = i;
-      let frac = 0;
-      while (i < n) {
-        const d = s.charCodeAt(i) - C0;
-        if (d < 0 || d > 9) break;
-        if (i - fracStart < 3) frac = frac * 10 + d;
+  if (n < 10 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return false;
+  const century = two(s, 0);
+  const yy = two(s, 2);
+  const month = two(s, 5);
+  const day = two(s, 8);
+  if (century < 0 || yy < 0 || month < 1 || month > 12 || day < 1) return false;
+  const days = dayNumber(century * 100 + yy, month, day);
+  if (days === NO_DAY) return false;
+  let ms = days * DAY_MS;
+  let i = 10;
+  if (n > 10) {
+    const sep = s.charCodeAt(10);
+    if ((sep !== 84 && sep !== 116 && sep !== 32) || s.charCodeAt(13) !== 58) return false; // T t ' ' / ':'
+    const hour = two(s, 11);
+    const minute = two(s, 14);
+    if (hour < 0 || hour > 23 || minute < 0 || minute > 59) return false;
+    ms += hour * HOUR_MS + minute * MINUTE_MS;
+    i = 16;
+    if (i < n && s.charCodeAt(i) === 58) {
+      const second = two(s, i + 1);
+      if (second < 0 || second > 59) return false;
+      ms += second * SECOND_MS;
+      i += 3;
+      if (i < n && s.charCodeAt(i) === 46) {
         i++;
+        const fracStart = i;
+        let frac = 0;
+        while (i < n) {
+          const d = s.charCodeAt(i) - C0;
+          if (d < 0 || d > 9) break;
+          if (i - fracStart < 3) frac = frac * 10 + d;
+          i++;
+        }
+        const len = i - fracStart;
+        if (len === 0) return false;
+        ms += len === 1 ? frac * 100 : len === 2 ? frac * 10 : frac;
       }
-      const len = i - fracStart;
-      if (len === 0) return null;
-      ms += len === 1 ? frac * 100 : len === 2 ? frac * 10 : frac;
     }
   }
-  if (i === n) return ms;
-  const c = s.charCodeAt(i);
-  if ((c === 90 || c === 122) && i + 1 === n) return ms; // Z z
-  if (c !== 43 && c !== 45) return null; // + -
-  const oh = digits(s, i + 1, 2);
-  if (oh < 0 || oh > 23) return null;
-  let om = 0;
-  const rest = n - (i + 3);
-  if (rest === 3 && s.charCodeAt(i + 3) === 58) om = digits(s, i + 4, 2);
-  else if (rest === 2) om = digits(s, i + 3, 2);
-  else if (rest !== 0) return null;
-  if (om < 0 || om > 59) return null;
-  const offset = oh * HOUR_MS + om * MINUTE_MS;
-  return c === 43 ? ms - offset : ms + offset;
+  if (i < n) {
+    const c = s.charCodeAt(i);
+    if (c === 90 || c === 122) {
+      if (i + 1 !== n) return false; // Z z
+    } else {
+      if (c !== 43 && c !== 45) return false; // + -
+      const oh = two(s, i + 1);
+      let om = 0;
+      const rest = n - (i + 3);
+      if (rest === 3 && s.charCodeAt(i + 3) === 58) om = two(s, i + 4);
+      else if (rest === 2) om = two(s, i + 3);
+      else if (rest !== 0) return false;
+      if (oh < 0 || oh > 23 || om < 0 || om > 59) return false;
+      const offset = oh * HOUR_MS + om * MINUTE_MS;
+      ms = c === 43 ? ms - offset : ms + offset;
+    }
+  }
+  isoResult[0] = ms;
+  return true;
+}
+
+const NO_DAY = 0x7fffffff;
+
+// Readings come in runs of the same date: remember the last one. Small integers only,
+// so nothing is boxed.
+let cachedDate = -1; // year * 10000 + month * 100 + day
+let cachedDays = 0;
+
+/** Days since 1970-01-01 of a date, NO_DAY if it does not exist. */
+function dayNumber(year: number, month: number, day: number): number {
+  const date = year * 10000 + month * 100 + day;
+  if (date === cachedDate) return cachedDays;
+  if (day > daysInMonth(year, month)) return NO_DAY;
+  cachedDate = date;
+  cachedDays = daysFromCivil(year, month, day);
+  return cachedDays;
 }
 
 /**

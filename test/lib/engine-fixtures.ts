@@ -101,3 +101,47 @@ export const tariffArb: fc.Arbitrary<Tariff> = fc
 
 export const DST_ZONES = ['Europe/London', 'America/New_York', 'Australia/Lord_Howe', 'Pacific/Chatham',
   'America/St_Johns', 'America/Sao_Paulo', 'Asia/Kolkata'];
+
+/** A sensor timeline as computeCost takes it: [instant, value], the value holds from then on. */
+export type Timeline = Array<[number, number]>;
+
+/** The value a timeline gives at instant ms: the last one at or before it (the test's own). */
+export function valueAt(timeline: Timeline, ms: number): number | undefined {
+  let value: number | undefined;
+  for (const [at, v] of timeline) if (at <= ms) value = v; // sorted by the caller
+  return value;
+}
+
+/**
+ * The test's own cost, interval by interval: price at the interval's start (with the
+ * sensor value known then), or for 'prorate' every piece between `stepMs` grid points
+ * priced at its start. Readings sorted, without duplicates.
+ */
+export function slowCost(
+  tariff: Tariff, readings: Array<[number, number]>, zone: string, timeline: Timeline = [], prorateStepMs = 0,
+): { net: number; energy: number; unpriced: number } {
+  let net = 0;
+  let energy = 0;
+  let unpriced = 0;
+  const priceAt = (ms: number) => {
+    const value = valueAt(timeline, ms);
+    return slowPrice(tariff, ms, zone, value === undefined ? {} : { gw: { 1: value } });
+  };
+  for (let i = 1; i < readings.length; i++) {
+    const [t0, v0] = readings[i - 1];
+    const [t1, v1] = readings[i];
+    const delta = v1 - v0;
+    if (delta < 0) continue;
+    energy += delta;
+    const pieces: Array<[number, number]> = [];
+    if (prorateStepMs) for (let s = t0; s < t1; s = Math.min(t1, (Math.floor(s / prorateStepMs) + 1) * prorateStepMs)) pieces.push([s, Math.min(t1, (Math.floor(s / prorateStepMs) + 1) * prorateStepMs)]);
+    else pieces.push([t0, t1]);
+    for (const [a, b] of pieces) {
+      const share = (delta * (b - a)) / (t1 - t0);
+      const price = priceAt(a);
+      if (price === null) unpriced += share;
+      else net += share * price;
+    }
+  }
+  return { net, energy, unpriced };
+}
