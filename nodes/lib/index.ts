@@ -9,6 +9,8 @@ export { parseTariffs, sensorsUsedBy } from './tariff';
 export type { Rule, Tariff, Problem, SensorRef } from './tariff';
 export { priceAt, nextPriceChange, schedule } from './price';
 export type { PriceResult, PriceOptions, ScheduleEntry, SensorValues } from './price';
+export { computeCost } from './cost';
+export type { CostResult, CostOptions, Reading, SensorTimelines, RuleCost, Interval, DroppedRow } from './cost';
 // The API client
 export { EasyClient, EasyApiError, DEFAULT_BASE_URL, CLIENT_DEFAULTS } from './client';
 export type { EasyClientOptions, EasyApiErrorCode, RequestOptions, RetryInfo, Sensor } from './client';
