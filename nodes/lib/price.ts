@@ -94,10 +94,12 @@ export function matchSlot(ct: CompiledTariff, localMs: number, values: Float64Ar
 /**
  * Appends to (starts, slots) the segments of constant matching rule that cover
  * [a, b), for constant sensor values: starts ascending, a neighbour with the same slot
- * as the last one already there is merged into it.
+ * as the last one already there is merged into it. Sensor slots consulted while
+ * unknown are added to `unknown` when given.
  */
 export function appendSegments(
   ct: CompiledTariff, zone: ZoneInfo, values: Float64Array, a: number, b: number, starts: number[], slots: number[],
+  unknown: number[] | null = null,
 ): void {
   const push = (at: number, slot: number) => {
     if (slots.length === 0 || slots[slots.length - 1] !== slot) {
@@ -111,7 +113,7 @@ export function appendSegments(
   while (t < b) {
     const offset = zone.offsetMs[period];
     const periodEnd = Math.min(b, zone.untils[period]);
-    push(t, matchSlot(ct, t + offset, values, null));
+    push(t, matchSlot(ct, t + offset, values, unknown));
     if (boundaries.length > 0) {
       const localStart = t + offset;
       const localEnd = periodEnd + offset;
@@ -120,7 +122,7 @@ export function appendSegments(
           const local = dayStart + boundaries[k];
           if (local <= localStart) continue;
           if (local >= localEnd) break;
-          push(local - offset, matchSlot(ct, local, values, null));
+          push(local - offset, matchSlot(ct, local, values, unknown));
         }
       }
     }
