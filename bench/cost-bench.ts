@@ -4,6 +4,7 @@
 // and 4x the input (measured in a child process with a young generation large enough
 // that nothing is collected during the run).
 import { spawnSync } from 'child_process';
+import * as os from 'os';
 import moment from 'moment-timezone';
 import { computeCost } from '../nodes/lib/cost';
 import type { Tariff } from '../nodes/lib/tariff';
@@ -54,6 +55,13 @@ function naiveCost(t: Tariff, rows: Array<[number, number]>, zone: string): numb
     }
   }
   return net;
+}
+
+/** The floor: only reading every row and adding up the deltas, nothing else. */
+function readOnly(rows: Array<[number, number]>): number {
+  let sum = 0;
+  for (let i = 1; i < rows.length; i++) if (rows[i][0] > rows[i - 1][0]) sum += rows[i][1] - rows[i - 1][1];
+  return sum;
 }
 
 function median(xs: number[]): number {
@@ -108,13 +116,16 @@ function main(): void {
   const isoMs = timeMs(11, () => cost(iso));
   const objectMs = timeMs(11, () => cost(objects));
   const naiveMs = timeMs(3, () => naiveCost(tariff, epoch, ZONE));
+  const floorMs = timeMs(21, () => readOnly(epoch));
 
   const fmt = (ms: number) => `${ms.toFixed(2).padStart(9)} ms`;
   console.log(`computeCost, ${INTERVALS} one-minute intervals, 3-rule tariff, ${ZONE} (node ${process.version}, net ${check.toFixed(4)})`);
+  console.log(`  medians; load average ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} cores`);
   console.log(`  epoch ms [ts, kWh]     ${fmt(epochMs)}   target <= 10 ms`);
   console.log(`  ISO strings [ts, kWh]  ${fmt(isoMs)}   target <= 80 ms`);
   console.log(`  epoch ms { ts, value } ${fmt(objectMs)}`);
   console.log(`  naive (moment.tz each) ${fmt(naiveMs)}`);
+  console.log(`  floor: read rows only  ${fmt(floorMs)}   (how fast this machine is right now)`);
   console.log(`  ratio naive / epoch    ${(naiveMs / epochMs).toFixed(0).padStart(9)} x    target >= 100 x`);
   console.log(`  ratio naive / ISO      ${(naiveMs / isoMs).toFixed(0).padStart(9)} x`);
 

@@ -194,6 +194,7 @@ class Walker {
   private readonly cursor: SegmentCursor;
   private readonly prorate: boolean;
   private readonly maxPowerKw: number;
+  private readonly checkPower: boolean;
   private segmentEnd = -Infinity;
   private slotIndex = 0; // slot + 1 of the current segment
 
@@ -202,6 +203,7 @@ class Walker {
     this.cursor = new SegmentCursor(setup.ct, setup.zone, setup.events, lastTs, this.totals.unknown);
     this.prorate = setup.prorate;
     this.maxPowerKw = setup.maxPowerKw;
+    this.checkPower = setup.maxPowerKw !== Infinity;
   }
 
   /** Takes the first reading (in edge[2], edge[3]) as the start of the first interval. */
@@ -218,7 +220,7 @@ class Walker {
     const totals = this.totals;
     if (delta < 0) {
       totals.resets.push({ from: t0, to: t1, fromValue: e[1], toValue: e[3] });
-    } else if (delta / ((t1 - t0) / HOUR_MS) > this.maxPowerKw) {
+    } else if (this.checkPower && delta / ((t1 - t0) / HOUR_MS) > this.maxPowerKw) {
       totals.rejected.push({ from: t0, to: t1, fromValue: e[1], toValue: e[3], energy: delta, averageKw: delta / ((t1 - t0) / HOUR_MS) });
     } else {
       totals.energy[0] += delta;
