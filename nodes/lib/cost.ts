@@ -161,7 +161,7 @@ class SegmentCursor {
 /** What one costing pass adds up. */
 interface Totals {
   energyBySlot: Float64Array; // [0] = unpriced, [slot + 1] = rule at slot
-  countBySlot: Uint32Array;
+  usedBySlot: Uint8Array; // 1 = priced at least one interval
   energy: Float64Array; // [0]: a typed array, so the loop never stores a named field
   intervals: number;
   resets: Interval[];
@@ -171,7 +171,7 @@ interface Totals {
 
 function emptyTotals(ct: CompiledTariff): Totals {
   const slots = ct.rules.length + 1;
-  return { energyBySlot: new Float64Array(slots), countBySlot: new Uint32Array(slots), energy: new Float64Array(1), intervals: 0, resets: [], rejected: [], unknown: [] };
+  return { energyBySlot: new Float64Array(slots), usedBySlot: new Uint8Array(slots), energy: new Float64Array(1), intervals: 0, resets: [], rejected: [], unknown: [] };
 }
 
 interface WalkSetup {
@@ -191,6 +191,8 @@ class Walker {
   /** [from, fromValue, to, toValue] of the interval to add; step() moves to to the from. */
   readonly edge = new Float64Array(4);
   readonly totals: Totals;
+  private readonly energy: Float64Array; // the totals' arrays, one load nearer
+  private readonly energyBySlot: Float64Array;
   private readonly cursor: SegmentCursor;
   private readonly prorate: boolean;
   private readonly maxPowerKw: number;
@@ -200,6 +202,8 @@ class Walker {
 
   constructor(setup: WalkSetup, lastTs: number) {
     this.totals = emptyTotals(setup.ct);
+    this.energy = this.totals.energy;
+    this.energyBySlot = this.totals.energyBySlot;
     this.cursor = new SegmentCursor(setup.ct, setup.zone, setup.events, lastTs, this.totals.unknown);
     this.prorate = setup.prorate;
     this.maxPowerKw = setup.maxPowerKw;
@@ -223,11 +227,10 @@ class Walker {
     } else if (this.checkPower && delta / ((t1 - t0) / HOUR_MS) > this.maxPowerKw) {
       totals.rejected.push({ from: t0, to: t1, fromValue: e[1], toValue: e[3], energy: delta, averageKw: delta / ((t1 - t0) / HOUR_MS) });
     } else {
-      totals.energy[0] += delta;
+      this.energy[0] += delta;
       if (t0 >= this.segmentEnd) this.moveTo(t0);
       if (t1 <= this.segmentEnd || !this.prorate) {
-        totals.energyBySlot[this.slotIndex] += delta;
-        totals.countBySlot[this.slotIndex]++;
+        this.energyBySlot[this.slotIndex] += delta;
       } else {
         this.prorate_(t0, t1, delta);
       }
@@ -236,10 +239,12 @@ class Walker {
     e[1] = e[3];
   }
 
+  /** Moves to the segment containing t, whose rule is about to price (part of) an interval. */
   private moveTo(t: number): void {
     this.cursor.seek(t);
     this.segmentEnd = this.cursor.end;
     this.slotIndex = this.cursor.slot + 1;
+    this.totals.usedBySlot[this.slotIndex] = 1;
   }
 
   /** Shares the energy among the segments the interval crosses, by time. */
@@ -247,8 +252,7 @@ class Walker {
     const duration = t1 - t0;
     for (let start = t0; ; ) {
       const end = this.segmentEnd < t1 ? this.segmentEnd : t1;
-      this.totals.energyBySlot[this.slotIndex] += delta * ((end - start) / duration);
-      this.totals.countBySlot[this.slotIndex]++;
+      this.energyBySlot[this.slotIndex] += delta * ((end - start) / duration);
       if (end >= t1) return;
       start = end;
       this.moveTo(start);
@@ -403,7 +407,7 @@ function result(ct: CompiledTariff, totals: Totals, cleaned: Cleaned | null, ts:
   const byRule: RuleCost[] = [];
   let net = 0;
   ct.rules.forEach((rule, slot) => {
-    if (totals.countBySlot[slot + 1] === 0) return;
+    if (totals.usedBySlot[slot + 1] === 0) return;
     const energy = totals.energyBySlot[slot + 1];
     const ruleNet = energy * rule.price;
     net += ruleNet;
