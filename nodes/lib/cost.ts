@@ -6,7 +6,7 @@
 // (the usual case) is costed in that single pass; anything else (garbage, unsorted,
 // duplicate timestamps) is copied into typed arrays, cleaned, sorted and walked again.
 import { CompiledTariff, SensorRef, Tariff, sensorNumber } from './tariff';
-import { appendSegments, engineContext } from './price';
+import { SegmentList, appendSegments, engineContext } from './price';
 import { DAY_MS, HOUR_MS, ZoneInfo, instantInto, isoResult, toEpochMs } from './time';
 
 export type Instant = number | Date | string;
@@ -107,8 +107,7 @@ function sensorEvents(ct: CompiledTariff, sensors: unknown): SensorEvents {
 class SegmentCursor {
   slot = -1; // position in ct.rules, -1 = no rule matches
   end = -Infinity; // exclusive end of the current segment
-  private starts: number[] = [];
-  private slots: number[] = [];
+  private readonly segments = new SegmentList(); // of the current chunk
   private k = 0;
   private chunkEnd = -Infinity;
   private nextEvent = 0;
@@ -127,10 +126,10 @@ class SegmentCursor {
   /** Moves to the segment containing t; t never decreases from one call to the next. */
   seek(t: number): void {
     if (t >= this.chunkEnd) this.load(t);
-    const starts = this.starts;
-    while (this.k + 1 < starts.length && starts[this.k + 1] <= t) this.k++;
-    this.slot = this.slots[this.k];
-    this.end = this.k + 1 < starts.length ? starts[this.k + 1] : this.chunkEnd;
+    const { starts, slots, length } = this.segments;
+    while (this.k + 1 < length && starts[this.k + 1] <= t) this.k++;
+    this.slot = slots[this.k];
+    this.end = this.k + 1 < length ? starts[this.k + 1] : this.chunkEnd;
   }
 
   private applyEventsUpTo(t: number): void {
@@ -143,14 +142,13 @@ class SegmentCursor {
 
   private load(a: number): void {
     const b = Math.max(a + 1, Math.min(a + CHUNK_MS, this.limit));
-    this.starts.length = 0;
-    this.slots.length = 0;
+    this.segments.length = 0;
     this.k = 0;
     const ev = this.events;
     this.applyEventsUpTo(a);
     for (let from = a; from < b; ) {
       const to = this.nextEvent < ev.at.length && ev.at[this.nextEvent] < b ? ev.at[this.nextEvent] : b;
-      appendSegments(this.ct, this.zone, this.values, from, to, this.starts, this.slots, this.unknown);
+      appendSegments(this.ct, this.zone, this.values, from, to, this.segments, this.unknown);
       this.applyEventsUpTo(to);
       from = to;
     }

@@ -92,28 +92,46 @@ export function matchSlot(ct: CompiledTariff, localMs: number, values: Float64Ar
 }
 
 /**
- * Appends to (starts, slots) the segments of constant matching rule that cover
- * [a, b), for constant sensor values: starts ascending, a neighbour with the same slot
- * as the last one already there is merged into it. Sensor slots consulted while
- * unknown are added to `unknown` when given.
+ * Segments of constant matching rule: starts ascending, slots[k] the rule's position in
+ * ct.rules (-1 = none) from starts[k] on. `length` counts the valid entries, so a list
+ * can be cleared and refilled without giving its arrays back.
+ */
+export class SegmentList {
+  starts: number[] = [];
+  slots: number[] = [];
+  length = 0;
+
+  /** Adds a segment unless it continues the last one's rule. */
+  push(at: number, slot: number): void {
+    const n = this.length;
+    if (n > 0 && this.slots[n - 1] === slot) return;
+    if (n < this.starts.length) {
+      this.starts[n] = at;
+      this.slots[n] = slot;
+    } else {
+      this.starts.push(at);
+      this.slots.push(slot);
+    }
+    this.length = n + 1;
+  }
+}
+
+/**
+ * Appends to `out` the segments of constant matching rule that cover [a, b), for
+ * constant sensor values. Sensor slots consulted while unknown are added to `unknown`
+ * when given.
  */
 export function appendSegments(
-  ct: CompiledTariff, zone: ZoneInfo, values: Float64Array, a: number, b: number, starts: number[], slots: number[],
+  ct: CompiledTariff, zone: ZoneInfo, values: Float64Array, a: number, b: number, out: SegmentList,
   unknown: number[] | null = null,
 ): void {
-  const push = (at: number, slot: number) => {
-    if (slots.length === 0 || slots[slots.length - 1] !== slot) {
-      starts.push(at);
-      slots.push(slot);
-    }
-  };
   const boundaries = ct.boundariesMs;
   let period = periodIndex(zone, a);
   let t = a;
   while (t < b) {
     const offset = zone.offsetMs[period];
     const periodEnd = Math.min(b, zone.untils[period]);
-    push(t, matchSlot(ct, t + offset, values, unknown));
+    out.push(t, matchSlot(ct, t + offset, values, unknown));
     if (boundaries.length > 0) {
       const localStart = t + offset;
       const localEnd = periodEnd + offset;
@@ -122,7 +140,7 @@ export function appendSegments(
           const local = dayStart + boundaries[k];
           if (local <= localStart) continue;
           if (local >= localEnd) break;
-          push(local - offset, matchSlot(ct, local, values, unknown));
+          out.push(local - offset, matchSlot(ct, local, values, unknown));
         }
       }
     }
@@ -179,10 +197,10 @@ export function nextPriceChange(
   const current = priceOf(matchSlot(ct, toLocalMs(zone, start), values, null));
   const end = start + horizon;
   for (let a = start; a <= end; a += SEARCH_CHUNK_MS) {
-    const starts: number[] = [];
-    const slots: number[] = [];
-    appendSegments(ct, zone, values, a, Math.min(a + SEARCH_CHUNK_MS, end + 1), starts, slots);
-    for (let k = 0; k < starts.length; k++) {
+    const segments = new SegmentList();
+    appendSegments(ct, zone, values, a, Math.min(a + SEARCH_CHUNK_MS, end + 1), segments);
+    const { starts, slots } = segments;
+    for (let k = 0; k < segments.length; k++) {
       if (starts[k] > start && starts[k] <= end && priceOf(slots[k]) !== current) {
         return { at: starts[k], price: evaluateAt(ct, zone, starts[k], values) };
       }
@@ -204,11 +222,13 @@ export function schedule(
   const { ct, zone } = engineContext(tariff, options);
   const a = requireEpochMs(from, 'from');
   const b = requireEpochMs(to, 'to');
-  const starts: number[] = [];
-  const slots: number[] = [];
-  appendSegments(ct, zone, sensorValues(ct, options.sensors), a, b, starts, slots);
-  return starts.map((at, k) => {
+  const segments = new SegmentList();
+  appendSegments(ct, zone, sensorValues(ct, options.sensors), a, b, segments);
+  const { starts, slots, length } = segments;
+  const entries: ScheduleEntry[] = [];
+  for (let k = 0; k < length; k++) {
     const rule = slots[k] < 0 ? null : ct.rules[slots[k]];
-    return { from: at, to: k + 1 < starts.length ? starts[k + 1] : b, ruleIndex: rule ? rule.ruleIndex : null, price: rule ? rule.price : null };
-  });
+    entries.push({ from: starts[k], to: k + 1 < length ? starts[k + 1] : b, ruleIndex: rule ? rule.ruleIndex : null, price: rule ? rule.price : null });
+  }
+  return entries;
 }
