@@ -227,7 +227,7 @@ describe('cost: properties (fast-check, fixed seed)', () => {
         close(r.net, slow.net);
         close(r.unpricedEnergy, slow.unpriced);
       }),
-      { ...FC, numRuns: 300 },
+      { ...FC, numRuns: 1000 },
     );
   });
 
@@ -245,7 +245,7 @@ describe('cost: properties (fast-check, fixed seed)', () => {
           close(prorate.net, start.net);
           close(prorate.unpricedEnergy, start.unpricedEnergy);
         }),
-      { ...FC, numRuns: 300 },
+      { ...FC, numRuns: 1000 },
     );
   });
 

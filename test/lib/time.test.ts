@@ -130,7 +130,7 @@ describe('time: zones', () => {
           .sort((a, b) => a - b);
         should(localToUtc(info, local)).eql(expected);
       }),
-      { ...FC, numRuns: 500 },
+      FC,
     );
   });
 
