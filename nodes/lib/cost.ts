@@ -186,7 +186,7 @@ interface WalkSetup {
  * optimiser has not seen run) get boxed on the heap, one allocation per row.
  */
 class Walker {
-  /** [from, fromValue, to, toValue] of the interval to add; step() moves to to the from. */
+  /** [from, fromValue, to, toValue] of the interval to add; step() then makes `to` the next `from`. */
   readonly edge = new Float64Array(4);
   readonly totals: Totals;
   private readonly energy: Float64Array; // the totals' arrays, one load nearer
@@ -230,7 +230,7 @@ class Walker {
       if (t1 <= this.segmentEnd || !this.prorate) {
         this.energyBySlot[this.slotIndex] += delta;
       } else {
-        this.prorate_(t0, t1, delta);
+        this.shareByTime(t0, t1, delta);
       }
     }
     e[0] = t1;
@@ -246,7 +246,7 @@ class Walker {
   }
 
   /** Shares the energy among the segments the interval crosses, by time. */
-  private prorate_(t0: number, t1: number, delta: number): void {
+  private shareByTime(t0: number, t1: number, delta: number): void {
     const duration = t1 - t0;
     for (let start = t0; ; ) {
       const end = this.segmentEnd < t1 ? this.segmentEnd : t1;
@@ -286,7 +286,7 @@ function walkRows(setup: WalkSetup, rows: readonly unknown[], lastTs: number): T
       instantInto(tsField);
       edge[2] = isoResult[0];
     }
-    edge[3] = typeof valueField === 'number' ? valueField : valueOf(valueField);
+    edge[3] = typeof valueField === 'number' ? valueField : readingValue(valueField);
     const t = edge[2];
     const v = edge[3];
     if (t - t !== 0 || v - v !== 0) return null; // NaN or infinite
@@ -326,7 +326,7 @@ function instantOf(x: unknown): number {
   const ms = toEpochMs(x);
   return ms === null ? NaN : ms;
 }
-function valueOf(x: unknown): number {
+function readingValue(x: unknown): number {
   return typeof x === 'number' ? (x - x === 0 ? x : NaN) : sensorNumber(x);
 }
 
@@ -347,7 +347,7 @@ function clean(readings: readonly unknown[]): Cleaned {
   for (let i = 0; i < n; i++) {
     const row = readings[i];
     const t = instantOf(rowTs(row));
-    const v = valueOf(rowValue(row));
+    const v = readingValue(rowValue(row));
     const reason = !isRow(row) ? 'row' : t !== t ? 'timestamp' : v !== v ? 'value' : null;
     if (reason) {
       dropped.push({ index: i, ts: rowTs(row), value: rowValue(row), reason });
