@@ -177,6 +177,13 @@ export function priceAt(tariff: Tariff | unknown, at: number | Date | string, op
 }
 
 const DEFAULT_HORIZON_MS = 8 * DAY_MS;
+// Longer windows are a mistake (seconds for milliseconds, a zero date) that would keep
+// the process busy for minutes: refused with a RangeError.
+const MAX_WINDOW_MS = 100 * 366 * DAY_MS;
+
+function checkWindow(lengthMs: number, what: string): void {
+  if (lengthMs > MAX_WINDOW_MS) throw new RangeError(`${what} is longer than 100 years (${Math.round(lengthMs / DAY_MS)} days)`);
+}
 const SEARCH_CHUNK_MS = 32 * DAY_MS; // how far ahead to look per step of nextPriceChange
 
 /**
@@ -192,6 +199,7 @@ export function nextPriceChange(
   const start = requireEpochMs(from, 'from');
   const horizon = options.horizonMs ?? DEFAULT_HORIZON_MS;
   if (typeof horizon !== 'number' || !(horizon >= 0)) throw new TypeError(`horizonMs must be a non-negative number, got ${String(horizon)}`);
+  checkWindow(horizon, 'horizonMs');
   const values = sensorValues(ct, options.sensors);
   const priceOf = (slot: number) => (slot < 0 ? null : ct.rules[slot].price);
   const current = priceOf(matchSlot(ct, toLocalMs(zone, start), values, null));
@@ -222,6 +230,7 @@ export function schedule(
   const { ct, zone } = engineContext(tariff, options);
   const a = requireEpochMs(from, 'from');
   const b = requireEpochMs(to, 'to');
+  checkWindow(b - a, 'the schedule window');
   const segments = new SegmentList();
   appendSegments(ct, zone, sensorValues(ct, options.sensors), a, b, segments);
   const { starts, slots, length } = segments;

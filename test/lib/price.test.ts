@@ -181,6 +181,13 @@ describe('price: priceAt', () => {
       should(priceAt(raw, london(2024, 1, 8, 10), LONDON)!.price).equal(0.5);
     });
 
+    it('a window or horizon over 100 years is a RangeError, not minutes of work', () => {
+      const micros = Date.UTC(2024, 0, 1) * 1000; // microseconds mistaken for milliseconds
+      should(() => schedule(workdayTariff(), Date.UTC(2024, 0, 1), micros, LONDON)).throw(RangeError, { message: /longer than 100 years/ });
+      should(() => nextPriceChange(workdayTariff(), 0, { ...LONDON, horizonMs: 101 * 366 * 86400000 })).throw(RangeError);
+      should(schedule(workdayTariff(), Date.UTC(2000, 0, 1), Date.UTC(2099, 0, 1), LONDON).length).be.above(60000); // 12 a week
+    });
+
     it('an instant that does not parse is a TypeError naming it', () => {
       should(() => priceAt(workdayTariff(), 'soon', LONDON)).throw(TypeError, { message: /^at must be/ });
       should(() => schedule(workdayTariff(), 0, 'later', LONDON)).throw(TypeError, { message: /^to must be/ });
