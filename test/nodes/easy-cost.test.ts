@@ -48,6 +48,23 @@ describe('easy-cost node', function () {
     return { node: helper.getNode('c'), out: inbox('out'), caught: inbox('caught') };
   }
 
+  /** Uses a localfilesystem default context store; returns the "module" that loads the stores (the helper skips that part of a start). */
+  function fileContextStore() {
+    contextDir = fs.mkdtempSync(path.join(os.tmpdir(), 'easy-cost-context-'));
+    helper.settings({ contextStorage: { default: { module: 'localfilesystem', config: { dir: contextDir, flushInterval: 3600 } } } });
+    return () => helper._redNodes.loadContextsPlugin();
+  }
+
+  /** Stops as the runtime does (flows, then stores, which writes them out) and starts again. */
+  async function restartRuntime() {
+    await helper._redNodes.stopFlows();
+    await helper._redNodes.closeContextsPlugin();
+    should(fs.readdirSync(path.join(contextDir!, 'context'))).not.be.empty();
+    await helper._redNodes.loadContextsPlugin();
+    await helper._redNodes.loadFlows();
+    await helper._redNodes.startFlows();
+  }
+
   describe('batch', () => {
     it('costs readings, reports garbage rows, and formats amounts to the minor unit', async () => {
       const { node, out } = await load();
@@ -174,29 +191,31 @@ describe('easy-cost node', function () {
     });
 
     it('keeps the totals in the context store across a restart of the runtime', async () => {
-      const dir = (contextDir = fs.mkdtempSync(path.join(os.tmpdir(), 'easy-cost-context-')));
-      helper.settings({ contextStorage: { default: { module: 'localfilesystem', config: { dir, flushInterval: 3600 } } } });
-      // Loading the context stores is part of the runtime's start; the helper skips it.
-      const startStores = () => helper._redNodes.loadContextsPlugin();
-      const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-FLAT' }, 'UTC', [startStores]);
+      const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-FLAT' }, 'UTC', [fileContextStore()]);
       const t0 = Date.parse('2026-03-04T10:00:00Z');
       node.receive({ payload: 100, ts: t0 });
       node.receive({ payload: 104, ts: t0 + HOUR });
       await out.next(2);
-
-      // Stop as the runtime does (flows, then stores, which writes them out), start again.
-      await helper._redNodes.stopFlows();
-      await helper._redNodes.closeContextsPlugin();
-      should(fs.readdirSync(path.join(dir, 'context'))).not.be.empty();
-      await helper._redNodes.loadContextsPlugin();
-      await helper._redNodes.loadFlows();
-      await helper._redNodes.startFlows();
-
+      await restartRuntime();
       const again = inbox('out');
       helper.getNode('c').receive({ payload: 105, ts: t0 + 2 * HOUR });
       const [msg] = await again.next(1);
       should(msg.payload.today).match({ energy: 5, intervals: 2 });
       should(msg.payload.total.from).equal(new Date(t0).toISOString());
+    });
+
+    it('says it started from zero when the stored totals are unreadable', async () => {
+      const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-FLAT' }, 'UTC', [fileContextStore()]);
+      node.receive({ payload: 1, ts: HOUR });
+      await out.next(1);
+      node.context().set('totals', { version: 1, kept: 'garbage' });
+      await restartRuntime();
+      await quiet(50);
+      const restarted = helper.getNode('c');
+      should(restarted.warn.calledWith('running totals started from zero: stored totals are unreadable')).be.true();
+      const again = inbox('out');
+      restarted.receive({ payload: 5, ts: 2 * HOUR });
+      should((await again.next(1))[0].payload.total).match({ energy: 0, from: new Date(2 * HOUR).toISOString() });
     });
 
     it('prices with the live values it polls for the sensors the tariff reads', async () => {
