@@ -36,3 +36,8 @@ export function settleOnce(done: (err?: Error) => void): (err?: unknown) => void
     else done(err instanceof Error ? err : new Error(String(err)));
   };
 }
+
+/** Status lines stay short in the editor; the full text is in the log and at the Catch node. */
+export function shortText(text: string, max = 60): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

@@ -5,7 +5,7 @@
 //   range:  msg.from/msg.to or msg.period -> archival readings fetched and costed
 // Messages are handled one at a time, in arrival order, so stream totals never race.
 
-import { linkAccount, settleOnce } from './account-user';
+import { linkAccount, settleOnce, shortText } from './account-user';
 import { computeCost } from './lib/cost';
 import {
   bucketPayload, costPayload, findTariff, isEnergyReading, isFlatTariff, RangeRequest, rangeRequest, SensorHistory, streamReading,
@@ -260,7 +260,7 @@ export = function register(RED: NodeAPI): void {
           if (out) send(out);
           finish();
         } catch (err) {
-          node.status({ fill: 'red', shape: 'ring', text: shortError(err) });
+          node.status({ fill: 'red', shape: 'ring', text: shortText(err instanceof Error ? err.message : String(err)) });
           finish(err);
         }
       });
@@ -277,8 +277,3 @@ export = function register(RED: NodeAPI): void {
 
   RED.nodes.registerType('easy-cost', EasyCostNode);
 };
-
-function shortError(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
-  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
-}

@@ -2,7 +2,7 @@
 // gateway however many nodes watch it), sent one message per sensor or one for all.
 // Payloads, staleness and change tracking live in lib/sensor-payload.
 
-import { linkAccount, settleOnce } from './account-user';
+import { linkAccount, settleOnce, shortText } from './account-user';
 import { formatClock } from './lib/format';
 import type { SensorSnapshot } from './lib/hub';
 import {
@@ -72,7 +72,7 @@ export = function register(RED: NodeAPI): void {
     function showStatus(): void {
       const last = lastGood?.polledAt ? formatClock(lastGood.polledAt, zone) : null;
       if (reportedError) {
-        node.status({ fill: 'red', shape: 'ring', text: `${reportedError} · last good ${last ?? 'never'}` });
+        node.status({ fill: 'red', shape: 'ring', text: `${shortText(reportedError, 40)} · last good ${last ?? 'never'}` });
         return;
       }
       const missing = lastGood ? missingSensors(lastGood.sensors, cfg.filter) : [];
