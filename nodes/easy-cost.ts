@@ -209,6 +209,10 @@ export = function register(RED: NodeAPI): void {
       controllers.add(controller);
       try {
         const fetched = await fetchReadings(t, req, controller.signal);
+        if (fetched.readings.length < 2) {
+          // one reading or none is no usage at all, not a cost of zero
+          throw new Error(`the archive has ${fetched.readings.length} reading(s) of ${req.sensor} on ${req.gateway} from ${new Date(req.from).toISOString()} to ${new Date(req.to).toISOString()}: nothing to cost`);
+        }
         const sensors: Record<string, Record<string, Array<[number, number]>>> = {};
         for (const ref of sensorsUsedBy(t)) {
           const rows = await hub.fetchData(ref.gatewayId, ref.sensorId, req.from - SENSOR_LEAD_MS, req.to, { signal: controller.signal });

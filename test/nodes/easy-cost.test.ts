@@ -294,6 +294,9 @@ describe('easy-cost node', function () {
       const bad = await caught.next(2);
       should(bad[0].error.message).match(/range mode needs msg.gateway/);
       should(bad[1].error.message).match(/msg.from must be/);
+      node.receive({ gateway: GATEWAY, from: '2019-06-01T00:00:00Z', to: '2019-07-01T00:00:00Z' }); // before the meter existed
+      const [empty] = await caught.next(1);
+      should(empty.error.message).equal('Error: the archive has 0 reading(s) of e1.kwh on DEMO from 2019-06-01T00:00:00.000Z to 2019-07-01T00:00:00.000Z: nothing to cost');
       sim.setFaults({ removedGateways: [GATEWAY] });
       node.receive({ gateway: GATEWAY, period: 'today' });
       const [failed] = await caught.next(1);
