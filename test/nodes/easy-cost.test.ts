@@ -190,6 +190,19 @@ describe('easy-cost node', function () {
       should(err.error.message).match(/msg.payload.value as a finite number of kWh/);
     });
 
+    it('sets every total back to zero on msg.reset', async () => {
+      const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-FLAT' });
+      node.receive({ payload: 1, ts: HOUR });
+      node.receive({ payload: 3, ts: 2 * HOUR });
+      node.receive({ reset: true });
+      node.receive({ payload: 4, ts: 3 * HOUR });
+      node.receive({ payload: 6, ts: 4 * HOUR });
+      const msgs = await out.next(5);
+      should(msgs[1].payload.total.energy).equal(2);
+      should(msgs[2].payload).match({ today: null, total: null });
+      should(msgs[4].payload.total).match({ energy: 2, from: new Date(3 * HOUR).toISOString() });
+    });
+
     it('keeps the totals in the context store across a restart of the runtime', async () => {
       const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-FLAT' }, 'UTC', [fileContextStore()]);
       const t0 = Date.parse('2026-03-04T10:00:00Z');
