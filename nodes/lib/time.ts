@@ -16,11 +16,26 @@ export const DAY_MS = 24 * HOUR_MS;
 export function toEpochMs(x: unknown): number | null {
   if (typeof x === 'number') return Number.isFinite(x) ? x : null;
   if (typeof x === 'string') return parseIsoMs(x);
-  if (x instanceof Date) {
-    const ms = x.getTime();
+  if (isDate(x)) {
+    const ms = Date.prototype.getTime.call(x);
     return Number.isFinite(ms) ? ms : null;
   }
   return null;
+}
+
+/**
+ * A Date also when made in another realm (a function node's vm context), where
+ * instanceof fails: Date's own getTime accepts real Dates only.
+ */
+function isDate(x: unknown): x is Date {
+  if (x instanceof Date) return true;
+  if (typeof x !== 'object' || x === null) return false;
+  try {
+    Date.prototype.getTime.call(x);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** toEpochMs, throwing a TypeError that names `what` when x is not an instant. */
@@ -34,7 +49,7 @@ export function requireEpochMs(x: unknown, what: string): number {
 
 function describe(x: unknown): string {
   if (typeof x === 'string') return JSON.stringify(x.length > 40 ? `${x.slice(0, 40)}…` : x);
-  if (x instanceof Date) return 'an invalid Date';
+  if (isDate(x)) return 'an invalid Date';
   return x === null ? 'null' : typeof x === 'object' ? 'an object' : String(x);
 }
 

@@ -1,5 +1,6 @@
 import should from 'should';
 import assert from 'assert';
+import vm from 'vm';
 import fc from 'fast-check';
 import moment from 'moment-timezone';
 import {
@@ -28,6 +29,15 @@ describe('time: toEpochMs (SPEC rule 8)', () => {
   it('takes valid Dates and rejects invalid ones', () => {
     should(toEpochMs(new Date(1580817600123))).equal(1580817600123);
     should(toEpochMs(new Date('nonsense'))).be.null();
+  });
+
+  it("takes a Date made in a function node's own context (another realm)", () => {
+    const foreign = vm.runInNewContext('new Date(1580817600123)');
+    should(foreign instanceof Date).be.false(); // the trap
+    should(toEpochMs(foreign)).equal(1580817600123);
+    should(toEpochMs(vm.runInNewContext('new Date(NaN)'))).be.null();
+    should(toEpochMs({ getTime: () => 5 })).be.null(); // a look-alike is not a Date
+    should(toEpochMs({ [Symbol.toStringTag]: 'Date' })).be.null();
   });
 
   it('reads an ISO string without offset as UTC whatever the process TZ', () => {
