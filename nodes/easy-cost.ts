@@ -163,7 +163,10 @@ export = function register(RED: NodeAPI): void {
       const today = s.day;
       const amount = formatMoney(today ? today.gross : 0, t.currency)!.display;
       const energy = today ? today.energy.toFixed(2) : '0.00';
-      node.status({ fill: ignored ? 'yellow' : 'green', shape: 'dot', text: `today ${amount} · ${energy} kWh${ignored ? ` · ${ignored.replace('_', ' ')} reading ignored` : ''}` });
+      // energy no rule priced (a sensor rule whose sensor is unknown) must not pass unnoticed
+      const unpriced = today && today.unpricedEnergy > 0 ? ` · ${today.unpricedEnergy.toFixed(2)} kWh unpriced` : '';
+      const note = ignored ? ` · ${ignored.replace('_', ' ')} reading ignored` : unpriced;
+      node.status({ fill: note ? 'yellow' : 'green', shape: 'dot', text: `today ${amount} · ${energy} kWh${note}` });
     }
 
     async function onBatch(msg: NodeMessage): Promise<NodeMessage> {

@@ -6,7 +6,7 @@ import type { Simulator } from '../../sim/server';
 import { archive, DEMO_TARIFFS, findDemoSensor, GENERATOR_ON_MS, GENERATOR_PERIOD_MS } from '../../sim/demo-data';
 import { computeCost } from '../../nodes/lib/cost';
 import easyCost = require('../../nodes/easy-cost');
-import { accountNode, catchNodes, FlowNode, GATEWAY, helper, inbox, loadFlow, quiet, withSimulator } from './flow-support';
+import { accountNode, catchNodes, FlowNode, GATEWAY, helper, inbox, loadFlow, quiet, statuses, withSimulator } from './flow-support';
 
 const HOUR = 3600_000;
 const tariff = (id: string) => DEMO_TARIFFS.find((t) => t.id === id)!;
@@ -28,7 +28,12 @@ describe('easy-cost node', function () {
   beforeEach(async () => {
     sim = await withSimulator({
       // the demo tariffs plus one that breaks the interface (a rule without a price)
-      tariffs: () => [...JSON.parse(JSON.stringify(DEMO_TARIFFS)), { id: 'BROKEN', name: 'b', vat: 0, currency: 'GBP', rules: [{ priority: 1 }] }],
+      tariffs: () => [
+        ...JSON.parse(JSON.stringify(DEMO_TARIFFS)),
+        { id: 'BROKEN', name: 'b', vat: 0, currency: 'GBP', rules: [{ priority: 1 }] },
+        // prices only while the generator runs: with input "1" unknown nothing is priced
+        { id: 'GENERATOR-ONLY', name: 'g', vat: 0, currency: 'GBP', rules: [{ priority: 1, price: 0.5, gateway_id: GATEWAY, sensor_id: '1', sensor_value: 1, sensor_condition: 'eq' }] },
+      ],
     });
   });
 
@@ -244,6 +249,18 @@ describe('easy-cost node', function () {
       const msgs = await out.next(2);
       should(msgs[1].payload.total).match({ energy: 2, unpricedEnergy: 0 });
       should(msgs[1].payload.total.net).be.approximately(2 * 0.55, 1e-9);
+    });
+
+    it('counts energy no rule can price as unpriced, and shows it, when the sensor is unknown', async () => {
+      sim.setFaults({ removedGateways: [GATEWAY] }); // the generator input cannot be read
+      const { node, out } = await load({ mode: 'stream', tariff: 'GENERATOR-ONLY' }, 'UTC');
+      const seen = statuses('c');
+      node.receive({ payload: 10, ts: HOUR });
+      node.receive({ payload: 12, ts: 2 * HOUR });
+      const msgs = await out.next(2);
+      should(msgs[1].payload.total).match({ energy: 2, unpricedEnergy: 2, net: 0 });
+      await quiet(20);
+      should(seen[seen.length - 1]).match({ fill: 'yellow', text: 'today GBP 0.00 · 2.00 kWh · 2.00 kWh unpriced' });
     });
 
     it('ends every message exactly once: Complete for the counted, Catch for the refused', async () => {
