@@ -69,22 +69,32 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
-function timeMs(runs: number, fn: () => unknown): number {
-  const times: number[] = [];
-  for (let k = 0; k < runs; k++) {
-    const t0 = process.hrtime.bigint();
-    fn();
-    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+function elapsedMs(fn: () => unknown): number {
+  const t0 = process.hrtime.bigint();
+  fn();
+  return Number(process.hrtime.bigint() - t0) / 1e6;
+}
+
+/**
+ * Median times of several variants measured in interleaved rounds, so that they all see
+ * the same machine (it is shared and its speed changes from second to second).
+ * `every` > 1 measures a slow variant only in every n-th round.
+ */
+function interleaved(rounds: number, variants: Array<{ fn: () => unknown; every?: number }>): number[] {
+  const times: number[][] = variants.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    variants.forEach((v, k) => {
+      if (r % (v.every ?? 1) === 0) times[k].push(elapsedMs(v.fn));
+    });
   }
-  return median(times);
+  return times.map(median);
 }
 
 /** Child process: heap allocated by one computeCost run, in bytes. */
 function allocatedByOneRun(factor: number, shape: string): number {
   const gc = (global as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with --expose-gc');
-  const epoch = epochReadings(INTERVALS * factor);
-  const rows = shape === 'iso' ? isoReadings(epoch) : epoch;
+  const rows = rowsOf(shape, factor);
   gc();
   for (let k = 0; k < 10; k++) computeCost(tariff, rows, { timezone: ZONE }); // warm up the JIT
   const before = process.memoryUsage().heapUsed;
@@ -94,48 +104,75 @@ function allocatedByOneRun(factor: number, shape: string): number {
   return after - before;
 }
 
+type Shape = 'epoch' | 'iso' | 'objects' | 'naive';
+
+function rowsOf(shape: string, factor = 1): unknown[] {
+  const epoch = epochReadings(INTERVALS * factor);
+  if (shape === 'iso') return isoReadings(epoch);
+  if (shape === 'objects') return epoch.map(([ts, value]) => ({ ts, value }));
+  return epoch;
+}
+
+/**
+ * Child process: median time of one input shape, in rounds interleaved with the floor
+ * so both see the same machine. One shape per process, as in use: a process costing
+ * one kind of input, with the JIT tuned to it.
+ */
+function timeShape(shape: Shape): { ms: number; floorMs: number; net: number } {
+  const rows = rowsOf(shape);
+  const epoch = shape === 'epoch' ? (rows as Array<[number, number]>) : epochReadings(INTERVALS);
+  const run = shape === 'naive'
+    ? () => naiveCost(tariff, epoch, ZONE)
+    : () => computeCost(tariff, rows, { timezone: ZONE }).net;
+  const net = run();
+  const rounds = shape === 'naive' ? 3 : 21;
+  for (let k = 0; k < (shape === 'naive' ? 0 : 5); k++) run(); // warm up the JIT
+  const [ms, floorMs] = interleaved(rounds, [{ fn: run }, { fn: () => readOnly(epoch) }]);
+  return { ms, floorMs, net };
+}
+
+// Allocation is read off heapUsed, so nothing may be collected during the run: a young
+// generation larger than the run allocates, and the JIT done before it starts.
+const ALLOCATION_FLAGS = ['--expose-gc', '--no-concurrent-recompilation', '--min-semi-space-size=256', '--max-semi-space-size=256'];
+
+function child(flags: string[], args: string[]): unknown {
+  const out = spawnSync(process.execPath, [...flags, __filename, ...args], { encoding: 'utf8' });
+  if (out.status !== 0) throw new Error(out.stderr);
+  return JSON.parse(out.stdout);
+}
+
 function main(): void {
-  const child = process.argv.indexOf('--allocated');
-  if (child >= 0) {
-    process.stdout.write(String(allocatedByOneRun(Number(process.argv[child + 1]), process.argv[child + 2])));
+  const [mode, ...args] = process.argv.slice(2);
+  if (mode === '--allocated') {
+    process.stdout.write(JSON.stringify(allocatedByOneRun(Number(args[0]), args[1])));
     return;
   }
-  const epoch = epochReadings(INTERVALS);
-  const iso = isoReadings(epoch);
-  const objects = epoch.map(([ts, value]) => ({ ts, value }));
-  const cost = (rows: unknown[]) => computeCost(tariff, rows, { timezone: ZONE });
-
-  const check = naiveCost(tariff, epoch, ZONE);
-  for (const rows of [epoch, iso, objects]) {
-    const net = cost(rows).net;
-    if (Math.abs(net - check) > 1e-9 * Math.abs(check)) throw new Error(`engine ${net} != naive ${check}`);
+  if (mode === '--time') {
+    process.stdout.write(JSON.stringify(timeShape(args[0] as Shape)));
+    return;
   }
-  for (let k = 0; k < 5; k++) { cost(epoch); cost(iso); cost(objects); } // warm up the JIT
-
-  const epochMs = timeMs(21, () => cost(epoch));
-  const isoMs = timeMs(11, () => cost(iso));
-  const objectMs = timeMs(11, () => cost(objects));
-  const naiveMs = timeMs(3, () => naiveCost(tariff, epoch, ZONE));
-  const floorMs = timeMs(21, () => readOnly(epoch));
+  const results = Object.fromEntries((['epoch', 'iso', 'objects', 'naive'] as Shape[]).map((shape) => [shape, child([], ['--time', shape]) as ReturnType<typeof timeShape>]));
+  const check = results.naive.net;
+  for (const shape of ['epoch', 'iso', 'objects'] as Shape[]) {
+    if (Math.abs(results[shape].net - check) > 1e-9 * Math.abs(check)) throw new Error(`${shape}: engine ${results[shape].net} != naive ${check}`);
+  }
 
   const fmt = (ms: number) => `${ms.toFixed(2).padStart(9)} ms`;
+  const line = (label: string, shape: Shape, note = '') =>
+    console.log(`  ${label.padEnd(24)}${fmt(results[shape].ms)}   floor ${fmt(results[shape].floorMs)}   ${note}`);
   console.log(`computeCost, ${INTERVALS} one-minute intervals, 3-rule tariff, ${ZONE} (node ${process.version}, net ${check.toFixed(4)})`);
-  console.log(`  medians; load average ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} cores`);
-  console.log(`  epoch ms [ts, kWh]     ${fmt(epochMs)}   target <= 10 ms`);
-  console.log(`  ISO strings [ts, kWh]  ${fmt(isoMs)}   target <= 80 ms`);
-  console.log(`  epoch ms { ts, value } ${fmt(objectMs)}`);
-  console.log(`  naive (moment.tz each) ${fmt(naiveMs)}`);
-  console.log(`  floor: read rows only  ${fmt(floorMs)}   (how fast this machine is right now)`);
-  console.log(`  ratio naive / epoch    ${(naiveMs / epochMs).toFixed(0).padStart(9)} x    target >= 100 x`);
-  console.log(`  ratio naive / ISO      ${(naiveMs / isoMs).toFixed(0).padStart(9)} x`);
+  console.log(`  medians, one process per input; floor = only reading the same rows, measured in`);
+  console.log(`  alternation (how fast this shared machine was then); load average ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} cores`);
+  line('epoch ms [ts, kWh]', 'epoch', 'target <= 10 ms');
+  line('ISO strings [ts, kWh]', 'iso', 'target <= 80 ms');
+  line('epoch ms { ts, value }', 'objects');
+  line('naive (moment.tz each)', 'naive');
+  console.log(`  ratio naive / epoch     ${(results.naive.ms / results.epoch.ms).toFixed(0).padStart(9)} x    target >= 100 x`);
+  console.log(`  ratio naive / ISO       ${(results.naive.ms / results.iso.ms).toFixed(0).padStart(9)} x`);
 
   console.log('heap allocated by one run (no GC during it), 1x vs 4x input:');
   for (const shape of ['epoch', 'iso']) {
-    const sizes = [1, 4].map((factor) => {
-      const out = spawnSync(process.execPath, ['--expose-gc', '--no-concurrent-recompilation', '--min-semi-space-size=256', '--max-semi-space-size=256', __filename, '--allocated', String(factor), shape], { encoding: 'utf8' });
-      if (out.status !== 0) throw new Error(out.stderr);
-      return Number(out.stdout);
-    });
+    const sizes = [1, 4].map((factor) => child(ALLOCATION_FLAGS, ['--allocated', String(factor), shape]) as number);
     console.log(`  ${shape.padEnd(5)}  1x ${(sizes[0] / 1024).toFixed(1).padStart(8)} KiB   4x ${(sizes[1] / 1024).toFixed(1).padStart(8)} KiB   (input 1x ~${((INTERVALS * 16) / 1048576).toFixed(0)} MiB of values alone)`);
   }
 }
