@@ -1,6 +1,8 @@
 import should from 'should';
 import fc from 'fast-check';
 import moment from 'moment-timezone';
+import * as fs from 'fs';
+import * as path from 'path';
 import { computeCost } from '../../nodes/lib/cost';
 import { schedule } from '../../nodes/lib/price';
 import { parseTariffs } from '../../nodes/lib/tariff';
@@ -161,6 +163,23 @@ describe('cost: totals (SPEC rule 12)', () => {
     should(computeCost(flat(), [], LONDON)).match({ net: 0, energy: 0, intervals: 0, from: null, to: null, byRule: [] });
     should(computeCost(flat(), [[5, 1]], LONDON)).match({ net: 0, intervals: 0, from: 5, to: 5 });
     should(computeCost(flat(), [['x', 1]], LONDON)).match({ net: 0, from: null, to: null, dropped: [{ index: 0 }] });
+  });
+});
+
+describe('cost: the interface docs samples (test/fixtures)', () => {
+  const fixture = (name: string) => JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'fixtures', name), 'utf8'));
+  it('parses the sample tariffs cleanly and costs the sample data like the slow evaluation', () => {
+    const { tariffs, problems } = parseTariffs(fixture('docs-tariffs.json'));
+    should(problems).eql([]);
+    const data: Array<[string, number]> = fixture('docs-data.json');
+    const rows = data.map(([ts, v]): [number, number] => [Date.parse(`${ts}Z`), v]);
+    for (const tariff of tariffs) {
+      for (const timezone of ['Europe/London', 'Pacific/Chatham']) {
+        const r = computeCost(tariff, data, { timezone });
+        close(r.net, slowCost(tariff, rows, timezone).net);
+        should(r).match({ from: rows[0][0], to: rows[rows.length - 1][0], dropped: [], currency: tariff.currency });
+      }
+    }
   });
 });
 
