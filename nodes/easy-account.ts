@@ -5,7 +5,8 @@
 import { AccountHub, HubStore } from './lib/hub';
 import { DEFAULT_BASE_URL, EasyClient } from './lib/client';
 import { machineTimeZone } from './lib/time';
-import { plainHttpWarning } from './lib/account-config';
+import { accountTuning, plainHttpWarning } from './lib/account-config';
+import { AdminRED, registerAdminRoutes } from './admin-routes';
 import type { AccountNode, Node, NodeAPI, NodeDef, NodeStatus } from './red-types';
 
 const STORE_KEY = 'lastGoodTariffs';
@@ -44,6 +45,8 @@ function contextStore(node: AccountNode): HubStore {
 }
 
 export = function register(RED: NodeAPI): void {
+  // the edit dialogs' routes: once per runtime, whatever the number of accounts or deploys
+  registerAdminRoutes(RED as AdminRED);
   function EasyAccountNode(this: AccountNode, config: NodeDef) {
     RED.nodes.createNode(this, config);
     const node = this;
@@ -57,8 +60,10 @@ export = function register(RED: NodeAPI): void {
       const warning = plainHttpWarning(node.baseUrl);
       if (warning) node.warn(warning);
       const token = node.credentials?.token;
-      const client = token ? new EasyClient({ baseUrl: node.baseUrl, token }) : null;
-      node.hub = new AccountHub({ client, timezone: node.timezone, store: contextStore(node) });
+      // timeoutMs, retries, backoff…: flow-file only (lib/account-config.ts), defaults otherwise
+      const { retryMs, ...tuning } = accountTuning(config);
+      const client = token ? new EasyClient({ baseUrl: node.baseUrl, token, ...tuning }) : null;
+      node.hub = new AccountHub({ client, timezone: node.timezone, store: contextStore(node), retryMs });
     } catch (err) {
       // a bad zone or URL must not stop the runtime: the users show it and report it
       node.configError = err instanceof Error ? err : new Error(String(err));
@@ -98,5 +103,6 @@ function shortConfigError(err: Error): string {
   if (/time zone/.test(err.message)) return 'bad time zone';
   if (/baseUrl/.test(err.message)) return 'bad base URL';
   if (/token/.test(err.message)) return 'bad token';
+  if (/^account setting/.test(err.message)) return 'bad account setting';
   return 'account error';
 }

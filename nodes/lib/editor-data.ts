@@ -1,0 +1,369 @@
+// What the edit dialogs show, as JSON for the admin routes (nodes/admin-routes.ts):
+// connection outcomes in words, tariffs with readable rule rows, the 7-day price chart
+// straight from the engine's `schedule`, a gateway's sensors with their decoded kind,
+// and the time zone list. No Node-RED here; the routes only pick the credentials.
+import moment from 'moment-timezone';
+import { EasyApiError, Sensor } from './client';
+import { schedule, ScheduleEntry, SensorValues } from './price';
+import { decodeSensorId, DecodedSensorId } from './sensor-ids';
+import { Problem, Rule, sensorNumber, sensorsUsedBy, Tariff } from './tariff';
+import { machineTimeZone } from './time';
+
+/** How a dialog's request went wrong, for the editor to put in words (its catalogue) and for the HTTP status. */
+export type EditorErrorCode =
+  | 'bad_request' // the dialog sent something unusable (a non-http URL, no token and no deployed account)
+  | 'token_rejected'
+  | 'no_access'
+  | 'not_found'
+  | 'unreachable'
+  | 'rate_limited'
+  | 'server'
+  | 'invalid_response'
+  | 'unknown_tariff';
+
+export interface EditorError {
+  code: EditorErrorCode;
+  /** Plain words, never a stack trace, never the token. */
+  message: string;
+}
+
+/** The error the editor gets for anything thrown while answering a dialog. */
+export function editorError(err: unknown): EditorError {
+  if (err instanceof EasyApiError) {
+    const byCode: Record<string, EditorErrorCode> = {
+      unauthorized: 'token_rejected',
+      forbidden: 'no_access',
+      not_found: 'not_found',
+      rate_limited: 'rate_limited',
+      server: 'server',
+      network: 'unreachable',
+      timeout: 'unreachable',
+      aborted: 'unreachable',
+      invalid_response: 'invalid_response',
+    };
+    return { code: byCode[err.code] ?? 'invalid_response', message: err.message };
+  }
+  if (err instanceof EditorRequestError) return { code: err.code, message: err.message };
+  // TypeErrors of the client and the engine are worded for users (bad URL, bad zone, bad tariff)
+  const message = err instanceof Error ? err.message : String(err);
+  return { code: 'bad_request', message: message.split('\n')[0] };
+}
+
+/** A problem with the dialog's request itself, already in words. */
+export class EditorRequestError extends Error {
+  constructor(readonly code: EditorErrorCode, message: string) {
+    super(message);
+    this.name = 'EditorRequestError';
+  }
+}
+
+/** HTTP status for an editor error: the dialog's fault 400, the service's 502. */
+export function httpStatusOf(error: EditorError): number {
+  if (error.code === 'bad_request') return 400;
+  if (error.code === 'unknown_tariff') return 404;
+  return 502;
+}
+
+// ---------------------------------------------------------------------------------------
+// Test connection
+
+export interface ConnectionOutcome {
+  ok: boolean;
+  /** ok | token_rejected | no_access (no tariff access) | unreachable | … (EditorErrorCode) */
+  outcome: 'ok' | EditorErrorCode;
+  /** Usable tariffs when ok. */
+  tariffs: number;
+  /** Tariffs left out as invalid (SPEC rule 7), when ok. */
+  invalid: number;
+  message: string;
+}
+
+export function connectionOk(parsed: { tariffs: Tariff[]; problems: Problem[] }): ConnectionOutcome {
+  const invalid = new Set(parsed.problems.filter((p) => p.severity === 'error').map((p) => p.tariffId ?? '')).size;
+  const n = parsed.tariffs.length;
+  return { ok: true, outcome: 'ok', tariffs: n, invalid, message: `connected: ${n} tariff${n === 1 ? '' : 's'}` };
+}
+
+export function connectionFailed(err: unknown): ConnectionOutcome {
+  const e = editorError(err);
+  return { ok: false, outcome: e.code, tariffs: 0, invalid: 0, message: e.message };
+}
+
+// ---------------------------------------------------------------------------------------
+// Tariffs and their rules
+
+export interface RuleRow {
+  /** Index in the tariff's own `rules` array. */
+  index: number;
+  priority: number;
+  /** Net and gross (with VAT) price per kWh, full precision. */
+  net: number;
+  gross: number;
+  /** null: all day. `wraps`: the range runs past midnight (22:00–06:00); `allDay`: start == end or 00:00–24:00. */
+  time: { start: string; end: string; wraps: boolean; allDay: boolean } | null;
+  /** ISO weekdays 1..7, null: every day. */
+  days: number[] | null;
+  /** Which spelling the rule used for its days ('weekday' is the docs' other spelling). */
+  daysField: 'weekdays' | 'weekday' | null;
+  /** Both spellings given: `weekdays` counts, `weekday` is ignored (SPEC rule 3). */
+  daysConflict: boolean;
+  sensor: { gatewayId: string; sensorId: string; value: number | string; condition: string; never: boolean } | null;
+}
+
+export interface TariffInfo {
+  id: string;
+  name: string;
+  currency: string;
+  vat: number;
+  rules: RuleRow[];
+  /** Warnings about this tariff (errors leave a tariff out of `tariffs` altogether). */
+  problems: Problem[];
+}
+
+export interface TariffList {
+  tariffs: TariffInfo[];
+  /** Every problem: invalid tariffs (severity error) and warnings. */
+  problems: Problem[];
+  fetchedAt: number | null;
+  /** Data from the deployed account's last good fetch, because this one failed. */
+  stale: boolean;
+  /** Why they are stale. */
+  error?: EditorError;
+}
+
+const timeSeconds = (t: string): number => {
+  const [h, m, s] = t.split(':').map(Number);
+  return h * 3600 + m * 60 + (s || 0);
+};
+
+function dayList(x: unknown): number[] | null {
+  if (!Array.isArray(x) || x.length === 0) return null;
+  const days = [...new Set(x.map(Number))].sort((a, b) => a - b);
+  return days.length === 7 ? null : days;
+}
+
+export function ruleRow(rule: Rule, index: number, vat: number): RuleRow {
+  let time: RuleRow['time'] = null;
+  if (typeof rule.time_start === 'string' && typeof rule.time_end === 'string') {
+    const a = timeSeconds(rule.time_start);
+    const b = timeSeconds(rule.time_end);
+    const allDay = a === b || (a === 0 && b === 86400);
+    time = { start: rule.time_start, end: rule.time_end, wraps: !allDay && b < a, allDay };
+  }
+  const hasWeekdays = rule.weekdays !== undefined && rule.weekdays !== null;
+  const hasWeekday = rule.weekday !== undefined && rule.weekday !== null;
+  const daysField = hasWeekdays ? 'weekdays' : hasWeekday ? 'weekday' : null;
+  const sensor =
+    rule.gateway_id !== undefined && rule.sensor_id !== undefined
+      ? {
+          gatewayId: String(rule.gateway_id),
+          sensorId: String(rule.sensor_id),
+          value: rule.sensor_value as number | string,
+          condition: String(rule.sensor_condition),
+          never: rule.sensor_condition !== 'eq',
+        }
+      : null;
+  return {
+    index,
+    priority: rule.priority,
+    net: rule.price,
+    gross: rule.price * (1 + vat / 100),
+    time,
+    days: daysField ? dayList(rule[daysField]) : null,
+    daysField,
+    daysConflict: hasWeekdays && hasWeekday,
+    sensor,
+  };
+}
+
+/** A valid tariff (from parseTariffs) as the dialogs list it, rules in evaluation order. */
+export function tariffInfo(tariff: Tariff, problems: Problem[]): TariffInfo {
+  const rows = tariff.rules.map((rule, i) => ruleRow(rule, i, tariff.vat));
+  // stable sort: equal priorities keep their array order, as the engine tries them
+  rows.sort((a, b) => a.priority - b.priority);
+  return {
+    id: tariff.id,
+    name: tariff.name,
+    currency: tariff.currency,
+    vat: tariff.vat,
+    rules: rows,
+    problems: problems.filter((p) => p.tariffId === tariff.id && p.severity === 'warning'),
+  };
+}
+
+export function tariffList(
+  parsed: { tariffs: Tariff[]; problems: Problem[] },
+  extra: { fetchedAt: number | null; stale?: boolean; error?: unknown } = { fetchedAt: null },
+): TariffList {
+  const list: TariffList = {
+    tariffs: parsed.tariffs.map((t) => tariffInfo(t, parsed.problems)),
+    problems: parsed.problems,
+    fetchedAt: extra.fetchedAt,
+    stale: extra.stale === true,
+  };
+  if (extra.error !== undefined && extra.error !== null) list.error = editorError(extra.error);
+  return list;
+}
+
+export function findTariff(tariffs: Tariff[], id: unknown): Tariff {
+  const found = tariffs.find((t) => t.id === id);
+  if (!found) throw new EditorRequestError('unknown_tariff', `the account has no usable tariff "${String(id)}"`);
+  return found;
+}
+
+// ---------------------------------------------------------------------------------------
+// The 7-day price chart
+
+export interface ChartLine {
+  /** 'base': every sensor the rules read at 0 (generator off); else one sensor at another value. */
+  key: string;
+  /** The sensor values this line was computed with (null: the tariff reads no sensor). */
+  sensors: SensorValues | null;
+  /** The sensor that differs from the base line, for its legend. */
+  changed: { gatewayId: string; sensorId: string; value: number } | null;
+  /** Exactly `schedule(tariff, from, to, { timezone, sensors })`. */
+  segments: ScheduleEntry[];
+}
+
+export interface ChartData {
+  tariffId: string;
+  tariffName: string;
+  currency: string;
+  vat: number;
+  timezone: string;
+  /** Local midnight of today … local midnight `days` days later (not always 24 h a day: DST). */
+  from: number;
+  to: number;
+  now: number;
+  /** Instants of each local midnight from `from` to `to` (days + 1 of them). */
+  dayStarts: number[];
+  today: { from: number; to: number };
+  lines: ChartLine[];
+  /** Lowest and highest net price over all lines; null when no rule matches anywhere. */
+  minPrice: number | null;
+  maxPrice: number | null;
+}
+
+export const CHART_DAYS = 7;
+/** Alternative lines are capped: a tariff reading many sensors gets a legible chart. */
+const MAX_ALTERNATIVES = 6;
+
+/** Local midnights in `timezone` from the day containing `now`, `days` + 1 of them. */
+export function localDayStarts(now: number, timezone: string, days: number): number[] {
+  const first = moment.tz(now, timezone).startOf('day');
+  const out: number[] = [];
+  for (let d = 0; d <= days; d++) out.push(first.clone().add(d, 'days').valueOf());
+  return out;
+}
+
+function samePrices(a: ScheduleEntry[], b: ScheduleEntry[]): boolean {
+  // compared as step functions: the same price over the same instants
+  const cuts = [...new Set([...a.map((s) => s.from), ...b.map((s) => s.from)])].sort((x, y) => x - y);
+  const priceAt = (list: ScheduleEntry[], at: number) => list.find((s) => s.from <= at && at < s.to)?.price ?? null;
+  return cuts.every((at) => priceAt(a, at) === priceAt(b, at));
+}
+
+/**
+ * The chart's data for the week from today's local midnight: one line with every sensor
+ * the rules read at 0, and for each such sensor and each other value its rules compare
+ * with (1 for a generator input) a line where only that sensor has that value, kept when
+ * its prices differ somewhere. Every line's segments are the engine's `schedule`.
+ */
+export function chartData(tariff: Tariff, now: number, timezone: string, days = CHART_DAYS): ChartData {
+  const dayStarts = localDayStarts(now, timezone, days);
+  const from = dayStarts[0];
+  const to = dayStarts[dayStarts.length - 1];
+  const refs = sensorsUsedBy(tariff);
+  const valuesFor = (values: Array<[string, string, number]>): SensorValues | null => {
+    if (refs.length === 0) return null;
+    const out: SensorValues = {};
+    for (const [gw, id, v] of values) (out[gw] ??= {})[id] = v;
+    return out;
+  };
+  const base = refs.map((r): [string, string, number] => [r.gatewayId, r.sensorId, 0]);
+  const baseSensors = valuesFor(base);
+  const run = (sensors: SensorValues | null) => schedule(tariff, from, to, sensors ? { timezone, sensors } : { timezone });
+  const lines: ChartLine[] = [{ key: 'base', sensors: baseSensors, changed: null, segments: run(baseSensors) }];
+
+  for (const ref of refs) {
+    const tried = new Set<number>([1]);
+    for (const rule of tariff.rules) {
+      if (rule.gateway_id === ref.gatewayId && rule.sensor_id === ref.sensorId) {
+        const v = sensorNumber(rule.sensor_value);
+        if (v === v) tried.add(v);
+      }
+    }
+    tried.delete(0);
+    for (const value of [...tried].sort((a, b) => a - b)) {
+      if (lines.length > MAX_ALTERNATIVES) break;
+      const sensors = valuesFor(base.map(([gw, id, v]): [string, string, number] => (gw === ref.gatewayId && id === ref.sensorId ? [gw, id, value] : [gw, id, v])));
+      const segments = run(sensors);
+      if (samePrices(segments, lines[0].segments)) continue;
+      lines.push({ key: `${ref.gatewayId}/${ref.sensorId}=${value}`, sensors, changed: { ...ref, value }, segments });
+    }
+  }
+
+  const prices = lines.flatMap((l) => l.segments.map((s) => s.price)).filter((p): p is number => p !== null);
+  return {
+    tariffId: tariff.id,
+    tariffName: tariff.name,
+    currency: tariff.currency,
+    vat: tariff.vat,
+    timezone,
+    from,
+    to,
+    now,
+    dayStarts,
+    today: { from: dayStarts[0], to: dayStarts[1] },
+    lines,
+    minPrice: prices.length ? Math.min(...prices) : null,
+    maxPrice: prices.length ? Math.max(...prices) : null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Sensors, gateways, time zones
+
+export interface SensorRow {
+  id: string;
+  name: string;
+  value: number;
+  unit: string | null;
+  /** Epoch ms of the last value. */
+  timestamp: number;
+  interval: number | null;
+  kind: DecodedSensorId;
+}
+
+export function sensorRows(sensors: Sensor[]): SensorRow[] {
+  return sensors.map((s) => ({
+    id: s.id,
+    name: s.name,
+    value: s.value,
+    unit: s.unit,
+    timestamp: s.timestamp,
+    interval: s.interval,
+    kind: decodeSensorId(s.id),
+  }));
+}
+
+/** Gateway ids named by sensor rules of these tariffs, in order of first use. */
+export function gatewaysOfTariffs(tariffs: Tariff[]): string[] {
+  const out: string[] = [];
+  for (const t of tariffs) for (const ref of sensorsUsedBy(t)) if (!out.includes(ref.gatewayId)) out.push(ref.gatewayId);
+  return out;
+}
+
+export interface ZoneList {
+  /** Every zone name moment-timezone knows (the IANA database, links included), sorted. */
+  zones: string[];
+  /** The machine's zone: what an empty time zone stands for. */
+  machine: string;
+}
+
+let zoneNames: string[] | null = null;
+
+export function zoneList(): ZoneList {
+  zoneNames ??= [...moment.tz.names()].sort();
+  return { zones: zoneNames, machine: machineTimeZone() };
+}

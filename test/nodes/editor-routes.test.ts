@@ -1,0 +1,379 @@
+// The edit dialogs' admin routes (nodes/admin-routes.ts) in the real runtime through
+// node-red-node-test-helper, against the simulator on loopback: a deployed account
+// (stored token) and an undeployed one (token typed in the dialog), every error, the
+// chart's data equal to the engine's `schedule`, and a canary token in no answer.
+import should from 'should';
+import * as http from 'http';
+import type { AddressInfo } from 'net';
+import { startSimulator, Simulator } from '../../sim/server';
+import { DEMO_TARIFFS } from '../../sim/demo-data';
+import { schedule } from '../../nodes/lib/price';
+import { machineTimeZone } from '../../nodes/lib/time';
+import { ADMIN_ROUTES, AdminRED, registerAdminRoutes } from '../../nodes/admin-routes';
+import easyAccount = require('../../nodes/easy-account');
+import easySensors = require('../../nodes/easy-sensors');
+import easyTariff = require('../../nodes/easy-tariff');
+import { FlowNode, helper, quiet } from './flow-support';
+
+const CANARY = 'canary-token-5e1f0c';
+const CANARY_NO_TARIFFS = 'canary-no-tariffs-9b2d';
+const ZONE = 'Europe/London';
+// The Friday before the last Sunday of March 2026 (29th): the week's chart crosses the clocks going forward.
+const BEFORE_DST = '2026-03-27T12:00:00Z';
+const tariffOf = (id: string) => DEMO_TARIFFS.find((t) => t.id === id)!;
+
+/** Every answer of the suite, to look for the token in all of them at the end. */
+const answers: string[] = [];
+
+interface Answer {
+  status: number;
+  body: any;
+  text: string;
+}
+
+async function post(path: string, body: object): Promise<Answer> {
+  const res = await (helper as any).request().post(path).send(body).set('Content-Type', 'application/json');
+  answers.push(res.text);
+  return { status: res.status, body: res.body, text: res.text };
+}
+
+async function get(path: string): Promise<Answer> {
+  const res = await (helper as any).request().get(path);
+  answers.push(res.text);
+  return { status: res.status, body: res.body, text: res.text };
+}
+
+/** A loopback port with nothing listening. */
+async function closedPort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function account(sim: Simulator, over: Record<string, unknown> = {}): FlowNode {
+  return { id: 'acc', type: 'easy-account', name: 'demo', baseUrl: sim.url, timezone: ZONE, ...over };
+}
+
+async function load(flow: FlowNode[], token = CANARY): Promise<void> {
+  await helper.load([easyAccount, easySensors, easyTariff], flow, { acc: { token } });
+}
+
+describe('editor admin routes', function () {
+  let sim: Simulator;
+  let other: Simulator;
+
+  before(async () => {
+    const tokens = { [CANARY]: { tariffs: true }, [CANARY_NO_TARIFFS]: { tariffs: false } };
+    sim = await startSimulator({ port: 0, tokens });
+    other = await startSimulator({ port: 0, tokens });
+  });
+  after(async () => {
+    await sim.close();
+    await other.close();
+  });
+  afterEach(async () => {
+    await helper.unload();
+    sim.clearFaults();
+    sim.resetRequests();
+    other.resetRequests();
+  });
+
+  describe('deployed account (stored token, the dialog sends only the id)', () => {
+    beforeEach(() => load([account(sim)]));
+
+    it('test-connection: ok with the number of tariffs', async () => {
+      const r = await post('/easy-account/test-connection', { id: 'acc' });
+      should(r.status).equal(200);
+      should(r.body).match({ ok: true, outcome: 'ok', tariffs: DEMO_TARIFFS.length + 2, invalid: 0 });
+      should(r.body.message).equal(`connected: ${DEMO_TARIFFS.length + 2} tariffs`);
+    });
+
+    it('tariffs: name, currency, id, readable rules (wrap past midnight, weekday spelling), gross prices', async () => {
+      const r = await post('/easy-account/tariffs', { id: 'acc', baseUrl: sim.url });
+      should(r.status).equal(200);
+      should(r.body.stale).be.false();
+      const byId = Object.fromEntries(r.body.tariffs.map((t: any) => [t.id, t]));
+      should(byId['DEMO-WORKDAY']).match({ name: tariffOf('DEMO-WORKDAY').name, currency: 'GBP', vat: 20 });
+      should(byId['DEMO-WORKDAY'].rules.map((x: any) => x.priority)).eql([50, 60, 70]);
+      should(byId['DEMO-WORKDAY'].rules[0]).match({ net: 0.42, time: { start: '09:00', end: '17:00', wraps: false, allDay: false }, days: [1, 2, 3, 4, 5], daysField: 'weekdays' });
+      should(byId['DEMO-WORKDAY'].rules[0].gross).be.approximately(0.504, 1e-12);
+      const night = byId['DEMO-NIGHT'].rules.find((x: any) => x.time);
+      should(night.time).eql({ start: '22:00', end: '06:00:00', wraps: true, allDay: false });
+      const weekend = byId['DEMO-WEEKEND'].rules.find((x: any) => x.days);
+      should(weekend).match({ days: [6, 7], daysField: 'weekday', daysConflict: false });
+      const generator = byId['DEMO-GENERATOR'].rules.find((x: any) => x.sensor);
+      should(generator.sensor).eql({ gatewayId: 'DEMO', sensorId: '1', value: 1, condition: 'eq', never: false });
+    });
+
+    it('schedule: 7 local days across the DST change, each line exactly the engine schedule', async () => {
+      const r = await post('/easy-account/schedule', { id: 'acc', tariff: 'DEMO-GENERATOR', at: BEFORE_DST });
+      should(r.status).equal(200);
+      const d = r.body;
+      should(d).match({ tariffId: 'DEMO-GENERATOR', currency: 'GBP', timezone: ZONE, now: Date.parse(BEFORE_DST) });
+      should(d.from).equal(Date.parse('2026-03-27T00:00:00Z')); // GMT
+      should(d.to).equal(Date.parse('2026-04-02T23:00:00Z')); // midnight BST
+      should(d.to - d.from).equal(7 * 24 * 3600e3 - 3600e3);
+      should(d.dayStarts).have.length(8);
+      should(d.dayStarts[3]).equal(Date.parse('2026-03-30T00:00:00+01:00'));
+      should(d.today).eql({ from: d.dayStarts[0], to: d.dayStarts[1] });
+      const tariff = tariffOf('DEMO-GENERATOR');
+      should(d.lines.map((l: any) => l.key)).eql(['base', 'DEMO/1=1']);
+      should(d.lines[0].segments).eql(schedule(tariff, d.from, d.to, { timezone: ZONE, sensors: { DEMO: { '1': 0 } } }));
+      should(d.lines[1].segments).eql(schedule(tariff, d.from, d.to, { timezone: ZONE, sensors: { DEMO: { '1': 1 } } }));
+      should(d.lines[1].changed).eql({ gatewayId: 'DEMO', sensorId: '1', value: 1 });
+      should(d).match({ minPrice: 0.22, maxPrice: 0.55 });
+    });
+
+    it('schedule: a time-of-day tariff has one line; the zone typed in the dialog wins over the deployed one', async () => {
+      const r = await post('/easy-account/schedule', { id: 'acc', tariff: 'DEMO-NIGHT', at: BEFORE_DST, timezone: 'Asia/Kolkata' });
+      should(r.status).equal(200);
+      should(r.body.timezone).equal('Asia/Kolkata');
+      should(r.body.lines).have.length(1);
+      should(r.body.lines[0].segments).eql(schedule(tariffOf('DEMO-NIGHT'), r.body.from, r.body.to, { timezone: 'Asia/Kolkata' }));
+      // 7 nights of 22:00-06:00 -> 15 pieces (day, night, day, … from local midnight)
+      should(r.body.lines[0].segments).have.length(15);
+    });
+
+    it('sensors: name, last value, unit, decoded kind', async () => {
+      const r = await post('/easy-account/sensors', { id: 'acc', gateway: 'DEMO' });
+      should(r.status).equal(200);
+      should(r.body.gateway).equal('DEMO');
+      const byId = Object.fromEntries(r.body.sensors.map((s: any) => [s.id, s]));
+      should(byId['e1.kwh']).match({ unit: 'kWh', kind: { kind: 'modbus', address: 1, quantity: 'energy' } });
+      should(byId['e1.kwh'].value).be.a.Number();
+      should(byId['e1.v3p@2'].kind).eql({ kind: 'modbus', address: 1, subsensor: 'v3p@2', quantity: 'voltage', phase: 2 });
+      should(byId['1'].kind).eql({ kind: 'digital_input', channel: 1 });
+      should(byId['17'].kind).eql({ kind: 'relay', channel: 1 });
+      should(byId['158'].kind).eql({ kind: 'gsm_signal' });
+      should(byId['1'].name).be.a.String().and.not.be.empty();
+    });
+
+    it('timezones: the full IANA list and the machine zone', async () => {
+      const r = await get('/easy-account/timezones');
+      should(r.status).equal(200);
+      should(r.body.machine).equal(machineTimeZone());
+      should(r.body.zones.length).be.above(400);
+      for (const z of ['Europe/London', 'America/Sao_Paulo', 'Asia/Kolkata', 'Pacific/Chatham', 'UTC']) should(r.body.zones).containEql(z);
+    });
+
+    it('the stored token goes to no other base URL than the deployed one', async () => {
+      const r = await post('/easy-account/tariffs', { id: 'acc', baseUrl: other.url });
+      should(r.status).equal(400);
+      should(r.body.error.code).equal('bad_request');
+      should(r.body.error.message).match(/type the token again/);
+      should(other.requests).have.length(0);
+    });
+
+    it('offline: the tariffs list falls back on the deployed account\'s last good tariffs, marked stale', async () => {
+      await helper.unload();
+      await load([account(sim), { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-FLAT', refresh: 60, wires: [] }]);
+      const hub = helper.getNode('acc').hub;
+      for (let i = 0; i < 100 && !hub.tariffs().fetchedAt; i++) await quiet(20);
+      sim.setFaults({ serverError: 'all' });
+      const r = await post('/easy-account/tariffs', { id: 'acc' });
+      should(r.status).equal(200);
+      should(r.body.stale).be.true();
+      should(r.body.error.code).equal('server');
+      should(r.body.tariffs.length).equal(DEMO_TARIFFS.length + 2);
+    });
+  });
+
+  describe('undeployed account (base URL and token typed in the dialog)', () => {
+    beforeEach(() => load([]));
+    const typed = () => ({ baseUrl: sim.url, token: CANARY, timezone: ZONE });
+
+    it('every route answers from the typed base URL and token', async () => {
+      const test = await post('/easy-account/test-connection', typed());
+      should(test.body).match({ ok: true, tariffs: DEMO_TARIFFS.length + 2 });
+      const list = await post('/easy-account/tariffs', typed());
+      should(list.body.tariffs.map((t: any) => t.id)).containEql('DEMO-NIGHT');
+      const chart = await post('/easy-account/schedule', { ...typed(), tariff: 'DEMO-WORKDAY', at: BEFORE_DST });
+      should(chart.body.lines[0].segments).eql(schedule(tariffOf('DEMO-WORKDAY'), chart.body.from, chart.body.to, { timezone: ZONE }));
+      const sensors = await post('/easy-account/sensors', { ...typed(), gateway: 'DEMO' });
+      should(sensors.body.sensors.length).be.above(10);
+      // an empty zone in the dialog stands for the machine's
+      const machine = await post('/easy-account/schedule', { ...typed(), timezone: '', tariff: 'DEMO-FLAT', at: BEFORE_DST });
+      should(machine.body.timezone).equal(machineTimeZone());
+    });
+
+    it('a typed token wins over a deployed account\'s (a new token is tried before deploy)', async () => {
+      await helper.unload();
+      await load([account(sim)], 'an-old-token');
+      const r = await post('/easy-account/test-connection', { id: 'acc', ...typed() });
+      should(r.body.ok).be.true();
+    });
+
+    it('the editor\'s password placeholder is no token', async () => {
+      const r = await post('/easy-account/test-connection', { baseUrl: sim.url, token: '__PWRD__' });
+      should(r.status).equal(400);
+      should(r.body.error.message).match(/no token/);
+      should(sim.requests).have.length(0);
+    });
+  });
+
+  describe('errors, in words', () => {
+    beforeEach(() => load([account(sim)]));
+
+    it('401: the token rejected', async () => {
+      const r = await post('/easy-account/test-connection', { baseUrl: sim.url, token: 'wrong-token' });
+      should(r.status).equal(200);
+      should(r.body).match({ ok: false, outcome: 'token_rejected', tariffs: 0 });
+      should(r.body.message).equal('the access token was rejected (401)');
+      const list = await post('/easy-account/tariffs', { baseUrl: sim.url, token: 'wrong-token' });
+      should(list.status).equal(502);
+      should(list.body.error).eql({ code: 'token_rejected', message: 'the access token was rejected (401)' });
+      const sensors = await post('/easy-account/sensors', { baseUrl: sim.url, token: 'wrong-token', gateway: 'DEMO' });
+      should(sensors.body.error.code).equal('token_rejected');
+    });
+
+    it('403: no access to tariffs (sensors still listed)', async () => {
+      const r = await post('/easy-account/test-connection', { baseUrl: sim.url, token: CANARY_NO_TARIFFS });
+      should(r.body).match({ ok: false, outcome: 'no_access' });
+      should(r.body.message).match(/no access to tariffs/);
+      const chart = await post('/easy-account/schedule', { baseUrl: sim.url, token: CANARY_NO_TARIFFS, tariff: 'DEMO-FLAT' });
+      should(chart.status).equal(502);
+      should(chart.body.error.code).equal('no_access');
+      const sensors = await post('/easy-account/sensors', { baseUrl: sim.url, token: CANARY_NO_TARIFFS, gateway: 'DEMO' });
+      should(sensors.status).equal(200);
+    });
+
+    it('unreachable host', async () => {
+      const url = `http://127.0.0.1:${await closedPort()}`;
+      const r = await post('/easy-account/test-connection', { baseUrl: url, token: CANARY });
+      should(r.body).match({ ok: false, outcome: 'unreachable' });
+      should(r.body.message).equal('could not reach 127.0.0.1: connection refused');
+      for (const path of ['/easy-account/tariffs', '/easy-account/schedule', '/easy-account/sensors']) {
+        const e = await post(path, { baseUrl: url, token: CANARY, tariff: 'DEMO-FLAT', gateway: 'DEMO' });
+        should(e.status).equal(502);
+        should(e.body.error.code).equal('unreachable');
+      }
+    });
+
+    it('only http(s) base URLs, no credentials in them', async () => {
+      for (const baseUrl of ['ftp://127.0.0.1/', 'file:///etc/passwd', 'javascript:alert(1)', 'not a url', `http://user:pw@127.0.0.1:${sim.port}`]) {
+        for (const path of ['/easy-account/test-connection', '/easy-account/tariffs', '/easy-account/sensors']) {
+          const r = await post(path, { baseUrl, token: CANARY, gateway: 'DEMO' });
+          should(r.status).equal(400, `${path} ${baseUrl}`);
+          should(r.body.error.code).equal('bad_request');
+          should(r.body.error.message).match(/baseUrl/);
+        }
+      }
+      should(sim.requests).have.length(0);
+    });
+
+    it('a redirect is not followed: the token never reaches the other host', async () => {
+      sim.setFaults({ redirectTo: `${other.url}/easy/v1/tariffs.json` });
+      const r = await post('/easy-account/test-connection', { id: 'acc' });
+      should(r.body).match({ ok: false, outcome: 'invalid_response' });
+      should(r.body.message).match(/redirect/);
+      const typed = await post('/easy-account/tariffs', { baseUrl: sim.url, token: CANARY });
+      should(typed.status).equal(502);
+      should(other.requests).have.length(0);
+    });
+
+    it('no token and no deployed account; an account id that is not an account', async () => {
+      for (const body of [{}, { baseUrl: sim.url }, { id: 'nope', baseUrl: sim.url }]) {
+        const r = await post('/easy-account/tariffs', body);
+        should(r.status).equal(400);
+        should(r.body.error.message).equal('no token: type the access token in the account (or deploy the account first)');
+      }
+    });
+
+    it('unknown tariff, unknown gateway, bad zone, bad instant, missing gateway', async () => {
+      const unknownTariff = await post('/easy-account/schedule', { id: 'acc', tariff: 'NOPE' });
+      should(unknownTariff.status).equal(404);
+      should(unknownTariff.body.error).eql({ code: 'unknown_tariff', message: 'the account has no usable tariff "NOPE"' });
+      const gateway = await post('/easy-account/sensors', { id: 'acc', gateway: 'NOPE' });
+      should(gateway.status).equal(502);
+      should(gateway.body.error).eql({ code: 'not_found', message: 'gateway NOPE not found on this account (404)' });
+      const zone = await post('/easy-account/schedule', { id: 'acc', tariff: 'DEMO-FLAT', timezone: 'Mars/Olympus' });
+      should(zone.status).equal(400);
+      should(zone.body.error.message).match(/unknown time zone "Mars\/Olympus"/);
+      const at = await post('/easy-account/schedule', { id: 'acc', tariff: 'DEMO-FLAT', at: 'soon' });
+      should(at.status).equal(400);
+      const none = await post('/easy-account/sensors', { id: 'acc' });
+      should(none.status).equal(400);
+      should(none.body.error.message).equal('no gateway id given');
+    });
+
+    it('no stack traces', async () => {
+      for (const a of answers) should(a).not.match(/\n\s+at |Error:|\.ts:\d+/);
+    });
+  });
+
+  describe('gateways the account has used', () => {
+    it('from deployed easy-sensors nodes and the sensor rules of the account\'s tariffs', async () => {
+      await load([
+        account(sim),
+        { id: 's', type: 'easy-sensors', account: 'acc', gateway: 'DEMO', interval: 60, output: 'each', onlyChanged: false, sensors: '', wires: [] },
+        { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-GENERATOR', refresh: 60, wires: [] },
+      ]);
+      should((await post('/easy-account/gateways', { id: 'acc' })).body).eql({ gateways: ['DEMO'] });
+      should((await post('/easy-account/gateways', { id: 'other-account' })).body).eql({ gateways: [] });
+      await helper.unload();
+      await load([
+        account(sim),
+        { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-GENERATOR', refresh: 60, wires: [] },
+      ]);
+      const hub = helper.getNode('acc').hub;
+      for (let i = 0; i < 100 && !hub.tariffs().fetchedAt; i++) await quiet(20);
+      should((await post('/easy-account/gateways', { id: 'acc' })).body).eql({ gateways: ['DEMO'] });
+    });
+  });
+
+  describe('registration', () => {
+    it('once per runtime: several accounts, redeploys and a second load of the module', async () => {
+      await load([account(sim), account(sim, { id: 'acc2' })]);
+      // the module's register function run again on the same runtime (e.g. a reinstall)
+      easyAccount({ httpAdmin: (helper as any)._httpAdmin, nodes: { registerType: () => undefined } } as any);
+      await (helper as any).setFlows([account(sim), account(sim, { id: 'acc3' })], 'full', { acc: { token: CANARY } });
+      await (helper as any).setFlows([account(sim)], 'full', { acc: { token: CANARY } });
+      const stack = (helper as any)._httpAdmin._router.stack as Array<{ route?: { path: string } }>;
+      for (const route of ADMIN_ROUTES) {
+        should(stack.filter((layer) => layer.route?.path === route.path)).have.length(1, route.path);
+      }
+      should((await post('/easy-account/test-connection', { id: 'acc' })).body.ok).be.true();
+    });
+
+    it('every route sits behind RED.auth.needsPermission with its permission', async () => {
+      // eslint-disable-next-line @typescript-eslint/no-var-requires
+      const express = require('express');
+      // eslint-disable-next-line @typescript-eslint/no-var-requires
+      const request = require('supertest');
+      const app = express();
+      app.use(express.json());
+      const asked: string[] = [];
+      const RED = {
+        httpAdmin: app,
+        auth: {
+          needsPermission: (permission: string) => {
+            asked.push(permission);
+            return (req: any, res: any, next: () => void) => (req.get('x-permission') === permission ? next() : res.status(401).end());
+          },
+        },
+        nodes: { getNode: () => null, eachNode: () => undefined },
+      } as unknown as AdminRED;
+      should(registerAdminRoutes(RED)).be.true();
+      should(registerAdminRoutes(RED)).be.false();
+      should(asked).eql(ADMIN_ROUTES.map((r) => r.permission));
+      for (const route of ADMIN_ROUTES) {
+        should(route.permission).match(/^easy-(account|tariff|sensors|cost)\.read$/);
+        const denied = await request(app)[route.method](route.path).send({});
+        should(denied.status).equal(401, route.path);
+        const allowed = await request(app)[route.method](route.path).set('x-permission', route.permission).send({});
+        should(allowed.status).not.equal(401, route.path);
+        should(allowed.body).be.an.Object();
+      }
+    });
+  });
+
+  after('the token is in no answer', () => {
+    should(answers.length).be.above(30);
+    for (const a of answers) {
+      should(a).not.containEql(CANARY);
+      should(a).not.containEql(CANARY_NO_TARIFFS);
+    }
+  });
+});
