@@ -20,3 +20,26 @@ export function plainHttpWarning(baseUrl: string): string | null {
   if (url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return null;
   return `base URL ${url.origin} uses plain http: the access token travels unencrypted`;
 }
+
+/**
+ * Advanced tuning an easy-account node may carry in the flow file (not shown in the
+ * editor): the client's deadline and retries, and the account's first retry after a
+ * failed tariff fetch. For slow links, and for tests that need faults to play out in
+ * milliseconds. Absent or empty = the default; a bad value is a configuration error.
+ */
+export const TUNING_KEYS = ['timeoutMs', 'retries', 'backoffBaseMs', 'backoffCapMs', 'retryAfterCapMs', 'retryMs'] as const;
+export type AccountTuning = Partial<Record<(typeof TUNING_KEYS)[number], number>>;
+
+export function accountTuning(config: Record<string, unknown>): AccountTuning {
+  const tuning: AccountTuning = {};
+  for (const key of TUNING_KEYS) {
+    const raw = config[key];
+    if (raw === undefined || raw === null || raw === '') continue;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < 0 || (key === 'retryMs' && value === 0)) {
+      throw new TypeError(`account setting ${key} must be a number of ${key === 'retries' ? 'retries' : 'ms'}, got ${JSON.stringify(raw)}`);
+    }
+    tuning[key] = value;
+  }
+  return tuning;
+}
