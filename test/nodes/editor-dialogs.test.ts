@@ -1,0 +1,80 @@
+// The dialogs' static side (issue 5): every node's HTML loads the one shared editor
+// script from the package's resources/ folder (shipped in the package), the stable
+// element ids other suites and users rely on, and every message the shared script can
+// show resolving in easy-account's catalogue.
+import should from 'should';
+import * as fs from 'fs';
+import * as path from 'path';
+import { ADMIN_ROUTES } from '../../nodes/admin-routes';
+
+const ROOT = path.join(__dirname, '..', '..');
+const read = (...p: string[]) => fs.readFileSync(path.join(ROOT, ...p), 'utf8');
+const pkg = JSON.parse(read('package.json'));
+const SCRIPT = read('resources', 'easy-editor.js');
+const ACCOUNT = JSON.parse(read('nodes', 'locales', 'en-US', 'easy-account.json'))['easy-account'].editor;
+
+/** The ids a browser test (issue 7) and users' own tests find the dialogs' parts by. */
+export const DIALOG_IDS: Record<string, string[]> = {
+  'easy-account': ['node-config-input-baseUrl', 'node-config-input-token', 'node-config-input-timezone', 'easy-account-zone-search', 'easy-account-test', 'easy-account-test-result'],
+  'easy-tariff': ['node-input-account', 'node-input-tariff', 'easy-tariff-tariff-status', 'easy-tariff-rules', 'easy-tariff-chart-status', 'easy-tariff-chart'],
+  'easy-sensors': ['node-input-account', 'node-input-gateway', 'easy-sensors-gateways', 'node-input-sensors', 'easy-sensors-status', 'easy-sensors-list'],
+  'easy-cost': ['node-input-account', 'node-input-tariff', 'easy-cost-tariff-status', 'easy-cost-rules', 'node-input-mode', 'easy-cost-mode-help'],
+};
+
+function lookup(catalogue: unknown, key: string): unknown {
+  return key.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), catalogue);
+}
+
+describe('editor dialogs', () => {
+  it('one shared script, served from resources/ under the scoped package name and shipped', () => {
+    const src = `resources/${pkg.name}/easy-editor.js`;
+    for (const type of Object.keys(DIALOG_IDS)) {
+      const html = read('nodes', `${type}.html`);
+      should(html.split(`<script type="text/javascript" src="${src}"></script>`)).have.length(2, type);
+    }
+    should(pkg.files).containEql('resources');
+    // Node-RED's editor serves /resources/<module>/<file>, scoped names included
+    should(/^\/resources\/((?:@[^/]+\/)?[^/]+)\/(.+)$/.exec(`/${src}`)![1]).equal(pkg.name);
+    should(SCRIPT).match(/if \(window\.EasyEditor\) return;/);
+  });
+
+  for (const [type, ids] of Object.entries(DIALOG_IDS)) {
+    it(`${type}: the stable element ids, each once`, () => {
+      const html = read('nodes', `${type}.html`);
+      for (const id of ids) should(html.split(`id="${id}"`)).have.length(2, `${type}: #${id}`);
+    });
+  }
+
+  it('the tariff and zone fields are dropdowns; property names unchanged', () => {
+    should(read('nodes', 'easy-tariff.html')).match(/<select id="node-input-tariff"/);
+    should(read('nodes', 'easy-cost.html')).match(/<select id="node-input-tariff"/);
+    should(read('nodes', 'easy-account.html')).match(/<select id="node-config-input-timezone"/);
+  });
+
+  it('the dialogs call only routes that exist', () => {
+    const called = [...SCRIPT.matchAll(/E\.(post|get)\('([^']+)'/g), ...[...read('nodes', 'easy-account.html').matchAll(/EasyEditor\.(post|get)\('([^']+)'/g)]];
+    should(called.length).be.above(4);
+    for (const [, method, route] of called) {
+      should(ADMIN_ROUTES.some((r) => r.method === method && r.path === `/${route}`)).be.true(`${method} ${route}`);
+    }
+  });
+
+  it('every message the shared script shows is in easy-account\'s catalogue', () => {
+    const literal = [...SCRIPT.matchAll(/\bt\('([^']+)'/g)].map((m) => m[1]).filter((k) => !k.endsWith('.'));
+    should(literal.length).be.above(30);
+    const dynamic = [
+      ...['bad_request', 'token_rejected', 'no_access', 'not_found', 'unreachable', 'rate_limited', 'server', 'invalid_response', 'unknown_tariff', 'permission', 'no_runtime', 'failed'].map((c) => `errors.${c}`),
+      ...['ok', 'invalid', 'token_rejected', 'no_access', 'unreachable'].map((c) => `test.${c}`),
+      ...[1, 2, 3, 4, 5, 6, 7].map((d) => `days.${d}`),
+      ...['priority', 'net', 'gross', 'time', 'days', 'sensor'].map((k) => `rules.head.${k}`),
+      ...['pick', 'id', 'name', 'value', 'kind'].map((k) => `sensors.head.${k}`),
+      ...['energy', 'voltage', 'current', 'frequency', 'power_factor', 'unknown'].map((q) => `kind.quantity.${q}`),
+      ...['digital_input', 'relay', 'analogue_input', 'gsm_signal'].map((k) => `kind.${k}`),
+    ];
+    for (const key of [...literal, ...dynamic]) should(typeof lookup(ACCOUNT, key)).equal('string', `easy-account.editor.${key}`);
+  });
+
+  it('sets data as text, never as HTML', () => {
+    should(SCRIPT).not.match(/\.html\(|innerHTML|\.append\(['"]<[^>]*>\s*['"]\s*\+/);
+  });
+});
