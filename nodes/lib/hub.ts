@@ -6,7 +6,8 @@
 import { assertTimeZone, MINUTE_MS, SECOND_MS } from './time';
 import { parseTariffs } from './tariff';
 import type { Problem, Tariff } from './tariff';
-import type { EasyApiError, EasyClient, Sensor } from './client';
+import { EasyApiError } from './client';
+import type { EasyClient, Sensor } from './client';
 import { LongTimer } from './long-timer';
 
 export interface TariffSnapshot {
@@ -251,6 +252,14 @@ export class AccountHub {
       const client = this.requireClient();
       const { tariffs, problems } = await this.withAbort(undefined, (signal) => client.fetchTariffs({ signal }));
       if (this.closed) return before;
+      // An answer in which every tariff breaks the interface (a service sending numbers
+      // as text, or dropping fields) must not replace tariffs that worked: it is a bad
+      // answer, and the last good ones keep pricing, stale, until a usable one comes.
+      const firstError = problems.find((p) => p.severity === 'error');
+      if (tariffs.length === 0 && firstError && this.snapshot.tariffs.length > 0) {
+        const count = problems.filter((p) => p.severity === 'error').length;
+        throw new EasyApiError('invalid_response', `the tariffs answer has no usable tariff (${count} rejected; ${firstError.message})`);
+      }
       const fetchedAt = this.now();
       this.snapshot = { tariffs, problems, fetchedAt, error: null, stale: false };
       this.failures = 0;

@@ -1,0 +1,195 @@
+// Every fault of the simulator against the real Node-RED runtime: the tariff node keeps
+// pricing from the last good tariffs (stale, with their age) and keeps switching at
+// boundaries while the service misbehaves, a Catch node gets the cause in words, the
+// request rate stays bounded, and service resumes within one refresh once the fault
+// clears. The token is a canary grepped in everything the runtime showed.
+import should from 'should';
+import type { Faults, Simulator } from '../../sim/server';
+import type { AccountNode } from '../../nodes/red-types';
+import easyTariff = require('../../nodes/easy-tariff');
+import easySensors = require('../../nodes/easy-sensors');
+import { FakeClock, helper, installClock, quiet } from '../nodes/flow-support';
+import { canarySimulator, CANARY, fastAccount, inbox, loadWithCanary, shouldNotLeakAnywhere, tariffsWithFlicker } from './support';
+
+/** The tariff node's refresh: 0.015 min = 900 ms. */
+const REFRESH_MIN = 0.015;
+const REFRESH_MS = REFRESH_MIN * 60_000;
+/** How long each fault is held once it has been reported. */
+const HOLD_MS = 600;
+
+async function waitFor(what: string, check: () => boolean, ms: number): Promise<number> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > ms) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await quiet(15);
+  }
+  return Date.now() - started;
+}
+
+interface FaultCase {
+  name: string;
+  faults: () => Partial<Faults>;
+  /** The cause, as the Catch node gets it. */
+  words: RegExp;
+  /** Consecutive requests under this fault are at least this far apart (Retry-After obeyed). */
+  minGapMs?: number;
+}
+
+const CASES: FaultCase[] = [
+  { name: 'latency beyond the deadline', faults: () => ({ latencyMs: 1500 }), words: /did not answer within 400 ms \(gave up after 2 attempts\)/ },
+  { name: 'dropped connections', faults: () => ({ drop: 'all' }), words: /could not reach 127\.0\.0\.1: the connection was dropped/ },
+  { name: '429 with Retry-After in seconds', faults: () => ({ rateLimit: 'all', retryAfter: 1 }), words: /limiting requests \(429\), it asks to wait 1 s/, minGapMs: 240 },
+  { name: '429 with Retry-After as an HTTP date', faults: () => ({ rateLimit: 'all', retryAfter: new Date(Date.now() + 3000).toUTCString() }), words: /limiting requests \(429\), it asks to wait [0-9.]+ s/, minGapMs: 240 },
+  { name: '429 with an absurdly large Retry-After', faults: () => ({ rateLimit: 'all', retryAfter: 999_999_999 }), words: /limiting requests \(429\), it asks to wait \d+ days/, minGapMs: 240 },
+  { name: 'a burst of 503s', faults: () => ({ serverError: 'all' }), words: /a problem on its side \(503\)/ },
+  { name: 'a burst of 500s', faults: () => ({ serverError: 'all', serverErrorStatus: 500 }), words: /a problem on its side \(500\)/ },
+  { name: 'malformed JSON', faults: () => ({ body: 'malformed' }), words: /the tariffs answer is not valid JSON/ },
+  { name: 'truncated JSON', faults: () => ({ body: 'truncated' }), words: /the tariffs answer is cut off \(incomplete JSON\)/ },
+  { name: 'a connection cut mid-answer', faults: () => ({ body: 'cut' }), words: /connection was dropped/ },
+  { name: 'an object instead of the list', faults: () => ({ body: 'object' }), words: /the tariffs answer is an object, not a list of tariffs/ },
+  { name: 'tariffs missing required fields', faults: () => ({ body: 'missing-fields' }), words: /no usable tariff.*rules/ },
+  { name: 'numbers sent as strings', faults: () => ({ body: 'string-numbers' }), words: /no usable tariff.*(vat|price)/ },
+  { name: 'a 5 MB body', faults: () => ({ body: 'huge' }), words: /the answer was larger than the 2 MB limit/ },
+  { name: 'token revoked mid-run (401)', faults: () => ({ revokedTokens: [CANARY] }), words: /the access token was rejected \(401\)/ },
+  { name: 'tariffs feature removed (403)', faults: () => ({ tariffsRemoved: true }), words: /this account has no access to tariffs \(403\)/ },
+];
+
+describe('reliability: faults of the service, with the real runtime', function () {
+  this.timeout(15000);
+  let sim: Simulator;
+
+  afterEach(async () => {
+    await helper.unload();
+    await sim?.close();
+  });
+
+  describe('easy-tariff keeps pricing from the last good tariffs', () => {
+    for (const c of CASES) {
+      it(c.name, async () => {
+        sim = await canarySimulator({ tariffs: tariffsWithFlicker() });
+        await loadWithCanary([easyTariff], [
+          fastAccount(sim),
+          { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'FLICKER', refresh: REFRESH_MIN, wires: [['out']] },
+          { id: 'out', type: 'helper' },
+        ]);
+        const out = inbox('out');
+        const caught = inbox('caught');
+        const node = helper.getNode('t');
+        const [first] = await out.next(1);
+        should(first.payload).containEql({ stale: false, reason: null });
+
+        sim.setFaults({ scope: 'tariffs', ...c.faults() });
+        sim.resetRequests();
+        const faultAt = Date.now();
+
+        // a Catch node gets the cause in words, from the tariff node, with the price it still has
+        const [err] = await caught.next(1, REFRESH_MS + 4000);
+        should(err.error.message).match(/tariffs could not be refreshed: .*\(pricing from the last good ones\)/);
+        should(err.error.message).match(c.words);
+        should(err.error.source.id).equal('t');
+        should(err.payload.price).be.a.Number();
+
+        // the price still switches at the next boundary, marked stale with the tariffs' age
+        out.received.length = 0;
+        const [next] = await out.next(1, 1500);
+        should(next.payload).containEql({ stale: true });
+        should([0.2, 0.4]).containEql(next.payload.price);
+        should(Date.parse(next.payload.validFrom) % 1000).equal(0);
+        await quiet(20);
+        const shown = node.status.lastCall.args[0];
+        should(shown.fill).equal('yellow');
+        should(shown.text).match(/^0\.[24]0 GBP\/kWh until \d\d:\d\d:\d\d · tariffs under a minute old$/);
+
+        // held a while longer: a bounded number of requests, no retry storm
+        await quiet(Math.max(0, faultAt + REFRESH_MS + HOLD_MS - Date.now()));
+        const during = sim.requests.filter((r) => r.endpoint === 'tariffs');
+        const window = Date.now() - faultAt;
+        should(during.length).be.within(1, 2 * Math.ceil(window / 300));
+        if (c.minGapMs) {
+          for (let k = 1; k < during.length; k++) should(during[k].at - during[k - 1].at).be.aboveOrEqual(c.minGapMs);
+        }
+
+        // cleared: fresh within one refresh (plus a request), the price green again
+        sim.clearFaults();
+        await waitFor('a fresh price', () => node.status.lastCall.args[0].fill === 'green', REFRESH_MS + 1000);
+        const snapshot = (helper.getNode('acc') as AccountNode).hub!.tariffs();
+        should(snapshot).containEql({ stale: false, error: null });
+        should(Date.now() - snapshot.fetchedAt!).be.below(REFRESH_MS + 1000);
+        shouldNotLeakAnywhere(first, err, next, out.received, caught.received);
+      });
+    }
+
+    it('DNS failure (unresolvable host): says so, prices nothing, bounded retries', async () => {
+      sim = await canarySimulator();
+      await loadWithCanary([easyTariff], [
+        fastAccount({ url: 'http://nonexistent.invalid' }),
+        { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'FLICKER', refresh: REFRESH_MIN, wires: [['out']] },
+        { id: 'out', type: 'helper' },
+      ]);
+      const out = inbox('out');
+      const caught = inbox('caught');
+      const [msg] = await out.next(1, 3000);
+      should(msg.payload).containEql({ price: null, gross: null });
+      should(msg.payload.reason).match(/could not reach nonexistent\.invalid: DNS lookup failed/);
+      const [err] = await caught.next(1);
+      should(err.error.message).match(/tariffs could not be fetched: could not reach nonexistent\.invalid: DNS lookup failed/);
+      await quiet(20);
+      should(helper.getNode('t').status.lastCall.args[0]).eql({ fill: 'red', shape: 'ring', text: 'service unreachable' });
+      await quiet(1000);
+      // told once per problem, not at every retry
+      should(caught.received).have.length(0);
+      shouldNotLeakAnywhere(msg, err);
+    });
+  });
+
+  describe('easy-sensors says what happened and polls on (fake clock)', () => {
+    let clock: FakeClock | null = null;
+    afterEach(() => {
+      clock?.uninstall();
+      clock = null;
+    });
+
+    const SENSOR_CASES: FaultCase[] = [
+      { name: 'gateway removed (404)', faults: () => ({ removedGateways: ['DEMO'] }), words: /gateway DEMO: gateway DEMO not found on this account \(404\)/ },
+      { name: 'token revoked mid-run (401)', faults: () => ({ revokedTokens: [CANARY] }), words: /gateway DEMO: the access token was rejected \(401\)/ },
+      { name: 'a burst of 503s', faults: () => ({ scope: 'sensors', serverError: 'all' }), words: /gateway DEMO: the service has a problem on its side \(503\)/ },
+      { name: 'sensor value sent as text', faults: () => ({ scope: 'sensors', body: 'string-numbers' }), words: /gateway DEMO: .*has value the text "[-0-9.]+", expected a number/ },
+    ];
+    for (const c of SENSOR_CASES) {
+      it(c.name, async () => {
+        sim = await canarySimulator();
+        clock = installClock();
+        await loadWithCanary([easySensors], [
+          fastAccount(sim, { retries: 0 }), // a retry's wait would be fake time too
+          { id: 's', type: 'easy-sensors', account: 'acc', gateway: 'DEMO', interval: 10, output: 'all', onlyChanged: false, sensors: '', wires: [['out']] },
+          { id: 'out', type: 'helper' },
+        ]);
+        const out = inbox('out');
+        const caught = inbox('caught');
+        const node = helper.getNode('s');
+        await out.next(1);
+        sim.setFaults(c.faults());
+        sim.resetRequests();
+        for (let k = 0; k < 6; k++) {
+          await clock.tickAsync(10_000);
+          await quiet(60);
+        }
+        const [err] = await caught.next(1);
+        should(err.error.message).match(c.words);
+        should(err.error.source.id).equal('s');
+        should(caught.received).have.length(0); // once per error state, not per poll
+        should(node.status.lastCall.args[0]).match({ fill: 'red', text: /· last good \d\d:\d\d/ });
+        // one poll per interval, failed or not: six in a minute
+        should(sim.requests.filter((r) => r.endpoint === 'sensors').length).be.within(5, 6);
+
+        sim.clearFaults();
+        out.received.length = 0;
+        await clock.tickAsync(10_000);
+        await out.next(1);
+        await quiet(20);
+        should(node.status.lastCall.args[0]).match({ fill: 'green' });
+        shouldNotLeakAnywhere(err, out.received);
+      });
+    }
+  });
+});
