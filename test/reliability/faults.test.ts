@@ -9,7 +9,7 @@ import type { AccountNode } from '../../nodes/red-types';
 import easyTariff = require('../../nodes/easy-tariff');
 import easySensors = require('../../nodes/easy-sensors');
 import { FakeClock, helper, installClock, quiet } from '../nodes/flow-support';
-import { canarySimulator, CANARY, fastAccount, inbox, loadWithCanary, shouldNotLeakAnywhere, tariffsWithFlicker } from './support';
+import { canarySimulator, CANARY, SERVICE_FAULTS, fastAccount, inbox, loadWithCanary, shouldNotLeakAnywhere, tariffsWithFlicker } from './support';
 
 /** The tariff node's refresh: 0.015 min = 900 ms. */
 const REFRESH_MIN = 0.015;
@@ -27,8 +27,7 @@ async function waitFor(what: string, check: () => boolean, ms: number): Promise<
 }
 
 interface FaultCase {
-  name: string;
-  faults: () => Partial<Faults>;
+  name: keyof typeof SERVICE_FAULTS;
   /** The cause, as the Catch node gets it. */
   words: RegExp;
   /** Consecutive requests under this fault are at least this far apart (Retry-After obeyed). */
@@ -36,22 +35,22 @@ interface FaultCase {
 }
 
 const CASES: FaultCase[] = [
-  { name: 'latency beyond the deadline', faults: () => ({ latencyMs: 1500 }), words: /did not answer within 400 ms \(gave up after 2 attempts\)/ },
-  { name: 'dropped connections', faults: () => ({ drop: 'all' }), words: /could not reach 127\.0\.0\.1: the connection was dropped/ },
-  { name: '429 with Retry-After in seconds', faults: () => ({ rateLimit: 'all', retryAfter: 1 }), words: /limiting requests \(429\), it asks to wait 1 s/, minGapMs: 240 },
-  { name: '429 with Retry-After as an HTTP date', faults: () => ({ rateLimit: 'all', retryAfter: new Date(Date.now() + 3000).toUTCString() }), words: /limiting requests \(429\), it asks to wait [0-9.]+ s/, minGapMs: 240 },
-  { name: '429 with an absurdly large Retry-After', faults: () => ({ rateLimit: 'all', retryAfter: 999_999_999 }), words: /limiting requests \(429\), it asks to wait \d+ days/, minGapMs: 240 },
-  { name: 'a burst of 503s', faults: () => ({ serverError: 'all' }), words: /a problem on its side \(503\)/ },
-  { name: 'a burst of 500s', faults: () => ({ serverError: 'all', serverErrorStatus: 500 }), words: /a problem on its side \(500\)/ },
-  { name: 'malformed JSON', faults: () => ({ body: 'malformed' }), words: /the tariffs answer is not valid JSON/ },
-  { name: 'truncated JSON', faults: () => ({ body: 'truncated' }), words: /the tariffs answer is cut off \(incomplete JSON\)/ },
-  { name: 'a connection cut mid-answer', faults: () => ({ body: 'cut' }), words: /connection was dropped/ },
-  { name: 'an object instead of the list', faults: () => ({ body: 'object' }), words: /the tariffs answer is an object, not a list of tariffs/ },
-  { name: 'tariffs missing required fields', faults: () => ({ body: 'missing-fields' }), words: /no usable tariff.*rules/ },
-  { name: 'numbers sent as strings', faults: () => ({ body: 'string-numbers' }), words: /no usable tariff.*(vat|price)/ },
-  { name: 'a 5 MB body', faults: () => ({ body: 'huge' }), words: /the answer was larger than the 2 MB limit/ },
-  { name: 'token revoked mid-run (401)', faults: () => ({ revokedTokens: [CANARY] }), words: /the access token was rejected \(401\)/ },
-  { name: 'tariffs feature removed (403)', faults: () => ({ tariffsRemoved: true }), words: /this account has no access to tariffs \(403\)/ },
+  { name: 'latency beyond the deadline', words: /did not answer within 400 ms \(gave up after 2 attempts\)/ },
+  { name: 'dropped connections', words: /could not reach 127\.0\.0\.1: the connection was dropped/ },
+  { name: '429 with Retry-After in seconds', words: /limiting requests \(429\), it asks to wait 1 s/, minGapMs: 240 },
+  { name: '429 with Retry-After as an HTTP date', words: /limiting requests \(429\), it asks to wait [0-9.]+ s/, minGapMs: 240 },
+  { name: '429 with an absurdly large Retry-After', words: /limiting requests \(429\), it asks to wait \d+ days/, minGapMs: 240 },
+  { name: 'a burst of 503s', words: /a problem on its side \(503\)/ },
+  { name: 'a burst of 500s', words: /a problem on its side \(500\)/ },
+  { name: 'malformed JSON', words: /the tariffs answer is not valid JSON/ },
+  { name: 'truncated JSON', words: /the tariffs answer is cut off \(incomplete JSON\)/ },
+  { name: 'a connection cut mid-answer', words: /connection was dropped/ },
+  { name: 'an object instead of the list', words: /the tariffs answer is an object, not a list of tariffs/ },
+  { name: 'tariffs missing required fields', words: /no usable tariff.*rules/ },
+  { name: 'numbers sent as strings', words: /no usable tariff.*(vat|price)/ },
+  { name: 'a 5 MB body', words: /the answer was larger than the 2 MB limit/ },
+  { name: 'token revoked mid-run (401)', words: /the access token was rejected \(401\)/ },
+  { name: 'tariffs feature removed (403)', words: /this account has no access to tariffs \(403\)/ },
 ];
 
 describe('reliability: faults of the service, with the real runtime', function () {
@@ -78,7 +77,7 @@ describe('reliability: faults of the service, with the real runtime', function (
         const [first] = await out.next(1);
         should(first.payload).containEql({ stale: false, reason: null });
 
-        sim.setFaults({ scope: 'tariffs', ...c.faults() });
+        sim.setFaults({ scope: 'tariffs', ...SERVICE_FAULTS[c.name]() });
         sim.resetRequests();
         const faultAt = Date.now();
 
@@ -149,7 +148,7 @@ describe('reliability: faults of the service, with the real runtime', function (
       clock = null;
     });
 
-    const SENSOR_CASES: FaultCase[] = [
+    const SENSOR_CASES: Array<{ name: string; faults: () => Partial<Faults>; words: RegExp }> = [
       { name: 'gateway removed (404)', faults: () => ({ removedGateways: ['DEMO'] }), words: /gateway DEMO: gateway DEMO not found on this account \(404\)/ },
       { name: 'token revoked mid-run (401)', faults: () => ({ revokedTokens: [CANARY] }), words: /gateway DEMO: the access token was rejected \(401\)/ },
       { name: 'a burst of 503s', faults: () => ({ scope: 'sensors', serverError: 'all' }), words: /gateway DEMO: the service has a problem on its side \(503\)/ },

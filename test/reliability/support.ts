@@ -5,7 +5,7 @@
 import should from 'should';
 import * as util from 'util';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
-import { DEMO_TOKENS, Simulator, startSimulator } from '../../sim/server';
+import { DEMO_TOKENS, Faults, Simulator, startSimulator } from '../../sim/server';
 import easyAccount = require('../../nodes/easy-account');
 import { catchNodes, FlowNode, helper, inbox } from '../nodes/flow-support';
 
@@ -22,6 +22,26 @@ export const FAST_ACCOUNT = { timeoutMs: 400, retries: 1, backoffBaseMs: 20, bac
 export async function canarySimulator(opts: Parameters<typeof startSimulator>[0] = {}): Promise<Simulator> {
   return startSimulator({ port: 0, tokens: { ...DEMO_TOKENS, [CANARY]: { tariffs: true } }, ...opts });
 }
+
+/** Every fault of the simulator the issue names, by name (the service's tariffs endpoint unless scoped). */
+export const SERVICE_FAULTS = {
+  'latency beyond the deadline': () => ({ latencyMs: 1500 }),
+  'dropped connections': () => ({ drop: 'all' }),
+  '429 with Retry-After in seconds': () => ({ rateLimit: 'all', retryAfter: 1 }),
+  '429 with Retry-After as an HTTP date': () => ({ rateLimit: 'all', retryAfter: new Date(Date.now() + 3000).toUTCString() }),
+  '429 with an absurdly large Retry-After': () => ({ rateLimit: 'all', retryAfter: 999_999_999 }),
+  'a burst of 503s': () => ({ serverError: 'all' }),
+  'a burst of 500s': () => ({ serverError: 'all', serverErrorStatus: 500 }),
+  'malformed JSON': () => ({ body: 'malformed' }),
+  'truncated JSON': () => ({ body: 'truncated' }),
+  'a connection cut mid-answer': () => ({ body: 'cut' }),
+  'an object instead of the list': () => ({ body: 'object' }),
+  'tariffs missing required fields': () => ({ body: 'missing-fields' }),
+  'numbers sent as strings': () => ({ body: 'string-numbers' }),
+  'a 5 MB body': () => ({ body: 'huge' }),
+  'token revoked mid-run (401)': () => ({ revokedTokens: [CANARY] }),
+  'tariffs feature removed (403)': () => ({ tariffsRemoved: true }),
+} satisfies Record<string, () => Partial<Faults>>;
 
 export function fastAccount(sim: Simulator | { url: string }, over: Record<string, unknown> = {}): FlowNode {
   return { id: 'acc', type: 'easy-account', name: 'rel', baseUrl: sim.url, timezone: 'UTC', ...FAST_ACCOUNT, ...over };
