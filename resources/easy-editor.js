@@ -323,7 +323,7 @@
       var at = data.from + ((px - L) / (W - L - R)) * span;
       var parts = data.lines.map(function (line) {
         var p = priceOfLine(line, at);
-        return lineLabel(line) + ': ' + (p === null ? t('chart.none') : priceText(p) + ' ' + data.currency);
+        return lineLabel(line) + ': ' + (p === null ? t('chart.none') : t('chart.perKwh', { price: priceText(p), currency: data.currency }));
       });
       $info.text(timeFormat.format(at) + ' — ' + parts.join('; '));
     });
@@ -498,7 +498,8 @@
         $('<td>').append($box).appendTo($tr);
         $('<td>').append($('<code>').text(s.id)).appendTo($tr);
         $('<td>').text(s.name).appendTo($tr);
-        $('<td>').text(String(s.value) + (s.unit ? ' ' + s.unit : '')).appendTo($tr);
+        $('<td>').text(String(s.value) + (s.unit ? ' ' + s.unit : ''))
+          .attr('title', t('sensors.at', { time: new Date(s.timestamp).toLocaleString() })).appendTo($tr);
         $('<td>').text(E.kindText(s.kind)).appendTo($tr);
       });
       $('<div class="easy-note">').text(t('sensors.tip')).appendTo($list);
