@@ -103,9 +103,12 @@ function sensorEvents(ct: CompiledTariff, sensors: unknown): SensorEvents {
   };
 }
 
-/** The current segment of constant matching rule, moved forward through time. */
+/**
+ * The current segment of constant matching rule, moved forward through time. Used only
+ * when the walk leaves a segment (a few times a day), never per row.
+ */
 class SegmentCursor {
-  slot = -1; // position in ct.rules, -1 = no rule matches
+  slot = 0; // position in ct.rules + 1 of the rule matching in the segment, 0 = no rule
   end = -Infinity; // exclusive end of the current segment
   private readonly segments = new SegmentList(); // of the current chunk
   private k = 0;
@@ -118,18 +121,22 @@ class SegmentCursor {
     private readonly zone: ZoneInfo,
     private readonly events: SensorEvents,
     private readonly limit: number, // segments are never needed at or after this instant
-    readonly unknown: number[],
+    private readonly totals: Totals,
   ) {
     this.values = events.initial.slice();
   }
 
-  /** Moves to the segment containing t; t never decreases from one call to the next. */
+  /**
+   * Moves to the segment containing t, whose rule is about to price (part of) an
+   * interval, and marks that rule used; t never decreases from one call to the next.
+   */
   seek(t: number): void {
     if (t >= this.chunkEnd) this.load(t);
     const { starts, slots, length } = this.segments;
     while (this.k + 1 < length && starts[this.k + 1] <= t) this.k++;
-    this.slot = slots[this.k];
+    this.slot = slots[this.k] + 1;
     this.end = this.k + 1 < length ? starts[this.k + 1] : this.chunkEnd;
+    this.totals.usedBySlot[this.slot] = 1;
   }
 
   private applyEventsUpTo(t: number): void {
@@ -148,7 +155,7 @@ class SegmentCursor {
     this.applyEventsUpTo(a);
     for (let from = a; from < b; ) {
       const to = this.nextEvent < ev.at.length && ev.at[this.nextEvent] < b ? ev.at[this.nextEvent] : b;
-      appendSegments(this.ct, this.zone, this.values, from, to, this.segments, this.unknown);
+      appendSegments(this.ct, this.zone, this.values, from, to, this.segments, this.totals.unknown);
       this.applyEventsUpTo(to);
       from = to;
     }
@@ -160,7 +167,7 @@ class SegmentCursor {
 interface Totals {
   energyBySlot: Float64Array; // [0] = unpriced, [slot + 1] = rule at slot
   usedBySlot: Uint8Array; // 1 = priced at least one interval
-  energy: Float64Array; // [0]: a typed array, so the loop never stores a named field
+  energy: number;
   intervals: number;
   resets: Interval[];
   rejected: Array<Interval & { energy: number; averageKw: number }>;
@@ -169,7 +176,7 @@ interface Totals {
 
 function emptyTotals(ct: CompiledTariff): Totals {
   const slots = ct.rules.length + 1;
-  return { energyBySlot: new Float64Array(slots), usedBySlot: new Uint8Array(slots), energy: new Float64Array(1), intervals: 0, resets: [], rejected: [], unknown: [] };
+  return { energyBySlot: new Float64Array(slots), usedBySlot: new Uint8Array(slots), energy: 0, intervals: 0, resets: [], rejected: [], unknown: [] };
 }
 
 interface WalkSetup {
@@ -180,136 +187,176 @@ interface WalkSetup {
   maxPowerKw: number;
 }
 
+/** Where the walk reads readings from (see walkBlock). */
+const PAIRS = 0; // raw [ts, kWh] rows
+const OBJECTS = 1; // raw { ts, value } rows
+const CLEANED = 2; // the typed arrays of clean()
+
 /**
- * Adds intervals to the totals. The numbers of the interval come through `edge`, a
- * typed array, not as arguments: doubles passed to a call (or merged with a branch the
- * optimiser has not seen run) get boxed on the heap, one allocation per row.
+ * Rows per walkBlock call. The walk is cut into blocks so that V8 optimises walkBlock
+ * as a function called many times, not only by on-stack replacement in the middle of one
+ * long loop: OSR code takes the loop's variables over from the interpreter as tagged
+ * values, and then boxes every double the loop computes (about 3x slower). Blocks of a
+ * few thousand rows make the calls' own cost invisible.
  */
-class Walker {
-  /** [from, fromValue, to, toValue] of the interval to add; step() then makes `to` the next `from`. */
-  readonly edge = new Float64Array(4);
-  readonly totals: Totals;
-  private readonly energy: Float64Array; // the totals' arrays, one load nearer
-  private readonly energyBySlot: Float64Array;
-  private readonly cursor: SegmentCursor;
-  private readonly prorate: boolean;
-  private readonly maxPowerKw: number;
-  private readonly checkPower: boolean;
-  private segmentEnd = -Infinity;
-  private slotIndex = 0; // slot + 1 of the current segment
+const BLOCK = 4096;
 
-  constructor(setup: WalkSetup, lastTs: number) {
-    this.totals = emptyTotals(setup.ct);
-    this.energy = this.totals.energy;
-    this.energyBySlot = this.totals.energyBySlot;
-    this.cursor = new SegmentCursor(setup.ct, setup.zone, setup.events, lastTs, this.totals.unknown);
-    this.prorate = setup.prorate;
-    this.maxPowerKw = setup.maxPowerKw;
-    this.checkPower = setup.maxPowerKw !== Infinity;
+/** The walk's state between blocks: doubles kept in a typed array, never boxed. */
+const T0 = 0; // the reading before: the start of the next interval
+const V0 = 1;
+const ENERGY = 2; // energy counted so far
+const SEGMENT_END = 3; // the current segment prices intervals starting before this
+const SLOT_ENERGY = 4; // energyBySlot[slot] of the current segment's rule, summed here
+
+/**
+ * The single pass over the readings: every interval's energy added to the rule of the
+ * segment containing its start (or shared by time with `prorate`). Raw rows (PAIRS,
+ * OBJECTS) are read optimistically: null at the first row that does not parse, is of
+ * another shape or is not strictly later than the one before; the caller then cleans
+ * and walks the CLEANED arrays.
+ */
+function walk(setup: WalkSetup, kind: number, rows: readonly unknown[], cleaned: Cleaned | null, lastTs: number): Totals | null {
+  const totals = emptyTotals(setup.ct);
+  const w: Walk = {
+    state: Float64Array.of(-Infinity, 0, 0, -Infinity, 0),
+    slot: 0,
+    totals,
+    cursor: new SegmentCursor(setup.ct, setup.zone, setup.events, lastTs, totals),
+    prorate: setup.prorate,
+    maxPowerKw: setup.maxPowerKw,
+  };
+  const cleanTs = cleaned ? cleaned.ts : EMPTY;
+  const cleanValues = cleaned ? cleaned.values : EMPTY;
+  const n = cleaned ? cleanTs.length : rows.length;
+  for (let from = 0; from < n; from += BLOCK) {
+    if (!walkBlock(w, kind, rows, cleanTs, cleanValues, from, Math.min(n, from + BLOCK))) return null;
   }
+  totals.energyBySlot[w.slot] = w.state[SLOT_ENERGY];
+  totals.energy = w.state[ENERGY];
+  totals.intervals = n > 0 ? n - 1 : 0;
+  return totals;
+}
 
-  /** Takes the first reading (in edge[2], edge[3]) as the start of the first interval. */
-  start(): void {
-    this.edge[0] = this.edge[2];
-    this.edge[1] = this.edge[3];
-  }
+interface Walk {
+  state: Float64Array; // T0, V0, ENERGY, SEGMENT_END, SLOT_ENERGY
+  slot: number; // index in energyBySlot of the current segment's rule
+  totals: Totals;
+  cursor: SegmentCursor;
+  prorate: boolean;
+  maxPowerKw: number;
+}
 
-  step(): void {
-    const e = this.edge;
-    const t0 = e[0];
-    const t1 = e[2];
-    const delta = e[3] - e[1];
-    const totals = this.totals;
-    if (delta < 0) {
-      totals.resets.push({ from: t0, to: t1, fromValue: e[1], toValue: e[3] });
-    } else if (this.checkPower && delta / ((t1 - t0) / HOUR_MS) > this.maxPowerKw) {
-      totals.rejected.push({ from: t0, to: t1, fromValue: e[1], toValue: e[3], energy: delta, averageKw: delta / ((t1 - t0) / HOUR_MS) });
+/**
+ * Walks rows [from, to): false at a raw row the optimistic pass cannot take.
+ *
+ * Why it is one flat loop over locals: this runs per row (half a million rows for a
+ * year of minutes), and V8 keeps doubles unboxed only in locals of one optimised
+ * function. A double passed to a call that is not inlined, or stored in an object
+ * field, costs a heap box or a memory round trip per row. So the per-row state lives in
+ * locals, loaded from and saved to w.state once per block; the rule's sum is kept in
+ * `slotEnergy` and written back to energyBySlot when the segment changes (the same
+ * additions in the same order as adding to the array each time: the same result to
+ * the last bit). Calls happen only at segment changes, resets and rejected intervals.
+ * The shape is fixed for the whole pass (`kind`, decided by the first row), so each
+ * field access sees one shape and no per-row "what is this row" dispatch runs.
+ */
+function walkBlock(w: Walk, kind: number, rows: readonly unknown[], cleanTs: Float64Array, cleanValues: Float64Array, from: number, to: number): boolean {
+  const { state, totals, cursor, prorate, maxPowerKw } = w;
+  const energyBySlot = totals.energyBySlot;
+  const checkPower = maxPowerKw !== Infinity;
+  let t0 = state[T0];
+  let v0 = state[V0];
+  let energy = state[ENERGY];
+  let segmentEnd = state[SEGMENT_END];
+  let slotEnergy = state[SLOT_ENERGY];
+  let slot = w.slot;
+  for (let i = from; i < to; i++) {
+    let t1: number;
+    let v1: number;
+    if (kind === CLEANED) {
+      t1 = cleanTs[i];
+      v1 = cleanValues[i];
     } else {
-      this.energy[0] += delta;
-      if (t0 >= this.segmentEnd) this.moveTo(t0);
-      if (t1 <= this.segmentEnd || !this.prorate) {
-        this.energyBySlot[this.slotIndex] += delta;
+      const row = rows[i];
+      if (kind === PAIRS) {
+        if (!Array.isArray(row)) return false;
+        t1 = instantField(row[0]);
+        v1 = valueField(row[1]);
       } else {
-        this.shareByTime(t0, t1, delta);
+        if (typeof row !== 'object' || row === null) return false;
+        t1 = instantField((row as { ts: unknown }).ts);
+        v1 = valueField((row as { value: unknown }).value);
+      }
+      if (t1 - t1 !== 0 || v1 - v1 !== 0 || !(t1 > t0)) return false; // NaN, infinite or out of order
+    }
+    if (i > 0) {
+      const delta = v1 - v0;
+      if (delta < 0) {
+        totals.resets.push({ from: t0, to: t1, fromValue: v0, toValue: v1 });
+      } else if (checkPower && delta / ((t1 - t0) / HOUR_MS) > maxPowerKw) {
+        totals.rejected.push({ from: t0, to: t1, fromValue: v0, toValue: v1, energy: delta, averageKw: delta / ((t1 - t0) / HOUR_MS) });
+      } else {
+        energy += delta;
+        if (t0 >= segmentEnd) {
+          energyBySlot[slot] = slotEnergy;
+          cursor.seek(t0);
+          segmentEnd = cursor.end;
+          slot = cursor.slot;
+          slotEnergy = energyBySlot[slot];
+        }
+        if (t1 <= segmentEnd || !prorate) {
+          slotEnergy += delta;
+        } else {
+          energyBySlot[slot] = slotEnergy;
+          shareByTime(cursor, energyBySlot, t0, t1, delta);
+          segmentEnd = cursor.end;
+          slot = cursor.slot;
+          slotEnergy = energyBySlot[slot];
+        }
       }
     }
-    e[0] = t1;
-    e[1] = e[3];
+    t0 = t1;
+    v0 = v1;
   }
-
-  /** Moves to the segment containing t, whose rule is about to price (part of) an interval. */
-  private moveTo(t: number): void {
-    this.cursor.seek(t);
-    this.segmentEnd = this.cursor.end;
-    this.slotIndex = this.cursor.slot + 1;
-    this.totals.usedBySlot[this.slotIndex] = 1;
-  }
-
-  /** Shares the energy among the segments the interval crosses, by time. */
-  private shareByTime(t0: number, t1: number, delta: number): void {
-    const duration = t1 - t0;
-    for (let start = t0; ; ) {
-      const end = this.segmentEnd < t1 ? this.segmentEnd : t1;
-      this.energyBySlot[this.slotIndex] += delta * ((end - start) / duration);
-      if (end >= t1) return;
-      start = end;
-      this.moveTo(start);
-    }
-  }
+  state[T0] = t0;
+  state[V0] = v0;
+  state[ENERGY] = energy;
+  state[SEGMENT_END] = segmentEnd;
+  state[SLOT_ENERGY] = slotEnergy;
+  w.slot = slot;
+  return true;
 }
+
+const EMPTY = new Float64Array(0);
 
 /**
- * The optimistic single pass over raw rows: null at the first row that does not parse
- * or is not strictly later than the one before (then the caller cleans and walks again).
+ * Epoch ms of a reading's timestamp field, NaN if it is none. Small enough to be
+ * inlined into the walk. A string is parsed into isoResult (a double returned from a
+ * call that is not inlined would be boxed). `x - 0`, not `x`: V8's optimiser does not
+ * narrow x's type after `typeof`, so returning x itself would make the result a tagged
+ * value and box every parsed double (16 bytes per row); `x - 0` is a plain double.
  */
-function walkRows(setup: WalkSetup, rows: readonly unknown[], lastTs: number): Totals | null {
-  const walker = new Walker(setup, lastTs);
-  const edge = walker.edge;
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i];
-    let tsField: unknown;
-    let valueField: unknown;
-    if (Array.isArray(row)) {
-      tsField = row[0];
-      valueField = row[1];
-    } else if (typeof row === 'object' && row !== null) {
-      tsField = (row as { ts: unknown }).ts;
-      valueField = (row as { value: unknown }).value;
-    } else {
-      return null;
-    }
-    // Numbers go straight into edge and are read back from it: a variable merging a
-    // number field with a parsed double would be boxed on every row.
-    if (typeof tsField === 'number') {
-      edge[2] = tsField;
-    } else {
-      instantInto(tsField);
-      edge[2] = isoResult[0];
-    }
-    edge[3] = typeof valueField === 'number' ? valueField : readingValue(valueField);
-    const t = edge[2];
-    const v = edge[3];
-    if (t - t !== 0 || v - v !== 0) return null; // NaN or infinite
-    if (i > 0 && !(t > edge[0])) return null;
-    if (i > 0) walker.step();
-    else walker.start();
-  }
-  walker.totals.intervals = rows.length > 0 ? rows.length - 1 : 0;
-  return walker.totals;
+function instantField(x: unknown): number {
+  if (typeof x === 'number') return x - 0;
+  instantInto(x);
+  return isoResult[0];
 }
 
-function walkCleaned(setup: WalkSetup, cleaned: Cleaned): Totals {
-  const { ts, values } = cleaned;
-  const walker = new Walker(setup, ts.length > 0 ? ts[ts.length - 1] : NaN);
-  const edge = walker.edge;
-  for (let k = 0; k < ts.length; k++) {
-    edge[2] = ts[k];
-    edge[3] = values[k];
-    if (k > 0) walker.step();
-    else walker.start();
+/** A reading's value field as a number, NaN if it is none (inlined like instantField). */
+function valueField(x: unknown): number {
+  return typeof x === 'number' ? x - 0 : readingValue(x);
+}
+
+/** Shares the energy of an interval among the segments it crosses, by time (prorate). */
+function shareByTime(cursor: SegmentCursor, energyBySlot: Float64Array, t0: number, t1: number, delta: number): void {
+  const duration = t1 - t0;
+  for (let start = t0; ; ) {
+    const end = cursor.end < t1 ? cursor.end : t1;
+    energyBySlot[cursor.slot] += delta * ((end - start) / duration);
+    if (end >= t1) return;
+    start = end;
+    cursor.seek(start);
   }
-  walker.totals.intervals = ts.length > 0 ? ts.length - 1 : 0;
-  return walker.totals;
 }
 
 /** Timestamp and value fields of a reading row; undefined fields when it is no row. */
@@ -394,11 +441,13 @@ export function computeCost(tariff: Tariff | unknown, readings: readonly Reading
   const n = readings.length;
   const lastTs = n > 0 ? instantOf(rowTs(readings[n - 1])) : NaN;
   // The optimistic pass needs a valid last timestamp to bound its segments.
-  const fast = lastTs === lastTs ? walkRows(setup, readings, lastTs) : null;
+  const kind = Array.isArray(readings[0]) ? PAIRS : OBJECTS;
+  const fast = lastTs === lastTs ? walk(setup, kind, readings, null, lastTs) : null;
   if (fast || n === 0) return result(ct, fast ?? emptyTotals(ct), null, n > 0 ? [instantOf(rowTs(readings[0])), lastTs] : []);
   const cleaned = clean(readings);
   const ts = cleaned.ts;
-  return result(ct, walkCleaned(setup, cleaned), cleaned, ts);
+  // Never null: cleaned readings are finite and strictly increasing.
+  return result(ct, walk(setup, CLEANED, readings, cleaned, ts.length > 0 ? ts[ts.length - 1] : NaN) as Totals, cleaned, ts);
 }
 
 function result(ct: CompiledTariff, totals: Totals, cleaned: Cleaned | null, ts: ArrayLike<number>): CostResult {
@@ -416,7 +465,7 @@ function result(ct: CompiledTariff, totals: Totals, cleaned: Cleaned | null, ts:
     gross: net * (1 + ct.vat / 100),
     vat: ct.vat,
     currency: ct.currency,
-    energy: totals.energy[0],
+    energy: totals.energy,
     unpricedEnergy: totals.energyBySlot[0],
     intervals: totals.intervals,
     byRule,
