@@ -9,7 +9,7 @@ import type { AccountNode } from '../../nodes/red-types';
 import easyTariff = require('../../nodes/easy-tariff');
 import easySensors = require('../../nodes/easy-sensors');
 import { FakeClock, helper, installClock, quiet } from '../nodes/flow-support';
-import { canarySimulator, CANARY, SERVICE_FAULTS, fastAccount, inbox, loadWithCanary, shouldNotLeakAnywhere, tariffsWithFlicker } from './support';
+import { canarySimulator, CANARY, lastStatus, SERVICE_FAULTS, fastAccount, inbox, loadWithCanary, shouldNotLeakAnywhere, tariffsWithFlicker } from './support';
 
 /** The tariff node's refresh: 0.015 min = 900 ms. */
 const REFRESH_MIN = 0.015;
@@ -95,7 +95,7 @@ describe('reliability: faults of the service, with the real runtime', function (
         should([0.2, 0.4]).containEql(next.payload.price);
         should(Date.parse(next.payload.validFrom) % 1000).equal(0);
         await quiet(20);
-        const shown = node.status.lastCall.args[0];
+        const shown = lastStatus(node.id)!;
         should(shown.fill).equal('yellow');
         should(shown.text).match(/^0\.[24]0 GBP\/kWh until \d\d:\d\d:\d\d · tariffs under a minute old$/);
 
@@ -110,7 +110,7 @@ describe('reliability: faults of the service, with the real runtime', function (
 
         // cleared: fresh within one refresh (plus a request), the price green again
         sim.clearFaults();
-        await waitFor('a fresh price', () => node.status.lastCall.args[0].fill === 'green', REFRESH_MS + 1000);
+        await waitFor('a fresh price', () => lastStatus(node.id)!.fill === 'green', REFRESH_MS + 1000);
         const snapshot = (helper.getNode('acc') as AccountNode).hub!.tariffs();
         should(snapshot).containEql({ stale: false, error: null });
         should(Date.now() - snapshot.fetchedAt!).be.below(REFRESH_MS + 1000);
@@ -133,7 +133,7 @@ describe('reliability: faults of the service, with the real runtime', function (
       const [err] = await caught.next(1);
       should(err.error.message).match(/tariffs could not be fetched: could not reach nonexistent\.invalid: DNS lookup failed/);
       await quiet(20);
-      should(helper.getNode('t').status.lastCall.args[0]).eql({ fill: 'red', shape: 'ring', text: 'service unreachable' });
+      should(lastStatus('t')).eql({ fill: 'red', shape: 'ring', text: 'service unreachable' });
       await quiet(1000);
       // told once per problem, not at every retry
       should(caught.received).have.length(0);
@@ -177,7 +177,7 @@ describe('reliability: faults of the service, with the real runtime', function (
         should(err.error.message).match(c.words);
         should(err.error.source.id).equal('s');
         should(caught.received).have.length(0); // once per error state, not per poll
-        should(node.status.lastCall.args[0]).match({ fill: 'red', text: /· last good \d\d:\d\d/ });
+        should(lastStatus(node.id)!).match({ fill: 'red', text: /· last good \d\d:\d\d/ });
         // one poll per interval, failed or not: six in a minute
         should(sim.requests.filter((r) => r.endpoint === 'sensors').length).be.within(5, 6);
 
@@ -186,7 +186,7 @@ describe('reliability: faults of the service, with the real runtime', function (
         await clock.tickAsync(10_000);
         await out.next(1);
         await quiet(20);
-        should(node.status.lastCall.args[0]).match({ fill: 'green' });
+        should(lastStatus(node.id)!).match({ fill: 'green' });
         shouldNotLeakAnywhere(err, out.received);
       });
     }

@@ -86,6 +86,12 @@ export function allStatuses(): unknown[] {
   return status?.getCalls ? status.getCalls().map((c: any) => c.args[0]) : [];
 }
 
+/** The last status node `id` showed (the helper spies on the prototype shared by every node). */
+export function lastStatus(id: string): { fill?: string; shape?: string; text?: string } | undefined {
+  const calls = (helper as any)._NodePrototype.status.getCalls().filter((c: any) => c.thisValue.id === id);
+  return calls.length ? calls[calls.length - 1].args[0] : undefined;
+}
+
 /** Fails if the canary token is in anything given, in any of the renderings a user could see. */
 export function shouldNotLeak(...things: unknown[]): void {
   for (const thing of things) {
