@@ -68,7 +68,7 @@ describe('reliability: 100 deploy/redeploy cycles', function () {
         }
         if (k % 7 === 0) await quiet(30); // now and then the requests get going
         const started = Date.now();
-        await helper.setFlows(flow(k), 'full', { acc: { token: CANARY } });
+        await (helper as any).setFlows(flow(k), 'full', { acc: { token: CANARY } });
         closes.push(Date.now() - started);
       }
       await quiet(300);
