@@ -1,0 +1,174 @@
+// The editor of the e2e Node-RED in Debian's chromium (never a downloaded browser),
+// driven by playwright-core: the palette, every edit dialog, the dialogs' data from the
+// account (zones, tariffs, the week's chart) and the help. Screenshots of the palette and
+// the tariff dialog go to docs/screenshots/ (the README shows them).
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { ACCOUNT_ID, NODE_TYPES, ROOT, deploy, e2e, exampleFlows, getJson } from './env';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const SHOTS = path.join(ROOT, 'docs', 'screenshots');
+const SIM_TARIFFS = ['DEMO-WORKDAY', 'DEMO-NIGHT', 'DEMO-WEEKEND', 'DEMO-GENERATOR', 'DEMO-FLAT', 'Q123456789', 'Q123456799'];
+/** A deployed node of each type in the examples, whose dialog is opened. */
+const DEPLOYED: Record<string, string> = {
+  'easy-account': ACCOUNT_ID, 'easy-tariff': 'relay-price', 'easy-sensors': 'gen-sensors', 'easy-cost': 'month-cost',
+};
+
+declare const RED: any; // the editor's global, inside page.evaluate
+declare const $: any;
+declare const getComputedStyle: (el: unknown) => { backgroundImage: string };
+
+describe('e2e: the editor in chromium', function () {
+  this.timeout(120_000);
+  let context: BrowserContext | null = null;
+  let page: Page;
+  const errors: string[] = [];
+
+  before(async function () {
+    if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (never a downloaded browser)`);
+    await deploy(exampleFlows(e2e().simUrl));
+    const profile = fs.mkdtempSync(path.join(e2e().tmp, 'chromium-profile-'));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+        '--disable-sync', '--no-first-run'],
+      viewport: { width: 1400, height: 900 },
+      locale: 'en-US',
+    });
+    page = context.pages()[0] ?? await context.newPage();
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+    page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+    page.on('requestfailed', (r) => { if (r.url().startsWith(e2e().redUrl)) errors.push(`request failed: ${r.url()}`); });
+    // nothing but loopback: no fonts, no catalogues, no telemetry from the editor
+    await context.route((url) => !/^https?:\/\/127\.0\.0\.1[:/]/.test(url.href) && !url.href.startsWith('data:'), (r) => r.abort());
+    await page.goto(`${e2e().redUrl}/`, { waitUntil: 'load' });
+    await page.waitForFunction(() => typeof RED !== 'undefined' && RED.nodes && RED.nodes.node('relay-price'), null, { timeout: 60_000 });
+    await page.waitForSelector('.red-ui-palette-node[data-palette-type="easy-tariff"]', { timeout: 30_000 });
+    fs.mkdirSync(SHOTS, { recursive: true });
+  });
+
+  after(async function () {
+    if (context) await context.close().catch(() => undefined);
+    context = null;
+  });
+
+  /** Opens a node's edit dialog (config nodes in their own tray), waits, checks no errors, closes. */
+  async function withDialog(type: string, id: string, check: () => Promise<void>): Promise<void> {
+    const before = errors.length;
+    const isConfig = type === 'easy-account';
+    await page.evaluate(([t, nodeId, config]) => {
+      if (config) RED.editor.editConfig('', t, nodeId);
+      else RED.editor.edit(RED.nodes.node(nodeId));
+    }, [type, id, isConfig] as const);
+    const form = isConfig ? '#node-config-dialog-edit-form' : '#dialog-form';
+    await page.waitForSelector(`.red-ui-tray ${form}`, { state: 'visible', timeout: 20_000 });
+    try {
+      await check();
+      assert.deepStrictEqual(errors.slice(before), [], `errors while the ${type} dialog was open`);
+    } finally {
+      await page.click(isConfig ? '#node-config-dialog-cancel' : '#node-dialog-cancel');
+      await page.waitForFunction(() => $('.red-ui-tray').length === 0, null, { timeout: 10_000 });
+    }
+  }
+
+  it('loads the editor without errors', function () {
+    assert.deepStrictEqual(errors, []);
+  });
+
+  it('shows the three flow nodes in the palette under energy (the account is a config node)', async function () {
+    const palette = await page.evaluate(() => $('#red-ui-palette-energy .red-ui-palette-node')
+      .map((_: number, el: any) => el.getAttribute('data-palette-type')).get());
+    assert.deepStrictEqual([...palette].sort(), NODE_TYPES.filter((t) => t !== 'easy-account').sort());
+    const icons = await page.evaluate(() => $('#red-ui-palette-energy .red-ui-palette-icon')
+      .map((_: number, el: any) => getComputedStyle(el).backgroundImage).get());
+    for (const icon of icons) assert.match(icon, /icons\/@tariffkit\/node-red-easy\/easy-/);
+    const account = await page.evaluate(() => RED.nodes.getType('easy-account').category);
+    assert.strictEqual(account, 'config');
+    const container = page.locator('#red-ui-palette-container-energy');
+    await container.scrollIntoViewIfNeeded();
+    await container.screenshot({ path: path.join(SHOTS, 'palette.png') });
+  });
+
+  for (const type of NODE_TYPES) {
+    it(`opens the ${type} dialog without console errors`, async function () {
+      await withDialog(type, DEPLOYED[type], async () => {
+        await page.waitForTimeout(500); // what the dialog loads from the admin routes
+      });
+    });
+  }
+
+  it('lists every time zone in the account dialog, the machine\'s zone (the default) selected', async function () {
+    await withDialog('easy-account', ACCOUNT_ID, async () => {
+      await page.waitForFunction(() => $('#node-config-input-timezone option').length > 300, null, { timeout: 20_000 });
+      const zone = await page.evaluate(() => {
+        const sel = $('#node-config-input-timezone');
+        return { value: sel.val(), text: sel.find('option:selected').text(), first: sel.find('option').first().val(),
+          london: sel.find('option[value="Europe/London"]').length, count: sel.find('option').length };
+      });
+      assert.strictEqual(zone.value, '', 'the default (the machine\'s zone) is selected');
+      assert.strictEqual(zone.first, '');
+      assert.strictEqual(zone.london, 1);
+      const settings = await getJson<Record<string, unknown>>('/settings');
+      const machine = settings.easyAccountMachineTimezone as string | undefined;
+      if (machine) assert.ok(zone.text.includes(machine), `${zone.text} names ${machine}`);
+    });
+  });
+
+  it('lists the simulator\'s tariffs in a new, undeployed tariff node and draws the week\'s price chart', async function () {
+    await page.evaluate(() => {
+      RED.view.importNodes([{ id: 'e2e-new-tariff', type: 'easy-tariff', z: RED.workspaces.active(), x: 400, y: 300,
+        name: '', account: 'easy-example-account', tariff: '', refresh: 60, wires: [[]] }]);
+    });
+    const id = await page.evaluate(() => {
+      let found = RED.nodes.node('e2e-new-tariff');
+      if (!found) RED.nodes.eachNode((n: any) => { if (n.type === 'easy-tariff' && n.changed && !found) found = n; });
+      return found && found.id;
+    });
+    assert.ok(id, 'the new node is in the workspace');
+    await withDialog('easy-tariff', id, async () => {
+      await page.waitForFunction((n: number) => $('#node-input-tariff option').filter((_: number, o: any) => o.value).length >= n,
+        SIM_TARIFFS.length, { timeout: 20_000 });
+      const options = await page.evaluate(() => $('#node-input-tariff option').map((_: number, o: any) => o.value).get());
+      for (const t of SIM_TARIFFS) assert.ok(options.includes(t), `${t} in ${options}`);
+      await page.selectOption('#node-input-tariff', 'DEMO-WORKDAY');
+      await page.waitForSelector('#easy-tariff-chart svg path.easy-chart-line', { timeout: 20_000 });
+      const chart = await page.evaluate(() => ({
+        paths: $('#easy-tariff-chart svg path.easy-chart-line').length,
+        d: $('#easy-tariff-chart svg path.easy-chart-line').first().attr('d') || '',
+        rules: $('#easy-tariff-rules tr').length,
+      }));
+      assert.ok(chart.paths >= 1);
+      // DEMO-WORKDAY changes price four times every weekday: any 7 days hold at least 5
+      // weekdays, so more than 10 steps at three levels
+      assert.ok((chart.d.match(/H/g) ?? []).length > 10, `a week of steps: ${chart.d}`);
+      const levels = new Set((chart.d.match(/(?:,|V)(\d+(?:\.\d+)?)/g) ?? []).map((v: string) => v.slice(1)));
+      assert.strictEqual(levels.size, 3, `three price levels: ${chart.d}`);
+      assert.ok(chart.rules >= 4, 'the rule table: a header and three rules');
+      // the picture: no "Imported" notification over the dialog's title, no tip, no tooltip
+      await page.evaluate(() => { $('.red-ui-notification').remove(); $('.red-ui-help-tips').hide(); });
+      await page.mouse.move(0, 0);
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: path.join(SHOTS, 'tariff-dialog.png') });
+    });
+    await page.evaluate(() => { const n = RED.nodes.node('e2e-new-tariff'); if (n) { RED.nodes.remove(n.id); RED.view.redraw(true); } });
+  });
+
+  for (const type of NODE_TYPES) {
+    it(`shows the ${type} help in the help sidebar`, async function () {
+      const expected = fs.readFileSync(path.join(ROOT, 'nodes', 'locales', 'en-US', `${type}.html`), 'utf8');
+      const firstPara = /<p>([^<&]{20,})/.exec(expected)?.[1].trim().slice(0, 40) ?? '';
+      await page.evaluate((t: string) => RED.sidebar.help.show(t), type);
+      await page.waitForFunction((p: string) => ($('.red-ui-sidebar-help-stack .red-ui-help').text() || '').replace(/\s+/g, ' ').includes(p),
+        firstPara.replace(/\s+/g, ' '), { timeout: 10_000 });
+      const headings = await page.evaluate(() => $('.red-ui-sidebar-help-stack .red-ui-help h3').map((_: number, h: any) => h.textContent).get());
+      assert.ok(headings.some((h: string) => /Inputs|Outputs|Details|Configuration/.test(h)), `${type}: ${headings}`);
+    });
+  }
+
+  it('logged no console error in the whole session', function () {
+    assert.deepStrictEqual(errors, []);
+  });
+});
