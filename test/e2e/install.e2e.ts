@@ -4,7 +4,7 @@
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import { ACCOUNT_ID, NODE_TYPES, PKG, ROOT, deploy, e2e, exampleFlows, getJson, getText, waitFor } from './env';
+import { ACCOUNT_ID, NODE_TYPES, PKG, ROOT, TOKEN, deploy, e2e, exampleFlows, getJson, getText, waitFor } from './env';
 
 interface NodeSet { id: string; module: string; types: string[]; enabled: boolean; loaded: boolean; err?: string; version?: string }
 
@@ -16,6 +16,23 @@ const CAPTURES: Record<string, string> = {
   month: 'month-cost', // easy-cost range, "cost of last month"
   batch: 'batch-cost', // easy-cost batch, the same example's second inject
 };
+
+/**
+ * The README's function-node example, word for word: the package's library loaded through
+ * the function node's Setup tab (module @tariffkit/node-red-easy as `easy`).
+ */
+export const README_FUNCTION = `const client = new easy.EasyClient({ baseUrl: msg.baseUrl, token: msg.token });
+const { tariffs } = await client.fetchTariffs();
+const night = tariffs.find((t) => t.id === 'DEMO-NIGHT');
+const opts = { timezone: 'Europe/London' };
+const now = Date.now();
+msg.payload = {
+    now: easy.priceAt(night, now, opts),                       // { price, gross, currency, ... } or null
+    next: easy.nextPriceChange(night, now, opts),              // { at, price } or null
+    day: easy.schedule(night, now, now + 24 * 3600e3, opts),   // [{ from, to, ruleIndex, price }, ...]
+    cost: easy.computeCost(night, [['2026-01-05T20:00:00Z', 1000], ['2026-01-06T08:00:00Z', 1012]], opts),
+};
+return msg;`;
 
 /** An extra tab of core nodes only: each capture stores msg.payload, GET /e2e/state answers them all. */
 function e2eTab(): Array<Record<string, any>> {
@@ -34,6 +51,12 @@ function e2eTab(): Array<Record<string, any>> {
     { id: 'e2e-http-in', type: 'http in', z, name: '', url: '/state', method: 'get', upload: false, swaggerDoc: '', x: 120, y, wires: [['e2e-state']] },
     { id: 'e2e-state', type: 'change', z, name: 'state', rules: [{ t: 'set', p: 'payload', pt: 'msg', to: expr, tot: 'jsonata' }], x: 300, y, wires: [['e2e-http-out']] },
     { id: 'e2e-http-out', type: 'http response', z, name: '', statusCode: '', headers: {}, x: 480, y, wires: [] },
+    { id: 'e2e-lib-in', type: 'http in', z, name: '', url: '/lib', method: 'get', upload: false, swaggerDoc: '', x: 120, y: y + 40, wires: [['e2e-lib-args']] },
+    { id: 'e2e-lib-args', type: 'change', z, name: 'args', x: 300, y: y + 40, wires: [['e2e-lib']], rules: [
+      { t: 'set', p: 'baseUrl', pt: 'msg', to: 'req.query.base', tot: 'msg' },
+      { t: 'set', p: 'token', pt: 'msg', to: 'req.query.token', tot: 'msg' }] },
+    { id: 'e2e-lib', type: 'function', z, name: 'library', func: README_FUNCTION, outputs: 1, timeout: 0, noerr: 0,
+      initialize: '', finalize: '', libs: [{ var: 'easy', module: PKG.name }], x: 480, y: y + 40, wires: [['e2e-http-out']] },
   );
   return nodes;
 }
@@ -209,6 +232,20 @@ describe('e2e: installed from the npm tarball into stock Node-RED', function () 
       assert.strictEqual(batch.energy, 22);
       assert.ok(batch.net > 22 * 0.24 - 1e-9 && batch.net < 22 * 0.42 + 1e-9, String(batch.net));
       assert.strictEqual(batch.tariffId, 'DEMO-WORKDAY');
+    });
+
+    it('the library works in a function node (module from the Setup tab), as the README shows', async function () {
+      const q = new URLSearchParams({ base: e2e().simUrl, token: TOKEN });
+      const res = await fetch(`${e2e().redUrl}/e2e/lib?${q}`);
+      assert.strictEqual(res.status, 200, await res.clone().text());
+      const out = (await res.json()) as Record<string, any>;
+      assert.ok([0.12, 0.28].includes(out.now.price), JSON.stringify(out.now));
+      assert.strictEqual(out.now.tariffId, 'DEMO-NIGHT');
+      assert.ok(out.next.at > Date.now() - 60_000 && out.next.price.price !== out.now.price);
+      assert.ok(out.day.length >= 2 && out.day.length <= 3, JSON.stringify(out.day));
+      // one interval from 20:00 (London = UTC in January), priced whole by the rule at its start (0.28)
+      assert.strictEqual(out.cost.energy, 12);
+      assert.ok(Math.abs(out.cost.net - 12 * 0.28) < 1e-9, JSON.stringify(out.cost));
     });
 
     it('no node reported an error in the log', function () {
