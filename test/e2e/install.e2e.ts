@@ -190,7 +190,7 @@ describe('e2e: installed from the npm tarball into stock Node-RED', function () 
     it('easy-sensors sends the generator input (alert when the generator runs)', async function () {
       const sensor = await waitFor('a sensor value', 30_000, async () => (await state()).sensor);
       assert.strictEqual(sensor.id, '1');
-      assert.strictEqual(sensor.kind ?? sensor.decoded?.kind ?? 'digital_input', 'digital_input');
+      assert.deepStrictEqual(sensor.decoded, { kind: 'digital_input', channel: 1 });
       assert.strictEqual(sensor.value, demo().generatorOn(sensor.ts) ? 1 : 0);
       assert.strictEqual(typeof sensor.timestamp, 'string');
       assert.strictEqual(sensor.stale, false);
