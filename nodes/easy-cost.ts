@@ -95,6 +95,8 @@ export = function register(RED: NodeAPI): void {
       totals = restored.state;
       const why = readError ?? restored.problem;
       if (why) node.warn(`running totals started from zero: ${why}`);
+      // an emptied context file looks like a first deploy: say it either way
+      else if (stored === undefined || stored === null) node.log('running totals start from zero: none are stored (a first deploy, or the context store lost them)');
     }
 
     function costOf(t: Tariff) {
@@ -250,6 +252,7 @@ export = function register(RED: NodeAPI): void {
           () => {
             const today = totals!.day;
             if (today) node.status({ fill: 'grey', shape: 'dot', text: `today ${today.energy.toFixed(2)} kWh (restored)` });
+            else if (!totals!.total) node.status({ fill: 'grey', shape: 'ring', text: 'stream · totals from zero' });
           },
           (err) => node.error(`running totals could not be set up: ${(err as Error).message}`),
         );
