@@ -20,7 +20,21 @@ export interface RedOptions {
   extraSettings?: string;
   /** The default (localfilesystem) store's config beside flushInterval. */
   storeConfig?: Record<string, unknown>;
+  /** Also install a module that writes the admin app's routes to <userDir>/routes.json once flows start. */
+  listRoutes?: boolean;
 }
+
+/** A Node-RED node module whose only job is to list the routes of the runtime's admin app. */
+const ROUTE_LISTER = `module.exports = function (RED) {
+  const fs = require('fs');
+  const path = require('path');
+  RED.events.on('flows:started', () => {
+    const stack = (RED.httpAdmin._router || RED.httpAdmin.router).stack;
+    const routes = stack.filter((l) => l.route).flatMap((l) => Object.keys(l.route.methods).map((method) => ({ method, path: l.route.path })));
+    fs.writeFileSync(path.join(__dirname, '..', '..', 'routes.json'), JSON.stringify(routes));
+  });
+};
+`;
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -45,6 +59,12 @@ export class RedProcess {
     const link = path.join(this.userDir, 'node_modules', '@tariffkit', 'node-red-easy');
     fs.mkdirSync(path.dirname(link), { recursive: true });
     fs.symlinkSync(ROOT, link, 'junction');
+    if (this.opts.listRoutes) {
+      const dir = path.join(this.userDir, 'node_modules', 'route-lister');
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'route-lister', version: '1.0.0', 'node-red': { nodes: { 'route-lister': 'index.js' } } }));
+      fs.writeFileSync(path.join(dir, 'index.js'), ROUTE_LISTER);
+    }
     fs.writeFileSync(path.join(this.userDir, 'settings.js'), `module.exports = {
   uiHost: '127.0.0.1',
   flowFile: 'flows.json',
@@ -118,8 +138,8 @@ export class RedProcess {
     return JSON.parse(text);
   }
 
-  async get(pathname: string): Promise<any> {
-    const res = await fetch(`${this.url}${pathname}`);
+  async get(pathname: string, headers: Record<string, string> = {}): Promise<any> {
+    const res = await fetch(`${this.url}${pathname}`, { headers });
     const text = await res.text();
     return text ? JSON.parse(text) : undefined;
   }
