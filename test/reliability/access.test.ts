@@ -39,7 +39,7 @@ describe('reliability: a Node-RED process with adminAuth', function () {
       body: JSON.stringify({ client_id: 'node-red-admin', grant_type: 'password', scope: '*', username: 'admin', password: PASSWORD }),
     });
     should(login.status).equal(200);
-    const auth = { authorization: `Bearer ${(await login.json()).access_token}` };
+    const auth = { authorization: `Bearer ${((await login.json()) as { access_token: string }).access_token}` };
 
     await red.deploy([
       { id: 'z1', type: 'tab', label: 'access' },
