@@ -7,7 +7,7 @@
 // duplicate timestamps) is copied into typed arrays, cleaned, sorted and walked again.
 import { CompiledTariff, SensorRef, Tariff, sensorNumber } from './tariff';
 import { SegmentList, appendSegments, engineContext } from './price';
-import { DAY_MS, HOUR_MS, ZoneInfo, instantInto, isoResult, toEpochMs } from './time';
+import { DAY_MS, HOUR_MS, ZoneInfo, instantInto, isoResult, parseIsoInto, toEpochMs } from './time';
 
 export type Instant = number | Date | string;
 export type Reading = [Instant, number | string] | { ts: Instant; value: number | string };
@@ -167,7 +167,9 @@ class SegmentCursor {
 interface Totals {
   energyBySlot: Float64Array; // [0] = unpriced, [slot + 1] = rule at slot
   usedBySlot: Uint8Array; // 1 = priced at least one interval
-  energy: number;
+  // [0]. Not a number field: made as the integer 0 and later given a fraction, a field
+  // changes its object's shape, which throws away the optimised code using it.
+  energy: Float64Array;
   intervals: number;
   resets: Interval[];
   rejected: Array<Interval & { energy: number; averageKw: number }>;
@@ -176,7 +178,7 @@ interface Totals {
 
 function emptyTotals(ct: CompiledTariff): Totals {
   const slots = ct.rules.length + 1;
-  return { energyBySlot: new Float64Array(slots), usedBySlot: new Uint8Array(slots), energy: 0, intervals: 0, resets: [], rejected: [], unknown: [] };
+  return { energyBySlot: new Float64Array(slots), usedBySlot: new Uint8Array(slots), energy: new Float64Array(1), intervals: 0, resets: [], rejected: [], unknown: [] };
 }
 
 interface WalkSetup {
@@ -232,7 +234,7 @@ function walk(setup: WalkSetup, kind: number, rows: readonly unknown[], cleaned:
     if (!walkBlock(w, kind, rows, cleanTs, cleanValues, from, Math.min(n, from + BLOCK))) return null;
   }
   totals.energyBySlot[w.slot] = w.state[SLOT_ENERGY];
-  totals.energy = w.state[ENERGY];
+  totals.energy[0] = w.state[ENERGY];
   totals.intervals = n > 0 ? n - 1 : 0;
   return totals;
 }
@@ -330,21 +332,23 @@ function walkBlock(w: Walk, kind: number, rows: readonly unknown[], cleanTs: Flo
 const EMPTY = new Float64Array(0);
 
 /**
- * Epoch ms of a reading's timestamp field, NaN if it is none. Small enough to be
- * inlined into the walk. A string is parsed into isoResult (a double returned from a
- * call that is not inlined would be boxed). `x - 0`, not `x`: V8's optimiser does not
- * narrow x's type after `typeof`, so returning x itself would make the result a tagged
- * value and box every parsed double (16 bytes per row); `x - 0` is a plain double.
+ * Epoch ms of a reading's timestamp field, NaN if it is none; inlined into the walk.
+ * Written so that every way out is a plain double, never a tagged value: V8's
+ * optimiser does not narrow x's type after `typeof` and treats the global `NaN` in a
+ * branch it has not seen run as any value, and a result merging a tagged value with a
+ * double boxes the double, 16 bytes per row. So a number leaves as `x - 0`, and
+ * anything else through isoResult (parseIsoInto's fast path, or instantInto, which
+ * stores NaN there when x is no instant).
  */
 function instantField(x: unknown): number {
   if (typeof x === 'number') return x - 0;
-  instantInto(x);
+  if (typeof x !== 'string' || !parseIsoInto(x)) instantInto(x);
   return isoResult[0];
 }
 
-/** A reading's value field as a number, NaN if it is none (inlined like instantField). */
+/** A reading's value field as a number, NaN if it is none (a plain double, as above). */
 function valueField(x: unknown): number {
-  return typeof x === 'number' ? x - 0 : readingValue(x);
+  return typeof x === 'number' ? x - 0 : readingValue(x) - 0;
 }
 
 /** Shares the energy of an interval among the segments it crosses, by time (prorate). */
@@ -465,7 +469,7 @@ function result(ct: CompiledTariff, totals: Totals, cleaned: Cleaned | null, ts:
     gross: net * (1 + ct.vat / 100),
     vat: ct.vat,
     currency: ct.currency,
-    energy: totals.energy,
+    energy: totals.energy[0],
     unpricedEnergy: totals.energyBySlot[0],
     intervals: totals.intervals,
     byRule,
