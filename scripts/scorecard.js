@@ -11,6 +11,7 @@
 // When the catalogue cannot be reached, its requests are answered with an empty catalogue
 // and P08/N01 are reported as not checked. When the registry's node-red document cannot be
 // reached, P06/P07 are checked against the node-red installed here (its version and engines).
+// When the registry cannot be reached, D02/D03 are reported as not checked.
 // The run fails on a failed check, or on a check missing for any reason but the network.
 const fs = require('fs');
 const os = require('os');
@@ -54,7 +55,23 @@ axios.get = async (url, config) => {
   }
 };
 
+/** Whether a host answers at all (any HTTP status counts), within a few seconds. */
+async function reachable(url) {
+  try {
+    await realGet(url, { timeout: 8000, validateStatus: () => true });
+    return null;
+  } catch (err) {
+    return `${new URL(url).host} unreachable (${err.code || err.message})`;
+  }
+}
+
+const TIME_LIMIT_MS = 180000;
+
 async function main() {
+  // D02/D03 ask the registry through their own clients (npm-remote-ls, npm-check), which
+  // report an unreachable registry as outdated packages or not at all: ask first
+  const registryDown = await reachable(NODE_RED_DOC);
+  if (registryDown) for (const id of ['D02', 'D03']) offline.set(id, registryDown);
   const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'scorecard-')), 'scorecard.json');
   const Validate = require(path.join(DEV, 'src', 'commands', 'validate.js'));
   // with an empty stand-in catalogue its ✅ for P08/N01 would claim what was not checked
@@ -67,7 +84,14 @@ async function main() {
   };
   let crashed = null;
   try {
-    await Validate.run(['--path', ROOT, '--output', out, '--embed', 'yes']);
+    let timer;
+    await Promise.race([
+      Validate.run(['--path', ROOT, '--output', out, '--embed', 'yes']),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${TIME_LIMIT_MS / 1000} s`), { code: 'ETIMEDOUT' })), TIME_LIMIT_MS);
+        timer.unref();
+      }),
+    ]).finally(() => clearTimeout(timer));
   } catch (err) {
     crashed = err;
   }
@@ -91,7 +115,7 @@ async function main() {
       line = `${net ? '-' : '✖'}  ${id} did not run${crashed ? `: ${crashed.message}` : ''}${net ? ' (needs the network)' : ''}`;
       if (!net) failed++;
     } else if (result.test) {
-      line = `✔  ${id} passed${host ? ` (used ${host})` : ''}${substituted.has(id) ? `; ${substituted.get(id)}` : ''}`;
+      line = `✔  ${id} passed${substituted.has(id) ? ` (${substituted.get(id)})` : host ? ` (used ${host})` : ''}`;
     } else {
       line = `✖  ${id} failed: ${JSON.stringify(result)}`;
       failed++;
