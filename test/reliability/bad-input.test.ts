@@ -192,6 +192,7 @@ describe('reliability: bad input to the nodes', function () {
     it('the same readings shuffled and repeated give the same final totals (fast-check, fixed seed)', async function () {
       this.timeout(60000);
       const { node, out, caught } = await costFlow('stream', 'DEMO-WORKDAY');
+      const seen = { late: 0, duplicate: 0 };
       /** Feeds the readings after msg.reset and returns the last message's totals. */
       const feed = async (readings: Array<[number, number]>) => {
         out.received.length = 0;
@@ -199,6 +200,7 @@ describe('reliability: bad input to the nodes', function () {
         await out.next(1);
         for (const [ts, value] of readings) node.receive({ payload: value, ts });
         const msgs = await out.next(readings.length, 10000);
+        for (const m of msgs) if (m.payload.late || m.payload.ignored === 'duplicate') seen[m.payload.late ? 'late' : 'duplicate']++;
         const last = msgs[msgs.length - 1].payload;
         return { today: last.today, total: last.total };
       };
@@ -232,6 +234,9 @@ describe('reliability: bad input to the nodes', function () {
         { seed: 20261121, numRuns: 40 },
       );
       should(caught.received).eql([]);
+      // the runs really fed late and repeated readings
+      should(seen.late).be.above(20);
+      should(seen.duplicate).be.above(10);
     });
   });
 });
