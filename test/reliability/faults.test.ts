@@ -152,6 +152,12 @@ describe('reliability: faults of the service, with the real runtime', function (
       { name: 'gateway removed (404)', faults: () => ({ removedGateways: ['DEMO'] }), words: /gateway DEMO: gateway DEMO not found on this account \(404\)/ },
       { name: 'token revoked mid-run (401)', faults: () => ({ revokedTokens: [CANARY] }), words: /gateway DEMO: the access token was rejected \(401\)/ },
       { name: 'a burst of 503s', faults: () => ({ scope: 'sensors', serverError: 'all' }), words: /gateway DEMO: the service has a problem on its side \(503\)/ },
+      { name: 'dropped connections', faults: () => ({ scope: 'sensors', drop: 'all' }), words: /gateway DEMO: could not reach 127\.0\.0\.1: the connection was dropped/ },
+      { name: 'malformed JSON', faults: () => ({ scope: 'sensors', body: 'malformed' }), words: /gateway DEMO: the sensors answer of gateway DEMO is not valid JSON/ },
+      { name: 'truncated JSON', faults: () => ({ scope: 'sensors', body: 'truncated' }), words: /gateway DEMO: the sensors answer of gateway DEMO is cut off/ },
+      { name: 'an object instead of the list', faults: () => ({ scope: 'sensors', body: 'object' }), words: /is an object, not a list of sensors/ },
+      { name: 'a sensor missing its value', faults: () => ({ scope: 'sensors', body: 'missing-fields' }), words: /has value missing, expected a number/ },
+      { name: 'a 5 MB body', faults: () => ({ scope: 'sensors', body: 'huge' }), words: /gateway DEMO: the answer was larger than the 2 MB limit/ },
       { name: 'sensor value sent as text', faults: () => ({ scope: 'sensors', body: 'string-numbers' }), words: /gateway DEMO: .*has value the text "[-0-9.]+", expected a number/ },
     ];
     for (const c of SENSOR_CASES) {
