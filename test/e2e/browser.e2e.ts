@@ -1,7 +1,7 @@
 // The editor of the e2e Node-RED in Debian's chromium (never a downloaded browser),
 // driven by playwright-core: the palette, every edit dialog, the dialogs' data from the
 // account (zones, tariffs, the week's chart) and the help. Screenshots of the palette and
-// the tariff dialog go to docs/screenshots/ (the README shows them).
+// the account and tariff dialogs go to docs/screenshots/ (the README shows them).
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -100,7 +100,7 @@ describe('e2e: the editor in chromium', function () {
     });
   }
 
-  it('lists every time zone in the account dialog, the machine\'s zone (the default) selected', async function () {
+  it('lists every time zone in the account dialog, the machine\'s zone (the default) selected; Test connection works', async function () {
     await withDialog('easy-account', ACCOUNT_ID, async () => {
       await page.waitForFunction(() => $('#node-config-input-timezone option').length > 300, null, { timeout: 20_000 });
       const zone = await page.evaluate(() => {
@@ -114,6 +114,15 @@ describe('e2e: the editor in chromium', function () {
       const settings = await getJson<Record<string, unknown>>('/settings');
       const machine = settings.easyAccountMachineTimezone as string | undefined;
       if (machine) assert.ok(zone.text.includes(machine), `${zone.text} names ${machine}`);
+      // Test connection with the deployed token (the editor only knows has_token)
+      await page.click('#easy-account-test');
+      await page.waitForFunction(() => !!$('#easy-account-test-result').attr('data-outcome'), null, { timeout: 20_000 });
+      const outcome = await page.evaluate(() => ({ code: $('#easy-account-test-result').attr('data-outcome'), text: $('#easy-account-test-result').text() }));
+      assert.strictEqual(outcome.code, 'ok', outcome.text);
+      assert.match(outcome.text, /7/, outcome.text);
+      await page.evaluate(() => { $('.red-ui-notification').remove(); $('.red-ui-help-tips').hide(); });
+      await page.mouse.move(0, 0);
+      await page.locator('.red-ui-tray').last().screenshot({ path: path.join(SHOTS, 'account-dialog.png') });
     });
   });
 
