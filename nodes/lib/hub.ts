@@ -124,6 +124,8 @@ export class AccountHub {
   private readonly tariffTimer = new LongTimer();
   private tariffsInFlight: Promise<TariffSnapshot> | null = null;
   private failures = 0;
+  /** The wait the service last asked for (429/503 Retry-After), honoured up to the refresh. */
+  private retryAfterMs = 0;
   private readonly loaded: Promise<void>;
 
   private readonly gateways = new Map<string, GatewayPoll>();
@@ -268,6 +270,8 @@ export class AccountHub {
       if (this.closed) return before;
       this.snapshot = { ...this.snapshot, error: asError(err), stale: this.snapshot.fetchedAt !== null };
       this.failures++;
+      const asked = (err as Partial<EasyApiError>).retryAfterMs;
+      this.retryAfterMs = typeof asked === 'number' && Number.isFinite(asked) ? asked : 0;
     }
     if (this.closed) return this.snapshot;
     this.scheduleTariffs(this.nextTariffFetch());
@@ -275,12 +279,15 @@ export class AccountHub {
     return this.snapshot;
   }
 
-  /** After a failure retry sooner than the refresh, backing off up to it. */
+  /**
+   * After a failure retry sooner than the refresh, backing off up to it, and never before
+   * the service's Retry-After (beyond what the client already waited), capped by the refresh.
+   */
   private nextTariffFetch(): number {
     const refreshMs = this.tariffWatchers.intervalMs;
     if (this.failures === 0) return this.now() + refreshMs;
     const backoff = this.retryMs * 2 ** Math.min(this.failures - 1, 20);
-    return this.now() + Math.min(backoff, refreshMs);
+    return this.now() + Math.min(Math.max(backoff, this.retryAfterMs), refreshMs);
   }
 
   private scheduleTariffs(at: number): void {

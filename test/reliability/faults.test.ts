@@ -118,6 +118,24 @@ describe('reliability: faults of the service, with the real runtime', function (
       });
     }
 
+    it("429 with a Retry-After beyond the client's cap: the account waits it out before asking again", async () => {
+      sim = await canarySimulator({ tariffs: tariffsWithFlicker(), faults: { scope: 'tariffs', rateLimit: 'all', retryAfter: 2 } });
+      await loadWithCanary([easyTariff], [
+        fastAccount(sim),
+        { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'FLICKER', refresh: REFRESH_MIN, wires: [['out']] },
+        { id: 'out', type: 'helper' },
+      ]);
+      const [err] = await inbox('caught').next(1, 3000);
+      should(err.error.message).match(/limiting requests \(429\), it asks to wait 2 s \(gave up after 2 attempts\)/);
+      const gaveUp = Date.now();
+      const count = () => sim.requests.filter((r) => r.at > gaveUp).length;
+      // the client waited 250 ms of the 2 s between its two attempts; the account waits the
+      // rest (not its own 300 ms first retry), capped by the refresh (900 ms)
+      await quiet(REFRESH_MS - 150);
+      should(count()).equal(0);
+      await waitFor('the next attempt', () => count() > 0, 1500);
+    });
+
     it('DNS failure (unresolvable host): says so, prices nothing, bounded retries', async () => {
       sim = await canarySimulator();
       await loadWithCanary([easyTariff], [
