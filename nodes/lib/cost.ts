@@ -198,8 +198,11 @@ const CLEANED = 2; // the typed arrays of clean()
  * Rows per walkBlock call. The walk is cut into blocks so that V8 optimises walkBlock
  * as a function called many times, not only by on-stack replacement in the middle of one
  * long loop: OSR code takes the loop's variables over from the interpreter as tagged
- * values, and then boxes every double the loop computes (about 3x slower). Blocks of a
- * few thousand rows make the calls' own cost invisible.
+ * values, and then boxes every double the loop computes (2-3x slower; seen as whole
+ * processes stuck at that speed when the year was one call). V8 can still fall back to
+ * OSR code for a few runs after a deoptimisation early on (a field's type widening);
+ * the regular code then returns. Blocks of a few thousand rows make the calls' own
+ * cost invisible.
  */
 const BLOCK = 4096;
 
