@@ -177,6 +177,11 @@ export = function register(RED: NodeAPI): void {
       }
       const t = await tariff();
       const result = computeCost(t, msg.payload, { timezone, sensors: msg.sensors as never });
+      // one usable reading or none is no usage at all, not a cost of zero (as in range mode)
+      if (result.intervals === 0) {
+        const dropped = result.dropped.length ? `, ${result.dropped.length} dropped as unreadable` : '';
+        throw new Error(`batch mode needs at least two readings with a timestamp and a kWh value (got ${msg.payload.length}${dropped})`);
+      }
       msg.payload = costPayload(result, t);
       showCostStatus(result.gross, t, result.dropped.length);
       return msg;

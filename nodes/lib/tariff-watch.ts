@@ -183,7 +183,9 @@ export class TariffWatch {
       else reason = unknownSensors.length ? `${sensorWords(unknownSensors)} unknown, priced by a later rule` : null;
     }
 
-    const key = result ? `${result.price}|${result.gross}|${result.currency}` : 'none';
+    // Without a price the reason is what changes (tariff missing → rejected → no rule):
+    // each is news downstream, so it is part of the key.
+    const key = result ? `${result.price}|${result.gross}|${result.currency}` : `none|${reason}`;
     const changed = !this.emitted || this.emitted.key !== key;
     let validFrom: number | null;
     if (!changed) validFrom = this.emitted!.validFrom;

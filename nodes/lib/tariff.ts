@@ -76,7 +76,16 @@ type Json = Record<string, unknown>;
 const isObject = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);
 const present = (o: Json, key: string): boolean => o[key] !== undefined && o[key] !== null;
 const isNumber = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
-const show = (x: unknown): string => (x === undefined ? 'nothing' : JSON.stringify(x) ?? String(x));
+/** A value for an error message; never throws (BigInt and cyclic values come from function nodes). */
+function show(x: unknown): string {
+  if (x === undefined) return 'nothing';
+  if (typeof x === 'bigint') return `${x}n`;
+  try {
+    return JSON.stringify(x) ?? String(x);
+  } catch {
+    return 'an object that is not JSON';
+  }
+}
 
 const SENSOR_FIELDS = ['gateway_id', 'sensor_id', 'sensor_value', 'sensor_condition'] as const;
 const TIME_RE = /^(\d\d):(\d\d)(?::(\d\d))?$/;

@@ -110,6 +110,21 @@ describe('tariff: parseTariffs rejects a broken tariff as a whole (SPEC rule 7)'
     });
   }
 
+  it('reports a BigInt or cyclic field as a problem instead of throwing, keeping the good tariffs', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const good = { id: 'G', name: 'Good', vat: 20, currency: 'GBP', rules: [{ priority: 1, price: 0.2 }] };
+    const { tariffs, problems } = parseTariffs([
+      good,
+      { id: 'B', name: 'Big', vat: 20, currency: 'GBP', rules: [{ priority: BigInt(1), price: 0.2 }] },
+      { id: 'C', name: 'Cyclic', vat: cyclic, currency: 'GBP', rules: [{ priority: 1, price: 0.2 }] },
+    ]);
+    should(tariffs.map((t) => t.id)).eql(['G']);
+    should(problems.find((p) => p.tariffId === 'B')).match({ severity: 'error', ruleIndex: 0, field: 'priority' });
+    should(problems.find((p) => p.tariffId === 'B')!.message).match(/1n/);
+    should(problems.find((p) => p.tariffId === 'C')).match({ severity: 'error', field: 'vat' });
+  });
+
   it('names a tariff without id by its position', () => {
     const { problems } = parseTariffs([workdayTariff(), { ...workdayTariff(), id: undefined }]);
     should(errors(problems)[0]).match({ tariffId: null, field: 'id', message: /^tariff #1: id / });

@@ -105,6 +105,16 @@ describe('easy-cost node', function () {
       await out.next(1);
     });
 
+    it('hands fewer than two usable readings to Catch instead of a cost of zero', async () => {
+      const { node, out, caught } = await load();
+      node.receive({ payload: [] });
+      should((await caught.next(1))[0].error.message).match(/at least two readings .*\(got 0\)/);
+      node.receive({ payload: [['2026-03-04T21:00:00Z', 100], ['garbage', 1]] });
+      should((await caught.next(1))[0].error.message).match(/\(got 2, 1 dropped as unreadable\)/);
+      node.receive({ payload: [[0, 1], [HOUR, 2]] });
+      await out.next(1);
+    });
+
     it('hands an unknown or broken tariff to Catch, saying which and why', async () => {
       await loadFlow([easyCost], [
         accountNode(sim), costNode({ id: 'unknown', tariff: 'NOPE' }), costNode({ id: 'broken', tariff: 'BROKEN' }), costNode({ id: 'none', tariff: '' }),

@@ -68,6 +68,21 @@ describe('easy-tariff node', function () {
     should(out.received).eql([]);
   });
 
+  it('without a price, sends a message each time the reason changes (missing → no rule matches)', async () => {
+    // a rule for one minute half a day away never matches now, whatever the clock says
+    const far = localHms(Date.now() + 12 * 3600_000).slice(0, 5);
+    const later = { id: 'LATE', name: 'Late', vat: 20, currency: 'GBP', rules: [{ priority: 1, price: 0.5, time_start: far, time_end: `${far}:59` }] };
+    let served: unknown[] = [];
+    const { out } = await start({ tariffs: () => served }, { tariff: 'LATE' });
+    const [missing] = await out.next(1);
+    should(missing.payload).match({ price: null, tariffName: null, reason: 'tariff "LATE" is not on the account' });
+    served = [later];
+    await helper.getNode('acc').hub.refreshTariffs();
+    const [noRule] = await out.next(1);
+    should(noRule.payload).match({ price: null, tariffName: 'Late', reason: 'no rule matches at this time' });
+    should(noRule.payload.validUntil).be.a.String();
+  });
+
   it('switches at a boundary a few seconds ahead, at the instant, and shows until when', async function () {
     this.timeout(8000);
     const boundary = Math.ceil((Date.now() + 2500) / 1000) * 1000;
