@@ -162,8 +162,10 @@ export class AccountHub {
     } else if (current.fetchedAt !== null && !current.stale && !current.error) {
       // a shorter refresh than before takes effect from the last fetch, not after the old one
       this.scheduleTariffs(current.fetchedAt + this.tariffWatchers.intervalMs);
+    } else if (this.waitingToRetry()) {
+      // after a failure the retry is already set (backoff, Retry-After): a newcomer waits for it too
     } else {
-      this.track(this.refreshTariffs());
+      this.track(this.fetchTariffsNow());
     }
     return () => {
       this.tariffWatchers.delete(key);
@@ -171,8 +173,23 @@ export class AccountHub {
     };
   }
 
-  /** Fetches the tariffs now, unless a fetch is already in flight (then shares it). */
+  /**
+   * Fetches the tariffs now, unless a fetch is already in flight (then shares it), or the
+   * last one failed and its retry is set (backoff, Retry-After): then the current snapshot,
+   * with no request, so callers at any rate cannot hurry the service.
+   */
   refreshTariffs(): Promise<TariffSnapshot> {
+    if (this.waitingToRetry()) return Promise.resolve(this.snapshot);
+    return this.fetchTariffsNow();
+  }
+
+  /** Whether the last tariff fetch failed and the timer for its retry is set. */
+  private waitingToRetry(): boolean {
+    return !this.tariffsInFlight && this.snapshot.error !== null && this.tariffTimer.armed;
+  }
+
+  /** The fetch itself, backoff or not: the first one, and the timer's. Shares one in flight. */
+  private fetchTariffsNow(): Promise<TariffSnapshot> {
     if (this.closed) return Promise.resolve(this.snapshot);
     if (!this.tariffsInFlight) {
       this.tariffsInFlight = this.fetchTariffsOnce().finally(() => {
@@ -292,7 +309,7 @@ export class AccountHub {
 
   private scheduleTariffs(at: number): void {
     if (this.closed || this.tariffWatchers.size === 0 || !Number.isFinite(at)) return;
-    this.tariffTimer.arm(at, () => this.track(this.refreshTariffs()), this.now);
+    this.tariffTimer.arm(at, () => this.track(this.fetchTariffsNow()), this.now);
   }
 
   private async loadStored(): Promise<void> {

@@ -149,6 +149,22 @@ describe('AccountHub', () => {
     should(seen[1].tariffs.length).be.above(0);
   });
 
+  it('makes no request while a failed fetch waits for its Retry-After, whoever asks', async () => {
+    const h = hub();
+    sim.setFaults({ rateLimit: 'all', retryAfter: 600 });
+    // a watcher that stays, as easy-cost's does
+    const failed = await new Promise<TariffSnapshot>((resolve) => h.watchTariffs(60, resolve));
+    should(failed.error).have.property('code', 'rate_limited');
+    should(count(sim, 'tariffs')).equal(1);
+    // a message rate of refreshes (easy-cost before any tariffs) and of newcomers
+    const refreshed = await Promise.all(Array.from({ length: 20 }, () => h.refreshTariffs()));
+    const newcomers = await Promise.all(Array.from({ length: 5 }, () => updates<TariffSnapshot>(1, (cb) => h.watchTariffs(60, cb))));
+    await delay(100);
+    should(count(sim, 'tariffs')).equal(1);
+    for (const s of refreshed) should(s).equal(failed);
+    for (const [s] of newcomers) should(s).equal(failed);
+  });
+
   it('without a token every watcher learns why', async () => {
     const h = hub({ client: null });
     const [t] = await updates<TariffSnapshot>(1, (cb) => h.watchTariffs(60, cb));
