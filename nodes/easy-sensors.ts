@@ -13,8 +13,10 @@ import type { Node, NodeAPI, NodeDef, NodeMessage } from './red-types';
 const MIN_INTERVAL_SEC = 10;
 const DEFAULT_INTERVAL_SEC = 60;
 /**
- * No word from the account for this many poll intervals (plus a request's worst case)
- * means the poll has died somewhere; the node then subscribes again.
+ * No word from the account for this many poll intervals (plus slack) means the poll has
+ * died somewhere; the node then subscribes again. Not while a poll is on its way: one
+ * that is slow but alive (the client's retries, Retry-After waits and deadlines) may take
+ * longer than this, and subscribing again would start a second poll beside it.
  */
 const WATCHDOG_INTERVALS = 3;
 const WATCHDOG_SLACK_MS = 120_000;
@@ -115,6 +117,7 @@ export = function register(RED: NodeAPI): void {
       if (watchdog) clearTimeout(watchdog);
       watchdog = setTimeout(() => {
         watchdog = null;
+        if (link.hub!.pollInFlight(cfg.gateway)) return armWatchdog();
         node.warn(`gateway ${cfg.gateway}: no poll for ${WATCHDOG_INTERVALS} intervals, polling again`);
         watch();
       }, WATCHDOG_INTERVALS * cfg.intervalSec * 1000 + WATCHDOG_SLACK_MS);

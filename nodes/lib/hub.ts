@@ -237,6 +237,11 @@ export class AccountHub {
     };
   }
 
+  /** Whether a poll of the gateway is on its way (a slow one may take the client's retries and waits). */
+  pollInFlight(gatewayId: string): boolean {
+    return Boolean(this.gateways.get(gatewayId)?.inFlight);
+  }
+
   /** Archival readings through the account's client; aborted when the hub closes. */
   async fetchData(
     gatewayId: string,

@@ -149,6 +149,34 @@ describe('easy-sensors node', function () {
         AccountHub.prototype.watchSensors = real;
       }
     });
+
+    it('does not subscribe again while a slow poll is still on its way (watchdog)', async () => {
+      // interval 10 s: the watchdog's budget is 3 × 10 s + 120 s = 150 s. A poll the service
+      // answers with 429 Retry-After 60 takes the client's 3 retries × 60 s, longer than that.
+      const real = AccountHub.prototype.watchSensors;
+      let subscriptions = 0;
+      AccountHub.prototype.watchSensors = function (this: AccountHub, ...args: Parameters<typeof real>) {
+        subscriptions++;
+        return real.apply(this, args);
+      };
+      try {
+        const { out } = await load({ interval: 10 });
+        await out.next(DEMO_SENSORS.length);
+        sim.setFaults({ rateLimit: 'all', retryAfter: 60 });
+        // step the fake clock a second at a time so the real HTTP turns keep up
+        for (let s = 0; s < 195; s++) {
+          await clock!.tickAsync(1_000);
+          await quiet(2);
+        }
+        // the first poll, then the slow one's attempts at 10, 70, 130 and 190 s, and no
+        // second subscription (a second poll beside it) when the budget ran out at 150 s
+        should(subscriptions).equal(1);
+        should(helper.getNode('s').warn.calledWithMatch(/no poll for/)).be.false();
+        should(sim.requests.filter((r) => r.endpoint === 'sensors')).have.length(5);
+      } finally {
+        AccountHub.prototype.watchSensors = real;
+      }
+    });
   });
 
   it('sends the current values on any input, even with onlyChanged', async () => {
