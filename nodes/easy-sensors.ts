@@ -45,7 +45,9 @@ export = function register(RED: NodeAPI): void {
     RED.nodes.createNode(this, config);
     const node = this;
     const cfg = readSensorsConfig(config);
-    if (Number(config.interval) < MIN_INTERVAL_SEC) node.warn(`interval ${String(config.interval)} s is below the minimum: polling every ${MIN_INTERVAL_SEC} s`);
+    // only an interval that was raised to the minimum; none, 0 or a negative one means the default
+    const asked = Number(config.interval);
+    if (asked > 0 && asked < MIN_INTERVAL_SEC) node.warn(`interval ${String(config.interval)} s is below the minimum: polling every ${cfg.intervalSec} s`);
     const link = linkAccount(RED, node, config.account);
     const tracker = new ChangeTracker();
     let lastGood: SensorSnapshot | null = null;

@@ -179,6 +179,18 @@ describe('easy-sensors node', function () {
     });
   });
 
+  it('warns of the 10 s minimum only for an interval it raised, not for one that means the default', async () => {
+    await loadFlow([easySensors], [
+      accountNode(sim), { id: 'out', type: 'helper' }, ...catchNodes(),
+      ...[['none', ''], ['zero', 0], ['negative', -5], ['short', 2.5]].map(([id, interval]) => sensorsNode({ id, interval })),
+    ]);
+    // the helper's warn spy is shared by the nodes of a type: tell them apart by `this`
+    const warned = helper.getNode('short').warn.getCalls()
+      .filter((c: { args: unknown[] }) => /minimum/.test(String(c.args[0])))
+      .map((c: { thisValue: { id: string }; args: unknown[] }) => [c.thisValue.id, c.args[0]]);
+    should(warned).eql([['short', 'interval 2.5 s is below the minimum: polling every 10 s']]);
+  });
+
   it('sends the current values on any input, even with onlyChanged', async () => {
     const { out } = await load({ onlyChanged: true, output: 'all' });
     await out.next(1);
