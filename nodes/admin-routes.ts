@@ -10,6 +10,7 @@ import {
   chartData, connectionFailed, connectionOk, EditorRequestError, editorError, findTariff, gatewaysOfTariffs,
   httpStatusOf, sensorRows, tariffList, zoneList,
 } from './lib/editor-data';
+import { isObject } from './lib/tariff';
 import { assertTimeZone, machineTimeZone, toEpochMs } from './lib/time';
 import type { AccountNode, NodeAPI, NodeDef } from './red-types';
 
@@ -82,9 +83,6 @@ export function registerAdminRoutes(RED: AdminRED): boolean {
   return true;
 }
 
-function isObject(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
-}
 
 const text = (x: unknown): string => (typeof x === 'string' ? x.trim() : '');
 

@@ -73,7 +73,7 @@ export interface CompiledTariff {
 
 type Json = Record<string, unknown>;
 
-const isObject = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);
+export const isObject = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);
 const present = (o: Json, key: string): boolean => o[key] !== undefined && o[key] !== null;
 const isNumber = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 /** A value for an error message; never throws (BigInt and cyclic values come from function nodes). */

@@ -6,9 +6,9 @@
 // (and, should mocha itself be killed, on process exit).
 import { ChildProcess, execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
-import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
+import { freePort } from '../free-port';
 
 export const ROOT = path.join(__dirname, '..', '..');
 export const HOST = '127.0.0.1';
@@ -40,16 +40,6 @@ export function e2e(): E2E {
   return env;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, HOST, () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function npm(args: string[], cwd: string): string {
   const bin = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -104,7 +94,7 @@ async function setUp(): Promise<void> {
   const { startSimulator } = require(path.join(ROOT, 'dist', 'sim', 'server.js'));
   sim = await startSimulator({ host: HOST, port: 0 });
   // 4. the stock node-red, in its own process
-  const port = await freePort();
+  const port = await freePort(HOST);
   fs.writeFileSync(path.join(userDir, 'settings.js'), settingsFile(port));
   const redJs = require.resolve('node-red/red.js', { paths: [ROOT] });
   red = spawn(process.execPath, [redJs, '--userDir', userDir, '--settings', path.join(userDir, 'settings.js'), '--port', String(port)], {

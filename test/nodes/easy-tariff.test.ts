@@ -11,19 +11,13 @@ import { priceAt } from '../../nodes/lib/price';
 import easyTariff = require('../../nodes/easy-tariff');
 import easyAccount = require('../../nodes/easy-account');
 import easySensors = require('../../nodes/easy-sensors');
-import { accountNode, catchNodes, FlowNode, helper, inbox, quiet, statuses, TOKEN, withSimulator } from './flow-support';
+import { accountNode, catchNodes, FlowNode, helper, inbox, lastStatus, quiet, statuses, TOKEN, withSimulator } from './flow-support';
 
 const ZONE = 'Asia/Kolkata'; // +05:30: a boundary read in UTC or the process zone would be off by hours
 const GENERATOR = DEMO_TARIFFS.find((t) => t.id === 'DEMO-GENERATOR')!;
 
 function tariffNode(over: Record<string, unknown> = {}): FlowNode {
   return { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-FLAT', refresh: 60, wires: [['out']], ...over };
-}
-
-/** The last status a node showed (the helper spies on every call). */
-function lastStatus(id: string): { fill?: string; shape?: string; text?: string } {
-  const calls = (helper as any)._NodePrototype.status.getCalls().filter((c: any) => c.thisValue.id === id);
-  return calls[calls.length - 1].args[0];
 }
 
 /** Local HH:mm:SS of an instant in ZONE, as a tariff rule writes it. */
@@ -198,7 +192,7 @@ describe('easy-tariff node', function () {
     await (helper as any).setFlows(offline, 'nodes', { acc: { token: TOKEN } });
     const [msg] = await again.next(1);
     should(msg.payload).containEql({ price: 0.99, stale: true });
-    should(lastStatus('t').fill).equal('yellow');
+    should(lastStatus('t')!.fill).equal('yellow');
   });
 
   describe('every error reaches a Catch node, with price null and a red status', () => {

@@ -4,9 +4,8 @@
 import should from 'should';
 import * as fs from 'fs';
 import * as path from 'path';
+import { lookup, read, ROOT } from './editor-support';
 
-const ROOT = path.join(__dirname, '..', '..');
-const read = (...p: string[]) => fs.readFileSync(path.join(ROOT, ...p), 'utf8');
 
 const NODES = [
   { type: 'easy-account', category: 'config', defaults: ['name', 'baseUrl', 'timezone'], help: [] as string[] },
@@ -22,9 +21,6 @@ function defaultNames(html: string): string[] {
   return [...body![1].matchAll(/^\s{6}(\w+):/gm)].map((m) => m[1]);
 }
 
-function lookup(catalogue: Record<string, unknown>, key: string): unknown {
-  return key.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), catalogue);
-}
 
 describe('editor files of easy-account and easy-tariff', () => {
   for (const node of NODES) {

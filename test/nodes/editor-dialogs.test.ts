@@ -3,12 +3,9 @@
 // element ids other suites and users rely on, and every message the shared script can
 // show resolving in easy-account's catalogue.
 import should from 'should';
-import * as fs from 'fs';
-import * as path from 'path';
+import { lookup, read, ROOT } from './editor-support';
 import { ADMIN_ROUTES } from '../../nodes/admin-routes';
 
-const ROOT = path.join(__dirname, '..', '..');
-const read = (...p: string[]) => fs.readFileSync(path.join(ROOT, ...p), 'utf8');
 const pkg = JSON.parse(read('package.json'));
 const SCRIPT = read('resources', 'easy-editor.js');
 const ACCOUNT = JSON.parse(read('nodes', 'locales', 'en-US', 'easy-account.json'))['easy-account'].editor;
@@ -21,9 +18,6 @@ export const DIALOG_IDS: Record<string, string[]> = {
   'easy-cost': ['node-input-account', 'node-input-tariff', 'easy-cost-tariff-status', 'easy-cost-rules', 'node-input-mode', 'easy-cost-mode-help'],
 };
 
-function lookup(catalogue: unknown, key: string): unknown {
-  return key.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), catalogue);
-}
 
 describe('editor dialogs', () => {
   it('one shared script, served from resources/ under the scoped package name and shipped', () => {

@@ -111,3 +111,9 @@ export function statuses(id: string): Array<{ fill?: string; shape?: string; tex
   helper.getNode(id).on('call:status', (call: { args: [object] }) => seen.push(call.args[0]));
   return seen;
 }
+
+/** The last status node `id` showed (the helper spies on the prototype shared by every node). */
+export function lastStatus(id: string): { fill?: string; shape?: string; text?: string } | undefined {
+  const calls = (helper as any)._NodePrototype.status.getCalls().filter((c: any) => c.thisValue.id === id);
+  return calls.length ? calls[calls.length - 1].args[0] : undefined;
+}

@@ -4,9 +4,9 @@
 // admin API. Everything it starts is killed and removed, also when a test fails.
 import { ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
-import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
+import { freePort } from '../free-port';
 
 const ROOT = path.join(__dirname, '..', '..');
 const RED_JS = path.join(ROOT, 'node_modules', 'node-red', 'red.js');
@@ -36,16 +36,6 @@ const ROUTE_LISTER = `module.exports = function (RED) {
 };
 `;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export class RedProcess {
   readonly userDir: string;

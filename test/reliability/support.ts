@@ -8,6 +8,7 @@ import { DEMO_TARIFFS } from '../../sim/demo-data';
 import { DEMO_TOKENS, Faults, Simulator, startSimulator } from '../../sim/server';
 import easyAccount = require('../../nodes/easy-account');
 import { catchNodes, FlowNode, helper, inbox } from '../nodes/flow-support';
+export { lastStatus } from '../nodes/flow-support';
 
 /** The account token in every reliability suite; it must never show anywhere. */
 export const CANARY = 'CANARY-rel-7c41d09e55';
@@ -84,12 +85,6 @@ export function logLines(): string[] {
 export function allStatuses(): unknown[] {
   const status = (helper as any)._NodePrototype.status;
   return status?.getCalls ? status.getCalls().map((c: any) => c.args[0]) : [];
-}
-
-/** The last status node `id` showed (the helper spies on the prototype shared by every node). */
-export function lastStatus(id: string): { fill?: string; shape?: string; text?: string } | undefined {
-  const calls = (helper as any)._NodePrototype.status.getCalls().filter((c: any) => c.thisValue.id === id);
-  return calls.length ? calls[calls.length - 1].args[0] : undefined;
 }
 
 /** Fails if the canary token is in anything given, in any of the renderings a user could see. */
