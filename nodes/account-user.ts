@@ -37,7 +37,5 @@ export function settleOnce(done: (err?: Error) => void): (err?: unknown) => void
   };
 }
 
-/** Status lines stay short in the editor; the full text is in the log and at the Catch node. */
-export function shortText(text: string, max = 60): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
+// status lines stay short in the editor; the full text is in the log and at the Catch node
+export { shortText } from './lib/format';

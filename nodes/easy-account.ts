@@ -7,7 +7,7 @@ import { DEFAULT_BASE_URL, EasyClient } from './lib/client';
 import { machineTimeZone } from './lib/time';
 import { accountTuning, plainHttpWarning } from './lib/account-config';
 import { AdminRED, registerAdminRoutes } from './admin-routes';
-import type { AccountNode, Node, NodeAPI, NodeDef, NodeStatus } from './red-types';
+import type { AccountNode, NodeAPI, NodeDef, NodeStatus } from './red-types';
 
 const STORE_KEY = 'lastGoodTariffs';
 

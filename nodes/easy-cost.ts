@@ -100,8 +100,9 @@ export = function register(RED: NodeAPI): void {
     }
 
     function costOf(t: Tariff) {
+      const sensors = history.timelines(); // unchanged while one reading is added
       return (from: Reading, to: Reading): IntervalCost => {
-        const r = computeCost(t, [[from.ts, from.value], [to.ts, to.value]], { timezone, sensors: history.timelines() });
+        const r = computeCost(t, [[from.ts, from.value], [to.ts, to.value]], { timezone, sensors });
         return { energy: r.energy, net: r.net, gross: r.gross, unpricedEnergy: r.unpricedEnergy, resets: r.resets.length };
       };
     }

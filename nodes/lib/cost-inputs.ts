@@ -3,7 +3,7 @@
 import { CostResult } from './cost';
 import { formatAmounts } from './format';
 import type { TariffSnapshot } from './hub';
-import { compileTariff, SensorRef, Tariff, TIME_ALWAYS } from './tariff';
+import { compileTariff, SensorRef, sensorKey, Tariff, TIME_ALWAYS } from './tariff';
 import { Bucket, PeriodName, periodBounds } from './totals';
 import { requireEpochMs, toEpochMs } from './time';
 
@@ -161,7 +161,7 @@ export class SensorHistory {
 
   record(gatewayId: string, sensorId: string, ts: number, value: number): void {
     if (!this.watches(gatewayId, sensorId) || !Number.isFinite(ts) || !Number.isFinite(value)) return;
-    const key = `${gatewayId}\u0000${sensorId}`;
+    const key = sensorKey(gatewayId, sensorId);
     const line = this.points.get(key) ?? [];
     if (line.length && line[line.length - 1][0] >= ts) {
       if (line[line.length - 1][0] === ts) line[line.length - 1] = [ts, value];
@@ -183,7 +183,7 @@ export class SensorHistory {
   timelines(): Record<string, Record<string, Array<[number, number]>>> {
     const out: Record<string, Record<string, Array<[number, number]>>> = {};
     for (const ref of this.refs) {
-      const line = this.points.get(`${ref.gatewayId}\u0000${ref.sensorId}`);
+      const line = this.points.get(sensorKey(ref.gatewayId, ref.sensorId));
       if (!line) continue;
       (out[ref.gatewayId] ??= {})[ref.sensorId] = line.slice();
     }

@@ -6,7 +6,7 @@ import moment from 'moment-timezone';
 import { EasyApiError, Sensor } from './client';
 import { schedule, ScheduleEntry, SensorValues } from './price';
 import { decodeSensorId, DecodedSensorId } from './sensor-ids';
-import { Problem, Rule, sensorNumber, sensorsUsedBy, Tariff } from './tariff';
+import { parseTimeOfDay, Problem, Rule, sensorNumber, sensorsUsedBy, Tariff } from './tariff';
 import { machineTimeZone } from './time';
 
 /** How a dialog's request went wrong, for the editor to put in words (its catalogue) and for the HTTP status. */
@@ -131,10 +131,6 @@ export interface TariffList {
   error?: EditorError;
 }
 
-const timeSeconds = (t: string): number => {
-  const [h, m, s] = t.split(':').map(Number);
-  return h * 3600 + m * 60 + (s || 0);
-};
 
 function dayList(x: unknown): number[] | null {
   if (!Array.isArray(x) || x.length === 0) return null;
@@ -145,8 +141,8 @@ function dayList(x: unknown): number[] | null {
 export function ruleRow(rule: Rule, index: number, vat: number): RuleRow {
   let time: RuleRow['time'] = null;
   if (typeof rule.time_start === 'string' && typeof rule.time_end === 'string') {
-    const a = timeSeconds(rule.time_start);
-    const b = timeSeconds(rule.time_end);
+    const a = parseTimeOfDay(rule.time_start, false)!; // the rule passed validation
+    const b = parseTimeOfDay(rule.time_end, true)!;
     const allDay = a === b || (a === 0 && b === 86400);
     time = { start: rule.time_start, end: rule.time_end, wraps: !allDay && b < a, allDay };
   }

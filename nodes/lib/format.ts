@@ -79,3 +79,8 @@ export function formatClock(ms: number, timezone: string): string {
     timeZone: timezone, hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
   }).format(ms);
 }
+
+/** A text cut to a status line's length, marked with an ellipsis. */
+export function shortText(text: string, max = 60): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

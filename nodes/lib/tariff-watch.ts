@@ -6,7 +6,8 @@ import type { AccountHub, SensorSnapshot, TariffSnapshot } from './hub';
 import { NoTokenError } from './hub';
 import { LongTimer } from './long-timer';
 import { nextPriceChange, priceAt, PriceResult, schedule, SensorValues } from './price';
-import { SensorRef, sensorsUsedBy, Tariff } from './tariff';
+import { SensorRef, sensorKey, sensorsUsedBy, Tariff } from './tariff';
+import { shortText } from './format';
 import { DAY_MS, HOUR_MS, MINUTE_MS, toLocalMs, zoneInfo } from './time';
 
 export interface PricePayload {
@@ -369,9 +370,6 @@ function toNumber(x: unknown): number | null {
   return null;
 }
 
-function sensorKey(gatewayId: string, sensorId: string): string {
-  return `${gatewayId}\u0000${sensorId}`;
-}
 
 function sensorWords(refs: SensorRef[]): string {
   return refs.map((r) => `sensor ${r.gatewayId}/${r.sensorId}`).join(', ');
@@ -423,5 +421,5 @@ export function shortError(err: Error): string {
   if (err instanceof NoTokenError) return 'no token on the account';
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && SHORT_ERRORS[code]) return SHORT_ERRORS[code];
-  return err.message.length > 40 ? `${err.message.slice(0, 39)}…` : err.message;
+  return shortText(err.message, 40);
 }

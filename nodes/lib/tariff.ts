@@ -91,7 +91,7 @@ const SENSOR_FIELDS = ['gateway_id', 'sensor_id', 'sensor_value', 'sensor_condit
 const TIME_RE = /^(\d\d):(\d\d)(?::(\d\d))?$/;
 
 /** Seconds of the day of `HH:mm[:SS]`; 24:00[:00] only when allowed (as an end). */
-function parseTimeOfDay(text: unknown, isEnd: boolean): number | null {
+export function parseTimeOfDay(text: unknown, isEnd: boolean): number | null {
   if (typeof text !== 'string') return null;
   const m = TIME_RE.exec(text);
   if (!m) return null;
@@ -113,7 +113,8 @@ export function sensorNumber(x: unknown): number {
   return NaN;
 }
 
-const sensorKey = (ref: SensorRef): string => `${ref.gatewayId}\u0000${ref.sensorId}`;
+/** One map key for a gateway's sensor (ids may hold any character but NUL). */
+export const sensorKey = (gatewayId: string, sensorId: string): string => `${gatewayId}\u0000${sensorId}`;
 
 interface Checked {
   problems: Problem[];
@@ -220,7 +221,7 @@ function checkTariff(raw: unknown, position: number): Checked {
       }
       if (missing.length === 0 && typeof rule.gateway_id === 'string' && typeof rule.sensor_id === 'string' && !Number.isNaN(value)) {
         const ref = { gatewayId: rule.gateway_id, sensorId: rule.sensor_id };
-        const key = sensorKey(ref);
+        const key = sensorKey(ref.gatewayId, ref.sensorId);
         sensorSlot = sensorSlots.get(key) ?? sensors.length;
         if (sensorSlot === sensors.length) {
           sensors.push(ref);
