@@ -23,6 +23,8 @@ describe('EasyClient', () => {
       should(() => new EasyClient({ baseUrl: 'api.example.net', token: 't' })).throw(/baseUrl is not a URL/);
       should(() => new EasyClient({ baseUrl: '', token: 't' })).throw(/baseUrl must be a URL/);
       should(() => new EasyClient({ baseUrl: 'https://example.net/?x=1', token: 't' })).throw(/query/);
+      should(() => new EasyClient({ baseUrl: 'https://example.net/#x', token: 't' })).throw(/fragment/);
+      should(() => new EasyClient(null as never)).throw(TypeError, { message: /needs an options object/ });
     });
 
     it('refuses credentials inside the base URL without repeating them', () => {

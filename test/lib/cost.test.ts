@@ -123,6 +123,11 @@ describe('cost: attribution (SPEC rule 11)', () => {
   const genset = tariffOf({ priority: 1, price: 2, gateway_id: 'gw', sensor_id: '1', sensor_value: 1, sensor_condition: 'eq' }, { priority: 2, price: 0.5 });
   const t0 = Date.UTC(2024, 0, 8);
   const readings: Array<[number, number]> = [[t0, 0], [t0 + HOUR, 1], [t0 + 2 * HOUR, 2], [t0 + 3 * HOUR, 3]];
+  it('sensor timelines: an entry whose time is not an instant is a TypeError naming it', () => {
+    should(() => computeCost(genset, readings, { ...LONDON, sensors: { gw: { 1: [[t0, 1], ['junk', 0]] as Timeline } } }))
+      .throw(TypeError, { message: /^sensors\.gw\.1\[1\]: timestamp must be/ });
+  });
+
   it('sensor timelines: the value known at the interval start (last at or before it)', () => {
     const timeline = [[t0 + HOUR, 1], [t0 + 2.5 * HOUR, 0]];
     const r = computeCost(genset, readings, { ...LONDON, sensors: { gw: { 1: timeline as Timeline } } });

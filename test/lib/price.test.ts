@@ -171,6 +171,7 @@ describe('price: priceAt', () => {
     it('an unknown zone is a clear Error; a missing zone a TypeError', () => {
       should(() => priceAt(workdayTariff(), 0, { timezone: 'Mars/Olympus' })).throw(/unknown time zone "Mars\/Olympus"/);
       should(() => priceAt(workdayTariff(), 0, {} as never)).throw(TypeError, { message: /timezone is required/ });
+      should(() => priceAt(workdayTariff(), 0, undefined as never)).throw(TypeError, { message: /options must be an object with a timezone/ });
       should(() => priceAt(workdayTariff(), 0, undefined as never)).throw(TypeError);
     });
 

@@ -293,6 +293,7 @@ describe('editor admin routes', function () {
       should(zone.body.error.message).match(/unknown time zone "Mars\/Olympus"/);
       const at = await post('/easy-account/schedule', { id: 'acc', tariff: 'DEMO-FLAT', at: 'soon' });
       should(at.status).equal(400);
+      should(at.body.error.message).match(/"at" must be an instant/);
       const none = await post('/easy-account/sensors', { id: 'acc' });
       should(none.status).equal(400);
       should(none.body.error.message).equal('no gateway id given');
