@@ -32,10 +32,11 @@ describe('EasyClient when things go wrong', () => {
     });
 
     it('retries a timeout and says how many attempts it made', async () => {
-      ctx.sim.setFaults({ latencyMs: 1000 });
-      const err = await rejection(ctx.client({ timeoutMs: 100, retries: 2 }).fetchTariffs());
+      // 500 ms: enough for each attempt to reach the simulator even on a loaded machine
+      ctx.sim.setFaults({ latencyMs: 3000 });
+      const err = await rejection(ctx.client({ timeoutMs: 500, retries: 2 }).fetchTariffs());
       should(err).match({ code: 'timeout', attempts: 3 });
-      should(err.message).equal('the service did not answer within 100 ms (gave up after 3 attempts)');
+      should(err.message).equal('the service did not answer within 500 ms (gave up after 3 attempts)');
       should(ctx.sim.requests.length).equal(3);
     });
 

@@ -35,7 +35,7 @@ interface FaultCase {
 }
 
 const CASES: FaultCase[] = [
-  { name: 'latency beyond the deadline', words: /did not answer within 400 ms \(gave up after 2 attempts\)/ },
+  { name: 'latency beyond the deadline', words: /did not answer within 1 s \(gave up after 2 attempts\)/ },
   { name: 'dropped connections', words: /could not reach 127\.0\.0\.1: the connection was dropped/ },
   { name: '429 with Retry-After in seconds', words: /limiting requests \(429\), it asks to wait 1 s/, minGapMs: 240 },
   { name: '429 with Retry-After as an HTTP date', words: /limiting requests \(429\), it asks to wait [0-9.]+ m?s/, minGapMs: 240 },
