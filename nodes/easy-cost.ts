@@ -11,6 +11,7 @@ import {
   bucketPayload, costPayload, findTariff, isEnergyReading, isFlatTariff, RangeRequest, rangeRequest, SensorHistory, streamReading,
 } from './lib/cost-inputs';
 import { formatMoney } from './lib/format';
+import { dataRecord, setNested } from './lib/id-map';
 import type { AccountHub, TariffSnapshot } from './lib/hub';
 import { sensorsUsedBy, Tariff } from './lib/tariff';
 import {
@@ -224,10 +225,10 @@ export = function register(RED: NodeAPI): void {
           // one reading or none is no usage at all, not a cost of zero
           throw new Error(`the archive has ${fetched.readings.length} reading(s) of ${req.sensor} on ${req.gateway} from ${new Date(req.from).toISOString()} to ${new Date(req.to).toISOString()}: nothing to cost`);
         }
-        const sensors: Record<string, Record<string, Array<[number, number]>>> = {};
+        const sensors: Record<string, Record<string, Array<[number, number]>>> = dataRecord();
         for (const ref of sensorsUsedBy(t)) {
           const rows = await hub.fetchData(ref.gatewayId, ref.sensorId, req.from - SENSOR_LEAD_MS, req.to, { signal: controller.signal });
-          (sensors[ref.gatewayId] ??= {})[ref.sensorId] = rows;
+          setNested(sensors, ref.gatewayId, ref.sensorId, rows);
           fetched.requests += 1;
         }
         const result = computeCost(t, fetched.readings, { timezone, sensors });

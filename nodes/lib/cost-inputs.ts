@@ -6,6 +6,7 @@ import type { TariffSnapshot } from './hub';
 import { compileTariff, SensorRef, sensorKey, Tariff, TIME_ALWAYS } from './tariff';
 import { Bucket, PeriodName, periodBounds } from './totals';
 import { requireEpochMs, toEpochMs } from './time';
+import { dataRecord, setNested } from './id-map';
 
 export const DEFAULT_SENSOR = 'e1.kwh';
 
@@ -181,11 +182,11 @@ export class SensorHistory {
   }
 
   timelines(): Record<string, Record<string, Array<[number, number]>>> {
-    const out: Record<string, Record<string, Array<[number, number]>>> = {};
+    const out: Record<string, Record<string, Array<[number, number]>>> = dataRecord();
     for (const ref of this.refs) {
       const line = this.points.get(sensorKey(ref.gatewayId, ref.sensorId));
       if (!line) continue;
-      (out[ref.gatewayId] ??= {})[ref.sensorId] = line.slice();
+      setNested(out, ref.gatewayId, ref.sensorId, line.slice());
     }
     return out;
   }

@@ -8,6 +8,7 @@
 import { CompiledTariff, SensorRef, Tariff, sensorNumber } from './tariff';
 import { SegmentList, appendSegments, engineContext } from './price';
 import { DAY_MS, HOUR_MS, ZoneInfo, instantInto, isoResult, parseIsoInto, toEpochMs } from './time';
+import { nestedField } from './id-map';
 
 export type Instant = number | Date | string;
 export type Reading = [Instant, number | string] | { ts: Instant; value: number | string };
@@ -78,8 +79,7 @@ function sensorEvents(ct: CompiledTariff, sensors: unknown): SensorEvents {
   const initial = new Float64Array(ct.sensors.length).fill(NaN);
   const events: Array<{ at: number; slot: number; value: number }> = [];
   ct.sensors.forEach((ref, slot) => {
-    const gateway = typeof sensors === 'object' && sensors !== null ? (sensors as Record<string, unknown>)[ref.gatewayId] : undefined;
-    const timeline = typeof gateway === 'object' && gateway !== null ? (gateway as Record<string, unknown>)[ref.sensorId] : undefined;
+    const timeline = nestedField(sensors, ref.gatewayId, ref.sensorId);
     if (timeline === undefined || timeline === null) return;
     if (!Array.isArray(timeline)) {
       initial[slot] = sensorNumber(timeline);

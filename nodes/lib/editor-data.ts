@@ -8,6 +8,7 @@ import { schedule, ScheduleEntry, SensorValues } from './price';
 import { decodeSensorId, DecodedSensorId } from './sensor-ids';
 import { parseTimeOfDay, Problem, Rule, sensorNumber, sensorsUsedBy, Tariff } from './tariff';
 import { machineTimeZone } from './time';
+import { dataRecord, setNested } from './id-map';
 
 /** How a dialog's request went wrong, for the editor to put in words (its catalogue) and for the HTTP status. */
 export type EditorErrorCode =
@@ -272,8 +273,8 @@ export function chartData(tariff: Tariff, now: number, timezone: string, days = 
   const refs = sensorsUsedBy(tariff);
   const valuesFor = (values: Array<[string, string, number]>): SensorValues | null => {
     if (refs.length === 0) return null;
-    const out: SensorValues = {};
-    for (const [gw, id, v] of values) (out[gw] ??= {})[id] = v;
+    const out: SensorValues = dataRecord();
+    for (const [gw, id, v] of values) setNested(out, gw, id, v);
     return out;
   };
   const base = refs.map((r): [string, string, number] => [r.gatewayId, r.sensorId, 0]);

@@ -8,6 +8,7 @@
 // merging equal neighbours is exact by construction, DST included.
 import { compileTariff, CompiledTariff, SensorRef, Tariff, TIME_WITHIN, TIME_WRAPS, sensorNumber } from './tariff';
 import { DAY_MS, ZoneInfo, periodIndex, requireEpochMs, toLocalMs, zoneInfo } from './time';
+import { nestedField } from './id-map';
 
 export type SensorValues = { [gatewayId: string]: { [sensorId: string]: number } };
 
@@ -52,10 +53,8 @@ export function sensorValues(ct: CompiledTariff, sensors: unknown): Float64Array
   const values = new Float64Array(ct.sensors.length).fill(NaN);
   if (typeof sensors !== 'object' || sensors === null) return values;
   ct.sensors.forEach((ref, slot) => {
-    const gateway = (sensors as Record<string, unknown>)[ref.gatewayId];
-    if (typeof gateway === 'object' && gateway !== null && Object.prototype.hasOwnProperty.call(gateway, ref.sensorId)) {
-      values[slot] = sensorNumber((gateway as Record<string, unknown>)[ref.sensorId]);
-    }
+    const value = nestedField(sensors, ref.gatewayId, ref.sensorId);
+    if (value !== undefined) values[slot] = sensorNumber(value);
   });
   return values;
 }

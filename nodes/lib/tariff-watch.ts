@@ -9,6 +9,7 @@ import { nextPriceChange, priceAt, PriceResult, schedule, SensorValues } from '.
 import { SensorRef, sensorKey, sensorsUsedBy, Tariff } from './tariff';
 import { shortText } from './format';
 import { DAY_MS, HOUR_MS, MINUTE_MS, toLocalMs, zoneInfo } from './time';
+import { dataRecord, nestedField, setNested } from './id-map';
 
 export interface PricePayload {
   price: number | null;
@@ -228,19 +229,19 @@ export class TariffWatch {
   }
 
   private priceOptions(tariff: Tariff): { timezone: string; sensors: SensorValues } {
-    const sensors: SensorValues = {};
+    const sensors: SensorValues = dataRecord();
     for (const ref of sensorsUsedBy(tariff)) {
       const a = this.byGateway.get(sensorKey(ref.gatewayId, ref.sensorId));
       const b = this.byId.get(ref.sensorId);
       const known = a && b ? (a.seq > b.seq ? a : b) : a ?? b;
-      if (known) (sensors[ref.gatewayId] ??= {})[ref.sensorId] = known.value;
+      if (known) setNested(sensors, ref.gatewayId, ref.sensorId, known.value);
     }
     return { timezone: this.hub.timezone, sensors };
   }
 
   private unknownSensors(tariff: Tariff): SensorRef[] {
     const { sensors } = this.priceOptions(tariff);
-    return sensorsUsedBy(tariff).filter((r) => sensors[r.gatewayId]?.[r.sensorId] === undefined);
+    return sensorsUsedBy(tariff).filter((r) => nestedField(sensors, r.gatewayId, r.sensorId) === undefined);
   }
 
   /** Where the current price began, looking back with today's sensor values. */
