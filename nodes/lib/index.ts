@@ -8,6 +8,8 @@ export { parseTariffs, sensorsUsedBy } from './tariff';
 export type { Rule, Tariff, Problem, SensorRef } from './tariff';
 export { priceAt, nextPriceChange, schedule } from './price';
 export type { PriceResult, PriceOptions, ScheduleEntry, SensorValues } from './price';
+export { cheapestWindows } from './plan';
+export type { PlanOptions, PlanResult, PlanSlot } from './plan';
 export { computeCost } from './cost';
 export type { CostResult, CostOptions, Reading, SensorTimelines, RuleCost, Interval, DroppedRow } from './cost';
 // The API client
