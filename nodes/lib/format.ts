@@ -45,10 +45,12 @@ export function minorUnits(currency: unknown): number {
 export function formatMoney(amount: number | null, currency: unknown, locale = 'en-US'): FormattedMoney | null {
   if (amount === null || !Number.isFinite(amount)) return null;
   const digits = minorUnits(currency);
-  // signDisplay 'negative': a tiny negative amount rounds to "0.00", never "-0.00".
-  // (The ES2020 lib typings predate 'negative'; Node 18.5+ supports it.)
-  const fixed = { minimumFractionDigits: digits, maximumFractionDigits: digits, signDisplay: 'negative' as 'auto' };
-  const text = new Intl.NumberFormat('en-US', { ...fixed, useGrouping: false }).format(amount);
+  const fixed = { minimumFractionDigits: digits, maximumFractionDigits: digits };
+  const plain = new Intl.NumberFormat('en-US', { ...fixed, useGrouping: false });
+  // A tiny negative amount (and -0) rounds to "0.00", never "-0.00". Done by hand: Intl's
+  // signDisplay 'negative' is a RangeError on Node 18.
+  if (amount <= 0 && Number(plain.format(-amount)) === 0) amount = 0;
+  const text = plain.format(amount);
   let display: string;
   if (isWellFormedCode(currency)) {
     display = new Intl.NumberFormat(locale, {

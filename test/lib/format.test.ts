@@ -1,4 +1,5 @@
 import should from 'should';
+import fc from 'fast-check';
 import { formatAmounts, formatClock, formatMoney, minorUnits } from '../../nodes/lib/format';
 
 describe('format: money to the minor unit', () => {
@@ -48,5 +49,79 @@ describe('format: wall clock for status lines', () => {
     const at = Date.parse('2026-03-04T18:35:07Z');
     should(formatClock(at, 'Asia/Kolkata')).equal('00:05:07');
     should(formatClock(at, 'America/New_York')).equal('13:35:07');
+  });
+});
+
+/**
+ * Intl as Node 18 has it: no signDisplay 'negative' (a RangeError there). The package
+ * promises Node 18, so formatting must not depend on it.
+ */
+function withNode18Intl(run: () => void): void {
+  const Real = Intl.NumberFormat;
+  const Node18 = function (locales?: string | string[], options?: Intl.NumberFormatOptions) {
+    if ((options?.signDisplay as string) === 'negative') {
+      throw new RangeError('Value negative out of range for Intl.NumberFormat options property signDisplay');
+    }
+    return new Real(locales, options);
+  } as unknown as typeof Intl.NumberFormat;
+  Intl.NumberFormat = Node18;
+  try {
+    run();
+  } finally {
+    Intl.NumberFormat = Real;
+  }
+}
+
+/**
+ * The rounding asked for, by hand: the amount's shortest decimal form (what String shows,
+ * and what Intl rounds) rounded to `digits` places, ties away from zero, in BigInt.
+ */
+function slowText(amount: number, digits: number): string {
+  const m = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(Math.abs(amount)))!;
+  const mantissa = BigInt(m[1] + (m[2] ?? ''));
+  const shift = Number(m[3] ?? 0) - (m[2] ?? '').length + digits;
+  let scaled: bigint;
+  if (shift >= 0) {
+    scaled = mantissa * 10n ** BigInt(shift);
+  } else {
+    const divisor = 10n ** BigInt(-shift);
+    scaled = mantissa / divisor + (2n * (mantissa % divisor) >= divisor ? 1n : 0n);
+  }
+  const padded = scaled.toString().padStart(digits + 1, '0');
+  const magnitude = digits ? `${padded.slice(0, -digits)}.${padded.slice(-digits)}` : padded;
+  return amount < 0 && scaled !== 0n ? `-${magnitude}` : magnitude;
+}
+
+describe('format: against decimal rounding by hand (fast-check, fixed seed)', () => {
+  const currencies = fc.constantFrom(['JPY', 0], ['GBP', 2], ['BHD', 3]);
+  // ties of the minor unit and their neighbours, tiny negatives, and any amount
+  const amounts = fc.oneof(
+    fc.integer({ min: -2_000_000, max: 2_000_000 }).map((n) => n / 2000),
+    fc.integer({ min: -10_000, max: 10_000 }).map((n) => n / 1e6),
+    fc.double({ min: -1e12, max: 1e12, noNaN: true }),
+    fc.constantFrom(0, -0, 0.005, -0.005, 0.0049999, -0.0049999, 1.005, 2.675, -2.675),
+  );
+
+  for (const [label, wrap] of [['this Node', (run: () => void) => run()], ['Node 18', withNode18Intl]] as const) {
+    it(`text is the amount rounded to the minor unit, never "-0" (Intl of ${label})`, () => {
+      wrap(() => fc.assert(
+        fc.property(amounts, currencies, (amount, [code, digits]) => {
+          const formatted = formatMoney(amount, code)!;
+          should(formatted.text).equal(slowText(amount, digits));
+          should(formatted.display.replace(/,/g, '')).equal(
+            formatted.text.startsWith('-') ? `-${code} ${formatted.text.slice(1)}` : `${code} ${formatted.text}`);
+        }),
+        { seed: 1402, numRuns: 4000 },
+      ));
+    });
+  }
+
+  it('formats a cost result under Node 18\'s Intl', () => {
+    withNode18Intl(() => {
+      should(formatAmounts({ net: -0.001, gross: 1234.5678 }, 'GBP')).eql({
+        net: { text: '0.00', display: 'GBP 0.00' },
+        gross: { text: '1234.57', display: 'GBP 1,234.57' },
+      });
+    });
   });
 });
