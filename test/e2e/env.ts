@@ -2,6 +2,10 @@
 // `npm pack` -> the tarball installed into a fresh Node-RED user directory -> the stock
 // node-red (this repo's devDependency from the registry, its red.js, not our sources)
 // started on a loopback port in its own process, the simulator beside it in this one.
+// The compatibility job (npm run test:compat) points these at another Node-RED, Node.js
+// and one tarball for all its runs: E2E_NODE_RED_HOME (a folder whose node_modules holds
+// node-red, expected at version E2E_NODE_RED_VERSION), E2E_NODE (the node binary that runs
+// it, expected to say E2E_NODE_VERSION) and E2E_TARBALL.
 // Everything is stopped and the temp directory removed after the run, on failure too
 // (and, should mocha itself be killed, on process exit).
 import { ChildProcess, execFileSync, spawn } from 'child_process';
@@ -14,10 +18,18 @@ export const ROOT = path.join(__dirname, '..', '..');
 export const HOST = '127.0.0.1';
 export const TOKEN = 'demo-token';
 export const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
-  name: string; version: string; 'node-red': { nodes: Record<string, string> };
+  name: string; version: string; 'node-red': { nodes: Record<string, string> }; devDependencies: Record<string, string>;
 };
 export const NODE_TYPES = Object.keys(PKG['node-red'].nodes);
 export const ACCOUNT_ID = 'easy-example-account';
+
+/** The Node-RED under test and the Node.js running it, with the versions they must report. */
+export const RUNTIME = {
+  redHome: process.env.E2E_NODE_RED_HOME || ROOT,
+  redVersion: process.env.E2E_NODE_RED_VERSION || (PKG.devDependencies['node-red'] as string),
+  node: process.env.E2E_NODE || process.execPath,
+  nodeVersion: process.env.E2E_NODE_VERSION || process.versions.node,
+};
 
 export interface E2E {
   tmp: string;
@@ -82,8 +94,11 @@ export async function waitFor<T>(what: string, timeoutMs: number, probe: () => P
 async function setUp(): Promise<void> {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'easy-e2e-'));
   // 1. the package as npm would publish it (dist/ must be built: npm run test:e2e builds first)
-  const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', tmp], ROOT)) as Array<{ filename: string }>;
-  const tarball = path.join(tmp, path.basename(packed[0].filename));
+  let tarball = process.env.E2E_TARBALL;
+  if (!tarball) {
+    const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', tmp], ROOT)) as Array<{ filename: string }>;
+    tarball = path.join(tmp, path.basename(packed[0].filename));
+  }
   // 2. a fresh user directory, the package installed into it like `npm install` in ~/.node-red does
   const userDir = path.join(tmp, 'userDir');
   fs.mkdirSync(userDir);
@@ -96,8 +111,8 @@ async function setUp(): Promise<void> {
   // 4. the stock node-red, in its own process
   const port = await freePort(HOST);
   fs.writeFileSync(path.join(userDir, 'settings.js'), settingsFile(port));
-  const redJs = require.resolve('node-red/red.js', { paths: [ROOT] });
-  red = spawn(process.execPath, [redJs, '--userDir', userDir, '--settings', path.join(userDir, 'settings.js'), '--port', String(port)], {
+  const redJs = require.resolve('node-red/red.js', { paths: [RUNTIME.redHome] });
+  red = spawn(RUNTIME.node, [redJs, '--userDir', userDir, '--settings', path.join(userDir, 'settings.js'), '--port', String(port)], {
     cwd: userDir,
     env: { ...process.env, NODE_OPTIONS: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
