@@ -8,7 +8,7 @@ module.exports = {
   ...root,
   require: [...root.require, path.join(__dirname, 'env.ts')],
   // in this order: the install checks first, then the browser on the same Node-RED
-  spec: ['install', 'browser'].map((n) => path.join(__dirname, `${n}.e2e.ts`)),
+  spec: ['install', 'browser', 'pack'].map((n) => path.join(__dirname, `${n}.e2e.ts`)),
   timeout: 120000,
   slow: 10000,
 };
