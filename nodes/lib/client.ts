@@ -36,6 +36,8 @@ export interface EasyClientOptions {
   backoffCapMs?: number;
   /** Told before each retry wait, e.g. to show "retrying in 4 s" in a node status. */
   onRetry?: (info: RetryInfo) => void;
+  /** Source of the retry waits' jitter, uniform in [0, 1) (default Math.random). */
+  random?: () => number;
 }
 
 export interface RequestOptions {
@@ -67,6 +69,7 @@ export class EasyClient {
         backoffCapMs: wholeNumber('backoffCapMs', options.backoffCapMs ?? CLIENT_DEFAULTS.backoffCapMs),
         userAgent: 'node-red-easy (+https://github.com/tariffkit/node-red-easy)',
         onRetry: options.onRetry,
+        random: options.random,
       },
       checkToken(options.token),
     );

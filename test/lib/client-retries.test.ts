@@ -188,8 +188,22 @@ describe('EasyClient when things go wrong', () => {
       const ceilings = [20, 40, 60, 60, 60, 60];
       should(retries.map((r) => r.attempt)).eql([1, 2, 3, 4, 5, 6]);
       retries.forEach((r, i) => should(r.delayMs).be.within(ceilings[i] / 2, ceilings[i]));
+      // the four waits at the cap are drawn, not all the same
+      should(new Set(retries.slice(2).map((r) => r.delayMs)).size).be.above(1);
       // The simulator saw the waits (timers never fire early; allow slack for a busy machine).
       gaps().forEach((gap, i) => should(gap).be.within(retries[i].delayMs - 2, retries[i].delayMs + 500));
+    });
+
+    it('spreads each wait over the upper half of its step by the random source', async () => {
+      ctx.sim.setFaults({ serverError: 'all' });
+      const draws = [0, 0.999, 0.5, 0.25];
+      let used = 0;
+      const retries: RetryInfo[] = [];
+      const random = () => draws[used++];
+      await rejection(ctx.client({ retries: 4, backoffBaseMs: 16, backoffCapMs: 48, random, onRetry: (i) => retries.push(i) }).fetchTariffs());
+      should(used).equal(4);
+      // ceilings 16, 32, 48, 48: ceiling / 2 + draw * ceiling / 2
+      should(retries.map((r) => r.delayMs)).eql([8, 16 + 0.999 * 16, 36, 24 + 0.25 * 24]);
     });
 
     it('keeps the request rate bounded while the service is down', async () => {
