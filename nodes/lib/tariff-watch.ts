@@ -50,6 +50,8 @@ export interface TariffWatchOptions {
   onStatus(status: WatchStatus): void;
   /** A new problem (fetch failed, tariff missing or invalid, sensor poll failed), once per change. */
   onProblem(message: string, payload: PricePayload): void;
+  /** The tariffs were fetched again or a sensor the rules read changed (for planners). */
+  onInputs?(): void;
 }
 
 export interface ScheduleAnswer {
@@ -102,6 +104,7 @@ export class TariffWatch {
       this.snapshot = s;
       this.followSensors();
       this.evaluate(this.now());
+      this.opts.onInputs?.();
     });
   }
 
@@ -127,15 +130,15 @@ export class TariffWatch {
     if (gatewayId === undefined) this.byId.set(sensorId, known);
     else this.byGateway.set(sensorKey(gatewayId, sensorId), known);
     this.evaluate(this.now());
+    this.opts.onInputs?.();
     return true;
   }
 
   /** The segments of the next `hours`, for charts and planning; throws when there is no tariff. */
   schedule(hours = 24): ScheduleAnswer {
-    const tariff = this.tariff();
-    if (!tariff) throw new Error(this.snapshot ? this.missingReason(this.snapshot) : 'the tariffs have not been fetched yet');
+    const { tariff, options } = this.pricingInputs();
     const from = this.now();
-    const segments = schedule(tariff, from, from + hours * HOUR_MS, this.priceOptions(tariff));
+    const segments = schedule(tariff, from, from + hours * HOUR_MS, options);
     return {
       tariffId: tariff.id,
       tariffName: tariff.name,
@@ -144,6 +147,13 @@ export class TariffWatch {
       timezone: this.hub.timezone,
       segments: segments.map((s) => ({ from: iso(s.from), to: iso(s.to), price: s.price, ruleIndex: s.ruleIndex })),
     };
+  }
+
+  /** The tariff and the price options (zone, known sensor values) now; throws when there is no tariff. */
+  pricingInputs(): { tariff: Tariff; options: { timezone: string; sensors: SensorValues } } {
+    const tariff = this.tariff();
+    if (!tariff) throw new Error(this.snapshot ? this.missingReason(this.snapshot) : 'the tariffs have not been fetched yet');
+    return { tariff, options: this.priceOptions(tariff) };
   }
 
   // -------------------------------------------------------------------------------------
@@ -316,7 +326,10 @@ export class TariffWatch {
       this.byGateway.set(key, { value: sensor.value, seq: ++this.seq });
       changed = true;
     }
-    if (changed) this.evaluate(this.now());
+    if (changed) {
+      this.evaluate(this.now());
+      this.opts.onInputs?.();
+    }
   }
 }
 

@@ -322,3 +322,19 @@ export function isoWeekday(localMs: number): number {
   const days = Math.floor(localMs / DAY_MS);
   return ((((days + 3) % 7) + 7) % 7) + 1; // 1970-01-01 was a Thursday
 }
+
+/**
+ * The first instant at which the local clock reads localMs; when a gap skips that
+ * reading (spring forward), the instant of the jump.
+ */
+export function instantOfLocal(zone: ZoneInfo, localMs: number): number {
+  const found = localToUtc(zone, localMs);
+  if (found.length > 0) return found[0];
+  const first = periodIndex(zone, localMs - 2 * DAY_MS);
+  const last = periodIndex(zone, localMs + 2 * DAY_MS);
+  for (let i = first; i < last; i++) {
+    const at = zone.untils[i];
+    if (at + zone.offsetMs[i] <= localMs && localMs < at + zone.offsetMs[i + 1]) return at;
+  }
+  return localMs - zone.offsetMs[last]; // not reached with real zone data
+}

@@ -1,0 +1,97 @@
+// easy-plan: run a load in the cheapest hours of a window. Output 1 is true/false at the
+// exact instants a planned slot starts and ends, output 2 the plan. Glue only: planning,
+// timers and persistence are in lib/plan-watch.
+
+import { linkAccount, settleOnce, shortText } from './account-user';
+import { PlanWatch } from './lib/plan-watch';
+import { planSettings, PlanSettings } from './lib/plan-settings';
+import { sensorsFromMessage } from './lib/tariff-watch';
+import type { Node, NodeAPI, NodeDef, NodeMessage } from './red-types';
+
+const TARIFF_REFRESH_MINUTES = 60;
+const STORE_KEY = 'plan';
+
+export = function register(RED: NodeAPI): void {
+  function EasyPlanNode(this: Node, config: NodeDef) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    const tariffId = String(config.tariff ?? '').trim();
+    const link = linkAccount(RED, node, config.account);
+    let settings: PlanSettings | null = null;
+    let problem = link.problem ?? (tariffId ? null : 'no tariff id configured');
+    if (!problem) {
+      try {
+        settings = planSettings(config);
+      } catch (err) {
+        problem = (err as Error).message;
+      }
+    }
+    let watch: PlanWatch | null = null;
+
+    const store = {
+      load: () => new Promise<unknown>((resolve, reject) => node.context().get(STORE_KEY, (err, value) => (err ? reject(err) : resolve(value)))),
+      save: (value: unknown) => new Promise<void>((resolve, reject) => node.context().set(STORE_KEY, value, (err) => (err ? reject(err) : resolve()))),
+    };
+
+    // Started on the next turn, once the whole flow exists: what it sends or reports
+    // then reaches wired nodes and Catch nodes.
+    const starting = setImmediate(() => {
+      if (problem) {
+        node.error(problem, { topic: 'plan', payload: null });
+        return;
+      }
+      watch = new PlanWatch({
+        hub: link.hub!,
+        tariffId,
+        refreshMinutes: TARIFF_REFRESH_MINUTES,
+        settings: settings!,
+        store,
+        onSwitch: (on) => node.send([{ topic: 'switch', payload: on }, null]),
+        onPlan: (plan) => node.send([null, { topic: 'plan', payload: plan }]),
+        onStatus: (status) => node.status(status),
+        onProblem: (message) => node.error(message, { topic: 'plan', payload: null }),
+      });
+      watch.start().catch((err: Error) => node.error(`the plan could not be started: ${err.message}`));
+    });
+    if (problem) {
+      if (!link.account?.configError) node.status({ fill: 'red', shape: 'ring', text: shortText(problem) });
+    } else {
+      node.status({ fill: 'grey', shape: 'ring', text: 'fetching tariffs…' });
+    }
+
+    node.on('input', (msg, send, done) => {
+      const finish = settleOnce(done);
+      try {
+        if (!watch) throw new Error(problem ?? 'the node is still starting');
+        if (msg.payload === 'cancel') watch.cancel();
+        else if (msg.payload === 'plan' || hasOverrides(msg)) watch.planNow(hasOverrides(msg) ? { duration: msg.duration, from: msg.from, until: msg.until } : null);
+        // otherwise a sensor value for the tariff's rules, as easy-tariff takes them
+        else for (const { gatewayId, sensorId, value } of sensorValues(msg)) watch.setSensor(gatewayId, sensorId, value);
+        finish();
+      } catch (err) {
+        finish(err);
+      }
+    });
+
+    node.on('close', (_removed, done) => {
+      clearImmediate(starting);
+      watch?.close();
+      link.release();
+      done();
+    });
+  }
+
+  RED.nodes.registerType('easy-plan', EasyPlanNode);
+};
+
+function hasOverrides(msg: NodeMessage): boolean {
+  return msg.duration !== undefined || msg.from !== undefined || msg.until !== undefined;
+}
+
+function sensorValues(msg: NodeMessage): ReturnType<typeof sensorsFromMessage> {
+  try {
+    return sensorsFromMessage(msg);
+  } catch (err) {
+    throw new Error(`expected msg.payload 'plan' or 'cancel', msg.duration/msg.from/msg.until, or a sensor value with msg.topic set to the sensor id (${(err as Error).message})`);
+  }
+}

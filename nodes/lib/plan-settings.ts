@@ -1,0 +1,146 @@
+// What an easy-plan node is asked to do: its configuration and the one-off overrides a
+// message may carry, read into numbers or refused with a message a Node-RED user
+// understands.
+import { parseTimeOfDay } from './tariff';
+import { hours } from './plan';
+import { DAY_MS, HOUR_MS, MINUTE_MS, instantOfLocal, requireEpochMs, toLocalMs, zoneInfo } from './time';
+
+export type PlanWindow = { kind: 'daily'; fromMs: number; untilMs: number } | { kind: 'rolling'; lengthMs: number };
+
+export interface PlanSettings {
+  durationMs: number;
+  window: PlanWindow;
+  contiguous: boolean;
+  maxPrice: number | undefined;
+}
+
+/** A plan's span: [from, to) and the run time wanted in it. */
+export interface Cycle {
+  from: number;
+  to: number;
+  requested: number;
+  /** Made from a message's overrides rather than the configuration. */
+  override: boolean;
+}
+
+/** Longest window a plan may look at: the tariffs are known this far, and it bounds the work. */
+export const MAX_WINDOW_MS = 8 * DAY_MS;
+
+function numberIn(value: unknown, what: string, min: number, max: number): number {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isFinite(n) || n < min || n > max) {
+    throw new Error(`${what} must be a number from ${min} to ${max}, got ${JSON.stringify(value) ?? String(value)}`);
+  }
+  return n;
+}
+
+function timeOfDay(value: unknown, what: string): number {
+  const seconds = parseTimeOfDay(typeof value === 'string' ? value.trim() : value, false);
+  if (seconds === null) throw new Error(`${what} must be a local time such as 22:00, got ${JSON.stringify(value) ?? String(value)}`);
+  return seconds * 1000;
+}
+
+/** The length of a daily window on an ordinary day: until before from wraps midnight; equal means 24 h. */
+const dailyLength = (w: { fromMs: number; untilMs: number }) => (w.untilMs > w.fromMs ? w.untilMs - w.fromMs : w.untilMs + DAY_MS - w.fromMs);
+
+/** The node's configuration, or an Error saying what is wrong with it. */
+export function planSettings(config: Record<string, unknown>): PlanSettings {
+  const durationMs = numberIn(config.durationHours ?? 0, 'the duration (hours)', 0, 192) * HOUR_MS
+    + numberIn(config.durationMinutes ?? 0, 'the duration (minutes)', 0, 59) * MINUTE_MS;
+  if (durationMs <= 0) throw new Error('the duration must be more than 0 minutes');
+  let window: PlanWindow;
+  if (config.mode === 'rolling') {
+    window = { kind: 'rolling', lengthMs: numberIn(config.hours, 'the rolling window (hours)', 1, MAX_WINDOW_MS / HOUR_MS) * HOUR_MS };
+  } else if (config.mode === 'daily' || config.mode === undefined) {
+    window = { kind: 'daily', fromMs: timeOfDay(config.from, 'the window start'), untilMs: timeOfDay(config.until, 'the window end') };
+  } else {
+    throw new Error(`the window must be daily or rolling, got ${JSON.stringify(config.mode)}`);
+  }
+  const length = window.kind === 'daily' ? dailyLength(window) : window.lengthMs;
+  if (length < durationMs) throw new Error(`the window (${hours(length)}) is shorter than the duration (${hours(durationMs)})`);
+  const maxPrice = config.maxPrice === undefined || config.maxPrice === null || String(config.maxPrice).trim() === ''
+    ? undefined
+    : numberIn(config.maxPrice, 'the highest price', -1e6, 1e6);
+  return { durationMs, window, contiguous: config.contiguous === true || config.contiguous === 'true', maxPrice };
+}
+
+/**
+ * The next occurrence of a daily window in `timezone` that has not ended at `now`, as
+ * instants: a start or end inside a spring-forward gap is the instant of the jump, one
+ * inside a repeated hour its first pass.
+ */
+export function dailyOccurrence(w: { fromMs: number; untilMs: number }, now: number, timezone: string): { from: number; to: number } {
+  const zone = zoneInfo(timezone);
+  const today = Math.floor(toLocalMs(zone, now) / DAY_MS) * DAY_MS;
+  for (let day = today - DAY_MS; ; day += DAY_MS) {
+    const from = instantOfLocal(zone, day + w.fromMs);
+    const to = instantOfLocal(zone, day + w.fromMs + dailyLength(w));
+    if (to > now) return { from, to };
+  }
+}
+
+/** The span of the configured plan that has not ended at `now`. */
+export function configuredCycle(settings: PlanSettings, now: number, timezone: string): Cycle {
+  const w = settings.window;
+  const span = w.kind === 'daily' ? dailyOccurrence(w, now, timezone) : { from: now, to: now + w.lengthMs };
+  return { ...span, requested: settings.durationMs, override: false };
+}
+
+/** A run time from a message: minutes as a number, or text such as `2h`, `2 h 30 min`, `90m`, `1:30`. */
+export function parseDuration(value: unknown): number {
+  const bad = () => new Error(`msg.duration must be minutes (a number) or a text such as "2h 30m" or "1:30", got ${JSON.stringify(value) ?? String(value)}`);
+  let ms: number;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw bad();
+    ms = value * MINUTE_MS;
+  } else if (typeof value === 'string' && value.length <= 40) {
+    const text = value.trim().toLowerCase();
+    const clock = /^(\d{1,3}):(\d\d)$/.exec(text);
+    const units = /^(?:(\d+(?:\.\d+)?)\s*h(?:ours?)?)?\s*(?:(\d+(?:\.\d+)?)\s*m(?:in(?:utes?)?)?)?$/.exec(text);
+    if (clock && +clock[2] < 60) ms = +clock[1] * HOUR_MS + +clock[2] * MINUTE_MS;
+    else if (units && (units[1] !== undefined || units[2] !== undefined)) ms = Number(units[1] ?? 0) * HOUR_MS + Number(units[2] ?? 0) * MINUTE_MS;
+    else if (text !== '' && Number.isFinite(Number(text))) ms = Number(text) * MINUTE_MS;
+    else throw bad();
+  } else {
+    throw bad();
+  }
+  if (!(ms > 0)) throw new Error(`msg.duration must be more than 0 minutes, got ${JSON.stringify(value)}`);
+  if (ms > MAX_WINDOW_MS) throw new Error(`msg.duration is longer than ${hours(MAX_WINDOW_MS)}: ${JSON.stringify(value)}`);
+  return ms;
+}
+
+/** An instant from a message: a local time of day (the next one after `after`), epoch ms, a Date or ISO text. */
+export function parseMoment(value: unknown, what: string, after: number, timezone: string): number {
+  if (typeof value === 'string' && /^\d\d:\d\d(:\d\d)?$/.test(value.trim())) {
+    const ofDay = timeOfDay(value, what);
+    const zone = zoneInfo(timezone);
+    const today = Math.floor(toLocalMs(zone, after) / DAY_MS) * DAY_MS;
+    for (let day = today; ; day += DAY_MS) {
+      const at = instantOfLocal(zone, day + ofDay);
+      if (at > after) return at;
+    }
+  }
+  try {
+    return requireEpochMs(value, what);
+  } catch {
+    throw new Error(`${what} must be a local time such as 07:00, epoch ms or an ISO date, got ${JSON.stringify(value) ?? String(value)}`);
+  }
+}
+
+/**
+ * The span of a plan asked for by a message with `duration`, `from` and/or `until`;
+ * what the message leaves out comes from the configured plan. Throws a user's message.
+ */
+export function overrideCycle(
+  msg: { duration?: unknown; from?: unknown; until?: unknown }, settings: PlanSettings, now: number, timezone: string,
+): Cycle {
+  const base = configuredCycle(settings, now, timezone);
+  const requested = msg.duration === undefined ? settings.durationMs : parseDuration(msg.duration);
+  // a button ("2 h before 07:00") plans from now; only the end comes from the configured window
+  const from = msg.from === undefined ? now : Math.max(now, parseMoment(msg.from, 'msg.from', now, timezone));
+  if (from - now > MAX_WINDOW_MS) throw new Error(`msg.from is more than ${hours(MAX_WINDOW_MS)} ahead`);
+  const to = msg.until === undefined ? Math.max(base.to, from) : parseMoment(msg.until, 'msg.until', from, timezone);
+  if (to - from > MAX_WINDOW_MS) throw new Error(`the window from msg.from to msg.until is longer than ${hours(MAX_WINDOW_MS)}`);
+  if (to - from < requested) throw new Error(`the window (${hours(Math.max(0, to - from))}) is shorter than the duration (${hours(requested)})`);
+  return { from, to, requested, override: true };
+}

@@ -1,0 +1,276 @@
+// easy-plan in the real runtime against the simulator over loopback, on a fake clock:
+// on/off at the exact instants across a spring-forward and a fall-back night, a new
+// plan on a tariff refresh, a restart in the middle of a slot, overrides by message,
+// and bad input that reaches a Catch node and switches nothing.
+import should from 'should';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import type { Simulator } from '../../sim/server';
+import easyPlan = require('../../nodes/easy-plan');
+import easyAccount = require('../../nodes/easy-account');
+import { catchNodes, FakeClock, FlowNode, helper, inbox, lastStatus, quiet, TOKEN, withSimulator } from './flow-support';
+
+const ZONE = 'Europe/London';
+const at = (iso: string) => Date.parse(iso);
+const MINUTE = 60_000;
+
+/** Cheap (0.1) in one local range, 0.3 otherwise. */
+const cheapBetween = (start: string, end: string, id = 'NIGHT') => ({
+  id, name: 'night', vat: 20, currency: 'GBP',
+  rules: [{ priority: 1, price: 0.1, time_start: start, time_end: end }, { priority: 2, price: 0.3 }],
+});
+
+function planNode(over: Record<string, unknown> = {}): FlowNode {
+  return {
+    id: 'p', type: 'easy-plan', account: 'acc', tariff: 'NIGHT', durationHours: 1, durationMinutes: 0, mode: 'daily',
+    from: '22:00', until: '07:00', contiguous: false, maxPrice: '', wires: [['sw'], ['plan']], ...over,
+  };
+}
+
+describe('easy-plan node', function () {
+  this.timeout(20_000);
+  let sim: Simulator | null = null;
+  let clock: FakeClock | null = null;
+  let contextDir: string | null = null;
+  let served: unknown[] = [];
+
+  afterEach(async () => {
+    await helper.unload();
+    if (contextDir) {
+      await helper._redNodes.closeContextsPlugin();
+      fs.rmSync(contextDir, { recursive: true, force: true });
+      contextDir = null;
+      helper.settings({});
+    }
+    clock?.uninstall();
+    clock = null;
+    await sim?.close();
+    sim = null;
+  });
+
+  /** The switch messages with the (fake) instant each arrived at. */
+  function switches() {
+    const seen: Array<{ on: boolean; at: number }> = [];
+    helper.getNode('sw').on('input', (msg: { payload: boolean }) => seen.push({ on: msg.payload, at: Date.now() }));
+    return seen;
+  }
+
+  async function start(now: string, over: Record<string, unknown> = {}, extra: unknown[] = []) {
+    // eslint-disable-next-line @typescript-eslint/no-var-requires
+    clock = require('@sinonjs/fake-timers').install({ now: at(now), toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    sim = await withSimulator({ tariffs: () => served, now: () => Date.now() });
+    // hours of fake time pass in one tick: a refresh in flight must not time out meanwhile
+    const account = { id: 'acc', type: 'easy-account', name: 'demo', baseUrl: sim.url, timezone: ZONE, timeoutMs: 7 * 86_400_000 };
+    const flow = [account, planNode(over), { id: 'sw', type: 'helper' }, { id: 'plan', type: 'helper' }, ...catchNodes()];
+    await helper.load([easyAccount, easyPlan, ...extra], flow, { acc: { token: TOKEN } });
+    return { sw: switches(), plans: inbox('plan'), caught: inbox('caught'), node: helper.getNode('p') };
+  }
+
+  /** Advances the fake clock to an instant, letting real I/O (the simulator) settle afterwards. */
+  async function tickTo(iso: string | number) {
+    const target = typeof iso === 'number' ? iso : at(iso);
+    await clock!.tickAsync(target - Date.now());
+    await quiet(20);
+  }
+
+  it('switches at the exact instants of a spring-forward night, then plans the next night', async () => {
+    // 01:30-03:30 local: on 29 March 2026 the clock jumps from 01:00 to 02:00, so the range runs 01:00Z-02:30Z
+    served = [cheapBetween('01:30', '03:30')];
+    const { sw, plans } = await start('2026-03-28T21:30:00Z');
+    const [plan] = await plans.next(1);
+    await quiet(20);
+    should(plan.payload).match({
+      tariffId: 'NIGHT', timezone: ZONE, currency: 'GBP', requested: 3_600_000, planned: 3_600_000, shortfall: null, cause: 'deploy',
+      window: { from: '2026-03-28T22:00:00.000Z', to: '2026-03-29T06:00:00.000Z', fromLocal: '2026-03-28T22:00:00+00:00', toLocal: '2026-03-29T07:00:00+01:00' },
+      averagePrice: 0.1,
+    });
+    should(plan.payload.slots).eql([{ from: '2026-03-29T01:00:00.000Z', to: '2026-03-29T02:00:00.000Z', fromLocal: '2026-03-29T02:00:00+01:00', toLocal: '2026-03-29T03:00:00+01:00', price: 0.1 }]);
+    should(plan.payload.costPerKw.net).be.approximately(0.1, 1e-12);
+    should(plan.payload.comparedToNow.saving).be.approximately(0.2, 1e-12);
+    should(sw).eql([{ on: false, at: at('2026-03-28T21:30:00Z') }]); // the state on deploy
+    should(lastStatus('p')!.text).equal('next Sun 02:00–Sun 03:00');
+
+    await tickTo(at('2026-03-29T01:00:00Z') - 1);
+    should(sw).have.length(1);
+    await tickTo('2026-03-29T01:00:00Z');
+    should(sw[1]).eql({ on: true, at: at('2026-03-29T01:00:00Z') });
+    should(lastStatus('p')!.text).equal('on until 03:00');
+    await tickTo('2026-03-29T02:00:00Z');
+    should(sw[2]).eql({ on: false, at: at('2026-03-29T02:00:00Z') });
+
+    // at 07:00 BST the window is over: Sunday night's plan, 01:30-02:30 BST
+    await tickTo('2026-03-29T06:00:00Z');
+    const [next] = await plans.next(1);
+    should(next.payload).match({ cause: 'window', window: { fromLocal: '2026-03-29T22:00:00+01:00', toLocal: '2026-03-30T07:00:00+01:00' } });
+    should(next.payload.slots.map((s: { fromLocal: string; toLocal: string }) => [s.fromLocal, s.toLocal])).eql([['2026-03-30T01:30:00+01:00', '2026-03-30T02:30:00+01:00']]);
+    should(sw).have.length(3);
+  });
+
+  it('switches twice in the repeated hour of a fall-back night', async () => {
+    // 01:30-02:30 local on 25 October 2026: 00:30Z-01:00Z (BST) and 01:30Z-02:30Z (GMT)
+    served = [cheapBetween('01:30', '02:30')];
+    const { sw, plans } = await start('2026-10-24T20:00:00Z', { durationMinutes: 30 });
+    const [plan] = await plans.next(1);
+    should(plan.payload.window).match({ fromLocal: '2026-10-24T22:00:00+01:00', toLocal: '2026-10-25T07:00:00+00:00' });
+    should(plan.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([
+      ['2026-10-25T00:30:00.000Z', '2026-10-25T01:00:00.000Z'], ['2026-10-25T01:30:00.000Z', '2026-10-25T02:30:00.000Z'],
+    ]);
+    should(plan.payload.slots.map((s: { fromLocal: string }) => s.fromLocal)).eql(['2026-10-25T01:30:00+01:00', '2026-10-25T01:30:00+00:00']);
+    await tickTo('2026-10-25T03:00:00Z');
+    should(sw).eql([
+      { on: false, at: at('2026-10-24T20:00:00Z') },
+      { on: true, at: at('2026-10-25T00:30:00Z') }, { on: false, at: at('2026-10-25T01:00:00Z') },
+      { on: true, at: at('2026-10-25T01:30:00Z') }, { on: false, at: at('2026-10-25T02:30:00Z') },
+    ]);
+  });
+
+  it('plans again when the tariffs change; a running slot stops only when the new plan says so', async () => {
+    served = [cheapBetween('02:00', '03:00')];
+    const { sw, plans, caught } = await start('2026-01-10T21:30:00Z');
+    const [first] = await plans.next(1);
+    should(first.payload.slots.map((s: { from: string }) => s.from)).eql(['2026-01-11T02:00:00.000Z']);
+
+    served = [cheapBetween('04:00', '05:00')];
+    await helper.getNode('acc').hub.refreshTariffs();
+    const [second] = await plans.next(1);
+    should(second.payload).match({ cause: 'tariffs', slots: [{ from: '2026-01-11T04:00:00.000Z', to: '2026-01-11T05:00:00.000Z' }] });
+    await tickTo('2026-01-11T04:30:00Z');
+    should(sw.map((s) => [s.on, new Date(s.at).toISOString()])).eql([[false, '2026-01-10T21:30:00.000Z'], [true, '2026-01-11T04:00:00.000Z']]);
+
+    // the same prices fetched again: the slot runs on and no plan is sent
+    await helper.getNode('acc').hub.refreshTariffs();
+    await quiet(100);
+    should(plans.received).eql([]);
+    // cheaper later: the half hour left moves there, and the running slot ends now
+    served = [{ ...cheapBetween('04:00', '05:00'), rules: [{ priority: 0, price: 0.05, time_start: '06:00', time_end: '06:30' }, ...cheapBetween('04:00', '05:00').rules] }];
+    await helper.getNode('acc').hub.refreshTariffs();
+    const [third] = await plans.next(1);
+    await quiet(20);
+    should(third.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([
+      ['2026-01-11T04:00:00.000Z', '2026-01-11T04:30:00.000Z'], ['2026-01-11T06:00:00.000Z', '2026-01-11T06:30:00.000Z'],
+    ]);
+    should(sw[sw.length - 1]).eql({ on: false, at: at('2026-01-11T04:30:00Z') });
+    should(caught.received).eql([]);
+  });
+
+  it('in one block, a running slot is never moved by a new plan', async () => {
+    served = [cheapBetween('04:00', '05:00')];
+    const { sw, plans } = await start('2026-01-10T21:30:00Z', { contiguous: true });
+    await plans.next(1);
+    await tickTo('2026-01-11T04:30:00Z');
+    served = [{ ...served[0] as object, rules: [{ priority: 0, price: 0.05, time_start: '06:00', time_end: '06:30' }, ...cheapBetween('04:00', '05:00').rules] }];
+    await helper.getNode('acc').hub.refreshTariffs();
+    await quiet(100);
+    await tickTo('2026-01-11T07:00:00Z');
+    should(sw.map((s) => [s.on, new Date(s.at).toISOString()])).eql([
+      [false, '2026-01-10T21:30:00.000Z'], [true, '2026-01-11T04:00:00.000Z'], [false, '2026-01-11T05:00:00.000Z'],
+    ]);
+  });
+
+  it('restarted in the middle of a slot, sends true at once and switches off at the planned end', async () => {
+    contextDir = fs.mkdtempSync(path.join(os.tmpdir(), 'easy-plan-context-'));
+    helper.settings({ contextStorage: { default: { module: 'localfilesystem', config: { dir: contextDir, flushInterval: 3600 } } } });
+    served = [cheapBetween('02:00', '03:00')];
+    // the helper skips loading the context stores: a "module" does it before the flow starts
+    const { sw, plans } = await start('2026-01-10T21:30:00Z', {}, [() => helper._redNodes.loadContextsPlugin()]);
+    await plans.next(1);
+    await tickTo('2026-01-11T02:20:00Z');
+    should(sw[sw.length - 1]).eql({ on: true, at: at('2026-01-11T02:00:00Z') });
+
+    await helper._redNodes.stopFlows();
+    await helper._redNodes.closeContextsPlugin();
+    served = []; // the service does not answer with the tariff after the restart: the stored plan still runs
+    await helper._redNodes.loadContextsPlugin();
+    await helper._redNodes.loadFlows();
+    await helper._redNodes.startFlows();
+    const after = switches();
+    const caught = inbox('caught');
+    await quiet(200);
+    should(after).eql([{ on: true, at: at('2026-01-11T02:20:00Z') }]);
+    should(lastStatus('p')!.text).equal('on until 03:00');
+    await tickTo('2026-01-11T03:00:00Z');
+    should(after[1]).eql({ on: false, at: at('2026-01-11T03:00:00Z') });
+    should((await caught.next(1))[0].error.message).equal('tariff "NIGHT" is not on the account');
+  });
+
+  it('plans by message: "2h before 07:00", cancel, and plan again', async () => {
+    served = [cheapBetween('01:00', '04:00')];
+    const { sw, plans, node, caught } = await start('2026-01-10T21:30:00Z');
+    await plans.next(1);
+    node.receive({ duration: '2h', until: '07:00' });
+    const [asked] = await plans.next(1);
+    should(asked.payload).match({ cause: 'message', requested: 7_200_000, planned: 7_200_000 });
+    should(asked.payload.window).match({ from: '2026-01-10T21:30:00.000Z', to: '2026-01-11T07:00:00.000Z' });
+    should(asked.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([['2026-01-11T01:00:00.000Z', '2026-01-11T03:00:00.000Z']]);
+    node.receive({ duration: 30, from: '2026-01-11T03:30:00Z', until: '2026-01-11T05:00:00Z' });
+    const [minutes] = await plans.next(1);
+    should(minutes.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([['2026-01-11T03:30:00.000Z', '2026-01-11T04:00:00.000Z']]);
+
+    await tickTo('2026-01-11T03:40:00Z');
+    should(sw[sw.length - 1]).eql({ on: true, at: at('2026-01-11T03:30:00Z') });
+    node.receive({ payload: 'cancel' });
+    const [cancelled] = await plans.next(1);
+    should(cancelled.payload).match({ cause: 'message', slots: [], planned: 0, requested: 0 });
+    await quiet(50);
+    should(sw[sw.length - 1]).eql({ on: false, at: at('2026-01-11T03:40:00Z') });
+    should(lastStatus('p')!.text).equal('no plan: cancelled');
+    await tickTo('2026-01-11T04:30:00Z');
+    node.receive({ payload: 'plan' });
+    const [again] = await plans.next(1);
+    should(again.payload).match({ cause: 'message', window: { from: '2026-01-10T22:00:00.000Z', to: '2026-01-11T07:00:00.000Z' } });
+    should(again.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([['2026-01-11T04:30:00.000Z', '2026-01-11T05:30:00.000Z']]);
+    await quiet(50);
+    should(sw[sw.length - 1]).eql({ on: true, at: at('2026-01-11T04:30:00Z') });
+    should(caught.received).eql([]);
+  });
+
+  it('bad messages reach the Catch node with a clear error and switch nothing', async () => {
+    served = [cheapBetween('01:00', '04:00')];
+    const { sw, plans, node, caught } = await start('2026-01-10T21:30:00Z');
+    await plans.next(1);
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ duration: -5 }, 'msg.duration must be more than 0 minutes, got -5'],
+      [{ duration: '10h', until: '07:00' }, 'the window (9 h 30 min) is shorter than the duration (10 h)'],
+      [{ duration: 'soon' }, 'msg.duration must be minutes (a number) or a text such as "2h 30m" or "1:30", got "soon"'],
+      [{ duration: { __proto__: { x: 1 } } }, 'msg.duration must be minutes'],
+      [{ until: 'tomorrow' }, 'msg.until must be a local time such as 07:00, epoch ms or an ISO date, got "tomorrow"'],
+      [{ from: 1e15 }, 'msg.from'],
+      [{ duration: 60, until: -3e12 }, 'the window (0 s) is shorter than the duration (1 h)'],
+      [{ until: '2026-02-01T00:00:00Z' }, 'the window from msg.from to msg.until is longer than 192 h'],
+      [{ payload: 'start' }, "expected msg.payload 'plan' or 'cancel'"],
+    ];
+    for (const [msg, message] of cases) {
+      node.receive(msg);
+      const [err] = await caught.next(1);
+      const text = err.error.message.replace(/^Error: /, '');
+      should(text.startsWith(message)).be.true(`${text} should start with ${message}`);
+    }
+    await quiet(100);
+    should(plans.received).eql([]);
+    should(sw).have.length(1);
+  });
+
+  it('bad configuration or an unknown tariff: a clear error and no switching', async () => {
+    served = [cheapBetween('01:00', '04:00')];
+    for (const [over, message] of [
+      [{ durationHours: -1 }, 'the duration (hours) must be a number from 0 to 192, got -1'],
+      [{ durationHours: 0 }, 'the duration must be more than 0 minutes'],
+      [{ durationHours: 10 }, 'the window (9 h) is shorter than the duration (10 h)'],
+      [{ from: '25:00' }, 'the window start must be a local time such as 22:00, got "25:00"'],
+      [{ tariff: 'NOPE' }, 'tariff "NOPE" is not on the account'],
+    ] as Array<[Record<string, unknown>, string]>) {
+      const { sw, plans, caught } = await start('2026-01-10T21:30:00Z', over);
+      const [err] = await caught.next(1);
+      should(err.error.message).equal(message);
+      await quiet(100);
+      should(sw).eql([]);
+      should(plans.received).eql([]);
+      await helper.unload();
+      clock!.uninstall();
+      clock = null;
+      await sim!.close();
+      sim = null;
+    }
+  });
+});
