@@ -10,6 +10,9 @@ import type { Simulator } from '../../sim/server';
 import easyPlan = require('../../nodes/easy-plan');
 import easyAccount = require('../../nodes/easy-account');
 import { catchNodes, FakeClock, FlowNode, helper, inbox, lastStatus, quiet, TOKEN, withSimulator } from './flow-support';
+import { DEMO_TARIFFS } from '../../sim/demo-data';
+import { cheapestWindows } from '../../nodes/lib/plan';
+import { configuredCycle, planSettings } from '../../nodes/lib/plan-settings';
 
 const ZONE = 'Europe/London';
 const at = (iso: string) => Date.parse(iso);
@@ -272,5 +275,36 @@ describe('easy-plan node', function () {
       await sim!.close();
       sim = null;
     }
+  });
+
+  it('the example flow: the heater plan on deploy equals the library\'s, the boost and cancel buttons work', async () => {
+    sim = await withSimulator();
+    const shipped: FlowNode[] = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'run-the-heater-in-the-cheapest-hours.json'), 'utf8'));
+    const flow = shipped.map((n) => {
+      if (n.type === 'easy-account') return { ...n, baseUrl: sim!.url, timezone: ZONE };
+      return n.type === 'debug' ? { id: n.id, z: n.z, type: 'helper' } : n;
+    });
+    const inject = require(require.resolve('@node-red/nodes/core/common/20-inject.js'));
+    await helper.load([easyAccount, easyPlan, inject], flow, { 'easy-example-account': { token: TOKEN } });
+    const relay = inbox('plan-relay');
+    const plans = inbox('plan-slots');
+    const [plan] = await plans.next(1);
+    const [state] = await relay.next(1);
+    const config = shipped.find((n) => n.id === 'plan-heater')!;
+    const cycle = configuredCycle(planSettings(config), Date.parse(plan.payload.madeAt), ZONE);
+    const expected = cheapestWindows(DEMO_TARIFFS.find((t) => t.id === 'DEMO-WORKDAY'), {
+      timezone: ZONE, from: Math.max(cycle.from, Date.parse(plan.payload.madeAt)), to: cycle.to, duration: Math.min(3 * 3_600_000, cycle.to - Math.max(cycle.from, Date.parse(plan.payload.madeAt))),
+    });
+    should(plan.payload.slots.map((s: { from: string; to: string }) => [Date.parse(s.from), Date.parse(s.to)])).eql(expected.slots.map((s) => [s.from, s.to]));
+    should(state.payload).equal(expected.slots.some((s) => s.from <= Date.now() && Date.now() < s.to));
+
+    helper.getNode('plan-boost').receive({});
+    const [boost] = await plans.next(1);
+    should(boost.payload).match({ cause: 'message', requested: 2 * 3_600_000 });
+    should(boost.payload.window.toLocal.slice(11, 16)).equal('07:00');
+    helper.getNode('plan-cancel').receive({});
+    should((await plans.next(1))[0].payload).match({ slots: [], requested: 0 });
+    helper.getNode('plan-replan').receive({});
+    should((await plans.next(1))[0].payload.requested).equal(3 * 3_600_000);
   });
 });
