@@ -44,7 +44,9 @@ export function parseSensorsCsv(text: string): Array<Record<string, CsvCell>> {
     });
   } catch (err) {
     // csv-parse messages name the line and the problem; they quote no secrets (the body
-    // is the service's answer, not our request).
+    // is the service's answer, not our request). Its error object, which holds the raw
+    // record, is deliberately not kept as a cause.
+    // eslint-disable-next-line preserve-caught-error
     throw new Error(`the CSV is malformed: ${(err as Error).message}`);
   }
   const header = records.length > 0 ? Object.keys(records[0]) : headerOf(text);

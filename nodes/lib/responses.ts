@@ -66,7 +66,7 @@ function parseJsonBody(body: string, contentType: string, what: string): unknown
   if (body.trim() === '') throw invalid(`${what} is empty`);
   try {
     return JSON.parse(body);
-  } catch (err) {
+  } catch {
     if (/\btext\/html\b/i.test(contentType) || /^\s*</.test(body)) {
       throw invalid(`${what} is a web page, not data (a wrong base URL, or a login page of the mobile network?)`);
     }

@@ -26,11 +26,8 @@ describe('e2e: npm pack of a clean clone', function () {
     clone = path.join(tmp, 'clone');
     fs.mkdirSync(clone);
     const archive = path.join(tmp, 'head.tar');
-    try {
-      execFileSync('git', ['archive', '--format=tar', '-o', archive, 'HEAD'], { cwd: ROOT, stdio: 'pipe' });
-    } catch (err) {
-      throw new Error(`this test packs the committed tree and needs git and a git checkout: ${String(err)}`);
-    }
+    assert.ok(fs.existsSync(path.join(ROOT, '.git')), 'this test packs the committed tree: it needs a git checkout');
+    execFileSync('git', ['archive', '--format=tar', '-o', archive, 'HEAD'], { cwd: ROOT, stdio: 'pipe' });
     execFileSync('tar', ['-xf', archive, '-C', clone]);
     assert.ok(!fs.existsSync(path.join(clone, 'dist')), 'a clean clone has no dist/');
     fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(clone, 'node_modules'), 'junction');

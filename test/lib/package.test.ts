@@ -37,7 +37,6 @@ describe('package.json', () => {
 });
 
 describe('package.json and README promise what the compatibility job tested', () => {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const table = require(path.join(root, 'scripts', 'compat-table.js'));
   const results = JSON.parse(fs.readFileSync(path.join(root, 'docs', 'compatibility.json'), 'utf8'));
   const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');

@@ -16,7 +16,7 @@ const NODES = [
 
 /** The keys of `defaults: { ... }` in the editor definition (top-level names only). */
 function defaultNames(html: string): string[] {
-  const body = /defaults:\s*\{([\s\S]*?)\n    \},/.exec(html);
+  const body = /defaults:\s*\{([\s\S]*?)\n {4}\},/.exec(html);
   should(body).not.be.null();
   return [...body![1].matchAll(/^\s{6}(\w+):/gm)].map((m) => m[1]);
 }

@@ -3,7 +3,7 @@
 // element ids other suites and users rely on, and every message the shared script can
 // show resolving in easy-account's catalogue.
 import should from 'should';
-import { lookup, read, ROOT } from './editor-support';
+import { lookup, read } from './editor-support';
 import { ADMIN_ROUTES } from '../../nodes/admin-routes';
 
 const pkg = JSON.parse(read('package.json'));

@@ -339,9 +339,7 @@ describe('editor admin routes', function () {
     });
 
     it('every route sits behind RED.auth.needsPermission with its permission', async () => {
-      // eslint-disable-next-line @typescript-eslint/no-var-requires
       const express = require('express');
-      // eslint-disable-next-line @typescript-eslint/no-var-requires
       const request = require('supertest');
       const app = express();
       app.use(express.json());

@@ -12,7 +12,6 @@ interface TestHelper {
   getNode(id: string): any;
   _redNodes: any;
 }
-// eslint-disable-next-line @typescript-eslint/no-var-requires
 export const helper: TestHelper = require('node-red-node-test-helper');
 helper.init(require.resolve('node-red'));
 
@@ -100,7 +99,6 @@ export interface FakeClock {
  * 10 s passes in one tick while HTTP to the simulator still really happens.
  */
 export function installClock(): FakeClock {
-  // eslint-disable-next-line @typescript-eslint/no-var-requires
   const fakeTimers = require('@sinonjs/fake-timers');
   return fakeTimers.install({ now: Date.now(), toFake: ['setTimeout', 'clearTimeout', 'Date'] });
 }

@@ -9,9 +9,7 @@ import type { Simulator } from '../../sim/server';
 import { canarySimulator, CANARY } from './support';
 import { RedProcess } from './process-support';
 
-// eslint-disable-next-line @typescript-eslint/no-var-requires
 const bcrypt = require('bcryptjs');
-// eslint-disable-next-line @typescript-eslint/no-var-requires
 const pkg = require('../../package.json');
 
 const PASSWORD = 'reliability-admin-password';
