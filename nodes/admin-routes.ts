@@ -11,6 +11,7 @@ import {
   httpStatusOf, sensorRows, tariffList, zoneList,
 } from './lib/editor-data';
 import { isObject } from './lib/tariff';
+import { planPreview } from './lib/plan-settings';
 import { assertTimeZone, machineTimeZone, toEpochMs } from './lib/time';
 import type { AccountNode, NodeAPI, NodeDef } from './red-types';
 
@@ -182,7 +183,10 @@ async function chart(RED: AdminRED, body: Record<string, unknown>) {
   const got = await fetchTariffs(access);
   const tariff = findTariff(got.parsed.tariffs, text(body.tariff));
   const data = chartData(tariff, at, access.timezone);
-  return got.stale ? { ...data, stale: true, error: editorError(got.error) } : data;
+  // easy-plan's dialog: its settings as typed, planned over the chart's week with the base line's sensors
+  const plan = isObject(body.plan) ? planPreview(tariff, body.plan, at, data.to, { timezone: access.timezone, sensors: data.lines[0].sensors ?? undefined }) : undefined;
+  const answer = plan ? { ...data, plan } : data;
+  return got.stale ? { ...answer, stale: true, error: editorError(got.error) } : answer;
 }
 
 async function sensors(RED: AdminRED, body: Record<string, unknown>) {

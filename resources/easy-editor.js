@@ -305,6 +305,12 @@
       $('<span class="easy-chart-swatch">').css({ 'border-top': st.width + 'px ' + (st.dash ? 'dashed' : 'solid') + ' ' + st.stroke }).appendTo($item);
       $('<span>').text(lineLabel(line)).appendTo($item);
     });
+    if (data.plan) {
+      // easy-plan: the slots it would plan now, as a band along the bottom of the plot
+      data.plan.slots.forEach(function (p) {
+        svg('rect', { class: 'easy-chart-planned', x: x(p.from), y: H - B - 6, width: Math.max(1, x(p.to) - x(p.from)), height: 6, fill: '#27ae60' }, root);
+      });
+    }
     if (data.now >= data.from && data.now < data.to) {
       svg('line', { class: 'easy-chart-now', x1: x(data.now), x2: x(data.now), y1: T, y2: H - B, stroke: '#c0392b', 'stroke-width': 1 }, root);
     }
@@ -314,6 +320,10 @@
     $('<div class="easy-note easy-chart-caption">').text(t('chart.caption', { zone: data.timezone, currency: data.currency })).appendTo($c);
     var noPrice = data.lines[0].segments.some(function (s) { return s.price === null; });
     if (noPrice) $('<div class="easy-problem">').text(t('chart.gaps')).appendTo($c);
+    if (data.plan) {
+      var planText = data.plan.error ? t('chart.planError', { error: data.plan.error }) : t('chart.planned', { count: data.plan.slots.length });
+      $('<div class="easy-note easy-chart-plan">').toggleClass('easy-problem', !!data.plan.error).text(planText + (data.plan.shortfalls.length ? ' ' + data.plan.shortfalls[0] : '')).appendTo($c);
+    }
 
     var timeFormat = new Intl.DateTimeFormat(undefined, { timeZone: data.timezone, weekday: 'short', hour: '2-digit', minute: '2-digit' });
     root.addEventListener('mousemove', function (ev) {
@@ -367,7 +377,7 @@
       $chart.empty();
       if (!info || !body) { $chartStatus.text(''); return; }
       setStatus($chartStatus, 'loading', t('chart.loading'));
-      E.post('easy-account/schedule', $.extend({}, body, { tariff: info.id })).then(
+      E.post('easy-account/schedule', $.extend({}, body, { tariff: info.id }, opts.plan ? { plan: opts.plan() } : {})).then(
         function (data) {
           if (mine !== chartSeq) return;
           E.renderChart(opts.chart, data);
@@ -423,6 +433,8 @@
       show();
     });
     $account.on('change', later);
+    // easy-plan: the chart's planned slots follow the settings as they are typed
+    if (opts.planFields) $(opts.planFields).on('change', function () { if (!pending) show(); });
     fill();
     later();
   };

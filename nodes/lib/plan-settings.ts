@@ -2,7 +2,8 @@
 // message may carry, read into numbers or refused with a message a Node-RED user
 // understands.
 import { parseTimeOfDay } from './tariff';
-import { hours } from './plan';
+import { cheapestWindows, hours } from './plan';
+import type { SensorValues } from './price';
 import { DAY_MS, HOUR_MS, MINUTE_MS, instantOfLocal, requireEpochMs, toLocalMs, zoneInfo } from './time';
 
 export type PlanWindow = { kind: 'daily'; fromMs: number; untilMs: number } | { kind: 'rolling'; lengthMs: number };
@@ -143,4 +144,35 @@ export function overrideCycle(
   if (to - from > MAX_WINDOW_MS) throw new Error(`the window from msg.from to msg.until is longer than ${hours(MAX_WINDOW_MS)}`);
   if (to - from < requested) throw new Error(`the window (${hours(Math.max(0, to - from))}) is shorter than the duration (${hours(requested)})`);
   return { from, to, requested, override: true };
+}
+
+/**
+ * The slots a node with this configuration would plan from `now` until `to`, for the
+ * edit dialog's chart: each daily window (or the one rolling window) planned as it
+ * would be now. An error in the configuration is returned as text, not thrown.
+ */
+export function planPreview(
+  tariff: unknown, config: Record<string, unknown>, now: number, to: number, options: { timezone: string; sensors?: SensorValues },
+): { slots: Array<{ from: number; to: number; price: number }>; shortfalls: string[]; error: string | null } {
+  const slots: Array<{ from: number; to: number; price: number }> = [];
+  const shortfalls: string[] = [];
+  try {
+    const settings = planSettings(config);
+    let at = now;
+    // a week holds at most 8 daily windows; the rolling one is planned once
+    for (let n = 0; n < 9 && at < to; n++) {
+      const cycle = configuredCycle(settings, at, options.timezone);
+      const from = Math.max(at, cycle.from);
+      if (from >= to) break;
+      const duration = Math.min(cycle.requested, cycle.to - from);
+      const plan = cheapestWindows(tariff, { ...options, from, to: cycle.to, duration, contiguous: settings.contiguous, maxPrice: settings.maxPrice });
+      slots.push(...plan.slots);
+      if (plan.shortfall) shortfalls.push(plan.shortfall);
+      if (settings.window.kind === 'rolling') break;
+      at = cycle.to;
+    }
+    return { slots, shortfalls, error: null };
+  } catch (err) {
+    return { slots, shortfalls, error: (err as Error).message };
+  }
 }

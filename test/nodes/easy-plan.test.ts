@@ -10,6 +10,7 @@ import type { Simulator } from '../../sim/server';
 import easyPlan = require('../../nodes/easy-plan');
 import easyAccount = require('../../nodes/easy-account');
 import { catchNodes, FakeClock, FlowNode, helper, inbox, lastStatus, quiet, TOKEN, withSimulator } from './flow-support';
+import moment from 'moment-timezone';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
 import { cheapestWindows } from '../../nodes/lib/plan';
 import { configuredCycle, planSettings } from '../../nodes/lib/plan-settings';
@@ -306,5 +307,28 @@ describe('easy-plan node', function () {
     should((await plans.next(1))[0].payload).match({ slots: [], requested: 0 });
     helper.getNode('plan-replan').receive({});
     should((await plans.next(1))[0].payload.requested).equal(3 * 3_600_000);
+  });
+
+  it('the edit dialog\'s chart: the slots its settings would plan over the week, or why not', async () => {
+    sim = await withSimulator();
+    const account = { id: 'acc', type: 'easy-account', name: 'demo', baseUrl: sim.url, timezone: ZONE };
+    await helper.load([easyAccount, easyPlan], [account], { acc: { token: TOKEN } });
+    const post = async (body: object) => (await (helper as any).request().post('/easy-account/schedule').send(body).set('Content-Type', 'application/json')).body;
+    const settings = { durationHours: '3', durationMinutes: '0', mode: 'daily', from: '22:00', until: '07:00', contiguous: false, maxPrice: '' };
+    const chart = await post({ id: 'acc', tariff: 'DEMO-WORKDAY', at: '2026-03-27T12:00:00Z', plan: settings });
+    // the test's own windows: each local 22:00 (Friday 27 March to Thursday 2 April, the clocks change on the 29th) to 07:00
+    const tariff = DEMO_TARIFFS.find((t) => t.id === 'DEMO-WORKDAY');
+    const expected = [27, 28, 29, 30, 31, 32, 33].flatMap((day) => {
+      const from = moment.tz('2026-03-01 22:00', ZONE).add(day - 1, 'days');
+      const to = from.clone().add(1, 'day').hours(7);
+      return cheapestWindows(tariff, { timezone: ZONE, from: from.valueOf(), to: to.valueOf(), duration: 3 * 3_600_000 }).slots;
+    });
+    should(chart.plan).eql({ slots: expected, shortfalls: [], error: null });
+    should(chart.lines[0].key).equal('base');
+    const bad = await post({ id: 'acc', tariff: 'DEMO-WORKDAY', at: '2026-03-27T12:00:00Z', plan: { ...settings, durationHours: 10 } });
+    should(bad.plan).eql({ slots: [], shortfalls: [], error: 'the window (9 h) is shorter than the duration (10 h)' });
+    const hostile = await post({ id: 'acc', tariff: 'DEMO-WORKDAY', plan: JSON.parse('{"__proto__": {"mode": "rolling"}, "durationHours": "x"}') });
+    should(hostile.plan.error).equal('the duration (hours) must be a number from 0 to 192, got "x"');
+    should((await post({ id: 'acc', tariff: 'DEMO-WORKDAY' })).plan).be.undefined();
   });
 });

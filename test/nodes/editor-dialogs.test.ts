@@ -16,6 +16,7 @@ export const DIALOG_IDS: Record<string, string[]> = {
   'easy-tariff': ['node-input-account', 'node-input-tariff', 'easy-tariff-tariff-status', 'easy-tariff-rules', 'easy-tariff-chart-status', 'easy-tariff-chart'],
   'easy-sensors': ['node-input-account', 'node-input-gateway', 'easy-sensors-gateways', 'node-input-sensors', 'easy-sensors-status', 'easy-sensors-list'],
   'easy-cost': ['node-input-account', 'node-input-tariff', 'easy-cost-tariff-status', 'easy-cost-rules', 'node-input-mode', 'easy-cost-mode-help'],
+  'easy-plan': ['node-input-account', 'node-input-tariff', 'easy-plan-tariff-status', 'easy-plan-rules', 'easy-plan-chart-status', 'easy-plan-chart', 'node-input-durationHours', 'node-input-mode'],
 };
 
 
