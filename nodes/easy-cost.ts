@@ -4,8 +4,10 @@
 //           total, kept in the node's context (default store) across restarts
 //   range:  msg.from/msg.to or msg.period -> archival readings fetched and costed
 // Messages are handled one at a time, in arrival order, so stream totals never race.
+// Second output (stream mode): each closed day, week and month as a bar for Dashboard 2.
 
 import { linkAccount, settleOnce, shortText } from './account-user';
+import { closedPeriodBar } from './lib/chart';
 import { computeCost } from './lib/cost';
 import {
   bucketPayload, costPayload, findTariff, isEnergyReading, isFlatTariff, RangeRequest, rangeRequest, SensorHistory, streamReading,
@@ -17,7 +19,7 @@ import { sensorsUsedBy, Tariff } from './lib/tariff';
 import {
   AddResult, addReading, IntervalCost, newTotals, PERIODS, Reading, restoreTotals, TotalsState, windowStart,
 } from './lib/totals';
-import type { Node, NodeAPI, NodeDef, NodeMessage } from './red-types';
+import type { Node, NodeAPI, NodeDef, NodeMessage, Outgoing } from './red-types';
 
 type Mode = 'batch' | 'stream' | 'range';
 const MODES: Mode[] = ['batch', 'stream', 'range'];
@@ -108,7 +110,7 @@ export = function register(RED: NodeAPI): void {
       };
     }
 
-    async function onStream(msg: NodeMessage): Promise<NodeMessage | null> {
+    async function onStream(msg: NodeMessage): Promise<Outgoing> {
       const t = await tariff();
       if (!totals) throw new Error('running totals are not available: they could not be set up at deploy (see the log)');
       if (msg.reset === true) {
@@ -142,7 +144,8 @@ export = function register(RED: NodeAPI): void {
       }
       msg.payload = streamPayload(t, totals!, added, reading);
       showStreamStatus(t, totals!, added.ignored);
-      return msg;
+      const bars = PERIODS.filter((name) => added.closed[name]).map((name) => closedPeriodBar(name, added.closed[name]!, t.currency, timezone));
+      return bars.length ? [msg, bars] : msg;
     }
 
     function streamPayload(t: Tariff, s: TotalsState, added?: AddResult, reading?: Reading) {
@@ -266,7 +269,7 @@ export = function register(RED: NodeAPI): void {
       }
     }
 
-    const handlers: Record<Mode, (msg: NodeMessage) => Promise<NodeMessage | null>> = { batch: onBatch, stream: onStream, range: onRange };
+    const handlers: Record<Mode, (msg: NodeMessage) => Promise<Outgoing>> = { batch: onBatch, stream: onStream, range: onRange };
 
     node.on('input', (msg, send, done) => {
       const finish = settleOnce(done);

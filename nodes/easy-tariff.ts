@@ -1,7 +1,10 @@
 // easy-tariff: the live price of one tariff, sent on deploy and then exactly when it
-// changes. Glue only: the pricing, timers and sensor handling are in lib/tariff-watch.
+// changes; on its second output, the schedule as Dashboard 2 chart data (on request, and
+// at each price change when configured). Glue only: the pricing, timers and sensor
+// handling are in lib/tariff-watch, the chart data in lib/chart.
 
 import { linkAccount, settleOnce } from './account-user';
+import { chartDays, ChartMessage, scheduleAnswerChart } from './lib/chart';
 import { noPrice, PricePayload, sensorsFromMessage, TariffWatch } from './lib/tariff-watch';
 import type { Node, NodeAPI, NodeDef, NodeMessage } from './red-types';
 
@@ -22,6 +25,22 @@ export = function register(RED: NodeAPI): void {
     const link = linkAccount(RED, node, config.account);
     const problem = link.problem ?? (tariffId ? null : 'no tariff id configured');
     let watch: TariffWatch | null = null;
+    const chartOnChange = config.chart === true;
+    let chartOnChangeDays = 1;
+    try {
+      chartOnChangeDays = chartDays(config.chartDays);
+    } catch (err) {
+      node.warn(`chart days: ${(err as Error).message.replace('msg.days', 'the setting')}; charting the next 24 h`);
+    }
+
+    /** The schedule as chart messages; null while there is no tariff to chart (the price message says why). */
+    function chartMessages(days: number): ChartMessage[] | null {
+      try {
+        return scheduleAnswerChart(watch!.schedule(days * 24));
+      } catch {
+        return null;
+      }
+    }
 
     // Started on the next turn, once the whole flow exists: what it sends or reports
     // then reaches wired nodes and Catch nodes.
@@ -36,7 +55,7 @@ export = function register(RED: NodeAPI): void {
         hub: link.hub!,
         tariffId,
         refreshMinutes: refreshMinutes(config.refresh),
-        onPrice: (payload) => node.send(priceMessage(payload)),
+        onPrice: (payload) => node.send([priceMessage(payload), chartOnChange ? chartMessages(chartOnChangeDays) : null]),
         onStatus: (status) => node.status(status),
         onProblem: (message, payload) => node.error(message, priceMessage(payload)),
       });
@@ -59,6 +78,8 @@ export = function register(RED: NodeAPI): void {
           msg.payload = answer.segments;
           Object.assign(msg, { tariffId: answer.tariffId, tariffName: answer.tariffName, currency: answer.currency, vat: answer.vat, timezone: answer.timezone });
           send(msg);
+        } else if (msg.payload === 'chart') {
+          send([null, scheduleAnswerChart(watch.schedule(chartDays(msg.days) * 24))]);
         } else {
           // sensors the rules do not read (e.g. the rest of an easy-sensors poll) are ignored
           for (const { gatewayId, sensorId, value } of sensorsFromMessage(msg)) watch.setSensor(gatewayId, sensorId, value);

@@ -16,7 +16,9 @@ export interface NodeMessage {
   [key: string]: unknown;
 }
 
-export type SendFn = (msg: NodeMessage | Array<NodeMessage | null> | null) => void;
+/** One message, or one entry per output: a message, several messages in order, or null. */
+export type Outgoing = NodeMessage | Array<NodeMessage | NodeMessage[] | null> | null;
+export type SendFn = (msg: Outgoing) => void;
 export type DoneFn = (err?: Error) => void;
 
 export interface ContextStore {
@@ -31,7 +33,7 @@ export interface Node {
   credentials?: Record<string, string | undefined>;
   on(event: 'input', fn: (msg: NodeMessage, send: SendFn, done: DoneFn) => void): void;
   on(event: 'close', fn: (removed: boolean, done: () => void) => void): void;
-  send(msg: NodeMessage | Array<NodeMessage | null> | null): void;
+  send(msg: Outgoing): void;
   status(status: NodeStatus | Record<string, never>): void;
   log(msg: unknown): void;
   warn(msg: unknown): void;

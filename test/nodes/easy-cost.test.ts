@@ -166,6 +166,22 @@ describe('easy-cost node', function () {
       should(msgs[3].payload.today.formatted.gross.text).equal((0.25 * 1.2).toFixed(2));
     });
 
+    it('sends each closed day and month as a bar for Dashboard 2 on the second output', async () => {
+      await loadFlow([easyCost], [accountNode(sim, 'Asia/Kolkata'), costNode({ mode: 'stream', tariff: 'DEMO-FLAT', wires: [['out'], ['bars']] }),
+        { id: 'out', type: 'helper' }, { id: 'bars', type: 'helper' }, ...catchNodes()]);
+      const node = helper.getNode('c');
+      const bars = inbox('bars');
+      // local midnight of 1 April in Kolkata is 18:30Z on 31 March: a day and a month end
+      for (const [ts, value] of [['2026-03-31T18:00:00Z', 10], ['2026-03-31T18:29:00Z', 12], ['2026-03-31T18:31:00Z', 16]]) node.receive({ payload: value, ts });
+      await inbox('out').next(3);
+      const [day, month] = await bars.next(2);
+      // 6 kWh at 0.25 + 20 % VAT
+      should(day).match({ topic: 'cost per day (GBP)', period: 'day', payload: [{ x: '2026-03-31', y: 1.8 }], action: 'append' });
+      should(month).match({ topic: 'cost per month (GBP)', period: 'month', payload: [{ x: '2026-03', y: 1.8 }], action: 'append' });
+      await quiet(100);
+      should(bars.received).eql([]);
+    });
+
     it('takes easy-sensors messages: meter readings counted, the tariff\'s own sensor as a live value', async () => {
       const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-GENERATOR' });
       const warnings: string[] = [];

@@ -163,6 +163,52 @@ describe('easy-tariff node', function () {
     }
   });
 
+  /** The value of a ui-chart step line at t: the last point at or before it. */
+  const stepAt = (points: Array<{ x: number; y: number | null }>, t: number) => points.filter((p) => p.x <= t).pop()?.y;
+
+  it("answers 'chart' on the second output: net and gross step lines that replace the chart, 24 h or msg.days", async () => {
+    const night = DEMO_TARIFFS.find((t) => t.id === 'DEMO-NIGHT')!;
+    const { out } = await start({}, { tariff: 'DEMO-NIGHT', wires: [['out'], ['chart']] }, [{ id: 'chart', type: 'helper' }]);
+    const charts = inbox('chart');
+    await out.next(1);
+    for (const days of [undefined, 7]) {
+      const before = Date.now();
+      helper.getNode('t').receive({ payload: 'chart', days });
+      const [net, gross] = await charts.next(2);
+      should([net.topic, net.action, gross.topic, gross.action]).eql(['net GBP/kWh', 'replace', 'gross GBP/kWh', 'append']);
+      should(net).containEql({ tariffId: 'DEMO-NIGHT', timezone: ZONE });
+      const points = net.payload as Array<{ x: number; y: number | null }>;
+      should(points[0].x).be.within(before, Date.now());
+      should(points[points.length - 1].x - points[0].x).equal((days ?? 1) * 24 * 3_600_000);
+      // twice a day two points at the boundary: before and after
+      should(points.length).equal(2 + 4 * (days ?? 1));
+      for (let t = points[0].x; t < points[points.length - 1].x; t += 17 * 60_000) {
+        const expected = priceAt(night, t, { timezone: ZONE })!;
+        should(stepAt(points, t)).equal(expected.price);
+        should(stepAt(gross.payload as typeof points, t)).equal(expected.gross);
+      }
+    }
+    should(out.received).eql([]);
+  });
+
+  it("a bad msg.days for 'chart' ends in done(err) with a message saying what is allowed", async () => {
+    const { out, caught } = await start({}, { wires: [['out'], ['chart']] }, [{ id: 'chart', type: 'helper' }]);
+    await out.next(1);
+    helper.getNode('t').receive({ payload: 'chart', days: 30 });
+    const [err] = await caught.next(1);
+    should(err.error.message).match(/msg.days must be a whole number of days from 1 to 7, got 30$/);
+  });
+
+  it('with Chart ticked, sends the chart data with the price at each change (7 days when set)', async () => {
+    const { out } = await start({}, { tariff: 'DEMO-NIGHT', chart: true, chartDays: '7', wires: [['out'], ['chart']] }, [{ id: 'chart', type: 'helper' }]);
+    const charts = inbox('chart');
+    const [price] = await out.next(1);
+    const [net] = await charts.next(2);
+    const points = net.payload as Array<{ x: number; y: number | null }>;
+    should(points[points.length - 1].x - points[0].x).equal(7 * 24 * 3_600_000);
+    should(points[0].y).equal(price.payload.price);
+  });
+
   it('after a redeploy without network prices from the last good tariffs, marked stale', async () => {
     const { out, flow } = await start();
     await out.next(1);

@@ -9,9 +9,9 @@ import { lookup, read, ROOT } from './editor-support';
 
 const NODES = [
   { type: 'easy-account', category: 'config', defaults: ['name', 'baseUrl', 'timezone'], help: [] as string[] },
-  { type: 'easy-tariff', category: 'energy', defaults: ['name', 'account', 'tariff', 'refresh'], help: ['Inputs', 'Outputs', 'Details'] },
+  { type: 'easy-tariff', category: 'energy', defaults: ['name', 'account', 'tariff', 'refresh', 'chart', 'chartDays'], help: ['Inputs', 'Outputs', 'Details'] },
   { type: 'easy-sensors', category: 'energy', defaults: ['name', 'account', 'gateway', 'interval', 'output', 'onlyChanged', 'sensors'], help: ['Inputs', 'Outputs', 'Details'] },
-  { type: 'easy-cost', category: 'energy', defaults: ['name', 'account', 'tariff', 'mode'], help: ['Inputs', 'Outputs', 'Details'] },
+  { type: 'easy-cost', category: 'energy', defaults: ['name', 'account', 'tariff', 'mode', 'outputs'], help: ['Inputs', 'Outputs', 'Details'] },
 ];
 
 /** The keys of `defaults: { ... }` in the editor definition (top-level names only). */
