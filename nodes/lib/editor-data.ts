@@ -6,7 +6,7 @@ import moment from 'moment-timezone';
 import { EasyApiError, Sensor } from './client';
 import { schedule, ScheduleEntry, SensorValues } from './price';
 import { decodeSensorId, DecodedSensorId } from './sensor-ids';
-import { parseTimeOfDay, Problem, Rule, sensorNumber, sensorsUsedBy, Tariff } from './tariff';
+import { parseTimeOfDay, Problem, Rule, sensorKey, sensorNumber, sensorsUsedBy, Tariff } from './tariff';
 import { machineTimeZone } from './time';
 import { dataRecord, setNested } from './id-map';
 
@@ -253,11 +253,18 @@ export function localDayStarts(now: number, timezone: string, days: number): num
   return out;
 }
 
-function samePrices(a: ScheduleEntry[], b: ScheduleEntry[]): boolean {
-  // compared as step functions: the same price over the same instants
-  const cuts = [...new Set([...a.map((s) => s.from), ...b.map((s) => s.from)])].sort((x, y) => x - y);
-  const priceAt = (list: ScheduleEntry[], at: number) => list.find((s) => s.from <= at && at < s.to)?.price ?? null;
-  return cuts.every((at) => priceAt(a, at) === priceAt(b, at));
+/** Whether two schedules of the same window give the same price everywhere (one pass over both). */
+export function samePrices(a: ScheduleEntry[], b: ScheduleEntry[]): boolean {
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i].price !== b[j].price) return false;
+    const aTo = a[i].to;
+    const bTo = b[j].to;
+    if (aTo <= bTo) i++;
+    if (bTo <= aTo) j++;
+  }
+  return i === a.length && j === b.length;
 }
 
 /**
@@ -282,14 +289,18 @@ export function chartData(tariff: Tariff, now: number, timezone: string, days = 
   const run = (sensors: SensorValues | null) => schedule(tariff, from, to, sensors ? { timezone, sensors } : { timezone });
   const lines: ChartLine[] = [{ key: 'base', sensors: baseSensors, changed: null, segments: run(baseSensors) }];
 
+  // the values each sensor's rules compare with, gathered in one pass over the rules
+  const compared = new Map<string, Set<number>>();
+  for (const rule of tariff.rules) {
+    if (typeof rule.gateway_id !== 'string' || typeof rule.sensor_id !== 'string') continue;
+    const key = sensorKey(rule.gateway_id, rule.sensor_id);
+    const v = sensorNumber(rule.sensor_value);
+    if (v === v) (compared.get(key) ?? compared.set(key, new Set()).get(key)!).add(v);
+  }
   for (const ref of refs) {
+    if (lines.length > MAX_ALTERNATIVES) break;
     const tried = new Set<number>([1]);
-    for (const rule of tariff.rules) {
-      if (rule.gateway_id === ref.gatewayId && rule.sensor_id === ref.sensorId) {
-        const v = sensorNumber(rule.sensor_value);
-        if (v === v) tried.add(v);
-      }
-    }
+    for (const v of compared.get(sensorKey(ref.gatewayId, ref.sensorId)) ?? []) tried.add(v);
     tried.delete(0);
     for (const value of [...tried].sort((a, b) => a - b)) {
       if (lines.length > MAX_ALTERNATIVES) break;
@@ -300,7 +311,15 @@ export function chartData(tariff: Tariff, now: number, timezone: string, days = 
     }
   }
 
-  const prices = lines.flatMap((l) => l.segments.map((s) => s.price)).filter((p): p is number => p !== null);
+  let minPrice: number | null = null;
+  let maxPrice: number | null = null;
+  for (const line of lines) {
+    for (const { price } of line.segments) {
+      if (price === null) continue;
+      if (minPrice === null || price < minPrice) minPrice = price;
+      if (maxPrice === null || price > maxPrice) maxPrice = price;
+    }
+  }
   return {
     tariffId: tariff.id,
     tariffName: tariff.name,
@@ -313,8 +332,8 @@ export function chartData(tariff: Tariff, now: number, timezone: string, days = 
     dayStarts,
     today: { from: dayStarts[0], to: dayStarts[1] },
     lines,
-    minPrice: prices.length ? Math.min(...prices) : null,
-    maxPrice: prices.length ? Math.max(...prices) : null,
+    minPrice,
+    maxPrice,
   };
 }
 
@@ -346,9 +365,9 @@ export function sensorRows(sensors: Sensor[]): SensorRow[] {
 
 /** Gateway ids named by sensor rules of these tariffs, in order of first use. */
 export function gatewaysOfTariffs(tariffs: Tariff[]): string[] {
-  const out: string[] = [];
-  for (const t of tariffs) for (const ref of sensorsUsedBy(t)) if (!out.includes(ref.gatewayId)) out.push(ref.gatewayId);
-  return out;
+  const out = new Set<string>();
+  for (const t of tariffs) for (const ref of sensorsUsedBy(t)) out.add(ref.gatewayId);
+  return [...out];
 }
 
 export interface ZoneList {

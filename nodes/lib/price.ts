@@ -5,10 +5,12 @@
 // the local clock crosses a rule boundary (each boundary time of each local day, taken
 // within one zone period so that a gap gives no instant and a repeated hour gives
 // two), or at a zone transition. Evaluating the rules at exactly those instants and
-// merging equal neighbours is exact by construction, DST included.
+// merging equal neighbours is exact by construction, DST included. The rule at each
+// boundary is read from a day profile (day-profile.ts), not found by trying every rule.
 import { compileTariff, CompiledTariff, SensorRef, Tariff, TIME_WITHIN, TIME_WRAPS, sensorNumber } from './tariff';
 import { DAY_MS, ZoneInfo, periodIndex, requireEpochMs, toLocalMs, zoneInfo } from './time';
 import { nestedField } from './id-map';
+import { DayProfile, dayCuts, dayProfile, intervalAt, valuesKey } from './day-profile';
 
 export type SensorValues = { [gatewayId: string]: { [sensorId: string]: number } };
 
@@ -59,6 +61,9 @@ export function sensorValues(ct: CompiledTariff, sensors: unknown): Float64Array
   return values;
 }
 
+/** ISO weekday (1..7) of local day number `day` (days since 1970-01-01, a Thursday). */
+const isoWeekday = (day: number): number => ((((day + 3) % 7) + 7) % 7) + 1;
+
 /**
  * Position in ct.rules of the first rule matching at local time localMs, or -1.
  * Sensor slots found unknown on the way are added to `unknown` when given.
@@ -66,7 +71,7 @@ export function sensorValues(ct: CompiledTariff, sensors: unknown): Float64Array
 export function matchSlot(ct: CompiledTariff, localMs: number, values: Float64Array, unknown: number[] | null): number {
   const day = Math.floor(localMs / DAY_MS);
   const timeOfDay = localMs - day * DAY_MS;
-  const weekdayBit = 1 << (((((day + 3) % 7) + 7) % 7) + 1); // ISO weekday; 1970-01-01 was a Thursday
+  const weekdayBit = 1 << isoWeekday(day);
   const rules = ct.rules;
   for (let slot = 0; slot < rules.length; slot++) {
     const r = rules[slot];
@@ -124,24 +129,66 @@ export function appendSegments(
   ct: CompiledTariff, zone: ZoneInfo, values: Float64Array, a: number, b: number, out: SegmentList,
   unknown: number[] | null = null,
 ): void {
-  const boundaries = ct.boundariesMs;
+  walkSegments(ct, zone, values, a, b, unknown, (at, slot) => {
+    out.push(at, slot);
+    return true;
+  });
+}
+
+/**
+ * Calls visit(at, slot) at `a` and then, in order, at each later instant before `b`
+ * where the matching rule can change (neighbours may repeat a slot), until visit
+ * returns false. The rule at each instant comes from the cached day profile of its
+ * local day, so the walk costs O(1) per boundary whatever the number of rules. Sensor
+ * slots consulted while unknown at a visited instant are added to `unknown` when given.
+ */
+export function walkSegments(
+  ct: CompiledTariff, zone: ZoneInfo, values: Float64Array, a: number, b: number,
+  unknown: number[] | null, visit: (at: number, slot: number) => boolean,
+): void {
+  const cuts = dayCuts(ct);
+  const starts = cuts.starts;
+  const key = valuesKey(values);
+  let reported: Uint8Array | null = null;
+  const note = (profile: DayProfile, i: number): void => {
+    const bits = profile.unknownBits;
+    if (unknown === null || bits === null) return;
+    for (let w = 0, base = i * profile.words; w < profile.words; w++) {
+      for (let word = bits[base + w]; word !== 0; word &= word - 1) {
+        const s = (w << 5) + 31 - Math.clz32(word & -word);
+        if (reported === null) {
+          reported = new Uint8Array(ct.sensors.length);
+          for (const u of unknown) reported[u] = 1;
+        }
+        if (reported[s] === 0) {
+          reported[s] = 1;
+          unknown.push(s);
+        }
+      }
+    }
+  };
   let period = periodIndex(zone, a);
   let t = a;
   while (t < b) {
     const offset = zone.offsetMs[period];
     const periodEnd = Math.min(b, zone.untils[period]);
-    out.push(t, matchSlot(ct, t + offset, values, unknown));
-    if (boundaries.length > 0) {
-      const localStart = t + offset;
-      const localEnd = periodEnd + offset;
-      for (let dayStart = Math.floor(localStart / DAY_MS) * DAY_MS; dayStart < localEnd; dayStart += DAY_MS) {
-        for (let k = 0; k < boundaries.length; k++) {
-          const local = dayStart + boundaries[k];
-          if (local <= localStart) continue;
-          if (local >= localEnd) break;
-          out.push(local - offset, matchSlot(ct, local, values, unknown));
-        }
+    const localEnd = periodEnd + offset;
+    let day = Math.floor((t + offset) / DAY_MS);
+    let profile = dayProfile(ct, values, key, isoWeekday(day));
+    let i = intervalAt(cuts, t + offset - day * DAY_MS);
+    note(profile, i);
+    if (!visit(t, profile.slots[i])) return;
+    for (i++; ; i++) {
+      if (i === starts.length) {
+        day++;
+        i = 0;
+        if (day * DAY_MS >= localEnd) break;
+        profile = dayProfile(ct, values, key, isoWeekday(day));
       }
+      const local = day * DAY_MS + starts[i];
+      if (local >= localEnd) break;
+      note(profile, i);
+      if (!visit(local - offset, profile.slots[i])) return;
     }
     t = periodEnd;
     period++;
@@ -183,7 +230,6 @@ const MAX_WINDOW_MS = 100 * 366 * DAY_MS;
 function checkWindow(lengthMs: number, what: string): void {
   if (lengthMs > MAX_WINDOW_MS) throw new RangeError(`${what} is longer than 100 years (${Math.round(lengthMs / DAY_MS)} days)`);
 }
-const SEARCH_CHUNK_MS = 32 * DAY_MS; // how far ahead to look per step of nextPriceChange
 
 /**
  * The first instant after `from` where the net price (or its absence) differs from the
@@ -202,18 +248,13 @@ export function nextPriceChange(
   const values = sensorValues(ct, options.sensors);
   const priceOf = (slot: number) => (slot < 0 ? null : ct.rules[slot].price);
   const current = priceOf(matchSlot(ct, toLocalMs(zone, start), values, null));
-  const end = start + horizon;
-  for (let a = start; a <= end; a += SEARCH_CHUNK_MS) {
-    const segments = new SegmentList();
-    appendSegments(ct, zone, values, a, Math.min(a + SEARCH_CHUNK_MS, end + 1), segments);
-    const { starts, slots } = segments;
-    for (let k = 0; k < segments.length; k++) {
-      if (starts[k] > start && starts[k] <= end && priceOf(slots[k]) !== current) {
-        return { at: starts[k], price: evaluateAt(ct, zone, starts[k], values) };
-      }
-    }
-  }
-  return null;
+  let found: number | null = null;
+  // stops at the first change: the horizon's later days are never looked at
+  walkSegments(ct, zone, values, start, start + horizon + 1, null, (at, slot) => {
+    if (at > start && priceOf(slot) !== current) found = at;
+    return found === null;
+  });
+  return found === null ? null : { at: found, price: evaluateAt(ct, zone, found, values) };
 }
 
 /**

@@ -1,9 +1,11 @@
 // lib/editor-data without Node-RED: rule rows as the dialogs show them, the chart's
 // lines (each exactly the engine's schedule), local days across both DST changes.
 import should from 'should';
-import { chartData, connectionFailed, connectionOk, editorError, localDayStarts, ruleRow, tariffList } from '../../nodes/lib/editor-data';
+import fc from 'fast-check';
+import { chartData, connectionFailed, connectionOk, editorError, localDayStarts, ruleRow, samePrices, tariffList } from '../../nodes/lib/editor-data';
 import { EasyApiError } from '../../nodes/lib/client';
-import { schedule } from '../../nodes/lib/price';
+import { schedule, ScheduleEntry } from '../../nodes/lib/price';
+import { FC } from './engine-fixtures';
 import { parseTariffs, Tariff } from '../../nodes/lib/tariff';
 
 const HOUR = 3600e3;
@@ -78,7 +80,7 @@ describe('editor data', () => {
       should(d.lines.map((l) => l.key)).eql(['base', 'G/1=1', 'G/2=2']);
       const base = { G: { '1': 0, '2': 0 }, H: { '9': 0 } };
       should(d.lines[0].segments).eql(schedule(t, d.from, d.to, { timezone: zone, sensors: base }));
-      should(d.lines[2].sensors).eql({ G: { '1': 0, '2': 2 }, H: { '9': 0 } });
+      should(JSON.parse(JSON.stringify(d.lines[2].sensors))).eql({ G: { '1': 0, '2': 2 }, H: { '9': 0 } });
       should(d.lines[2].segments).eql(schedule(t, d.from, d.to, { timezone: zone, sensors: d.lines[2].sensors! }));
       should(d).match({ minPrice: 0.1, maxPrice: 0.5, timezone: zone });
     });
@@ -87,6 +89,28 @@ describe('editor data', () => {
       const d = chartData(tariff([{ priority: 1, price: 1, gateway_id: 'G', sensor_id: '1', sensor_value: 5, sensor_condition: 'lt' }]), 0, 'UTC');
       should(d).match({ minPrice: null, maxPrice: null });
       should(d.lines).have.length(1);
+    });
+  });
+
+  describe('same prices', () => {
+    /** The obvious check: the price of each schedule at every instant where either changes. */
+    const slowSame = (a: ScheduleEntry[], b: ScheduleEntry[]) => {
+      const cuts = new Set(a.map((s) => s.from).concat(b.map((s) => s.from)));
+      const at = (list: ScheduleEntry[], t: number) => list.find((s) => s.from <= t && t < s.to)?.price ?? null;
+      return [...cuts].every((t) => at(a, t) === at(b, t));
+    };
+    /** A schedule of [0, 100) cut at the given points, with prices from a small set. */
+    const entriesArb = fc.uniqueArray(fc.integer({ min: 1, max: 99 }), { maxLength: 12 }).chain((cuts) => {
+      const points = [0, ...cuts.sort((x, y) => x - y), 100];
+      return fc.array(fc.constantFrom(null, 0.1, 0.2), { minLength: points.length - 1, maxLength: points.length - 1 })
+        .map((prices) => prices.map((price, k): ScheduleEntry => ({ from: points[k], to: points[k + 1], ruleIndex: null, price })));
+    });
+
+    it('agrees with comparing the prices at every cut of either schedule (property)', () => {
+      fc.assert(fc.property(entriesArb, entriesArb, fc.boolean(), (a, b, same) => {
+        const other = same ? a.map((e) => ({ ...e })) : b;
+        should(samePrices(a, other)).equal(slowSame(a, other));
+      }), FC);
     });
   });
 
