@@ -8,6 +8,7 @@ import * as os from 'os';
 import moment from 'moment-timezone';
 import { computeCost } from '../nodes/lib/cost';
 import type { Tariff } from '../nodes/lib/tariff';
+import { elapsedMs, interleaved, median } from './measure';
 
 const ZONE = 'Europe/London';
 const ROUNDS = 31; // timed runs per input shape
@@ -65,32 +66,6 @@ function readOnly(rows: Array<[number, number]>): number {
   let sum = 0;
   for (let i = 1; i < rows.length; i++) if (rows[i][0] > rows[i - 1][0]) sum += rows[i][1] - rows[i - 1][1];
   return sum;
-}
-
-function median(xs: number[]): number {
-  const s = xs.slice().sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
-
-function elapsedMs(fn: () => unknown): number {
-  const t0 = process.hrtime.bigint();
-  fn();
-  return Number(process.hrtime.bigint() - t0) / 1e6;
-}
-
-/**
- * Median times of several variants measured in interleaved rounds, so that they all see
- * the same machine (it is shared and its speed changes from second to second).
- * `every` > 1 measures a slow variant only in every n-th round.
- */
-function interleaved(rounds: number, variants: Array<{ fn: () => unknown; every?: number }>): number[] {
-  const times: number[][] = variants.map(() => []);
-  for (let r = 0; r < rounds; r++) {
-    variants.forEach((v, k) => {
-      if (r % (v.every ?? 1) === 0) times[k].push(elapsedMs(v.fn));
-    });
-  }
-  return times.map(median);
 }
 
 /**

@@ -244,6 +244,8 @@ export interface ChartData {
 export const CHART_DAYS = 7;
 /** Alternative lines are capped: a tariff reading many sensors gets a legible chart. */
 const MAX_ALTERNATIVES = 6;
+/** Alternatives computed at most (most tried ones only repeat the base line): bounds the work. */
+const MAX_TRIED_ALTERNATIVES = 2 * MAX_ALTERNATIVES;
 
 /** Local midnights in `timezone` from the day containing `now`, `days` + 1 of them. */
 export function localDayStarts(now: number, timezone: string, days: number): number[] {
@@ -271,7 +273,8 @@ export function samePrices(a: ScheduleEntry[], b: ScheduleEntry[]): boolean {
  * The chart's data for the week from today's local midnight: one line with every sensor
  * the rules read at 0, and for each such sensor and each other value its rules compare
  * with (1 for a generator input) a line where only that sensor has that value, kept when
- * its prices differ somewhere. Every line's segments are the engine's `schedule`.
+ * its prices differ somewhere (the first MAX_TRIED_ALTERNATIVES candidates are computed,
+ * at most). Every line's segments are the engine's `schedule`.
  */
 export function chartData(tariff: Tariff, now: number, timezone: string, days = CHART_DAYS): ChartData {
   const dayStarts = localDayStarts(now, timezone, days);
@@ -297,13 +300,14 @@ export function chartData(tariff: Tariff, now: number, timezone: string, days = 
     const v = sensorNumber(rule.sensor_value);
     if (v === v) (compared.get(key) ?? compared.set(key, new Set()).get(key)!).add(v);
   }
+  let triedLines = 0;
   for (const ref of refs) {
-    if (lines.length > MAX_ALTERNATIVES) break;
+    if (lines.length > MAX_ALTERNATIVES || triedLines >= MAX_TRIED_ALTERNATIVES) break;
     const tried = new Set<number>([1]);
     for (const v of compared.get(sensorKey(ref.gatewayId, ref.sensorId)) ?? []) tried.add(v);
     tried.delete(0);
     for (const value of [...tried].sort((a, b) => a - b)) {
-      if (lines.length > MAX_ALTERNATIVES) break;
+      if (lines.length > MAX_ALTERNATIVES || triedLines++ >= MAX_TRIED_ALTERNATIVES) break;
       const sensors = valuesFor(base.map(([gw, id, v]): [string, string, number] => (gw === ref.gatewayId && id === ref.sensorId ? [gw, id, value] : [gw, id, v])));
       const segments = run(sensors);
       if (samePrices(segments, lines[0].segments)) continue;

@@ -82,7 +82,7 @@ export function formatClock(ms: number, timezone: string): string {
   }).format(ms);
 }
 
-/** A text cut to a status line's length, marked with an ellipsis. */
+/** A text cut to `max` characters (a status line's length by default), marked with an ellipsis. */
 export function shortText(text: string, max = 60): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

@@ -3,7 +3,9 @@
 // EasyApiError 'invalid_response' that names what was wrong; nothing here throws
 // anything else or trusts the service.
 import { looksLikeSensorsCsv, parseSensorsCsv } from './csv';
+import { shortText } from './format';
 import { EasyApiError } from './http';
+import { MAX_QUOTED_CHARS } from './limits';
 import { Problem, Tariff, parseTariffs } from './tariff';
 import { toEpochMs } from './time';
 
@@ -36,7 +38,7 @@ export function readTariffs(body: string, contentType = ''): { tariffs: Tariff[]
 
 /** The sensors answer of a gateway, JSON or (by content type or its header line) CSV. */
 export function readSensors(body: string, contentType = '', gatewayId = ''): Sensor[] {
-  const what = `the sensors answer of gateway ${gatewayId}`;
+  const what = `the sensors answer of gateway ${shortText(gatewayId, MAX_QUOTED_CHARS)}`;
   let items: unknown;
   if (/\btext\/csv\b/i.test(contentType) || looksLikeSensorsCsv(body)) {
     try {
@@ -100,7 +102,7 @@ function describeJson(value: unknown): string {
 }
 
 function describeValue(value: unknown): string {
-  if (typeof value === 'string') return `the text ${JSON.stringify(shorten(value))}`;
+  if (typeof value === 'string') return `the text ${JSON.stringify(shortText(value, MAX_QUOTED_CHARS))}`;
   return value === undefined ? 'missing' : describeJson(value);
 }
 
@@ -110,7 +112,7 @@ function toSensor(item: unknown, index: number, what: string): Sensor {
   }
   const fields = item as Record<string, unknown>;
   // The id comes from the service: shortened so a runaway one cannot flood a status line.
-  const label = typeof fields.id === 'string' ? `sensor ${shorten(fields.id)}` : `item ${index}`;
+  const label = typeof fields.id === 'string' ? `sensor ${shortText(fields.id, MAX_QUOTED_CHARS)}` : `item ${index}`;
   const wrong = (field: string, expected: string) =>
     invalid(`${what}: ${label} has ${field} ${describeValue(fields[field])}, expected ${expected}`);
 
@@ -152,8 +154,4 @@ function toReading(row: unknown, index: number, what: string): [number, number] 
 
 function isFiniteNumber(x: unknown): x is number {
   return typeof x === 'number' && Number.isFinite(x);
-}
-
-function shorten(text: string): string {
-  return text.length > 30 ? `${text.slice(0, 30)}…` : text;
 }

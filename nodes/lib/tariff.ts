@@ -1,5 +1,7 @@
 // Tariff and rule types, validation (SPEC rule 7, warnings of rules 3 and 4) and the
 // compiled form the price and cost engine evaluates.
+import { shortText } from './format';
+import { MAX_ID_CHARS, MAX_PROBLEMS_PER_ANSWER, MAX_QUOTED_CHARS, MAX_RULES_PER_TARIFF, MAX_TARIFFS_PER_ANSWER } from './limits';
 
 export interface Rule {
   priority: number;
@@ -76,14 +78,42 @@ type Json = Record<string, unknown>;
 export const isObject = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);
 const present = (o: Json, key: string): boolean => o[key] !== undefined && o[key] !== null;
 const isNumber = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
-/** A value for an error message; never throws (BigInt and cyclic values come from function nodes). */
+/**
+ * A value for an error message, cut to MAX_QUOTED_CHARS; never throws (BigInt and
+ * cyclic values come from function nodes).
+ */
 function show(x: unknown): string {
   if (x === undefined) return 'nothing';
-  if (typeof x === 'bigint') return `${x}n`;
+  if (typeof x === 'bigint') return shortText(`${x}n`, MAX_QUOTED_CHARS);
   try {
-    return JSON.stringify(x) ?? String(x);
+    return shortText(JSON.stringify(typeof x === 'string' ? x.slice(0, MAX_QUOTED_CHARS) : x) ?? String(x), MAX_QUOTED_CHARS);
   } catch {
     return 'an object that is not JSON';
+  }
+}
+
+/** Gathers the problems of one answer: the first MAX_PROBLEMS_PER_ANSWER, the rest counted. */
+class ProblemList {
+  private readonly kept: Problem[] = [];
+  private more = 0;
+  private moreErrors = 0;
+
+  add(problem: Problem): void {
+    if (this.kept.length < MAX_PROBLEMS_PER_ANSWER) this.kept.push(problem);
+    else {
+      this.more++;
+      if (problem.severity === 'error') this.moreErrors++;
+    }
+  }
+
+  /** The kept problems and, when some were left out, one entry counting them. */
+  list(): Problem[] {
+    if (this.more === 0) return this.kept;
+    const errors = this.moreErrors === 0 ? '' : ` (${this.moreErrors} error${this.moreErrors === 1 ? '' : 's'})`;
+    return this.kept.concat({
+      severity: this.moreErrors > 0 ? 'error' : 'warning', tariffId: null, ruleIndex: null, field: null,
+      message: `and ${this.more} more problem${this.more === 1 ? '' : 's'}${errors}, not listed (at most ${MAX_PROBLEMS_PER_ANSWER} are)`,
+    });
   }
 }
 
@@ -116,32 +146,37 @@ export function sensorNumber(x: unknown): number {
 /** One map key for a gateway's sensor (ids may hold any character but NUL). */
 export const sensorKey = (gatewayId: string, sensorId: string): string => `${gatewayId}\u0000${sensorId}`;
 
-interface Checked {
-  problems: Problem[];
-  compiled: CompiledTariff | null; // null when some problem is an error
-}
-
-/** Validates one tariff and, when it has no errors, compiles it. */
-function checkTariff(raw: unknown, position: number): Checked {
-  const problems: Problem[] = [];
-  const tariffId = isObject(raw) && typeof raw.id === 'string' ? raw.id : null;
-  const who = tariffId !== null ? `tariff "${tariffId}"` : `tariff #${position}`;
+/**
+ * Validates one tariff, passing its problems to `report`, and compiles it when it has
+ * no errors (else null).
+ */
+function checkTariff(raw: unknown, position: number, report: (problem: Problem) => void): CompiledTariff | null {
+  let errors = 0;
+  // problems name the tariff by its id, cut so that a huge one cannot flood them
+  const tariffId = isObject(raw) && typeof raw.id === 'string' ? shortText(raw.id, MAX_ID_CHARS) : null;
+  const who = tariffId !== null ? `tariff ${show(tariffId)}` : `tariff #${position}`;
   const add = (severity: Problem['severity'], ruleIndex: number | null, field: string | null, text: string) => {
     const where = ruleIndex === null ? who : `${who} rule ${ruleIndex}`;
-    problems.push({ severity, tariffId, ruleIndex, field, message: `${where}: ${field ? `${field} ` : ''}${text}` });
+    if (severity === 'error') errors++;
+    report({ severity, tariffId, ruleIndex, field, message: `${where}: ${field ? `${field} ` : ''}${text}` });
   };
   if (!isObject(raw)) {
     add('error', null, null, `is not an object (got ${show(raw)})`);
-    return { problems, compiled: null };
+    return null;
   }
   if (tariffId === null) add('error', null, 'id', `must be a string (got ${show(raw.id)})`);
+  else if ((raw.id as string).length > MAX_ID_CHARS) add('error', null, 'id', `is longer than ${MAX_ID_CHARS} characters`);
   if (typeof raw.name !== 'string') add('error', null, 'name', `must be a string (got ${show(raw.name)})`);
   if (typeof raw.currency !== 'string') add('error', null, 'currency', `must be a string (got ${show(raw.currency)})`);
   if (!isNumber(raw.vat)) add('error', null, 'vat', `must be a number (got ${show(raw.vat)})`);
   const rawRules = raw.rules;
   if (!Array.isArray(rawRules) || rawRules.length === 0) {
     add('error', null, 'rules', `must be a non-empty list of rules (got ${show(rawRules)})`);
-    return { problems, compiled: null };
+    return null;
+  }
+  if (rawRules.length > MAX_RULES_PER_TARIFF) {
+    add('error', null, 'rules', `has ${rawRules.length} rules, more than the ${MAX_RULES_PER_TARIFF} a tariff may have`);
+    return null;
   }
 
   const sensors: SensorRef[] = [];
@@ -210,13 +245,14 @@ function checkTariff(raw: unknown, position: number): Checked {
       for (const f of missing) error(f, 'is missing: a sensor rule needs gateway_id, sensor_id, sensor_value and sensor_condition');
       for (const f of ['gateway_id', 'sensor_id', 'sensor_condition']) {
         if (present(rule, f) && typeof rule[f] !== 'string') error(f, `must be a string (got ${show(rule[f])})`);
+        else if (present(rule, f) && (rule[f] as string).length > MAX_ID_CHARS) error(f, `is longer than ${MAX_ID_CHARS} characters`);
       }
       const value = sensorNumber(rule.sensor_value);
       if (present(rule, 'sensor_value') && Number.isNaN(value)) {
         error('sensor_value', `must be a number (got ${show(rule.sensor_value)})`);
       }
       if (typeof rule.sensor_condition === 'string' && rule.sensor_condition !== 'eq') {
-        warn('sensor_condition', `"${rule.sensor_condition}" is not supported (only eq), so this rule never matches`);
+        warn('sensor_condition', `${show(rule.sensor_condition)} is not supported (only eq), so this rule never matches`);
         sensorNever = true;
       }
       if (missing.length === 0 && typeof rule.gateway_id === 'string' && typeof rule.sensor_id === 'string' && !Number.isNaN(value)) {
@@ -245,20 +281,17 @@ function checkTariff(raw: unknown, position: number): Checked {
     });
   });
 
-  if (problems.some((p) => p.severity === 'error')) return { problems, compiled: null };
+  if (errors > 0) return null;
   const tariff = raw as Tariff;
   rules.sort((a, b) => a.priority - b.priority); // Array#sort is stable: equal priorities keep array order
   return {
-    problems,
-    compiled: {
-      tariff,
-      id: tariff.id,
-      vat: tariff.vat,
-      currency: tariff.currency,
-      rules,
-      sensors,
-      boundariesMs: [...boundaries].sort((a, b) => a - b),
-    },
+    tariff,
+    id: tariff.id,
+    vat: tariff.vat,
+    currency: tariff.currency,
+    rules,
+    sensors,
+    boundariesMs: Array.from(boundaries).sort((a, b) => a - b),
   };
 }
 
@@ -281,21 +314,24 @@ export function parseTariffs(json: unknown): { tariffs: Tariff[]; problems: Prob
     return { tariffs: [], problems: [topLevel(`tariffs response must be a list of tariffs (got ${show(data)})`)] };
   }
   const tariffs: Tariff[] = [];
-  const problems: Problem[] = [];
+  const problems = new ProblemList();
+  if (data.length > MAX_TARIFFS_PER_ANSWER) {
+    problems.add(topLevel(`the answer lists ${data.length} tariffs, more than the ${MAX_TARIFFS_PER_ANSWER} allowed: only the first ${MAX_TARIFFS_PER_ANSWER} are read`));
+  }
   const seen = new Set<string>();
-  data.forEach((raw: unknown, position: number) => {
-    const checked = checkTariff(raw, position);
-    problems.push(...checked.problems);
-    if (!checked.compiled) return;
-    const id = checked.compiled.id;
+  const count = Math.min(data.length, MAX_TARIFFS_PER_ANSWER);
+  for (let position = 0; position < count; position++) {
+    const compiled = checkTariff(data[position], position, (p) => problems.add(p));
+    if (!compiled) continue;
+    const id = compiled.id;
     if (seen.has(id)) {
-      problems.push({ severity: 'warning', tariffId: id, ruleIndex: null, field: 'id', message: `tariff "${id}": id is used by more than one tariff` });
+      problems.add({ severity: 'warning', tariffId: id, ruleIndex: null, field: 'id', message: `tariff ${show(id)}: id is used by more than one tariff` });
     }
     seen.add(id);
-    tariffs.push(checked.compiled.tariff);
-    remember(checked.compiled);
-  });
-  return { tariffs, problems };
+    tariffs.push(compiled.tariff);
+    remember(compiled);
+  }
+  return { tariffs, problems: problems.list() };
 }
 
 function topLevel(message: string): Problem {
@@ -328,13 +364,13 @@ export function compileTariff(tariff: unknown): CompiledTariff {
     const hit = compiledCache.get(tariff);
     if (hit && hit.text === fingerprint(tariff)) return hit.compiled;
   }
-  const checked = checkTariff(tariff, 0);
-  if (!checked.compiled) {
-    const first = checked.problems.find((p) => p.severity === 'error');
-    throw new TypeError(first ? first.message : 'invalid tariff');
-  }
-  remember(checked.compiled);
-  return checked.compiled;
+  let firstError: Problem | null = null;
+  const compiled = checkTariff(tariff, 0, (p) => {
+    if (p.severity === 'error') firstError ??= p;
+  });
+  if (!compiled) throw new TypeError(firstError !== null ? (firstError as Problem).message : 'invalid tariff');
+  remember(compiled);
+  return compiled;
 }
 
 /** The sensors a tariff's sensor rules read, each once, in rule order. */

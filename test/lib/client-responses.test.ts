@@ -118,7 +118,7 @@ describe('reading answers', () => {
     it('shortens a runaway id or text in the message', () => {
       const message = refusal(() => readSensors(sensors({ id: 'x'.repeat(5000), value: 'y'.repeat(5000) }), '', 'GW'));
       should(message.length).be.below(200);
-      should(message).containEql(`sensor ${'x'.repeat(30)}… has value the text "${'y'.repeat(30)}…"`);
+      should(message).containEql(`sensor ${'x'.repeat(39)}… has value the text "${'y'.repeat(39)}…"`);
     });
 
     it('items that are not objects, and answers that are not lists', () => {

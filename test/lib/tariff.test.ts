@@ -2,6 +2,7 @@ import should from 'should';
 import { parseTariffs, compileTariff, sensorsUsedBy, TIME_WITHIN, TIME_WRAPS, TIME_ALWAYS } from '../../nodes/lib/tariff';
 import type { Problem, Tariff } from '../../nodes/lib/tariff';
 import { workdayTariff } from './engine-fixtures';
+import { MAX_ID_CHARS, MAX_PROBLEMS_PER_ANSWER, MAX_QUOTED_CHARS, MAX_RULES_PER_TARIFF, MAX_TARIFFS_PER_ANSWER } from '../../nodes/lib/limits';
 
 type Json = Record<string, unknown>;
 
@@ -217,5 +218,67 @@ describe('tariff: sensorsUsedBy', () => {
     t.rules.push(sensorRule('gw2', 'e1.kwh', 1), sensorRule('gw1', '1', 1), sensorRule('gw2', 'e1.kwh', 0));
     should(sensorsUsedBy(t)).eql([{ gatewayId: 'gw2', sensorId: 'e1.kwh' }, { gatewayId: 'gw1', sensorId: '1' }]);
     should(sensorsUsedBy(workdayTariff())).eql([]);
+  });
+});
+
+describe('tariff: limits on what an answer may hold', () => {
+  const rulesOf = (n: number) => Array.from({ length: n }, (_, k) => ({ priority: k, price: k / 1000, time_start: '00:00', time_end: '00:00:01' }));
+  const tariffWith = (id: string, rules: unknown[]): Tariff => ({ id, name: id, vat: 0, currency: 'EUR', rules: rules as Tariff['rules'] });
+
+  it(`a tariff may have ${MAX_RULES_PER_TARIFF} rules; one more makes it invalid with one clear error`, () => {
+    should(parseTariffs([tariffWith('full', rulesOf(MAX_RULES_PER_TARIFF))]).tariffs).have.length(1);
+    const over = parseTariffs([tariffWith('over', rulesOf(MAX_RULES_PER_TARIFF + 1)), workdayTariff()]);
+    should(over.tariffs.map((t) => t.id)).eql(['T1']);
+    should(over.problems).eql([{
+      severity: 'error', tariffId: 'over', ruleIndex: null, field: 'rules',
+      message: `tariff "over": rules has ${MAX_RULES_PER_TARIFF + 1} rules, more than the ${MAX_RULES_PER_TARIFF} a tariff may have`,
+    }]);
+    should(() => compileTariff(tariffWith('over', rulesOf(MAX_RULES_PER_TARIFF + 1)))).throw(/more than the 1000 a tariff may have/);
+  });
+
+  it(`reads the first ${MAX_TARIFFS_PER_ANSWER} tariffs of an answer and says the rest were left out`, () => {
+    const answer = Array.from({ length: MAX_TARIFFS_PER_ANSWER + 5 }, (_, k) => workdayTariff(`T${k}`));
+    const { tariffs, problems } = parseTariffs(answer);
+    should(tariffs).have.length(MAX_TARIFFS_PER_ANSWER);
+    should(tariffs[MAX_TARIFFS_PER_ANSWER - 1].id).equal(`T${MAX_TARIFFS_PER_ANSWER - 1}`);
+    should(problems.map((p) => p.message)).eql([`the answer lists ${MAX_TARIFFS_PER_ANSWER + 5} tariffs, more than the ${MAX_TARIFFS_PER_ANSWER} allowed: only the first ${MAX_TARIFFS_PER_ANSWER} are read`]);
+  });
+
+  it(`a 2 MB answer of bare numbers gives ${MAX_PROBLEMS_PER_ANSWER} problems and one counting the rest`, () => {
+    const body = `[${Array.from({ length: 1_000_000 }, () => '1').join(',')}]`;
+    should(body.length).be.above(1.9e6);
+    const { tariffs, problems } = parseTariffs(body);
+    should(tariffs).eql([]);
+    should(problems).have.length(MAX_PROBLEMS_PER_ANSWER + 1);
+    should(problems[1].message).equal('tariff #0: is not an object (got 1)');
+    const rest = 1 + MAX_TARIFFS_PER_ANSWER - MAX_PROBLEMS_PER_ANSWER;
+    should(problems[MAX_PROBLEMS_PER_ANSWER]).eql({
+      severity: 'error', tariffId: null, ruleIndex: null, field: null,
+      message: `and ${rest} more problem${rest === 1 ? '' : 's'} (${rest} error${rest === 1 ? '' : 's'}), not listed (at most ${MAX_PROBLEMS_PER_ANSWER} are)`,
+    });
+    should(JSON.stringify(problems).length).be.below(20_000);
+  });
+
+  it('many bad rules in one tariff: the problem list stays bounded', () => {
+    const rules = Array.from({ length: MAX_RULES_PER_TARIFF }, () => ({ priority: 'x', price: 'y' }));
+    const { problems } = parseTariffs([tariffWith('bad', rules)]);
+    should(problems).have.length(MAX_PROBLEMS_PER_ANSWER + 1);
+    should(problems[MAX_PROBLEMS_PER_ANSWER].message).startWith(`and ${2 * MAX_RULES_PER_TARIFF - MAX_PROBLEMS_PER_ANSWER} more problems`);
+  });
+
+  it(`quotes at most ${MAX_QUOTED_CHARS} characters of any value, and refuses ids longer than ${MAX_ID_CHARS}`, () => {
+    const huge = 'v'.repeat(1_000_000);
+    const { problems } = parseTariffs([
+      { id: 'q', name: 'q', currency: 'EUR', vat: huge, rules: [{ priority: 1, price: 1, sensor_condition: huge, gateway_id: 'g', sensor_id: 's', sensor_value: huge }] },
+      { ...workdayTariff(), id: 'i'.repeat(MAX_ID_CHARS + 1) },
+      { ...workdayTariff(), id: 'ok', rules: [{ priority: 1, price: 1, gateway_id: 'g'.repeat(MAX_ID_CHARS + 1), sensor_id: 's', sensor_value: 1, sensor_condition: 'eq' }] },
+    ]);
+    for (const p of problems) should(p.message.length).be.below(3 * MAX_QUOTED_CHARS + 100);
+    should(problems.map((p) => [p.field, p.message.endsWith('…)') || p.message.includes('…')])).eql([
+      ['vat', true], ['sensor_condition', false], ['sensor_value', true], ['sensor_condition', true], ['id', true], ['gateway_id', false],
+    ]);
+    should(problems[4].message).match(/id is longer than 200 characters$/);
+    should(problems[4].tariffId!.length).equal(MAX_ID_CHARS);
+    should(problems[5].message).equal('tariff "ok" rule 0: gateway_id is longer than 200 characters');
   });
 });

@@ -1,0 +1,14 @@
+// The sizes the package accepts from outside, in one place (README, "Limits"). Each is
+// far above what a real account has, and low enough that the worst case stays within
+// the figures of `npm run bench` (worst case section) and a few MB of memory.
+
+/** Rules one tariff may have; a tariff with more is invalid (left out, with an error). */
+export const MAX_RULES_PER_TARIFF = 1000;
+/** Tariffs read from one answer; the rest are left out, with one error saying so. */
+export const MAX_TARIFFS_PER_ANSWER = 100;
+/** Problems reported for one answer: the first ones, then one "… and N more" entry. */
+export const MAX_PROBLEMS_PER_ANSWER = 100;
+/** Characters of an id (tariff, gateway, sensor) in a tariff; a longer one is an error. */
+export const MAX_ID_CHARS = 200;
+/** Characters of any value quoted in a message; longer ones are cut, ending in "…". */
+export const MAX_QUOTED_CHARS = 40;
