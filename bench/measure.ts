@@ -25,4 +25,3 @@ export function interleaved(rounds: number, variants: Array<{ fn: () => unknown;
   }
   return times.map(median);
 }
-

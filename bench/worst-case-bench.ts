@@ -23,7 +23,10 @@ const two = (n: number) => String(n).padStart(2, '0');
 const clock = (sec: number) => `${two(Math.floor(sec / 3600))}:${two(Math.floor(sec / 60) % 60)}:${two(sec % 60)}`;
 
 const baseline: Tariff = {
-  id: 'base', name: 'Workday', vat: 20, currency: 'GBP',
+  id: 'base',
+  name: 'Workday',
+  vat: 20,
+  currency: 'GBP',
   rules: [
     { priority: 50, price: 0.5, time_start: '09:00', time_end: '17:00', weekdays: [1, 2, 3, 4, 5] },
     { priority: 60, price: 0.6, weekdays: [1, 2, 3, 4, 5] },
@@ -42,7 +45,12 @@ function worstTariff(variant: 'windows' | 'mixed' | 'flat'): Tariff {
   const rules: Rule[] = [];
   for (let k = 0; k < n; k++) {
     const start = Math.floor((k * 86399) / n);
-    const rule: Rule = { priority: k, price: variant === 'flat' ? 0.1 : 0.1 + k / 1e4, time_start: clock(start), time_end: clock(start + 1) };
+    const rule: Rule = {
+      priority: k,
+      price: variant === 'flat' ? 0.1 : 0.1 + k / 1e4,
+      time_start: clock(start),
+      time_end: clock(start + 1),
+    };
     if (variant === 'mixed') {
       rule.weekdays = [1 + (k % 7), 1 + ((k + 3) % 7)];
       if (k % 2 === 0) Object.assign(rule, { gateway_id: 'gw', sensor_id: `s${k % 50}`, sensor_value: k % 3, sensor_condition: 'eq' });
@@ -105,19 +113,25 @@ function main(): void {
   ];
   console.log(`worst case: tariffs at the rule limit (${MAX_RULES_PER_TARIFF} rules), ${ZONE}, a fresh tariff object each run`);
   console.log(`  (compile and day profiles included); medians of ${ROUNDS} rounds, interleaved with the 3-rule tariff`);
-  console.log(`  (ratio = worst / 3-rule); target <= ${TARGET_MS} ms each; load average ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} cores`);
+  console.log(
+    `  (ratio = worst / 3-rule); target <= ${TARGET_MS} ms each; load average ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} cores`,
+  );
   for (const [label, op] of OPS) {
     for (const [name, worst] of variants) {
       for (let k = 0; k < 3; k++) op(fresh(worst)); // warm up the JIT
       const [ms, baseMs] = interleaved(ROUNDS, [{ fn: () => op(fresh(worst)) }, { fn: () => op(fresh(base)) }]);
       const verdict = ms <= TARGET_MS ? 'ok' : 'OVER TARGET';
-      console.log(`  ${label.padEnd(17)} ${name.padEnd(30)} ${ms.toFixed(2).padStart(8)} ms   3-rule ${baseMs.toFixed(3).padStart(7)} ms   ratio ${(ms / baseMs).toFixed(0).padStart(5)} x   ${verdict}`);
+      console.log(
+        `  ${label.padEnd(17)} ${name.padEnd(30)} ${ms.toFixed(2).padStart(8)} ms   3-rule ${baseMs.toFixed(3).padStart(7)} ms   ratio ${(ms / baseMs).toFixed(0).padStart(5)} x   ${verdict}`,
+      );
     }
   }
   const out = spawnSync(process.execPath, ['--expose-gc', __filename, '--memory'], { encoding: 'utf8' });
   if (out.status !== 0) throw new Error(out.stderr);
   const m = JSON.parse(out.stdout) as ReturnType<typeof hostileAnswerMemory>;
-  console.log(`reading a ${(m.bytes / 1048576).toFixed(1)} MiB answer of bare numbers (readTariffs): peak RSS +${m.rssMiB.toFixed(1)} MiB,`);
+  console.log(
+    `reading a ${(m.bytes / 1048576).toFixed(1)} MiB answer of bare numbers (readTariffs): peak RSS +${m.rssMiB.toFixed(1)} MiB,`,
+  );
   console.log(`  heap kept +${m.heapMiB.toFixed(2)} MiB, ${m.problems} problems, result ${(m.answerChars / 1024).toFixed(1)} KiB as JSON`);
 }
 

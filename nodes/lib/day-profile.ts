@@ -131,9 +131,11 @@ function sweep(ct: CompiledTariff, cuts: DayCuts, values: Float64Array, weekday:
         const bits = (unknownBits ??= new Uint32Array(n * words));
         const word = r.sensorSlot >> 5;
         const bit = 1 << (r.sensorSlot & 31);
-        ranges(r, (from, to) => eachUnfilled(from, to, (i) => {
-          bits[i * words + word] |= bit;
-        }));
+        ranges(r, (from, to) =>
+          eachUnfilled(from, to, (i) => {
+            bits[i * words + word] |= bit;
+          }),
+        );
         continue;
       }
       if (v !== r.sensorValue) continue;

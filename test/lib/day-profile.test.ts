@@ -22,17 +22,27 @@ const ruleArb: fc.Arbitrary<Rule> = fc
     price: fc.constantFrom(0.1, 0.2, 0.3),
     range: fc.option(fc.tuple(timeArb, fc.oneof(timeArb, fc.constant(86400))), { nil: undefined }),
     weekdays: fc.option(fc.uniqueArray(fc.integer({ min: 1, max: 7 }), { maxLength: 4 }), { nil: undefined }),
-    sensor: fc.option(fc.record({ id: fc.constantFrom(...SENSOR_IDS), value: fc.constantFrom(0, 1, 2), condition: fc.constantFrom('eq', 'eq', 'eq', 'ne') }), { nil: undefined }),
+    sensor: fc.option(
+      fc.record({
+        id: fc.constantFrom(...SENSOR_IDS),
+        value: fc.constantFrom(0, 1, 2),
+        condition: fc.constantFrom('eq', 'eq', 'eq', 'ne'),
+      }),
+      { nil: undefined },
+    ),
   })
   .map(({ priority, price, range, weekdays, sensor }) => {
     const rule: Rule = { priority, price };
     if (range) Object.assign(rule, { time_start: hhmmss(range[0]), time_end: range[1] === 86400 ? '24:00' : hhmmss(range[1]) });
     if (weekdays) rule.weekdays = weekdays;
-    if (sensor) Object.assign(rule, { gateway_id: 'gw', sensor_id: sensor.id, sensor_value: sensor.value, sensor_condition: sensor.condition });
+    if (sensor)
+      Object.assign(rule, { gateway_id: 'gw', sensor_id: sensor.id, sensor_value: sensor.value, sensor_condition: sensor.condition });
     return rule;
   });
 
-const tariffArb = fc.array(ruleArb, { minLength: 1, maxLength: 40 }).map((rules): Tariff => ({ id: 'P', name: 'p', vat: 0, currency: 'EUR', rules }));
+const tariffArb = fc
+  .array(ruleArb, { minLength: 1, maxLength: 40 })
+  .map((rules): Tariff => ({ id: 'P', name: 'p', vat: 0, currency: 'EUR', rules }));
 /** Each sensor unknown, 0, 1 or 2. */
 const sensorsArb = fc.tuple(...SENSOR_IDS.map(() => fc.constantFrom<number | undefined>(undefined, 0, 1, 2))).map((vals) => {
   const gw: Record<string, number> = Object.create(null);
@@ -78,8 +88,11 @@ describe('day profiles', () => {
   it('give the rule and the unknown sensors of trying every rule, at every visited instant (property)', () => {
     fc.assert(
       fc.property(
-        tariffArb, fc.constantFrom(...MIDNIGHT_ZONES), fc.integer({ min: Date.UTC(2019, 0, 1) / 1000, max: Date.UTC(2031, 0, 1) / 1000 }),
-        fc.integer({ min: 1, max: 3 * 86400 }), sensorsArb,
+        tariffArb,
+        fc.constantFrom(...MIDNIGHT_ZONES),
+        fc.integer({ min: Date.UTC(2019, 0, 1) / 1000, max: Date.UTC(2031, 0, 1) / 1000 }),
+        fc.integer({ min: 1, max: 3 * 86400 }),
+        sensorsArb,
         (tariff, timezone, fromS, lengthS, sensors) => {
           const { ct, zone } = engineContext(tariff, { timezone });
           const values = sensorValues(ct, sensors);
