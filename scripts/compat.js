@@ -105,8 +105,11 @@ async function main() {
   }
 
   const previous = fs.existsSync(RESULTS) ? JSON.parse(fs.readFileSync(RESULTS, 'utf8')).cells : [];
+  // what the README shows, without timings, so that a run that changes nothing changes no file
   const merged = CELLS.map((c) => results.find((r) => cellName(r) === cellName(c))
-    ?? previous.find((r) => cellName(r) === cellName(c))).filter(Boolean);
+    ?? previous.find((r) => cellName(r) === cellName(c)))
+    .filter(Boolean)
+    .map(({ seconds, ...cell }) => cell);
   const doc = { package: require(path.join(ROOT, 'package.json')).version, cells: merged };
   fs.writeFileSync(RESULTS, JSON.stringify(doc, null, 2) + '\n');
   fs.writeFileSync(README, replaceCompatSection(fs.readFileSync(README, 'utf8'), renderCompatSection(doc)));
