@@ -1,7 +1,9 @@
 // What the client does when the link or the service misbehaves: deadline, retries with
 // capped backoff, Retry-After, abort and the sharing of identical requests. Retries are
-// counted in the simulator's request log, not trusted from the client.
+// counted in the simulator's request log, not trusted from the client. Waits of a second
+// and more run on a fake clock (the simulator's latency and request times included).
 import should from 'should';
+import { FakeClock, installClock, until } from '../fake-clock';
 import { RetryInfo } from '../../nodes/lib/client';
 import { parseRetryAfter } from '../../nodes/lib/http';
 import { startSimulator } from '../../sim/server';
@@ -10,6 +12,12 @@ import { delay, rejection, useSimulator } from './client-support';
 describe('EasyClient when things go wrong', () => {
   const ctx = useSimulator();
   const gaps = () => ctx.sim.requests.slice(1).map((r, i) => r.at - ctx.sim.requests[i].at);
+  let clock: FakeClock | null = null;
+  afterEach(() => {
+    clock?.uninstall();
+    clock = null;
+  });
+  const arrived = (n: number) => until(`request ${n} at the simulator`, () => ctx.sim.requests.length === n);
 
   describe('deadline', () => {
     it('gives up on a slow answer at timeoutMs, in words', async () => {
@@ -32,17 +40,31 @@ describe('EasyClient when things go wrong', () => {
     });
 
     it('retries a timeout and says how many attempts it made', async () => {
-      // 500 ms: enough for each attempt to reach the simulator even on a loaded machine
+      clock = installClock();
       ctx.sim.setFaults({ latencyMs: 3000 });
-      const err = await rejection(ctx.client({ timeoutMs: 500, retries: 2 }).fetchTariffs());
+      const retries: RetryInfo[] = [];
+      const failing = rejection(ctx.client({ timeoutMs: 500, retries: 2, onRetry: (i) => retries.push(i) }).fetchTariffs());
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        await arrived(attempt);
+        await clock.tickAsync(500); // the deadline, long before the simulator answers
+        if (attempt < 3) {
+          await until(`retry ${attempt}`, () => retries.length === attempt);
+          await clock.tickAsync(Math.ceil(retries[attempt - 1].delayMs));
+        }
+      }
+      const err = await failing;
       should(err).match({ code: 'timeout', attempts: 3 });
       should(err.message).equal('the service did not answer within 500 ms (gave up after 3 attempts)');
       should(ctx.sim.requests.length).equal(3);
     });
 
     it('states a deadline in seconds the way a user reads it', async () => {
+      clock = installClock();
       ctx.sim.setFaults({ latencyMs: 1500 });
-      const err = await rejection(ctx.client({ timeoutMs: 1200, retries: 0 }).fetchTariffs());
+      const failing = rejection(ctx.client({ timeoutMs: 1200, retries: 0 }).fetchTariffs());
+      await arrived(1);
+      await clock.tickAsync(1200);
+      const err = await failing;
       should(err.message).equal('the service did not answer within 1.2 s');
     });
   });
@@ -92,17 +114,31 @@ describe('EasyClient when things go wrong', () => {
 
   describe('429 and Retry-After', () => {
     it('waits the seconds Retry-After asks for, then succeeds', async () => {
+      clock = installClock();
       ctx.sim.setFaults({ rateLimit: 1, retryAfter: 1 });
-      await ctx.client().fetchTariffs();
+      const retries: RetryInfo[] = [];
+      const fetching = ctx.client({ onRetry: (i) => retries.push(i) }).fetchTariffs();
+      await until('the 429', () => retries.length === 1);
+      should(retries[0].delayMs).equal(1000);
+      await clock.tickAsync(1000);
+      await fetching;
       should(ctx.sim.requests.map((r) => r.status)).eql([429, 200]);
-      should(gaps()[0]).be.within(950, 1500);
+      // the simulator's arrival times are on the fake clock: exactly the wait asked for
+      should(gaps()).eql([1000]);
     });
 
     it('reads Retry-After as an HTTP date', async () => {
-      ctx.sim.setFaults({ rateLimit: 1, retryAfter: new Date(Date.now() + 2000).toUTCString() });
-      await ctx.client({ retryAfterCapMs: 5000 }).fetchTariffs();
-      // The date has whole seconds, so the wait is between 1 and 2 s from the 429.
-      should(gaps()[0]).be.within(900, 2100);
+      clock = installClock();
+      const date = new Date(Date.now() + 2000).toUTCString(); // whole seconds: 1 to 2 s ahead
+      const wait = Date.parse(date) - Date.now(); // the fake clock stands still until ticked
+      ctx.sim.setFaults({ rateLimit: 1, retryAfter: date });
+      const retries: RetryInfo[] = [];
+      const fetching = ctx.client({ retryAfterCapMs: 5000, onRetry: (i) => retries.push(i) }).fetchTariffs();
+      await until('the 429', () => retries.length === 1);
+      should(retries[0].delayMs).equal(wait);
+      await clock.tickAsync(wait);
+      await fetching;
+      should(gaps()).eql([wait]);
     });
 
     it('caps an absurd Retry-After instead of obeying it', async () => {

@@ -1,5 +1,7 @@
 // AccountHub against the real simulator over loopback: sharing, dedup, the store, close.
+// What depends on waiting (retries, poll intervals, no timer left) runs on a fake clock.
 import should from 'should';
+import { FakeClock, installClock, until } from '../fake-clock';
 import { AccountHub, HubStore, NoTokenError, SensorSnapshot, TariffSnapshot } from '../../nodes/lib/hub';
 import { EasyClient } from '../../nodes/lib/client';
 import { startSimulator, Simulator } from '../../sim/server';
@@ -37,11 +39,32 @@ function updates<T>(n: number, watch: (cb: (s: T) => void) => () => void): Promi
   });
 }
 
+/**
+ * A client that counts the requests the hub starts, at once (the simulator's log sees them
+ * only after the I/O): on a fake clock, "none before the interval" is then exact.
+ */
+function countingClient(sim: Simulator): { client: EasyClient; started: { tariffs: number; sensors: number } } {
+  const c = client(sim);
+  const started = { tariffs: 0, sensors: 0 };
+  const fetchTariffs = c.fetchTariffs.bind(c);
+  const fetchSensors = c.fetchSensors.bind(c);
+  c.fetchTariffs = (options) => {
+    started.tariffs++;
+    return fetchTariffs(options);
+  };
+  c.fetchSensors = (gatewayId, options) => {
+    started.sensors++;
+    return fetchSensors(gatewayId, options);
+  };
+  return { client: c, started };
+}
+
 const count = (sim: Simulator, endpoint: string) => sim.requests.filter((r) => r.endpoint === endpoint).length;
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('AccountHub', () => {
   let sim: Simulator;
+  let clock: FakeClock | null = null;
   const hubs: AccountHub[] = [];
   const hub = (opts: Partial<ConstructorParameters<typeof AccountHub>[0]> = {}) => {
     const h = new AccountHub({ client: client(sim), timezone: 'Europe/London', ...opts });
@@ -53,6 +76,8 @@ describe('AccountHub', () => {
     sim = await startSimulator();
   });
   afterEach(async () => {
+    clock?.uninstall();
+    clock = null;
     await Promise.all(hubs.splice(0).map((h) => h.close()));
     await sim.close();
   });
@@ -86,10 +111,21 @@ describe('AccountHub', () => {
   });
 
   it('refreshes at the shortest interval any watcher asks for', async () => {
-    const h = hub();
+    clock = installClock();
+    const { client: counted, started } = countingClient(sim);
+    const h = hub({ client: counted });
     const stopSlow = h.watchTariffs(60, () => undefined);
-    const seen = await updates<TariffSnapshot>(3, (cb) => h.watchTariffs(0.005 /* 300 ms */, cb));
-    should(seen[2].fetchedAt! - seen[1].fetchedAt!).be.within(250, 600);
+    const seen: TariffSnapshot[] = [];
+    h.watchTariffs(0.005 /* 300 ms */, (s) => seen.push(s));
+    for (let fetches = 1; fetches <= 3; fetches++) {
+      if (fetches > 1) {
+        await clock.tickAsync(299);
+        should(started.tariffs).equal(fetches - 1);
+        await clock.tickAsync(1);
+      }
+      await until(`fetch ${fetches}`, () => seen.length === fetches);
+    }
+    should(seen[2].fetchedAt! - seen[1].fetchedAt!).equal(300);
     stopSlow();
   });
 
@@ -136,17 +172,23 @@ describe('AccountHub', () => {
   });
 
   it('retries a failed fetch sooner than the refresh, and recovers', async () => {
-    const h = hub({ retryMs: 100 });
+    clock = installClock();
+    const { client: counted, started } = countingClient(sim);
+    const h = hub({ client: counted, retryMs: 100 });
     sim.setFaults({ tariffsRemoved: true });
     const seen: TariffSnapshot[] = [];
-    const stop = h.watchTariffs(60, (s) => {
-      seen.push(s);
-      if (seen.length === 1) sim.clearFaults();
-    });
-    await delay(400);
+    const stop = h.watchTariffs(60, (s) => seen.push(s));
+    await until('the first fetch', () => seen.length === 1);
+    const failedAt = Date.now();
+    sim.clearFaults();
+    await clock.tickAsync(99);
+    should(started.tariffs).equal(1);
+    await clock.tickAsync(1);
+    await until('the retry', () => seen.length === 2);
     stop();
     should(seen.map((s) => s.error?.message ?? null)).match([/no access to tariffs/, null]);
     should(seen[1].tariffs.length).be.above(0);
+    should(seen[1].fetchedAt).equal(failedAt + 100);
   });
 
   it('makes no request while a failed fetch waits for its Retry-After, whoever asks', async () => {
@@ -175,15 +217,22 @@ describe('AccountHub', () => {
   });
 
   it('polls each gateway once for all its watchers, at the shortest interval', async () => {
-    const h = hub();
-    const [a, b] = await Promise.all([
-      updates<SensorSnapshot>(2, (cb) => h.watchSensors('DEMO', 0.3, cb)),
-      updates<SensorSnapshot>(2, (cb) => h.watchSensors('DEMO', 60, cb)),
-    ]);
+    clock = installClock();
+    const { client: counted, started } = countingClient(sim);
+    const h = hub({ client: counted });
+    const a: SensorSnapshot[] = [];
+    const b: SensorSnapshot[] = [];
+    h.watchSensors('DEMO', 0.3, (s) => a.push(s));
+    h.watchSensors('DEMO', 60, (s) => b.push(s));
+    await until('the first poll', () => a.length === 1 && b.length === 1);
+    await clock.tickAsync(299);
+    should(started.sensors).equal(1);
+    await clock.tickAsync(1);
+    await until('the second poll', () => a.length === 2 && b.length === 2);
     should(a[0]).equal(b[0]);
     should(a[1]).equal(b[1]);
     should(a[0].sensors.map((x) => x.id)).containEql('1');
-    should(a[1].polledAt! - a[0].polledAt!).be.within(250, 600);
+    should(a[1].polledAt! - a[0].polledAt!).equal(300);
     should(count(sim, 'sensors')).equal(2);
   });
 
@@ -195,35 +244,42 @@ describe('AccountHub', () => {
   });
 
   it('keeps to the interval while polls fail after a good one (no busy loop)', async () => {
-    const h = hub();
+    clock = installClock();
+    const { client: counted, started } = countingClient(sim);
+    const h = hub({ client: counted });
     const seen: SensorSnapshot[] = [];
-    const stop = h.watchSensors('DEMO', 0.2, (s) => {
-      seen.push(s);
-      if (seen.length === 1) sim.setFaults({ removedGateways: ['DEMO'] });
-    });
-    await delay(700);
+    const stop = h.watchSensors('DEMO', 0.2, (s) => seen.push(s));
+    await until('the first poll', () => seen.length === 1 && !h.pollInFlight('DEMO'));
+    sim.setFaults({ removedGateways: ['DEMO'] });
+    for (let polls = 2; polls <= 4; polls++) {
+      // one poll per interval, however often it fails: none before, exactly one at it
+      await clock.tickAsync(199);
+      should(started.sensors).equal(polls - 1);
+      await clock.tickAsync(1);
+      await until(`poll ${polls}`, () => count(sim, 'sensors') === polls && !h.pollInFlight('DEMO'));
+    }
     stop();
     should(seen[0].error).be.null();
     should(seen[seen.length - 1].error).have.property('code', 'not_found');
     should(seen[seen.length - 1].sensors).equal(seen[0].sensors); // the last good values stay
-    should(count(sim, 'sensors')).be.within(3, 5);
   });
 
   it('close() aborts requests in flight and leaves no timer that fetches again', async () => {
-    const h = hub();
+    clock = installClock();
+    const { client: counted, started } = countingClient(sim);
+    const h = hub({ client: counted });
     h.watchTariffs(0.005, () => undefined);
     h.watchSensors('DEMO', 0.2, () => undefined);
-    await delay(50);
+    await until('the first fetches', () => count(sim, 'tariffs') === 1 && count(sim, 'sensors') === 1);
+    // the simulator's latency runs on the fake clock too: this request hangs until closed
     sim.setFaults({ latencyMs: 5000 });
     const data = h.fetchData('DEMO', 'e1.kwh', Date.now() - 3_600_000);
-    const closing = h.close();
+    await until('the data request', () => count(sim, 'data') === 1);
+    await h.close();
     await should(data).be.rejected();
-    const started = Date.now();
-    await closing;
-    should(Date.now() - started).be.below(1000);
-    const before = sim.requests.length;
-    await delay(500);
-    should(sim.requests.length).equal(before);
+    const before = { ...started };
+    await clock.tickAsync(60_000); // a timer left behind would fetch here, every 0.3 s
+    should(started).eql(before);
   });
 
   it('fetchData also stops when the caller aborts', async () => {

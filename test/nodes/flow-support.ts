@@ -87,21 +87,7 @@ export function quiet(ms = 200): Promise<void> {
   return new Promise((resolve) => realSetTimeout(resolve, ms));
 }
 
-export interface FakeClock {
-  now: number;
-  tickAsync(ms: number): Promise<number>;
-  uninstall(): void;
-}
-
-/**
- * Fake setTimeout/clearTimeout/Date (install before loading the flow, so the account
- * hub reads the same clock), leaving setImmediate and I/O real: a poll interval of
- * 10 s passes in one tick while HTTP to the simulator still really happens.
- */
-export function installClock(): FakeClock {
-  const fakeTimers = require('@sinonjs/fake-timers');
-  return fakeTimers.install({ now: Date.now(), toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-}
+export { FakeClock, installClock } from '../fake-clock';
 
 /** Records every status a node shows (the helper reports each call as `call:status`). */
 export function statuses(id: string): Array<{ fill?: string; shape?: string; text?: string }> {

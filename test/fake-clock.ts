@@ -1,0 +1,28 @@
+// A fake clock for tests of code that waits (polls, retries, refreshes): setTimeout,
+// clearTimeout and Date are fake, setImmediate and I/O stay real, so a 10 s poll interval
+// passes in one tick while HTTP to the simulator on loopback still really happens.
+
+export interface FakeClock {
+  now: number;
+  tickAsync(ms: number): Promise<number>;
+  uninstall(): void;
+}
+
+/** Install before creating what reads the clock (the hub keeps `Date.now` as its clock). */
+export function installClock(): FakeClock {
+  // untyped package (no @types installed)
+  return require('@sinonjs/fake-timers').install({ now: Date.now(), toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+}
+
+/**
+ * Waits in real time (setImmediate turns, however the clock is faked) until `check()`
+ * holds, e.g. until a request has reached the simulator; fails after `limitMs`.
+ */
+export async function until(what: string, check: () => boolean, limitMs = 10_000): Promise<void> {
+  const started = process.hrtime.bigint();
+  while (!check()) {
+    if (Number(process.hrtime.bigint() - started) / 1e6 > limitMs) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
