@@ -1,15 +1,20 @@
-// The admin routes behind the edit dialogs (issue 5), registered once per runtime from
+// The admin routes behind the edit dialogs, registered once per runtime from
 // easy-account's register function. Each answers JSON built by lib/editor-data; this
-// file only decides which credentials a request may use:
+// file only decides which credentials a request may use and who may ask:
 //   - a token typed in the dialog goes to the base URL typed beside it, and nowhere else;
+//     that makes the runtime contact a host of the user's choosing, so it needs
+//     `easy-account.write` (someone who may change the account);
 //   - with no token (the editor only knows `has_token`), the deployed account node named
-//     by `id` lends its stored token, but only to its own deployed base URL.
+//     by `id` answers through its hub with its stored token and deployed base URL: answers
+//     shared and cached for the refresh period, so `read` users at any rate cost the
+//     service no more than the account's own nodes do.
 // Nothing here ever puts the token into an answer, and the client follows no redirect.
 import { DEFAULT_BASE_URL, EasyClient } from './lib/client';
 import {
   chartData, connectionFailed, connectionOk, EditorRequestError, editorError, findTariff, gatewaysOfTariffs,
-  httpStatusOf, sensorRows, tariffList, zoneList,
+  httpStatusOf, sensorList, tariffList, zoneList,
 } from './lib/editor-data';
+import type { AccountHub, TariffSnapshot } from './lib/hub';
 import { isObject } from './lib/tariff';
 import { planPreview } from './lib/plan-settings';
 import { assertTimeZone, machineTimeZone, toEpochMs } from './lib/time';
@@ -35,14 +40,20 @@ export interface AdminRED extends NodeAPI {
   nodes: NodeAPI['nodes'] & { eachNode?(fn: (config: NodeDef) => void): void };
 }
 
-/** Every route, for the docs, the tests and issue 6's adminAuth sweep. */
+/** The permission a request needs when it carries a typed token (and so a typed base URL). */
+export const TYPED_TOKEN_PERMISSION = 'easy-account.write';
+
+/**
+ * Every route, for the docs and the tests: `permission` for any request, and for one with
+ * a typed token TYPED_TOKEN_PERMISSION as well (`typedToken: true`).
+ */
 export const ADMIN_ROUTES = Object.freeze([
-  { method: 'post', path: '/easy-account/test-connection', permission: 'easy-account.read' },
-  { method: 'post', path: '/easy-account/tariffs', permission: 'easy-account.read' },
-  { method: 'post', path: '/easy-account/schedule', permission: 'easy-tariff.read' },
-  { method: 'post', path: '/easy-account/sensors', permission: 'easy-sensors.read' },
-  { method: 'post', path: '/easy-account/gateways', permission: 'easy-sensors.read' },
-  { method: 'get', path: '/easy-account/timezones', permission: 'easy-account.read' },
+  { method: 'post', path: '/easy-account/test-connection', permission: 'easy-account.read', typedToken: true },
+  { method: 'post', path: '/easy-account/tariffs', permission: 'easy-account.read', typedToken: true },
+  { method: 'post', path: '/easy-account/schedule', permission: 'easy-tariff.read', typedToken: true },
+  { method: 'post', path: '/easy-account/sensors', permission: 'easy-sensors.read', typedToken: true },
+  { method: 'post', path: '/easy-account/gateways', permission: 'easy-sensors.read', typedToken: false },
+  { method: 'get', path: '/easy-account/timezones', permission: 'easy-account.read', typedToken: false },
 ] as const);
 
 type RoutePath = (typeof ADMIN_ROUTES)[number]['path'];
@@ -60,6 +71,8 @@ export function registerAdminRoutes(RED: AdminRED): boolean {
   if (!app || registeredOn.has(app)) return false;
   registeredOn.add(app);
   const guard = (permission: string): Handler => (RED.auth ? RED.auth.needsPermission(permission) : (_q, _s, next) => next());
+  const writeGuard = guard(TYPED_TOKEN_PERMISSION);
+  const typedTokenGuard: Handler = (req, res, next) => (typedToken(requestBody(req)) ? writeGuard(req, res, next) : next());
   const handlers: Record<RoutePath, (body: Record<string, unknown>) => Promise<unknown>> = {
     '/easy-account/test-connection': (body) => testConnection(RED, body),
     '/easy-account/tariffs': (body) => tariffs(RED, body),
@@ -70,9 +83,9 @@ export function registerAdminRoutes(RED: AdminRED): boolean {
   };
   for (const route of ADMIN_ROUTES) {
     const handle = handlers[route.path];
-    app[route.method](route.path, guard(route.permission), (req, res) => {
-      const body = { ...(isObject(req.query) ? req.query : {}), ...(isObject(req.body) ? req.body : {}) };
-      handle(body).then(
+    const guards = route.typedToken ? [guard(route.permission), typedTokenGuard] : [guard(route.permission)];
+    app[route.method](route.path, ...guards, (req, res) => {
+      handle(requestBody(req)).then(
         (answer) => res.json(answer),
         (err) => {
           const error = editorError(err);
@@ -84,8 +97,18 @@ export function registerAdminRoutes(RED: AdminRED): boolean {
   return true;
 }
 
+/** Query and body fields of a request as one record (the body wins). */
+function requestBody(req: AdminRequest): Record<string, unknown> {
+  return { ...(isObject(req.query) ? req.query : {}), ...(isObject(req.body) ? req.body : {}) };
+}
 
 const text = (x: unknown): string => (typeof x === 'string' ? x.trim() : '');
+
+/** The token typed in the dialog, or '' (nothing, or the editor's stand-in for the stored one). */
+function typedToken(body: Record<string, unknown>): string {
+  const token = text(body.token);
+  return token === PASSWORD_PLACEHOLDER ? '' : token;
+}
 
 /** The deployed easy-account node with this id, or null. */
 function deployedAccount(RED: AdminRED, id: string): AccountNode | null {
@@ -105,32 +128,32 @@ function sameBase(a: string, b: string): boolean {
   return norm(a) === norm(b);
 }
 
-interface Access {
-  client: EasyClient;
-  timezone: string;
-  /** Set when the deployed node's stored token is in use (its hub may have last good data). */
-  lending: AccountNode | null;
-}
+/** What a request may use: a client for the typed token, or the deployed account's hub. */
+type Access =
+  | { timezone: string; client: EasyClient; hub?: undefined }
+  | { timezone: string; hub: AccountHub; client?: undefined };
 
-/** The client a request may use, and the zone, from what the dialog typed or the deployed node. */
+/** The client or hub a request may use, and the zone, from what the dialog typed or the deployed node. */
 function accessFor(RED: AdminRED, body: Record<string, unknown>): Access {
   const deployed = deployedAccount(RED, text(body.id));
   const typedBase = text(body.baseUrl);
-  const typedToken = text(body.token) === PASSWORD_PLACEHOLDER ? '' : text(body.token);
+  const token = typedToken(body);
   const timezone = zoneOf(body, deployed);
-  if (typedToken) {
+  if (token) {
     const baseUrl = typedBase || deployed?.baseUrl || DEFAULT_BASE_URL;
-    return { client: new EasyClient({ ...DIALOG_CLIENT, baseUrl, token: typedToken }), timezone, lending: null };
+    return { client: new EasyClient({ ...DIALOG_CLIENT, baseUrl, token }), timezone };
   }
-  const stored = deployed?.credentials?.token;
-  if (!deployed || !stored) {
+  if (!deployed || !deployed.credentials?.token) {
     throw new EditorRequestError('bad_request', 'no token: type the access token in the account (or deploy the account first)');
   }
   if (typedBase && !sameBase(typedBase, deployed.baseUrl)) {
     // the stored token only ever goes where it was configured to go
     throw new EditorRequestError('bad_request', 'the base URL differs from the deployed account: type the token again to use it with the new base URL');
   }
-  return { client: new EasyClient({ ...DIALOG_CLIENT, baseUrl: deployed.baseUrl, token: stored }), timezone, lending: deployed };
+  if (!deployed.hub) {
+    throw new EditorRequestError('bad_request', `the deployed account does not work: ${deployed.configError?.message ?? 'it has no connection'}`);
+  }
+  return { hub: deployed.hub, timezone };
 }
 
 function zoneOf(body: Record<string, unknown>, deployed: AccountNode | null): string {
@@ -152,6 +175,10 @@ async function testConnection(RED: AdminRED, body: Record<string, unknown>) {
     // the dialog's own mistakes (no token, a non-http URL) are a 400, not an outcome
     throw err instanceof EditorRequestError ? err : new EditorRequestError('bad_request', editorError(err).message);
   }
+  if (access.hub) {
+    const snapshot = await access.hub.sharedTariffs();
+    return snapshot.error ? connectionFailed(snapshot.error) : connectionOk(snapshot);
+  }
   try {
     return connectionOk(await access.client.fetchTariffs());
   } catch (err) {
@@ -159,16 +186,15 @@ async function testConnection(RED: AdminRED, body: Record<string, unknown>) {
   }
 }
 
-/** The account's tariffs; a deployed account lending its token falls back on its last good ones. */
-async function fetchTariffs(access: Access) {
-  try {
-    const parsed = await access.client.fetchTariffs();
-    return { parsed, fetchedAt: Date.now(), stale: false, error: null as unknown };
-  } catch (err) {
-    const kept = access.lending?.hub?.tariffs();
-    if (kept && kept.tariffs.length > 0) return { parsed: kept, fetchedAt: kept.fetchedAt, stale: true, error: err };
-    throw err;
-  }
+/**
+ * The account's tariffs: fetched with a typed token, or the deployed account's shared
+ * snapshot, which keeps its last good tariffs (marked stale) when the last fetch failed.
+ */
+async function fetchTariffs(access: Access): Promise<{ parsed: Pick<TariffSnapshot, 'tariffs' | 'problems'>; fetchedAt: number | null; stale: boolean; error: unknown }> {
+  if (access.client) return { parsed: await access.client.fetchTariffs(), fetchedAt: Date.now(), stale: false, error: null };
+  const snapshot = await access.hub.sharedTariffs();
+  if (snapshot.error && snapshot.tariffs.length === 0) throw snapshot.error;
+  return { parsed: snapshot, fetchedAt: snapshot.fetchedAt, stale: snapshot.error !== null, error: snapshot.error };
 }
 
 async function tariffs(RED: AdminRED, body: Record<string, unknown>) {
@@ -193,7 +219,10 @@ async function sensors(RED: AdminRED, body: Record<string, unknown>) {
   const gateway = text(body.gateway);
   if (!gateway) throw new EditorRequestError('bad_request', 'no gateway id given');
   const access = accessFor(RED, body);
-  return { gateway, sensors: sensorRows(await access.client.fetchSensors(gateway)) };
+  if (access.client) return sensorList(gateway, await access.client.fetchSensors(gateway));
+  const snapshot = await access.hub.sharedSensors(gateway);
+  if (snapshot.error) throw snapshot.error;
+  return sensorList(gateway, snapshot.sensors);
 }
 
 /**

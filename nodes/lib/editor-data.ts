@@ -9,6 +9,7 @@ import { decodeSensorId, DecodedSensorId } from './sensor-ids';
 import { parseTimeOfDay, Problem, Rule, sensorKey, sensorNumber, sensorsUsedBy, Tariff } from './tariff';
 import { machineTimeZone } from './time';
 import { dataRecord, setNested } from './id-map';
+import { MAX_SENSORS_LISTED } from './limits';
 
 /** How a dialog's request went wrong, for the editor to put in words (its catalogue) and for the HTTP status. */
 export type EditorErrorCode =
@@ -173,7 +174,7 @@ export function ruleRow(rule: Rule, index: number, vat: number): RuleRow {
   };
 }
 
-/** A valid tariff (from parseTariffs) as the dialogs list it, rules in evaluation order. */
+/** A valid tariff (from parseTariffs) as the dialogs list it, rules in evaluation order; `problems` are its warnings. */
 export function tariffInfo(tariff: Tariff, problems: Problem[]): TariffInfo {
   const rows = tariff.rules.map((rule, i) => ruleRow(rule, i, tariff.vat));
   // stable sort: equal priorities keep their array order, as the engine tries them
@@ -184,7 +185,7 @@ export function tariffInfo(tariff: Tariff, problems: Problem[]): TariffInfo {
     currency: tariff.currency,
     vat: tariff.vat,
     rules: rows,
-    problems: problems.filter((p) => p.tariffId === tariff.id && p.severity === 'warning'),
+    problems,
   };
 }
 
@@ -192,8 +193,16 @@ export function tariffList(
   parsed: { tariffs: Tariff[]; problems: Problem[] },
   extra: { fetchedAt: number | null; stale?: boolean; error?: unknown } = { fetchedAt: null },
 ): TariffList {
+  // each tariff's warnings in one pass over the problems, not one per tariff
+  const warnings = new Map<string, Problem[]>();
+  for (const p of parsed.problems) {
+    if (p.severity !== 'warning' || p.tariffId === null) continue;
+    const own = warnings.get(p.tariffId) ?? [];
+    own.push(p);
+    warnings.set(p.tariffId, own);
+  }
   const list: TariffList = {
-    tariffs: parsed.tariffs.map((t) => tariffInfo(t, parsed.problems)),
+    tariffs: parsed.tariffs.map((t) => tariffInfo(t, warnings.get(t.id) ?? [])),
     problems: parsed.problems,
     fetchedAt: extra.fetchedAt,
     stale: extra.stale === true,
@@ -353,6 +362,17 @@ export interface SensorRow {
   timestamp: number;
   interval: number | null;
   kind: DecodedSensorId;
+}
+
+export interface SensorList {
+  gateway: string;
+  sensors: SensorRow[];
+  /** Sensors of the answer beyond MAX_SENSORS_LISTED, not listed. */
+  omitted: number;
+}
+
+export function sensorList(gateway: string, sensors: Sensor[]): SensorList {
+  return { gateway, sensors: sensorRows(sensors.slice(0, MAX_SENSORS_LISTED)), omitted: Math.max(0, sensors.length - MAX_SENSORS_LISTED) };
 }
 
 export function sensorRows(sensors: Sensor[]): SensorRow[] {

@@ -51,6 +51,14 @@ interface StoredTariffs {
 type Unwatch = () => void;
 
 const DEFAULT_RETRY_MS = 30 * SECOND_MS;
+/** How long shared readers reuse tariffs when no watcher sets the refresh (easy-tariff's default). */
+export const SHARED_REFRESH_MS = 60 * MINUTE_MS;
+/** How long shared readers reuse the sensors of a gateway no node polls. */
+export const SHARED_SENSORS_MS = 60 * SECOND_MS;
+/** Shared reads of gateways no node polls start at most this often per account (any gateway id). */
+export const SHARED_SENSORS_SPACING_MS = 10 * SECOND_MS;
+/** Gateways whose shared read is remembered; the oldest is forgotten first. */
+const SHARED_SENSORS_KEPT = 32;
 
 export class NoTokenError extends Error {
   constructor() {
@@ -127,6 +135,12 @@ export class AccountHub {
   /** The wait the service last asked for (429/503 Retry-After), honoured up to the refresh. */
   private retryAfterMs = 0;
   private readonly loaded: Promise<void>;
+  /** Shared readers get the current snapshot until then (the next refresh, or the retry after a failure). */
+  private tariffsDueAt = -Infinity;
+
+  /** Shared reads of gateways no node polls: answers by gateway, and when the last one started. */
+  private readonly sharedSensorReads = new Map<string, { at: number; answer: Promise<SensorSnapshot> }>();
+  private lastSharedSensorRead = -Infinity;
 
   private readonly gateways = new Map<string, GatewayPoll>();
   private readonly controllers = new Set<AbortController>();
@@ -181,6 +195,53 @@ export class AccountHub {
   refreshTariffs(): Promise<TariffSnapshot> {
     if (this.waitingToRetry()) return Promise.resolve(this.snapshot);
     return this.fetchTariffsNow();
+  }
+
+  /**
+   * The tariffs for readers that are not watchers (the editor's routes, any number of
+   * users at any rate): the current snapshot until the next fetch is due (the refresh,
+   * or the retry after a failure), then one fetch that all of them share. The service
+   * sees no more requests than one per refresh period, however often they ask.
+   */
+  sharedTariffs(): Promise<TariffSnapshot> {
+    if (this.tariffsInFlight) return this.tariffsInFlight;
+    if (this.closed || this.now() < this.tariffsDueAt) return Promise.resolve(this.snapshot);
+    return this.fetchTariffsNow();
+  }
+
+  /**
+   * The sensors of a gateway for readers that are not watchers: a polled gateway's last
+   * poll; for any other gateway one read shared and kept for SHARED_SENSORS_MS, and such
+   * reads start at most once per SHARED_SENSORS_SPACING_MS per account, whatever the
+   * gateway id, so made-up ids cannot spend the account's quota either.
+   */
+  sharedSensors(gatewayId: string): Promise<SensorSnapshot> {
+    const polled = this.gateways.get(gatewayId);
+    if (polled) return polled.inFlight ?? Promise.resolve(polled.snapshot);
+    const now = this.now();
+    const kept = this.sharedSensorReads.get(gatewayId);
+    if (kept && now - kept.at < SHARED_SENSORS_MS) return kept.answer;
+    const wait = this.lastSharedSensorRead + SHARED_SENSORS_SPACING_MS - now;
+    if (wait > 0) {
+      const seconds = Math.ceil(wait / SECOND_MS);
+      return Promise.reject(new EasyApiError('rate_limited', `the account read another gateway's sensors a moment ago: try again in ${seconds} s`));
+    }
+    this.lastSharedSensorRead = now;
+    const answer = this.readSensorsOnce(gatewayId);
+    this.sharedSensorReads.delete(gatewayId);
+    this.sharedSensorReads.set(gatewayId, { at: now, answer });
+    if (this.sharedSensorReads.size > SHARED_SENSORS_KEPT) this.sharedSensorReads.delete(this.sharedSensorReads.keys().next().value as string);
+    return answer;
+  }
+
+  private async readSensorsOnce(gatewayId: string): Promise<SensorSnapshot> {
+    try {
+      const client = this.requireClient();
+      const sensors = await this.withAbort(undefined, (signal) => client.fetchSensors(gatewayId, { signal }));
+      return { gatewayId, sensors, polledAt: this.now(), error: null };
+    } catch (err) {
+      return { gatewayId, sensors: [], polledAt: null, error: asError(err) };
+    }
   }
 
   /** Whether the last tariff fetch failed and the timer for its retry is set. */
@@ -260,6 +321,7 @@ export class AccountHub {
     this.tariffTimer.cancel();
     for (const gateway of this.gateways.values()) gateway.timer.cancel();
     this.gateways.clear();
+    this.sharedSensorReads.clear();
     for (const handle of this.immediates) clearImmediate(handle);
     this.immediates.clear();
     for (const controller of this.controllers) controller.abort();
@@ -296,7 +358,8 @@ export class AccountHub {
       this.retryAfterMs = typeof asked === 'number' && Number.isFinite(asked) ? asked : 0;
     }
     if (this.closed) return this.snapshot;
-    this.scheduleTariffs(this.nextTariffFetch());
+    this.tariffsDueAt = this.nextTariffFetch();
+    this.scheduleTariffs(this.tariffsDueAt);
     this.tariffWatchers.notify(this.snapshot);
     return this.snapshot;
   }
@@ -306,7 +369,8 @@ export class AccountHub {
    * the service's Retry-After (beyond what the client already waited), capped by the refresh.
    */
   private nextTariffFetch(): number {
-    const refreshMs = this.tariffWatchers.intervalMs;
+    const watched = this.tariffWatchers.intervalMs;
+    const refreshMs = Number.isFinite(watched) ? watched : SHARED_REFRESH_MS;
     if (this.failures === 0) return this.now() + refreshMs;
     const backoff = this.retryMs * 2 ** Math.min(this.failures - 1, 20);
     return this.now() + Math.min(Math.max(backoff, this.retryAfterMs), refreshMs);

@@ -12,3 +12,5 @@ export const MAX_PROBLEMS_PER_ANSWER = 100;
 export const MAX_ID_CHARS = 200;
 /** Characters of any value quoted in a message; longer ones are cut, ending in "…". */
 export const MAX_QUOTED_CHARS = 40;
+/** Sensors of one gateway an edit dialog lists; the answer counts the ones left out. */
+export const MAX_SENSORS_LISTED = 1000;

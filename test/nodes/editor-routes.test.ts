@@ -9,7 +9,7 @@ import { startSimulator, Simulator } from '../../sim/server';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
 import { schedule } from '../../nodes/lib/price';
 import { machineTimeZone } from '../../nodes/lib/time';
-import { ADMIN_ROUTES, AdminRED, registerAdminRoutes } from '../../nodes/admin-routes';
+import { ADMIN_ROUTES, AdminRED, registerAdminRoutes, TYPED_TOKEN_PERMISSION } from '../../nodes/admin-routes';
 import easyAccount = require('../../nodes/easy-account');
 import easySensors = require('../../nodes/easy-sensors');
 import easyTariff = require('../../nodes/easy-tariff');
@@ -167,16 +167,57 @@ describe('editor admin routes', function () {
     });
 
     it('offline: the tariffs list falls back on the deployed account\'s last good tariffs, marked stale', async () => {
+      should((await post('/easy-account/tariffs', { id: 'acc' })).body.stale).be.false();
+      // the next deploy of the account starts from its last good tariffs and cannot fetch
       await helper.unload();
-      await load([account(sim), { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-FLAT', refresh: 60, wires: [] }]);
-      const hub = helper.getNode('acc').hub;
-      for (let i = 0; i < 100 && !hub.tariffs().fetchedAt; i++) await quiet(20);
       sim.setFaults({ serverError: 'all' });
+      await load([account(sim, { retries: 0 })]);
       const r = await post('/easy-account/tariffs', { id: 'acc' });
       should(r.status).equal(200);
       should(r.body.stale).be.true();
       should(r.body.error.code).equal('server');
       should(r.body.tariffs.length).equal(DEMO_TARIFFS.length + 2);
+      const test = await post('/easy-account/test-connection', { id: 'acc' });
+      should(test.body).match({ ok: false, outcome: 'server' });
+    });
+
+    it('the stored token\'s answers are shared: 1,000 calls in a burst make one tariffs and one sensors request', async () => {
+      sim.setFaults({ latencyMs: 50 });
+      const calls: Array<() => Promise<Answer>> = [];
+      for (let i = 0; i < 250; i++) {
+        calls.push(() => post('/easy-account/tariffs', { id: 'acc' }));
+        calls.push(() => post('/easy-account/test-connection', { id: 'acc' }));
+        calls.push(() => post('/easy-account/schedule', { id: 'acc', tariff: 'DEMO-NIGHT', at: BEFORE_DST }));
+        calls.push(() => post('/easy-account/sensors', { id: 'acc', gateway: 'DEMO' }));
+      }
+      const statuses: number[] = [];
+      for (let i = 0; i < calls.length; i += 100) statuses.push(...(await Promise.all(calls.slice(i, i + 100).map((c) => c()))).map((a) => a.status));
+      should(new Set(statuses)).eql(new Set([200]));
+      should(sim.requests.filter((r) => r.endpoint === 'tariffs')).have.length(1);
+      should(sim.requests.filter((r) => r.endpoint === 'sensors')).have.length(1);
+      // another gateway id right after: refused in words, no request (made-up ids cannot spend the quota either)
+      const other = await post('/easy-account/sensors', { id: 'acc', gateway: 'ELSEWHERE' });
+      should(other.status).equal(502);
+      should(other.body.error.code).equal('rate_limited');
+      should(other.body.error.message).match(/try again in \d+ s/);
+      should(sim.requests.filter((r) => r.endpoint === 'sensors')).have.length(1);
+    });
+
+    it('with nodes watching, the routes use their polls and refreshes: no request of their own', async () => {
+      await helper.unload();
+      await load([
+        account(sim),
+        { id: 's', type: 'easy-sensors', account: 'acc', gateway: 'DEMO', interval: 60, output: 'all', onlyChanged: false, sensors: '', wires: [] },
+        { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-FLAT', refresh: 60, wires: [] },
+      ]);
+      const hub = helper.getNode('acc').hub;
+      for (let i = 0; i < 200 && !(hub.tariffs().fetchedAt && sim.requests.some((r) => r.endpoint === 'sensors' && r.status === 200)); i++) await quiet(20);
+      const before = sim.requests.length;
+      for (let i = 0; i < 20; i++) {
+        should((await post('/easy-account/tariffs', { id: 'acc' })).status).equal(200);
+        should((await post('/easy-account/sensors', { id: 'acc', gateway: 'DEMO' })).body.sensors.length).be.above(10);
+      }
+      should(sim.requests.length).equal(before);
     });
   });
 
@@ -338,7 +379,7 @@ describe('editor admin routes', function () {
       should((await post('/easy-account/test-connection', { id: 'acc' })).body.ok).be.true();
     });
 
-    it('every route sits behind RED.auth.needsPermission with its permission', async () => {
+    it('every route sits behind RED.auth.needsPermission with its permission; a typed token also needs easy-account.write', async () => {
       const express = require('express');
       const request = require('supertest');
       const app = express();
@@ -349,22 +390,35 @@ describe('editor admin routes', function () {
         auth: {
           needsPermission: (permission: string) => {
             asked.push(permission);
-            return (req: any, res: any, next: () => void) => (req.get('x-permission') === permission ? next() : res.status(401).end());
+            // the permissions a request holds, as a header: a list
+            return (req: any, res: any, next: () => void) => (String(req.get('x-permissions')).split(',').includes(permission) ? next() : res.status(401).end());
           },
         },
         nodes: { getNode: () => null, eachNode: () => undefined },
       } as unknown as AdminRED;
       should(registerAdminRoutes(RED)).be.true();
       should(registerAdminRoutes(RED)).be.false();
-      should(asked).eql(ADMIN_ROUTES.map((r) => r.permission));
+      should(asked).eql([TYPED_TOKEN_PERMISSION, ...ADMIN_ROUTES.map((r) => r.permission)]);
+      should(TYPED_TOKEN_PERMISSION).equal('easy-account.write');
+      const typed = { baseUrl: 'http://127.0.0.1:9', token: 'typed' };
       for (const route of ADMIN_ROUTES) {
         should(route.permission).match(/^easy-(account|tariff|sensors|cost)\.read$/);
         const denied = await request(app)[route.method](route.path).send({});
         should(denied.status).equal(401, route.path);
-        const allowed = await request(app)[route.method](route.path).set('x-permission', route.permission).send({});
+        const allowed = await request(app)[route.method](route.path).set('x-permissions', route.permission).send({});
         should(allowed.status).not.equal(401, route.path);
         should(allowed.body).be.an.Object();
+        // a typed token needs write as well; the password placeholder is no typed token
+        const reader = await request(app)[route.method](route.path).set('x-permissions', route.permission).send(typed);
+        should(reader.status).equal(route.typedToken ? 401 : 200, `${route.path} with a typed token and read only`);
+        const placeholder = await request(app)[route.method](route.path).set('x-permissions', route.permission).send({ ...typed, token: '__PWRD__' });
+        should(placeholder.status).not.equal(401, route.path);
+        const writer = await request(app)[route.method](route.path).set('x-permissions', `${route.permission},easy-account.write`).query(route.method === 'get' ? typed : {}).send(typed);
+        should(writer.status).not.equal(401, route.path);
       }
+      // a token in the query string counts as typed too
+      const queried = await request(app).post('/easy-account/tariffs').set('x-permissions', 'easy-account.read').query(typed).send({});
+      should(queried.status).equal(401);
     });
   });
 

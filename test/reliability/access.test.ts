@@ -79,3 +79,76 @@ describe('reliability: a Node-RED process with adminAuth', function () {
     should(red.output).not.containEql(CANARY);
   });
 });
+
+describe('reliability: read-only and anonymous editor users', function () {
+  this.timeout(120000);
+  let sim: Simulator;
+  let elsewhere: Simulator;
+  let red: RedProcess;
+  after(async () => {
+    await red?.dispose();
+    await sim?.close();
+    await elsewhere?.close();
+  });
+
+  async function login(username: string, scope: string): Promise<Record<string, string>> {
+    const res = await fetch(`${red.url}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_id: 'node-red-admin', grant_type: 'password', scope, username, password: PASSWORD }),
+    });
+    should(res.status).equal(200);
+    return { authorization: `Bearer ${((await res.json()) as { access_token: string }).access_token}` };
+  }
+
+  async function call(headers: Record<string, string>, route: string, body: object): Promise<{ status: number; text: string }> {
+    const res = await fetch(`${red.url}${route}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: res.status, text: await res.text() };
+  }
+
+  it('a viewer or anonymous user reaches no typed URL and costs the service at most one request per refresh', async () => {
+    sim = await canarySimulator();
+    elsewhere = await canarySimulator();
+    const hash = bcrypt.hashSync(PASSWORD, 8);
+    red = new RedProcess({
+      extraSettings: `adminAuth: { type: 'credentials', default: { permissions: 'read' }, users: [
+        { username: 'admin', password: ${JSON.stringify(hash)}, permissions: '*' },
+        { username: 'viewer', password: ${JSON.stringify(hash)}, permissions: 'read' },
+      ] },`,
+    });
+    await red.start();
+    const admin = await login('admin', '*');
+    const viewer = await login('viewer', 'read');
+    const anonymous = {};
+    await red.deploy([{ id: 'acc', type: 'easy-account', name: 'rel', baseUrl: sim.url, timezone: 'UTC', credentials: { token: CANARY } }], admin);
+
+    // a typed token (and the URL beside it): write permission only
+    const typed = { baseUrl: elsewhere.url, token: CANARY, tariff: 'DEMO-FLAT', gateway: 'DEMO' };
+    for (const route of ['/easy-account/test-connection', '/easy-account/tariffs', '/easy-account/schedule', '/easy-account/sensors']) {
+      for (const [who, headers] of [['viewer', viewer], ['anonymous', anonymous]] as const) {
+        const r = await call(headers, route, typed);
+        should(r.status === 401 || r.status === 403).be.true(`${who} ${route} with a typed token answered ${r.status}`);
+      }
+      should((await call(admin, route, typed)).status).equal(200, `admin ${route}`);
+    }
+    should(elsewhere.requests.filter((r) => r.endpoint !== null).length).equal(4); // the admin's four, nobody else's
+
+    // 1,000 read-only calls in a burst through the deployed account: one request to the service
+    sim.resetRequests();
+    const reads = ['/easy-account/tariffs', '/easy-account/schedule', '/easy-account/test-connection', '/easy-account/sensors'];
+    const statuses: number[] = [];
+    for (let i = 0; i < 1000; i += 100) {
+      const batch = Array.from({ length: 100 }, (_, k) => call(k % 2 ? viewer : anonymous, reads[k % reads.length], { id: 'acc', tariff: 'DEMO-FLAT', gateway: 'DEMO' }));
+      for (const r of await Promise.all(batch)) {
+        statuses.push(r.status);
+        should(r.text).not.containEql(CANARY);
+      }
+    }
+    should(new Set(statuses)).eql(new Set([200]));
+    should(sim.requests.filter((r) => r.endpoint === 'tariffs')).have.length(1);
+    should(sim.requests.filter((r) => r.endpoint === 'sensors')).have.length(1);
+    // the runtime still answers
+    should((await fetch(`${red.url}/settings`, { headers: viewer })).status).equal(200);
+    should(red.child?.exitCode).be.null();
+  });
+});
