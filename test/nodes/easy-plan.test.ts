@@ -172,6 +172,42 @@ describe('easy-plan node', function () {
     ]);
   });
 
+  it('plans again when a sensor its rules read changes (a message); a sensor id is data, "__proto__" included', async () => {
+    served = [{
+      id: 'NIGHT', name: 'night', vat: 20, currency: 'GBP', rules: [
+        { priority: 0, price: 0.9, time_start: '02:00', time_end: '03:00', gateway_id: 'GEN', sensor_id: '__proto__', sensor_value: 1, sensor_condition: 'eq' },
+        ...cheapBetween('02:00', '04:00').rules,
+      ],
+    }];
+    const { plans, node, sw } = await start('2026-01-10T21:30:00Z');
+    const [first] = await plans.next(1);
+    should(first.payload.slots.map((s: { from: string }) => s.from)).eql(['2026-01-11T02:00:00.000Z']); // the sensor is unknown: its rule does not match
+    node.receive({ topic: '__proto__', gateway: 'GEN', payload: 1 });
+    const [second] = await plans.next(1);
+    should(second.payload).match({ cause: 'tariffs', slots: [{ from: '2026-01-11T03:00:00.000Z', to: '2026-01-11T04:00:00.000Z' }] });
+    node.receive({ topic: '__proto__', gateway: 'GEN', payload: 0 });
+    const [third] = await plans.next(1);
+    should(third.payload.slots.map((s: { from: string }) => s.from)).eql(['2026-01-11T02:00:00.000Z']);
+    should(({} as Record<string, unknown>).gen).be.undefined();
+    should(sw).have.length(1);
+  });
+
+  it('rolling: plans the next N hours, and the next N hours again when its run is done', async () => {
+    served = [cheapBetween('01:00', '02:30')];
+    const { sw, plans } = await start('2026-01-10T21:30:00Z', { mode: 'rolling', hours: 6 });
+    const [first] = await plans.next(1);
+    should(first.payload.window).match({ from: '2026-01-10T21:30:00.000Z', to: '2026-01-11T03:30:00.000Z' });
+    should(first.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([['2026-01-11T01:00:00.000Z', '2026-01-11T02:00:00.000Z']]);
+    await tickTo('2026-01-11T02:00:00Z');
+    const [second] = await plans.next(1);
+    // a new window from the end of the run: the cheap half hour left, then the earliest at 0.3
+    should(second.payload).match({ cause: 'window', window: { from: '2026-01-11T02:00:00.000Z', to: '2026-01-11T08:00:00.000Z' } });
+    should(second.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([['2026-01-11T02:00:00.000Z', '2026-01-11T03:00:00.000Z']]);
+    await tickTo('2026-01-11T02:59:00Z');
+    // on since 01:00 without a break: the new plan continued the running slot
+    should(sw.map((s) => [s.on, new Date(s.at).toISOString()])).eql([[false, '2026-01-10T21:30:00.000Z'], [true, '2026-01-11T01:00:00.000Z']]);
+  });
+
   it('restarted in the middle of a slot, sends true at once and switches off at the planned end', async () => {
     contextDir = fs.mkdtempSync(path.join(os.tmpdir(), 'easy-plan-context-'));
     helper.settings({ contextStorage: { default: { module: 'localfilesystem', config: { dir: contextDir, flushInterval: 3600 } } } });
