@@ -12,7 +12,10 @@ const ZONE = 'Europe/London';
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
 const TARIFF = {
-  id: 'B', name: 'bench', vat: 20, currency: 'GBP',
+  id: 'B',
+  name: 'bench',
+  vat: 20,
+  currency: 'GBP',
   rules: [
     { priority: 1, price: 0.12, time_start: '00:30', time_end: '04:30' },
     { priority: 2, price: 0.42, time_start: '16:00', time_end: '19:00', weekdays: [1, 2, 3, 4, 5] },
@@ -23,11 +26,17 @@ const FROM = Date.parse('2026-01-01T12:00:00Z');
 const ROUNDS = 15;
 
 function main(): void {
-  console.log(`cheapestWindows, 3-rule tariff, ${ZONE}, medians of ${ROUNDS} rounds (node ${process.version}, load average ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} cores)`);
+  console.log(
+    `cheapestWindows, 3-rule tariff, ${ZONE}, medians of ${ROUNDS} rounds (node ${process.version}, load average ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} cores)`,
+  );
   console.log('  window   segments   schedule    split   one block   split/schedule   block/schedule   block µs/segment');
-  for (const [label, days] of [['day', 1], ['month', 31], ['year', 365]] as Array<[string, number]>) {
+  for (const [label, days] of [
+    ['day', 1],
+    ['month', 31],
+    ['year', 365],
+  ] as Array<[string, number]>) {
     const to = FROM + days * DAY;
-    const options = { timezone: ZONE, from: FROM, to, duration: Math.min(days * 4, 500) * HOUR / 4 };
+    const options = { timezone: ZONE, from: FROM, to, duration: (Math.min(days * 4, 500) * HOUR) / 4 };
     const segments = schedule(TARIFF, FROM, to, { timezone: ZONE }).length;
     const times: number[][] = [[], [], []];
     for (let r = 0; r < ROUNDS + 3; r++) {
@@ -39,7 +48,9 @@ function main(): void {
       if (r >= 3) t.forEach((ms, k) => times[k].push(ms)); // the first rounds warm the JIT
     }
     const [sched, split, block] = times.map(median);
-    console.log(`  ${label.padEnd(7)}${String(segments).padStart(10)}${sched.toFixed(3).padStart(10)} ms${split.toFixed(3).padStart(9)} ms${block.toFixed(3).padStart(9)} ms${(split / sched).toFixed(1).padStart(12)} x${(block / sched).toFixed(1).padStart(16)} x${((block * 1000) / segments).toFixed(2).padStart(18)}`);
+    console.log(
+      `  ${label.padEnd(7)}${String(segments).padStart(10)}${sched.toFixed(3).padStart(10)} ms${split.toFixed(3).padStart(9)} ms${block.toFixed(3).padStart(9)} ms${(split / sched).toFixed(1).padStart(12)} x${(block / sched).toFixed(1).padStart(16)} x${((block * 1000) / segments).toFixed(2).padStart(18)}`,
+    );
   }
 }
 

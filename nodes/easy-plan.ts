@@ -29,8 +29,10 @@ export = function register(RED: NodeAPI): void {
     let watch: PlanWatch | null = null;
 
     const store = {
-      load: () => new Promise<unknown>((resolve, reject) => node.context().get(STORE_KEY, (err, value) => (err ? reject(err) : resolve(value)))),
-      save: (value: unknown) => new Promise<void>((resolve, reject) => node.context().set(STORE_KEY, value, (err) => (err ? reject(err) : resolve()))),
+      load: () =>
+        new Promise<unknown>((resolve, reject) => node.context().get(STORE_KEY, (err, value) => (err ? reject(err) : resolve(value)))),
+      save: (value: unknown) =>
+        new Promise<void>((resolve, reject) => node.context().set(STORE_KEY, value, (err) => (err ? reject(err) : resolve()))),
     };
 
     // Started on the next turn, once the whole flow exists: what it sends or reports
@@ -64,7 +66,8 @@ export = function register(RED: NodeAPI): void {
       try {
         if (!watch) throw new Error(problem ?? 'the node is still starting');
         if (msg.payload === 'cancel') watch.cancel();
-        else if (msg.payload === 'plan' || hasOverrides(msg)) watch.planNow(hasOverrides(msg) ? { duration: msg.duration, from: msg.from, until: msg.until } : null);
+        else if (msg.payload === 'plan' || hasOverrides(msg))
+          watch.planNow(hasOverrides(msg) ? { duration: msg.duration, from: msg.from, until: msg.until } : null);
         // otherwise a sensor value for the tariff's rules, as easy-tariff takes them
         else for (const { gatewayId, sensorId, value } of sensorValues(msg)) watch.setSensor(gatewayId, sensorId, value);
         finish();
@@ -92,6 +95,10 @@ function sensorValues(msg: NodeMessage): ReturnType<typeof sensorsFromMessage> {
   try {
     return sensorsFromMessage(msg);
   } catch (err) {
-    throw new Error(`expected msg.payload 'plan' or 'cancel', msg.duration/msg.from/msg.until, or a sensor value with msg.topic set to the sensor id (${(err as Error).message})`);
+    // the reason is in the message; the target's lib has no Error cause
+    // eslint-disable-next-line preserve-caught-error
+    throw new Error(
+      `expected msg.payload 'plan' or 'cancel', msg.duration/msg.from/msg.until, or a sensor value with msg.topic set to the sensor id (${(err as Error).message})`,
+    );
   }
 }

@@ -42,12 +42,14 @@ function timeOfDay(value: unknown, what: string): number {
 }
 
 /** The length of a daily window on an ordinary day: until before from wraps midnight; equal means 24 h. */
-const dailyLength = (w: { fromMs: number; untilMs: number }) => (w.untilMs > w.fromMs ? w.untilMs - w.fromMs : w.untilMs + DAY_MS - w.fromMs);
+const dailyLength = (w: { fromMs: number; untilMs: number }) =>
+  w.untilMs > w.fromMs ? w.untilMs - w.fromMs : w.untilMs + DAY_MS - w.fromMs;
 
 /** The node's configuration, or an Error saying what is wrong with it. */
 export function planSettings(config: Record<string, unknown>): PlanSettings {
-  const durationMs = numberIn(config.durationHours ?? 0, 'the duration (hours)', 0, 192) * HOUR_MS
-    + numberIn(config.durationMinutes ?? 0, 'the duration (minutes)', 0, 59) * MINUTE_MS;
+  const durationMs =
+    numberIn(config.durationHours ?? 0, 'the duration (hours)', 0, 192) * HOUR_MS +
+    numberIn(config.durationMinutes ?? 0, 'the duration (minutes)', 0, 59) * MINUTE_MS;
   if (durationMs <= 0) throw new Error('the duration must be more than 0 minutes');
   let window: PlanWindow;
   if (config.mode === 'rolling') {
@@ -59,9 +61,10 @@ export function planSettings(config: Record<string, unknown>): PlanSettings {
   }
   const length = window.kind === 'daily' ? dailyLength(window) : window.lengthMs;
   if (length < durationMs) throw new Error(`the window (${hours(length)}) is shorter than the duration (${hours(durationMs)})`);
-  const maxPrice = config.maxPrice === undefined || config.maxPrice === null || String(config.maxPrice).trim() === ''
-    ? undefined
-    : numberIn(config.maxPrice, 'the highest price', -1e6, 1e6);
+  const maxPrice =
+    config.maxPrice === undefined || config.maxPrice === null || String(config.maxPrice).trim() === ''
+      ? undefined
+      : numberIn(config.maxPrice, 'the highest price', -1e6, 1e6);
   return { durationMs, window, contiguous: config.contiguous === true || config.contiguous === 'true', maxPrice };
 }
 
@@ -89,7 +92,10 @@ export function configuredCycle(settings: PlanSettings, now: number, timezone: s
 
 /** A run time from a message: minutes as a number, or text such as `2h`, `2 h 30 min`, `90m`, `1:30`. */
 export function parseDuration(value: unknown): number {
-  const bad = () => new Error(`msg.duration must be minutes (a number) or a text such as "2h 30m" or "1:30", got ${JSON.stringify(value) ?? String(value)}`);
+  const bad = () =>
+    new Error(
+      `msg.duration must be minutes (a number) or a text such as "2h 30m" or "1:30", got ${JSON.stringify(value) ?? String(value)}`,
+    );
   let ms: number;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw bad();
@@ -99,7 +105,8 @@ export function parseDuration(value: unknown): number {
     const clock = /^(\d{1,3}):(\d\d)$/.exec(text);
     const units = /^(?:(\d+(?:\.\d+)?)\s*h(?:ours?)?)?\s*(?:(\d+(?:\.\d+)?)\s*m(?:in(?:utes?)?)?)?$/.exec(text);
     if (clock && +clock[2] < 60) ms = +clock[1] * HOUR_MS + +clock[2] * MINUTE_MS;
-    else if (units && (units[1] !== undefined || units[2] !== undefined)) ms = Number(units[1] ?? 0) * HOUR_MS + Number(units[2] ?? 0) * MINUTE_MS;
+    else if (units && (units[1] !== undefined || units[2] !== undefined))
+      ms = Number(units[1] ?? 0) * HOUR_MS + Number(units[2] ?? 0) * MINUTE_MS;
     else if (text !== '' && Number.isFinite(Number(text))) ms = Number(text) * MINUTE_MS;
     else throw bad();
   } else {
@@ -133,7 +140,10 @@ export function parseMoment(value: unknown, what: string, after: number, timezon
  * what the message leaves out comes from the configured plan. Throws a user's message.
  */
 export function overrideCycle(
-  msg: { duration?: unknown; from?: unknown; until?: unknown }, settings: PlanSettings, now: number, timezone: string,
+  msg: { duration?: unknown; from?: unknown; until?: unknown },
+  settings: PlanSettings,
+  now: number,
+  timezone: string,
 ): Cycle {
   const base = configuredCycle(settings, now, timezone);
   const requested = msg.duration === undefined ? settings.durationMs : parseDuration(msg.duration);
@@ -142,7 +152,8 @@ export function overrideCycle(
   if (from - now > MAX_WINDOW_MS) throw new Error(`msg.from is more than ${hours(MAX_WINDOW_MS)} ahead`);
   const to = msg.until === undefined ? Math.max(base.to, from) : parseMoment(msg.until, 'msg.until', from, timezone);
   if (to - from > MAX_WINDOW_MS) throw new Error(`the window from msg.from to msg.until is longer than ${hours(MAX_WINDOW_MS)}`);
-  if (to - from < requested) throw new Error(`the window (${hours(Math.max(0, to - from))}) is shorter than the duration (${hours(requested)})`);
+  if (to - from < requested)
+    throw new Error(`the window (${hours(Math.max(0, to - from))}) is shorter than the duration (${hours(requested)})`);
   return { from, to, requested, override: true };
 }
 
@@ -152,7 +163,11 @@ export function overrideCycle(
  * would be now. An error in the configuration is returned as text, not thrown.
  */
 export function planPreview(
-  tariff: unknown, config: Record<string, unknown>, now: number, to: number, options: { timezone: string; sensors?: SensorValues },
+  tariff: unknown,
+  config: Record<string, unknown>,
+  now: number,
+  to: number,
+  options: { timezone: string; sensors?: SensorValues },
 ): { slots: Array<{ from: number; to: number; price: number }>; shortfalls: string[]; error: string | null } {
   const slots: Array<{ from: number; to: number; price: number }> = [];
   const shortfalls: string[] = [];
@@ -165,7 +180,14 @@ export function planPreview(
       const from = Math.max(at, cycle.from);
       if (from >= to) break;
       const duration = Math.min(cycle.requested, cycle.to - from);
-      const plan = cheapestWindows(tariff, { ...options, from, to: cycle.to, duration, contiguous: settings.contiguous, maxPrice: settings.maxPrice });
+      const plan = cheapestWindows(tariff, {
+        ...options,
+        from,
+        to: cycle.to,
+        duration,
+        contiguous: settings.contiguous,
+        maxPrice: settings.maxPrice,
+      });
       slots.push(...plan.slots);
       if (plan.shortfall) shortfalls.push(plan.shortfall);
       if (settings.window.kind === 'rolling') break;

@@ -138,7 +138,14 @@ export class PlanWatch {
       return;
     }
     // check that it plans before anything changes
-    const result = cheapestWindows(tariff, { ...options, from: cycle.from, to: cycle.to, duration: cycle.requested, contiguous: this.opts.settings.contiguous, maxPrice: this.opts.settings.maxPrice });
+    const result = cheapestWindows(tariff, {
+      ...options,
+      from: cycle.from,
+      to: cycle.to,
+      duration: cycle.requested,
+      contiguous: this.opts.settings.contiguous,
+      maxPrice: this.opts.settings.maxPrice,
+    });
     this.cycle = cycle;
     this.slots = this.slots.filter((s) => s.from < now).map((s) => ({ ...s, to: Math.min(s.to, now) }));
     this.adopt(result, now, 'message', true);
@@ -196,7 +203,14 @@ export class PlanWatch {
     }
     // started late in a window (deploy at 06:00 for 3 h before 07:00): what still fits
     const fits = Math.min(rest, cycle.to - from);
-    const result = cheapestWindows(tariff, { ...options, from, to: cycle.to, duration: fits, contiguous: this.opts.settings.contiguous, maxPrice: this.opts.settings.maxPrice });
+    const result = cheapestWindows(tariff, {
+      ...options,
+      from,
+      to: cycle.to,
+      duration: fits,
+      contiguous: this.opts.settings.contiguous,
+      maxPrice: this.opts.settings.maxPrice,
+    });
     this.cycle = cycle;
     this.slots = past;
     this.adopt(result, now, cause, false, fits < rest ? `only ${hours(cycle.to - from)} of the window is left` : null);
@@ -209,7 +223,11 @@ export class PlanWatch {
       const last = slots[slots.length - 1];
       if (last && last.to === s.from) {
         const length = s.to - last.from;
-        slots[slots.length - 1] = { from: last.from, to: s.to, price: (last.price * (last.to - last.from) + s.price * (s.to - s.from)) / length };
+        slots[slots.length - 1] = {
+          from: last.from,
+          to: s.to,
+          price: (last.price * (last.to - last.from) + s.price * (s.to - s.from)) / length,
+        };
       } else {
         slots.push(s);
       }
@@ -217,7 +235,7 @@ export class PlanWatch {
     this.slots = slots;
     this.currency = result.currency;
     const shortfall = lateStart ?? result.shortfall;
-    this.noPlan = slots.some((s) => s.to > now) ? null : shortfall ?? 'nothing left to run in this window';
+    this.noPlan = slots.some((s) => s.to > now) ? null : (shortfall ?? 'nothing left to run in this window');
     if (always) this.sentPlan = null;
     this.send(cause, result, shortfall, now);
     this.problem = null;
@@ -315,7 +333,13 @@ export class PlanWatch {
       window: { from: iso(cycle.from), to: iso(cycle.to), fromLocal: localIso(cycle.from, tz), toLocal: localIso(cycle.to, tz) },
       requested: cycle.requested,
       planned,
-      slots: this.slots.map((s) => ({ from: iso(s.from), to: iso(s.to), fromLocal: localIso(s.from, tz), toLocal: localIso(s.to, tz), price: s.price })),
+      slots: this.slots.map((s) => ({
+        from: iso(s.from),
+        to: iso(s.to),
+        fromLocal: localIso(s.from, tz),
+        toLocal: localIso(s.to, tz),
+        price: s.price,
+      })),
       averagePrice: planned > 0 ? net / (planned / HOUR_MS) : null,
       costPerKw: { net, gross: net * (1 + vat / 100) },
       comparedToNow: result ? result.comparedToNow : null,
@@ -335,7 +359,8 @@ export class PlanWatch {
   private restore(stored: unknown): boolean {
     if (typeof stored !== 'object' || stored === null) return false;
     const s = stored as Partial<Stored>;
-    if (s.key !== this.key || !isCycle(s.cycle) || !Array.isArray(s.slots) || s.slots.length > 10_000 || !s.slots.every(isSlot)) return false;
+    if (s.key !== this.key || !isCycle(s.cycle) || !Array.isArray(s.slots) || s.slots.length > 10_000 || !s.slots.every(isSlot))
+      return false;
     if (s.cycle.to <= this.now()) return false;
     this.cycle = s.cycle;
     this.slots = s.slots.map((x) => ({ from: x.from, to: x.to, price: x.price }));

@@ -97,7 +97,12 @@ export function cheapestWindows(tariff: unknown, options: PlanOptions): PlanResu
 
 /** Running `planned` ms from `from` in one block, whatever the price; null when part of it has no price. */
 function startingNow(
-  tariff: unknown, options: PriceOptions, from: number, planned: number, planNet: number, grossOf: (x: number) => number,
+  tariff: unknown,
+  options: PriceOptions,
+  from: number,
+  planned: number,
+  planNet: number,
+  grossOf: (x: number) => number,
 ): PlanResult['comparedToNow'] {
   if (planned === 0) return null;
   let net = 0;

@@ -14,13 +14,22 @@ import { DEMO_TARIFFS } from '../../sim/demo-data';
 
 const SECOND = 1000;
 const HOUR = 3_600_000;
-const ZONES = ['Europe/London', 'Atlantic/Azores', 'America/Havana', 'Asia/Beirut', 'America/Santiago', 'Australia/Lord_Howe', 'Pacific/Chatham'];
+const ZONES = [
+  'Europe/London',
+  'Atlantic/Azores',
+  'America/Havana',
+  'Asia/Beirut',
+  'America/Santiago',
+  'Australia/Lord_Howe',
+  'Pacific/Chatham',
+];
 /** Every offset change 2020-2030 of the zones above, as instants. */
 const CHANGES = ZONES.flatMap((zone) => {
   const z = moment.tz.zone(zone)!;
   const out: Array<{ zone: string; at: number }> = [];
   for (let i = 0; i + 1 < z.untils.length; i++) {
-    if (z.untils[i] >= Date.UTC(2020, 0, 1) && z.untils[i] < Date.UTC(2031, 0, 1) && z.offsets[i] !== z.offsets[i + 1]) out.push({ zone, at: z.untils[i] });
+    if (z.untils[i] >= Date.UTC(2020, 0, 1) && z.untils[i] < Date.UTC(2031, 0, 1) && z.offsets[i] !== z.offsets[i + 1])
+      out.push({ zone, at: z.untils[i] });
   }
   return out;
 });
@@ -34,7 +43,14 @@ interface Run {
 }
 
 /** The net price of each second of [from, to) (null: no price or above maxPrice). */
-function pricePerSecond(tariff: Tariff, zone: string, from: number, to: number, sensors: SensorValues, maxPrice?: number): Array<number | null> {
+function pricePerSecond(
+  tariff: Tariff,
+  zone: string,
+  from: number,
+  to: number,
+  sensors: SensorValues,
+  maxPrice?: number,
+): Array<number | null> {
   const out: Array<number | null> = [];
   for (let t = from; t < to; t += SECOND) {
     const p = slowPrice(tariff, t, zone, sensors);
@@ -75,7 +91,10 @@ function bruteBlock(prices: Array<number | null>, from: number, need: number): R
   }
   if (best) return [{ from: from + best.start * SECOND, to: from + (best.start + need) * SECOND }];
   let longest: Run | null = null;
-  for (const run of merge(prices.map((p, i) => i).filter((i) => prices[i] !== null), from)) {
+  for (const run of merge(
+    prices.map((p, i) => i).filter((i) => prices[i] !== null),
+    from,
+  )) {
     if (!longest || run.to - run.from > longest.to - longest.from) longest = run;
   }
   return longest ? [longest] : [];
@@ -170,7 +189,13 @@ describe('cheapestWindows', () => {
     const spring = cheapestWindows(tariff, { timezone, from: '2026-03-28T22:00:00Z', to: '2026-03-29T06:00:00Z', duration: 3 * HOUR });
     should(spring.slots).eql([{ from: at('2026-03-28T22:00:00Z'), to: at('2026-03-29T01:00:00Z'), price: 0.24 }]);
     // from 00:30 on that night, one block: 00:30 GMT to 04:30 BST is 3 hours
-    const late = cheapestWindows(tariff, { timezone, from: '2026-03-29T00:30:00Z', to: '2026-03-29T06:00:00Z', duration: 3 * HOUR, contiguous: true });
+    const late = cheapestWindows(tariff, {
+      timezone,
+      from: '2026-03-29T00:30:00Z',
+      to: '2026-03-29T06:00:00Z',
+      duration: 3 * HOUR,
+      contiguous: true,
+    });
     should(shape(late)).eql([{ from: at('2026-03-29T00:30:00Z'), to: at('2026-03-29T03:30:00Z') }]);
     should(moment.tz(late.slots[0].to, timezone).format('HH:mm Z')).equal('04:30 +01:00');
     // Sunday 22:00 BST to Monday 07:00: Sunday's last 2 h at 0.24, then Monday's first hour at 0.31
@@ -184,30 +209,75 @@ describe('cheapestWindows', () => {
     should(shape(autumn)).eql([{ from: at('2026-10-24T21:00:00Z'), to: at('2026-10-25T00:00:00Z') }]);
     // Monday 07:00-20:00: 07:00-09:00 and 17:00-18:00 at 0.31 (0.93 per kW) against 07:00-10:00 from now (1.04)
     const day = cheapestWindows(tariff, { timezone, from: '2026-03-30T06:00:00Z', to: '2026-03-30T19:00:00Z', duration: 3 * HOUR });
-    should(shape(day)).eql([{ from: at('2026-03-30T06:00:00Z'), to: at('2026-03-30T08:00:00Z') }, { from: at('2026-03-30T16:00:00Z'), to: at('2026-03-30T17:00:00Z') }]);
+    should(shape(day)).eql([
+      { from: at('2026-03-30T06:00:00Z'), to: at('2026-03-30T08:00:00Z') },
+      { from: at('2026-03-30T16:00:00Z'), to: at('2026-03-30T17:00:00Z') },
+    ]);
     should(day.comparedToNow!.net).be.approximately(1.04, 1e-12);
     should(day.comparedToNow!.saving).be.approximately(0.11, 1e-12);
     should(day.comparedToNow!.savingGross).be.approximately(0.132, 1e-12);
   });
 
   it('never runs above maxPrice and says how much less it planned', () => {
-    const tariff = { id: 'N', name: 'night', vat: 5, currency: 'GBP', rules: [{ priority: 1, price: 0.12, time_start: '01:00', time_end: '02:00' }, { priority: 2, price: 0.3 }] };
-    const plan = cheapestWindows(tariff, { timezone: 'UTC', from: '2026-01-01T00:00:00Z', to: '2026-01-01T07:00:00Z', duration: 3 * HOUR, maxPrice: 0.2 });
+    const tariff = {
+      id: 'N',
+      name: 'night',
+      vat: 5,
+      currency: 'GBP',
+      rules: [
+        { priority: 1, price: 0.12, time_start: '01:00', time_end: '02:00' },
+        { priority: 2, price: 0.3 },
+      ],
+    };
+    const plan = cheapestWindows(tariff, {
+      timezone: 'UTC',
+      from: '2026-01-01T00:00:00Z',
+      to: '2026-01-01T07:00:00Z',
+      duration: 3 * HOUR,
+      maxPrice: 0.2,
+    });
     should(shape(plan)).eql([{ from: Date.parse('2026-01-01T01:00:00Z'), to: Date.parse('2026-01-01T02:00:00Z') }]);
-    should(plan).match({ planned: HOUR, requested: 3 * HOUR, shortfall: 'only 1 h of 3 h planned: the price is above 0.2 or no rule prices in the rest of the window' });
-    const none = cheapestWindows(tariff, { timezone: 'UTC', from: '2026-01-01T03:00:00Z', to: '2026-01-01T07:00:00Z', duration: HOUR, maxPrice: 0.2 });
+    should(plan).match({
+      planned: HOUR,
+      requested: 3 * HOUR,
+      shortfall: 'only 1 h of 3 h planned: the price is above 0.2 or no rule prices in the rest of the window',
+    });
+    const none = cheapestWindows(tariff, {
+      timezone: 'UTC',
+      from: '2026-01-01T03:00:00Z',
+      to: '2026-01-01T07:00:00Z',
+      duration: HOUR,
+      maxPrice: 0.2,
+    });
     should(none).match({ slots: [], planned: 0, averagePrice: null, comparedToNow: null });
     should(none.costPerKw).eql({ net: 0, gross: 0 });
   });
 
   it('uses the given sensor values; an unknown sensor does not match, whatever its id', () => {
-    const tariff = { id: 'G', name: 'gen', vat: 0, currency: 'EUR', rules: [
-      { priority: 1, price: 0.9, time_start: '00:00', time_end: '02:00', gateway_id: '__proto__', sensor_id: 'constructor', sensor_value: 1, sensor_condition: 'eq' },
-      { priority: 2, price: 0.1, time_start: '00:00', time_end: '03:00' },
-      { priority: 3, price: 0.5 },
-    ] };
+    const tariff = {
+      id: 'G',
+      name: 'gen',
+      vat: 0,
+      currency: 'EUR',
+      rules: [
+        {
+          priority: 1,
+          price: 0.9,
+          time_start: '00:00',
+          time_end: '02:00',
+          gateway_id: '__proto__',
+          sensor_id: 'constructor',
+          sensor_value: 1,
+          sensor_condition: 'eq',
+        },
+        { priority: 2, price: 0.1, time_start: '00:00', time_end: '03:00' },
+        { priority: 3, price: 0.5 },
+      ],
+    };
     const opts = { timezone: 'UTC', from: '2026-01-01T00:00:00Z', to: '2026-01-01T06:00:00Z', duration: 2 * HOUR };
-    should(shape(cheapestWindows(tariff, opts))).eql([{ from: Date.parse('2026-01-01T00:00:00Z'), to: Date.parse('2026-01-01T02:00:00Z') }]);
+    should(shape(cheapestWindows(tariff, opts))).eql([
+      { from: Date.parse('2026-01-01T00:00:00Z'), to: Date.parse('2026-01-01T02:00:00Z') },
+    ]);
     const sensors = dataRecord<Record<string, number>>();
     setNested(sensors, '__proto__', 'constructor', 1);
     const running = cheapestWindows(tariff, { ...opts, sensors: sensors as SensorValues });
@@ -219,7 +289,9 @@ describe('cheapestWindows', () => {
   it('refuses bad input with messages that say what is wrong', () => {
     const tariff = workdayTariff();
     const base = { timezone: 'Europe/London', from: '2026-01-01T00:00:00Z', to: '2026-01-01T07:00:00Z', duration: HOUR };
-    should(() => cheapestWindows(tariff, { ...base, duration: -HOUR })).throw(/duration must be a positive number of milliseconds, got -3600000/);
+    should(() => cheapestWindows(tariff, { ...base, duration: -HOUR })).throw(
+      /duration must be a positive number of milliseconds, got -3600000/,
+    );
     should(() => cheapestWindows(tariff, { ...base, duration: NaN })).throw(/duration must be a positive/);
     should(() => cheapestWindows(tariff, { ...base, duration: '1h' as unknown as number })).throw(/duration must be a positive/);
     should(() => cheapestWindows(tariff, { ...base, duration: 8 * HOUR })).throw('the window (7 h) is shorter than the duration (8 h)');
@@ -235,7 +307,13 @@ describe('cheapestWindows', () => {
   it('plans at instants a hundred years away, and over a whole year in one call', () => {
     const tariff = workdayTariff();
     const far = Date.UTC(2125, 5, 1);
-    const plan = cheapestWindows(tariff, { timezone: 'America/Santiago', from: far, to: far + 2 * 86_400_000, duration: 5 * HOUR, contiguous: true });
+    const plan = cheapestWindows(tariff, {
+      timezone: 'America/Santiago',
+      from: far,
+      to: far + 2 * 86_400_000,
+      duration: 5 * HOUR,
+      contiguous: true,
+    });
     should(plan.planned).equal(5 * HOUR);
     const past = Date.UTC(1926, 5, 1);
     should(cheapestWindows(tariff, { timezone: 'Europe/London', from: past, to: past + 86_400_000, duration: HOUR }).planned).equal(HOUR);

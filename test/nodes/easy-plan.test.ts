@@ -17,18 +17,34 @@ import { configuredCycle, planSettings } from '../../nodes/lib/plan-settings';
 
 const ZONE = 'Europe/London';
 const at = (iso: string) => Date.parse(iso);
-const MINUTE = 60_000;
 
 /** Cheap (0.1) in one local range, 0.3 otherwise. */
 const cheapBetween = (start: string, end: string, id = 'NIGHT') => ({
-  id, name: 'night', vat: 20, currency: 'GBP',
-  rules: [{ priority: 1, price: 0.1, time_start: start, time_end: end }, { priority: 2, price: 0.3 }],
+  id,
+  name: 'night',
+  vat: 20,
+  currency: 'GBP',
+  rules: [
+    { priority: 1, price: 0.1, time_start: start, time_end: end },
+    { priority: 2, price: 0.3 },
+  ],
 });
 
 function planNode(over: Record<string, unknown> = {}): FlowNode {
   return {
-    id: 'p', type: 'easy-plan', account: 'acc', tariff: 'NIGHT', durationHours: 1, durationMinutes: 0, mode: 'daily',
-    from: '22:00', until: '07:00', contiguous: false, maxPrice: '', wires: [['sw'], ['plan']], ...over,
+    id: 'p',
+    type: 'easy-plan',
+    account: 'acc',
+    tariff: 'NIGHT',
+    durationHours: 1,
+    durationMinutes: 0,
+    mode: 'daily',
+    from: '22:00',
+    until: '07:00',
+    contiguous: false,
+    maxPrice: '',
+    wires: [['sw'], ['plan']],
+    ...over,
   };
 }
 
@@ -61,7 +77,6 @@ describe('easy-plan node', function () {
   }
 
   async function start(now: string, over: Record<string, unknown> = {}, extra: unknown[] = []) {
-    // eslint-disable-next-line @typescript-eslint/no-var-requires
     clock = require('@sinonjs/fake-timers').install({ now: at(now), toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     sim = await withSimulator({ tariffs: () => served, now: () => Date.now() });
     // hours of fake time pass in one tick: a refresh in flight must not time out meanwhile
@@ -85,11 +100,30 @@ describe('easy-plan node', function () {
     const [plan] = await plans.next(1);
     await quiet(20);
     should(plan.payload).match({
-      tariffId: 'NIGHT', timezone: ZONE, currency: 'GBP', requested: 3_600_000, planned: 3_600_000, shortfall: null, cause: 'deploy',
-      window: { from: '2026-03-28T22:00:00.000Z', to: '2026-03-29T06:00:00.000Z', fromLocal: '2026-03-28T22:00:00+00:00', toLocal: '2026-03-29T07:00:00+01:00' },
+      tariffId: 'NIGHT',
+      timezone: ZONE,
+      currency: 'GBP',
+      requested: 3_600_000,
+      planned: 3_600_000,
+      shortfall: null,
+      cause: 'deploy',
+      window: {
+        from: '2026-03-28T22:00:00.000Z',
+        to: '2026-03-29T06:00:00.000Z',
+        fromLocal: '2026-03-28T22:00:00+00:00',
+        toLocal: '2026-03-29T07:00:00+01:00',
+      },
       averagePrice: 0.1,
     });
-    should(plan.payload.slots).eql([{ from: '2026-03-29T01:00:00.000Z', to: '2026-03-29T02:00:00.000Z', fromLocal: '2026-03-29T02:00:00+01:00', toLocal: '2026-03-29T03:00:00+01:00', price: 0.1 }]);
+    should(plan.payload.slots).eql([
+      {
+        from: '2026-03-29T01:00:00.000Z',
+        to: '2026-03-29T02:00:00.000Z',
+        fromLocal: '2026-03-29T02:00:00+01:00',
+        toLocal: '2026-03-29T03:00:00+01:00',
+        price: 0.1,
+      },
+    ]);
     should(plan.payload.costPerKw.net).be.approximately(0.1, 1e-12);
     should(plan.payload.comparedToNow.saving).be.approximately(0.2, 1e-12);
     should(sw).eql([{ on: false, at: at('2026-03-28T21:30:00Z') }]); // the state on deploy
@@ -106,8 +140,13 @@ describe('easy-plan node', function () {
     // at 07:00 BST the window is over: Sunday night's plan, 01:30-02:30 BST
     await tickTo('2026-03-29T06:00:00Z');
     const [next] = await plans.next(1);
-    should(next.payload).match({ cause: 'window', window: { fromLocal: '2026-03-29T22:00:00+01:00', toLocal: '2026-03-30T07:00:00+01:00' } });
-    should(next.payload.slots.map((s: { fromLocal: string; toLocal: string }) => [s.fromLocal, s.toLocal])).eql([['2026-03-30T01:30:00+01:00', '2026-03-30T02:30:00+01:00']]);
+    should(next.payload).match({
+      cause: 'window',
+      window: { fromLocal: '2026-03-29T22:00:00+01:00', toLocal: '2026-03-30T07:00:00+01:00' },
+    });
+    should(next.payload.slots.map((s: { fromLocal: string; toLocal: string }) => [s.fromLocal, s.toLocal])).eql([
+      ['2026-03-30T01:30:00+01:00', '2026-03-30T02:30:00+01:00'],
+    ]);
     should(sw).have.length(3);
   });
 
@@ -118,14 +157,20 @@ describe('easy-plan node', function () {
     const [plan] = await plans.next(1);
     should(plan.payload.window).match({ fromLocal: '2026-10-24T22:00:00+01:00', toLocal: '2026-10-25T07:00:00+00:00' });
     should(plan.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([
-      ['2026-10-25T00:30:00.000Z', '2026-10-25T01:00:00.000Z'], ['2026-10-25T01:30:00.000Z', '2026-10-25T02:30:00.000Z'],
+      ['2026-10-25T00:30:00.000Z', '2026-10-25T01:00:00.000Z'],
+      ['2026-10-25T01:30:00.000Z', '2026-10-25T02:30:00.000Z'],
     ]);
-    should(plan.payload.slots.map((s: { fromLocal: string }) => s.fromLocal)).eql(['2026-10-25T01:30:00+01:00', '2026-10-25T01:30:00+00:00']);
+    should(plan.payload.slots.map((s: { fromLocal: string }) => s.fromLocal)).eql([
+      '2026-10-25T01:30:00+01:00',
+      '2026-10-25T01:30:00+00:00',
+    ]);
     await tickTo('2026-10-25T03:00:00Z');
     should(sw).eql([
       { on: false, at: at('2026-10-24T20:00:00Z') },
-      { on: true, at: at('2026-10-25T00:30:00Z') }, { on: false, at: at('2026-10-25T01:00:00Z') },
-      { on: true, at: at('2026-10-25T01:30:00Z') }, { on: false, at: at('2026-10-25T02:30:00Z') },
+      { on: true, at: at('2026-10-25T00:30:00Z') },
+      { on: false, at: at('2026-10-25T01:00:00Z') },
+      { on: true, at: at('2026-10-25T01:30:00Z') },
+      { on: false, at: at('2026-10-25T02:30:00Z') },
     ]);
   });
 
@@ -140,19 +185,28 @@ describe('easy-plan node', function () {
     const [second] = await plans.next(1);
     should(second.payload).match({ cause: 'tariffs', slots: [{ from: '2026-01-11T04:00:00.000Z', to: '2026-01-11T05:00:00.000Z' }] });
     await tickTo('2026-01-11T04:30:00Z');
-    should(sw.map((s) => [s.on, new Date(s.at).toISOString()])).eql([[false, '2026-01-10T21:30:00.000Z'], [true, '2026-01-11T04:00:00.000Z']]);
+    should(sw.map((s) => [s.on, new Date(s.at).toISOString()])).eql([
+      [false, '2026-01-10T21:30:00.000Z'],
+      [true, '2026-01-11T04:00:00.000Z'],
+    ]);
 
     // the same prices fetched again: the slot runs on and no plan is sent
     await helper.getNode('acc').hub.refreshTariffs();
     await quiet(100);
     should(plans.received).eql([]);
     // cheaper later: the half hour left moves there, and the running slot ends now
-    served = [{ ...cheapBetween('04:00', '05:00'), rules: [{ priority: 0, price: 0.05, time_start: '06:00', time_end: '06:30' }, ...cheapBetween('04:00', '05:00').rules] }];
+    served = [
+      {
+        ...cheapBetween('04:00', '05:00'),
+        rules: [{ priority: 0, price: 0.05, time_start: '06:00', time_end: '06:30' }, ...cheapBetween('04:00', '05:00').rules],
+      },
+    ];
     await helper.getNode('acc').hub.refreshTariffs();
     const [third] = await plans.next(1);
     await quiet(20);
     should(third.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([
-      ['2026-01-11T04:00:00.000Z', '2026-01-11T04:30:00.000Z'], ['2026-01-11T06:00:00.000Z', '2026-01-11T06:30:00.000Z'],
+      ['2026-01-11T04:00:00.000Z', '2026-01-11T04:30:00.000Z'],
+      ['2026-01-11T06:00:00.000Z', '2026-01-11T06:30:00.000Z'],
     ]);
     should(sw[sw.length - 1]).eql({ on: false, at: at('2026-01-11T04:30:00Z') });
     should(caught.received).eql([]);
@@ -163,22 +217,44 @@ describe('easy-plan node', function () {
     const { sw, plans } = await start('2026-01-10T21:30:00Z', { contiguous: true });
     await plans.next(1);
     await tickTo('2026-01-11T04:30:00Z');
-    served = [{ ...served[0] as object, rules: [{ priority: 0, price: 0.05, time_start: '06:00', time_end: '06:30' }, ...cheapBetween('04:00', '05:00').rules] }];
+    served = [
+      {
+        ...(served[0] as object),
+        rules: [{ priority: 0, price: 0.05, time_start: '06:00', time_end: '06:30' }, ...cheapBetween('04:00', '05:00').rules],
+      },
+    ];
     await helper.getNode('acc').hub.refreshTariffs();
     await quiet(100);
     await tickTo('2026-01-11T07:00:00Z');
     should(sw.map((s) => [s.on, new Date(s.at).toISOString()])).eql([
-      [false, '2026-01-10T21:30:00.000Z'], [true, '2026-01-11T04:00:00.000Z'], [false, '2026-01-11T05:00:00.000Z'],
+      [false, '2026-01-10T21:30:00.000Z'],
+      [true, '2026-01-11T04:00:00.000Z'],
+      [false, '2026-01-11T05:00:00.000Z'],
     ]);
   });
 
   it('plans again when a sensor its rules read changes (a message); a sensor id is data, "__proto__" included', async () => {
-    served = [{
-      id: 'NIGHT', name: 'night', vat: 20, currency: 'GBP', rules: [
-        { priority: 0, price: 0.9, time_start: '02:00', time_end: '03:00', gateway_id: 'GEN', sensor_id: '__proto__', sensor_value: 1, sensor_condition: 'eq' },
-        ...cheapBetween('02:00', '04:00').rules,
-      ],
-    }];
+    served = [
+      {
+        id: 'NIGHT',
+        name: 'night',
+        vat: 20,
+        currency: 'GBP',
+        rules: [
+          {
+            priority: 0,
+            price: 0.9,
+            time_start: '02:00',
+            time_end: '03:00',
+            gateway_id: 'GEN',
+            sensor_id: '__proto__',
+            sensor_value: 1,
+            sensor_condition: 'eq',
+          },
+          ...cheapBetween('02:00', '04:00').rules,
+        ],
+      },
+    ];
     const { plans, node, sw } = await start('2026-01-10T21:30:00Z');
     const [first] = await plans.next(1);
     should(first.payload.slots.map((s: { from: string }) => s.from)).eql(['2026-01-11T02:00:00.000Z']); // the sensor is unknown: its rule does not match
@@ -197,15 +273,22 @@ describe('easy-plan node', function () {
     const { sw, plans } = await start('2026-01-10T21:30:00Z', { mode: 'rolling', hours: 6 });
     const [first] = await plans.next(1);
     should(first.payload.window).match({ from: '2026-01-10T21:30:00.000Z', to: '2026-01-11T03:30:00.000Z' });
-    should(first.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([['2026-01-11T01:00:00.000Z', '2026-01-11T02:00:00.000Z']]);
+    should(first.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([
+      ['2026-01-11T01:00:00.000Z', '2026-01-11T02:00:00.000Z'],
+    ]);
     await tickTo('2026-01-11T02:00:00Z');
     const [second] = await plans.next(1);
     // a new window from the end of the run: the cheap half hour left, then the earliest at 0.3
     should(second.payload).match({ cause: 'window', window: { from: '2026-01-11T02:00:00.000Z', to: '2026-01-11T08:00:00.000Z' } });
-    should(second.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([['2026-01-11T02:00:00.000Z', '2026-01-11T03:00:00.000Z']]);
+    should(second.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([
+      ['2026-01-11T02:00:00.000Z', '2026-01-11T03:00:00.000Z'],
+    ]);
     await tickTo('2026-01-11T02:59:00Z');
     // on since 01:00 without a break: the new plan continued the running slot
-    should(sw.map((s) => [s.on, new Date(s.at).toISOString()])).eql([[false, '2026-01-10T21:30:00.000Z'], [true, '2026-01-11T01:00:00.000Z']]);
+    should(sw.map((s) => [s.on, new Date(s.at).toISOString()])).eql([
+      [false, '2026-01-10T21:30:00.000Z'],
+      [true, '2026-01-11T01:00:00.000Z'],
+    ]);
   });
 
   it('restarted in the middle of a slot, sends true at once and switches off at the planned end', async () => {
@@ -242,10 +325,14 @@ describe('easy-plan node', function () {
     const [asked] = await plans.next(1);
     should(asked.payload).match({ cause: 'message', requested: 7_200_000, planned: 7_200_000 });
     should(asked.payload.window).match({ from: '2026-01-10T21:30:00.000Z', to: '2026-01-11T07:00:00.000Z' });
-    should(asked.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([['2026-01-11T01:00:00.000Z', '2026-01-11T03:00:00.000Z']]);
+    should(asked.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([
+      ['2026-01-11T01:00:00.000Z', '2026-01-11T03:00:00.000Z'],
+    ]);
     node.receive({ duration: 30, from: '2026-01-11T03:30:00Z', until: '2026-01-11T05:00:00Z' });
     const [minutes] = await plans.next(1);
-    should(minutes.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([['2026-01-11T03:30:00.000Z', '2026-01-11T04:00:00.000Z']]);
+    should(minutes.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([
+      ['2026-01-11T03:30:00.000Z', '2026-01-11T04:00:00.000Z'],
+    ]);
 
     await tickTo('2026-01-11T03:40:00Z');
     should(sw[sw.length - 1]).eql({ on: true, at: at('2026-01-11T03:30:00Z') });
@@ -259,7 +346,9 @@ describe('easy-plan node', function () {
     node.receive({ payload: 'plan' });
     const [again] = await plans.next(1);
     should(again.payload).match({ cause: 'message', window: { from: '2026-01-10T22:00:00.000Z', to: '2026-01-11T07:00:00.000Z' } });
-    should(again.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([['2026-01-11T04:30:00.000Z', '2026-01-11T05:30:00.000Z']]);
+    should(again.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([
+      ['2026-01-11T04:30:00.000Z', '2026-01-11T05:30:00.000Z'],
+    ]);
     await quiet(50);
     should(sw[sw.length - 1]).eql({ on: true, at: at('2026-01-11T04:30:00Z') });
     should(caught.received).eql([]);
@@ -314,9 +403,11 @@ describe('easy-plan node', function () {
     }
   });
 
-  it('the example flow: the heater plan on deploy equals the library\'s, the boost and cancel buttons work', async () => {
+  it("the example flow: the heater plan on deploy equals the library's, the boost and cancel buttons work", async () => {
     sim = await withSimulator();
-    const shipped: FlowNode[] = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'run-the-heater-in-the-cheapest-hours.json'), 'utf8'));
+    const shipped: FlowNode[] = JSON.parse(
+      fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'run-the-heater-in-the-cheapest-hours.json'), 'utf8'),
+    );
     const flow = shipped.map((n) => {
       if (n.type === 'easy-account') return { ...n, baseUrl: sim!.url, timezone: ZONE };
       return n.type === 'debug' ? { id: n.id, z: n.z, type: 'helper' } : n;
@@ -329,10 +420,18 @@ describe('easy-plan node', function () {
     const [state] = await relay.next(1);
     const config = shipped.find((n) => n.id === 'plan-heater')!;
     const cycle = configuredCycle(planSettings(config), Date.parse(plan.payload.madeAt), ZONE);
-    const expected = cheapestWindows(DEMO_TARIFFS.find((t) => t.id === 'DEMO-WORKDAY'), {
-      timezone: ZONE, from: Math.max(cycle.from, Date.parse(plan.payload.madeAt)), to: cycle.to, duration: Math.min(3 * 3_600_000, cycle.to - Math.max(cycle.from, Date.parse(plan.payload.madeAt))),
-    });
-    should(plan.payload.slots.map((s: { from: string; to: string }) => [Date.parse(s.from), Date.parse(s.to)])).eql(expected.slots.map((s) => [s.from, s.to]));
+    const expected = cheapestWindows(
+      DEMO_TARIFFS.find((t) => t.id === 'DEMO-WORKDAY'),
+      {
+        timezone: ZONE,
+        from: Math.max(cycle.from, Date.parse(plan.payload.madeAt)),
+        to: cycle.to,
+        duration: Math.min(3 * 3_600_000, cycle.to - Math.max(cycle.from, Date.parse(plan.payload.madeAt))),
+      },
+    );
+    should(plan.payload.slots.map((s: { from: string; to: string }) => [Date.parse(s.from), Date.parse(s.to)])).eql(
+      expected.slots.map((s) => [s.from, s.to]),
+    );
     should(state.payload).equal(expected.slots.some((s) => s.from <= Date.now() && Date.now() < s.to));
 
     helper.getNode('plan-boost').receive({});
@@ -345,12 +444,21 @@ describe('easy-plan node', function () {
     should((await plans.next(1))[0].payload.requested).equal(3 * 3_600_000);
   });
 
-  it('the edit dialog\'s chart: the slots its settings would plan over the week, or why not', async () => {
+  it("the edit dialog's chart: the slots its settings would plan over the week, or why not", async () => {
     sim = await withSimulator();
     const account = { id: 'acc', type: 'easy-account', name: 'demo', baseUrl: sim.url, timezone: ZONE };
     await helper.load([easyAccount, easyPlan], [account], { acc: { token: TOKEN } });
-    const post = async (body: object) => (await (helper as any).request().post('/easy-account/schedule').send(body).set('Content-Type', 'application/json')).body;
-    const settings = { durationHours: '3', durationMinutes: '0', mode: 'daily', from: '22:00', until: '07:00', contiguous: false, maxPrice: '' };
+    const post = async (body: object) =>
+      (await (helper as any).request().post('/easy-account/schedule').send(body).set('Content-Type', 'application/json')).body;
+    const settings = {
+      durationHours: '3',
+      durationMinutes: '0',
+      mode: 'daily',
+      from: '22:00',
+      until: '07:00',
+      contiguous: false,
+      maxPrice: '',
+    };
     const chart = await post({ id: 'acc', tariff: 'DEMO-WORKDAY', at: '2026-03-27T12:00:00Z', plan: settings });
     // the test's own windows: each local 22:00 (Friday 27 March to Thursday 2 April, the clocks change on the 29th) to 07:00
     const tariff = DEMO_TARIFFS.find((t) => t.id === 'DEMO-WORKDAY');
@@ -363,7 +471,11 @@ describe('easy-plan node', function () {
     should(chart.lines[0].key).equal('base');
     const bad = await post({ id: 'acc', tariff: 'DEMO-WORKDAY', at: '2026-03-27T12:00:00Z', plan: { ...settings, durationHours: 10 } });
     should(bad.plan).eql({ slots: [], shortfalls: [], error: 'the window (9 h) is shorter than the duration (10 h)' });
-    const hostile = await post({ id: 'acc', tariff: 'DEMO-WORKDAY', plan: JSON.parse('{"__proto__": {"mode": "rolling"}, "durationHours": "x"}') });
+    const hostile = await post({
+      id: 'acc',
+      tariff: 'DEMO-WORKDAY',
+      plan: JSON.parse('{"__proto__": {"mode": "rolling"}, "durationHours": "x"}'),
+    });
     should(hostile.plan.error).equal('the duration (hours) must be a number from 0 to 192, got "x"');
     should((await post({ id: 'acc', tariff: 'DEMO-WORKDAY' })).plan).be.undefined();
   });
