@@ -34,6 +34,18 @@ export interface SimulatorOptions {
   logLimit?: number;
 }
 
+/**
+ * Answers served instead of the demo account's, verbatim, whatever they contain (hostile
+ * ids, wrong shapes): `tariffs` for the tariffs endpoint, `sensors` by gateway id for the
+ * sensors endpoint, `data` by "gateway/sensor" for the data endpoint. Ids are looked up in
+ * Maps, so "__proto__" and "constructor" are ids like any other. Faults still apply.
+ */
+export interface ServedAnswers {
+  tariffs?: unknown;
+  sensors?: Record<string, unknown>;
+  data?: Record<string, unknown>;
+}
+
 export interface RequestRecord {
   method: string;
   /** Path and query as requested. */
@@ -51,6 +63,8 @@ export interface Simulator {
   faults(): Faults;
   setFaults(f: Partial<Faults>): void;
   clearFaults(): void;
+  /** Serves these answers from now on (null: the demo account again). */
+  setAnswers(a: ServedAnswers | null): void;
   requests: RequestRecord[];
   resetRequests(): void;
   close(): Promise<void>;
@@ -165,6 +179,29 @@ function readBody(req: http.IncomingMessage): Promise<string> {
   });
 }
 
+interface Served {
+  tariffs: unknown;
+  sensors: Map<string, unknown>;
+  data: Map<string, unknown>;
+}
+
+/** Own entries only, into Maps: a JSON key "__proto__" is an id, not a prototype. */
+function servedAnswers(a: ServedAnswers | null): Served {
+  const entries = (x: unknown) => new Map(x !== null && typeof x === 'object' && !Array.isArray(x) ? Object.entries(x) : []);
+  if (a !== null && (typeof a !== 'object' || Array.isArray(a))) throw new TypeError('answers must be an object { tariffs?, sensors?, data? } or null');
+  return { tariffs: a?.tariffs, sensors: entries(a?.sensors), data: entries(a?.data) };
+}
+
+/** What the control route shows: the served answers as JSON (a null-prototype record keeps "__proto__" an ordinary key). */
+function answersJson(served: Served): ServedAnswers {
+  const record = (m: Map<string, unknown>) => {
+    const out = Object.create(null) as Record<string, unknown>;
+    for (const [k, v] of m) out[k] = v;
+    return out;
+  };
+  return { tariffs: served.tariffs, sensors: record(served.sensors), data: record(served.data) };
+}
+
 /** The switches that count down the requests they still hit. */
 type Countdown = 'drop' | 'rateLimit' | 'serverError' | 'bodyTimes';
 
@@ -176,6 +213,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const requests: RequestRecord[] = [];
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
+  let served = servedAnswers(null);
 
   /** Whether a counted fault hits this request; a hit uses up one of its remaining requests. */
   function takes(key: Countdown): boolean {
@@ -206,8 +244,12 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     if (route.endpoint === 'tariffs') {
       if (!access.tariffs || faults.tariffsRemoved) return errorReply(403, 'forbidden', 'no access to the tariffs feature');
       if (route.unsupportedFormat) return errorReply(406, 'not_acceptable', 'CSV is not available for tariffs');
-      return jsonReply(200, (opts.tariffs ?? demoTariffs)());
+      return jsonReply(200, served.tariffs !== undefined ? served.tariffs : (opts.tariffs ?? demoTariffs)());
     }
+    const gatewayId = route.gatewayId ?? '';
+    if (route.endpoint === 'sensors' && served.sensors.has(gatewayId)) return jsonReply(200, served.sensors.get(gatewayId));
+    const dataKey = `${gatewayId}/${route.sensorId ?? ''}`;
+    if (route.endpoint === 'data' && served.data.has(dataKey)) return jsonReply(200, served.data.get(dataKey));
     if (route.gatewayId !== DEMO_GATEWAY || faults.removedGateways.includes(route.gatewayId)) {
       return errorReply(404, 'not_found', `gateway ${route.gatewayId} not found on this account`);
     }
@@ -241,8 +283,15 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       }
       if (route === 'POST /__sim/reset') {
         simulator.clearFaults();
+        simulator.setAnswers(null);
         simulator.resetRequests();
         return jsonReply(200, faults);
+      }
+      if (route === 'GET /__sim/answers') return jsonReply(200, answersJson(served));
+      if (route === 'POST /__sim/answers') {
+        const body = await readBody(req);
+        simulator.setAnswers(body.trim() ? (JSON.parse(body) as ServedAnswers | null) : null);
+        return jsonReply(200, answersJson(served));
       }
       if (route === 'GET /__sim/requests') return jsonReply(200, requests);
     } catch (err) {
@@ -361,6 +410,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     },
     clearFaults() {
       faults = normaliseFaults(DEFAULT_FAULTS);
+    },
+    setAnswers(a) {
+      served = servedAnswers(a);
     },
     requests,
     resetRequests() {

@@ -20,6 +20,40 @@ describe('simulator: control endpoints and request log', () => {
     sim.resetRequests();
   });
 
+  describe('served answers', () => {
+    afterEach(() => sim.setAnswers(null));
+    const hostile = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'];
+
+    it('setAnswers serves any JSON verbatim, for any gateway and sensor id, __proto__ included', async () => {
+      const sensors = [{ id: 'keys', name: 'x', value: 1, unit: null, interval: 60, timestamp: '2026-01-01T00:00:00Z' }];
+      sim.setAnswers({ tariffs: [1, 'two', { id: '__proto__' }], sensors: JSON.parse('{"__proto__": [], "constructor": ' + JSON.stringify(sensors) + '}'), data: { 'toString/valueOf': [['2026-01-01T00:00:00', 1]] } });
+      should(JSON.parse((await request(sim.url, '/easy/v1/tariffs.json')).body)).eql([1, 'two', { id: '__proto__' }]);
+      should(JSON.parse((await request(sim.url, '/easy/v1/gateways/constructor.json')).body)).eql(sensors);
+      should(JSON.parse((await request(sim.url, '/easy/v1/gateways/__proto__.json')).body)).eql([]);
+      should(JSON.parse((await request(sim.url, '/easy/v1/gateways/toString/valueOf/data.json?from=2026-01-01T00:00Z')).body)).eql([['2026-01-01T00:00:00', 1]]);
+      // ids not given are the demo account's (and an unknown gateway still 404)
+      should((await request(sim.url, '/easy/v1/gateways/DEMO.json')).status).equal(200);
+      for (const id of hostile.slice(2)) should((await request(sim.url, `/easy/v1/gateways/${id}.json`)).status).equal(404, id);
+      should(({} as Record<string, unknown>).keys).be.undefined();
+      sim.setAnswers(null);
+      should(JSON.parse((await request(sim.url, '/easy/v1/tariffs.json')).body).length).be.above(3);
+    });
+
+    it('over HTTP: POST /__sim/answers sets them, GET shows them, reset clears them', async () => {
+      const answers = { tariffs: [], sensors: { __proto__: null, constructor: [{ id: 'hasOwnProperty' }] } };
+      const body = JSON.stringify(answers).replace('"sensors":{', '"sensors":{"__proto__":[{"id":"prototype"}],');
+      const set = await control(sim, 'POST', '/__sim/answers', body);
+      should(set.status).equal(200);
+      const shown = JSON.parse((await control(sim, 'GET', '/__sim/answers')).body);
+      should(Object.keys(shown.sensors)).eql(['__proto__', 'constructor']);
+      should(JSON.parse((await request(sim.url, '/easy/v1/gateways/__proto__.json')).body)).eql([{ id: 'prototype' }]);
+      should(JSON.parse((await request(sim.url, '/easy/v1/tariffs.json')).body)).eql([]);
+      should((await control(sim, 'POST', '/__sim/answers', '[1]')).status).equal(400);
+      await control(sim, 'POST', '/__sim/reset');
+      should((await request(sim.url, '/easy/v1/gateways/__proto__.json')).status).equal(404);
+    });
+  });
+
   describe('/__sim/faults', () => {
     it('GET shows the current switches', async () => {
       sim.setFaults({ latencyMs: 25 });
