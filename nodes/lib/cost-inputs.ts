@@ -153,11 +153,14 @@ export function rangeRequest(msg: Record<string, unknown>, timezone: string, now
  */
 export class SensorHistory {
   private readonly points = new Map<string, Array<[number, number]>>();
+  private readonly watched: Set<string>;
 
-  constructor(private readonly refs: SensorRef[]) {}
+  constructor(private readonly refs: SensorRef[]) {
+    this.watched = new Set(refs.map((r) => sensorKey(r.gatewayId, r.sensorId)));
+  }
 
   watches(gatewayId: string | undefined, sensorId: string | undefined): boolean {
-    return this.refs.some((r) => r.gatewayId === gatewayId && r.sensorId === sensorId);
+    return typeof gatewayId === 'string' && typeof sensorId === 'string' && this.watched.has(sensorKey(gatewayId, sensorId));
   }
 
   record(gatewayId: string, sensorId: string, ts: number, value: number): void {

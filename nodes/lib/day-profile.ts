@@ -23,10 +23,10 @@ export interface DayProfile {
 export interface DayCuts {
   /** Local times of day (ms) where an interval starts: 0 and every boundary, ascending. */
   starts: number[];
-  /** Interval index of each start time. */
-  indexOf: Map<number, number>;
   /** Whether some rule depends on the weekday (else one profile serves every day). */
   byWeekday: boolean;
+  /** Per rule (at 4 × its slot): the intervals it covers, [a, b) and [c, d) (empty unless it wraps). */
+  ruleRanges: Int32Array;
 }
 
 // A profile per (weekday, sensor values); sensor values read from outside may take any
@@ -46,7 +46,17 @@ function cacheOf(ct: CompiledTariff): ProfileCache {
     const starts = ct.boundariesMs[0] === 0 ? ct.boundariesMs.slice() : [0].concat(ct.boundariesMs);
     const indexOf = new Map<number, number>();
     starts.forEach((ms, i) => indexOf.set(ms, i));
-    cache = { cuts: { starts, indexOf, byWeekday: ct.rules.some((r) => r.weekdayMask !== 0) }, profiles: new Map() };
+    const n = starts.length;
+    const index = (ms: number): number => (ms === DAY_MS ? n : (indexOf.get(ms) as number));
+    const ruleRanges = new Int32Array(4 * ct.rules.length);
+    ct.rules.forEach((r, slot) => {
+      const k = 4 * slot;
+      if (r.timeKind === TIME_ALWAYS) ruleRanges[k + 1] = n;
+      else if (r.timeKind === TIME_WRAPS) ruleRanges.set([index(r.startMs), n, 0, index(r.endMs)], k);
+      else ruleRanges.set([index(r.startMs), index(r.endMs)], k);
+    });
+    const byWeekday = ct.rules.some((r) => r.weekdayMask !== 0);
+    cache = { cuts: { starts, byWeekday, ruleRanges }, profiles: new Map() };
     caches.set(ct, cache);
   }
   return cache;
@@ -92,6 +102,7 @@ export function dayProfile(ct: CompiledTariff, values: Float64Array, key: string
 
 function sweep(ct: CompiledTariff, cuts: DayCuts, values: Float64Array, weekday: number): DayProfile {
   const n = cuts.starts.length;
+  const ranges = cuts.ruleRanges;
   const slots = new Int32Array(n).fill(-1);
   // next[i]: the first unfilled interval >= i (n = none); path halving keeps chains short
   const next = new Int32Array(n + 1);
@@ -103,49 +114,39 @@ function sweep(ct: CompiledTariff, cuts: DayCuts, values: Float64Array, weekday:
     }
     return i;
   };
+  const fill = (from: number, to: number, slot: number): void => {
+    for (let i = find(from); i < to; i = find(i + 1)) {
+      slots[i] = slot;
+      next[i] = i + 1;
+    }
+  };
   const words = (ct.sensors.length + 31) >> 5;
   let unknownBits: Uint32Array | null = null;
+  // marks the sensor as consulted while unknown wherever no earlier rule matched
+  const mark = (from: number, to: number, sensorSlot: number): void => {
+    const bits = (unknownBits ??= new Uint32Array(n * words));
+    const word = sensorSlot >> 5;
+    const bit = 1 << (sensorSlot & 31);
+    for (let i = find(from); i < to; i = find(i + 1)) bits[i * words + word] |= bit;
+  };
   const weekdayBit = 1 << weekday;
-  const index = (ms: number): number => (ms === DAY_MS ? n : (cuts.indexOf.get(ms) as number));
-
-  // Calls visit for each unfilled interval in [from, to).
-  const eachUnfilled = (from: number, to: number, visit: (i: number) => void): void => {
-    for (let i = find(from); i < to; i = find(i + 1)) visit(i);
-  };
-  const ranges = (r: CompiledTariff['rules'][number], each: (from: number, to: number) => void): void => {
-    if (r.timeKind === TIME_ALWAYS) each(0, n);
-    else if (r.timeKind === TIME_WRAPS) {
-      each(index(r.startMs), n);
-      each(0, index(r.endMs));
-    } else each(index(r.startMs), index(r.endMs));
-  };
 
   for (let slot = 0; slot < ct.rules.length && find(0) < n; slot++) {
     const r = ct.rules[slot];
     if (r.weekdayMask !== 0 && (r.weekdayMask & weekdayBit) === 0) continue;
+    const k = 4 * slot;
     if (r.sensorSlot >= 0) {
       if (r.sensorNever) continue;
       const v = values[r.sensorSlot];
       if (v !== v) {
-        // consulted while unknown wherever no earlier rule matched
-        const bits = (unknownBits ??= new Uint32Array(n * words));
-        const word = r.sensorSlot >> 5;
-        const bit = 1 << (r.sensorSlot & 31);
-        ranges(r, (from, to) =>
-          eachUnfilled(from, to, (i) => {
-            bits[i * words + word] |= bit;
-          }),
-        );
+        mark(ranges[k], ranges[k + 1], r.sensorSlot);
+        mark(ranges[k + 2], ranges[k + 3], r.sensorSlot);
         continue;
       }
       if (v !== r.sensorValue) continue;
     }
-    ranges(r, (from, to) => {
-      for (let i = find(from); i < to; i = find(i + 1)) {
-        slots[i] = slot;
-        next[i] = i + 1;
-      }
-    });
+    fill(ranges[k], ranges[k + 1], slot);
+    fill(ranges[k + 2], ranges[k + 3], slot);
   }
   return { slots, unknownBits, words };
 }

@@ -4,7 +4,7 @@
 // and the time zone list. No Node-RED here; the routes only pick the credentials.
 import moment from 'moment-timezone';
 import { EasyApiError, Sensor } from './client';
-import { schedule, ScheduleEntry, SensorValues } from './price';
+import { compiledSchedule, engineContext, ScheduleEntry, SensorValues } from './price';
 import { decodeSensorId, DecodedSensorId } from './sensor-ids';
 import { parseTimeOfDay, Problem, Rule, sensorKey, sensorNumber, sensorsUsedBy, Tariff } from './tariff';
 import { machineTimeZone } from './time';
@@ -298,7 +298,9 @@ export function chartData(tariff: Tariff, now: number, timezone: string, days = 
   };
   const base = refs.map((r): [string, string, number] => [r.gatewayId, r.sensorId, 0]);
   const baseSensors = valuesFor(base);
-  const run = (sensors: SensorValues | null) => schedule(tariff, from, to, sensors ? { timezone, sensors } : { timezone });
+  // compiled once: each line is schedule(tariff, from, to, { timezone, sensors })
+  const { ct, zone } = engineContext(tariff, { timezone });
+  const run = (sensors: SensorValues | null) => compiledSchedule(ct, zone, from, to, sensors);
   const lines: ChartLine[] = [{ key: 'base', sensors: baseSensors, changed: null, segments: run(baseSensors) }];
 
   // the values each sensor's rules compare with, gathered in one pass over the rules

@@ -271,8 +271,13 @@ export function schedule(
   const a = requireEpochMs(from, 'from');
   const b = requireEpochMs(to, 'to');
   checkWindow(b - a, 'the schedule window');
+  return compiledSchedule(ct, zone, a, b, options.sensors);
+}
+
+/** schedule() of a compiled tariff, for callers that schedule one tariff many times. */
+export function compiledSchedule(ct: CompiledTariff, zone: ZoneInfo, a: number, b: number, sensors: unknown): ScheduleEntry[] {
   const segments = new SegmentList();
-  appendSegments(ct, zone, sensorValues(ct, options.sensors), a, b, segments);
+  appendSegments(ct, zone, sensorValues(ct, sensors), a, b, segments);
   const { starts, slots, length } = segments;
   const entries: ScheduleEntry[] = [];
   for (let k = 0; k < length; k++) {
