@@ -94,8 +94,16 @@ export = function register(RED: NodeAPI): void {
 
   RED.nodes.registerType('easy-account', EasyAccountNode, {
     credentials: { token: { type: 'password' } },
-    // the editor shows the zone an empty time zone stands for (RED.settings.easyAccountMachineTimezone)
-    settings: { easyAccountMachineTimezone: { value: machineTimeZone(), exportable: true } },
+    // the editor shows the zone an empty time zone stands for (RED.settings.easyAccountMachineTimezone);
+    // read when the editor asks, so a Node-RED without our nodes never loads the zone data
+    settings: {
+      easyAccountMachineTimezone: {
+        get value() {
+          return machineTimeZone();
+        },
+        exportable: true,
+      },
+    },
   });
 };
 

@@ -1,7 +1,13 @@
 // The CSV form of the sensors response (interface: header line
 // `id,name,timestamp,value,unit,interval`, text values quoted), read with csv-parse so
 // quoted commas, doubled quotes and line breaks inside names come out right.
-import { parse } from 'csv-parse/sync';
+import type { parse as Parse } from 'csv-parse/sync';
+
+/** csv-parse, loaded at first use: most accounts answer in JSON. */
+function csvParse(): typeof Parse {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('csv-parse/sync') as { parse: typeof Parse }).parse;
+}
 
 export const SENSOR_CSV_COLUMNS = ['id', 'name', 'timestamp', 'value', 'unit', 'interval'] as const;
 
@@ -31,7 +37,7 @@ const NUMERIC_COLUMNS: ReadonlySet<unknown> = new Set(['value', 'interval']);
 export function parseSensorsCsv(text: string): Array<Record<string, CsvCell>> {
   let records: Array<Record<string, CsvCell>>;
   try {
-    records = parse(text, {
+    records = csvParse()(text, {
       bom: true,
       columns: (header: string[]) => header.map((name) => name.trim()),
       skip_empty_lines: true,
@@ -61,6 +67,6 @@ export function parseSensorsCsv(text: string): Array<Record<string, CsvCell>> {
 }
 
 function headerOf(text: string): string[] {
-  const rows: string[][] = parse(text, { bom: true, to_line: 1 });
+  const rows: string[][] = csvParse()(text, { bom: true, to_line: 1 });
   return rows.length > 0 ? rows[0].map((name) => name.trim()) : [];
 }

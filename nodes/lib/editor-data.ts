@@ -2,12 +2,11 @@
 // connection outcomes in words, tariffs with readable rule rows, the 7-day price chart
 // straight from the engine's `schedule`, a gateway's sensors with their decoded kind,
 // and the time zone list. No Node-RED here; the routes only pick the credentials.
-import moment from 'moment-timezone';
 import { EasyApiError, Sensor } from './client';
 import { compiledSchedule, engineContext, ScheduleEntry, SensorValues } from './price';
 import { decodeSensorId, DecodedSensorId } from './sensor-ids';
 import { parseTimeOfDay, Problem, Rule, sensorKey, sensorNumber, sensorsUsedBy, Tariff } from './tariff';
-import { machineTimeZone } from './time';
+import { machineTimeZone, momentTz } from './time';
 import { dataRecord, setNested } from './id-map';
 import { MAX_SENSORS_LISTED } from './limits';
 
@@ -258,7 +257,7 @@ const MAX_TRIED_ALTERNATIVES = 2 * MAX_ALTERNATIVES;
 
 /** Local midnights in `timezone` from the day containing `now`, `days` + 1 of them. */
 export function localDayStarts(now: number, timezone: string, days: number): number[] {
-  const first = moment.tz(now, timezone).startOf('day');
+  const first = momentTz().tz(now, timezone).startOf('day');
   const out: number[] = [];
   for (let d = 0; d <= days; d++) out.push(first.clone().add(d, 'days').valueOf());
   return out;
@@ -406,6 +405,6 @@ export interface ZoneList {
 let zoneNames: string[] | null = null;
 
 export function zoneList(): ZoneList {
-  zoneNames ??= [...moment.tz.names()].sort();
+  zoneNames ??= [...momentTz().tz.names()].sort();
   return { zones: zoneNames, machine: machineTimeZone() };
 }

@@ -4,10 +4,12 @@
 //
 // Secrets: the token lives in a #private field (not enumerable, not shown by
 // util.inspect) and only ever goes into the Authorization header of the outgoing
-// request. Axios errors carry their config, headers included, so they are never
-// exposed: every failure becomes a fresh EasyApiError built from our own words plus
-// the status, the host name or a Node.js error code.
-import axios, { AxiosInstance } from 'axios';
+// request. Transport errors are never passed on as they are: every failure becomes a
+// fresh EasyApiError built from our own words plus the status, the host name or a
+// Node.js error code.
+//
+// Transport is Node's own http/https: one GET, no redirects, text bodies. An HTTP
+// library would add ~20 MB of memory and ~100 ms of start-up to every Node-RED on a Pi.
 import * as http from 'http';
 import * as https from 'https';
 
@@ -90,29 +92,18 @@ export function abortedError(): EasyApiError {
 
 export class RequestCore {
   readonly #token: string;
-  readonly #axios: AxiosInstance;
+  readonly #agents: { 'http:': http.Agent; 'https:': https.Agent };
+  readonly #headers: Record<string, string>;
   readonly #inFlight = new Map<string, SharedRequest>();
   readonly #options: RequestCoreOptions;
 
   constructor(options: RequestCoreOptions, token: string) {
     this.#options = options;
     this.#token = token;
-    this.#axios = axios.create({
-      // Redirects are never followed: a redirect to another host would carry the
-      // Authorization header there, and the documented service does not redirect.
-      maxRedirects: 0,
-      // Body text is read as-is and parsed by the client, so broken JSON is ours to name.
-      responseType: 'text',
-      transformResponse: [(data: unknown) => data],
-      validateStatus: () => true,
-      maxContentLength: options.maxBodyBytes,
-      maxBodyLength: options.maxBodyBytes,
-      // No keep-alive: requests are minutes apart, and a closed account must leave no
-      // sockets behind.
-      httpAgent: new http.Agent({ keepAlive: false }),
-      httpsAgent: new https.Agent({ keepAlive: false }),
-      headers: { Accept: 'application/json, text/csv;q=0.5', 'User-Agent': options.userAgent },
-    });
+    // No keep-alive: requests are minutes apart, and a closed account must leave no
+    // sockets behind.
+    this.#agents = { 'http:': new http.Agent({ keepAlive: false }), 'https:': new https.Agent({ keepAlive: false }) };
+    this.#headers = { Accept: 'application/json, text/csv;q=0.5', 'User-Agent': options.userAgent };
   }
 
   /**
@@ -206,24 +197,74 @@ export class RequestCore {
     const cancel = () => deadline.abort();
     signal.addEventListener('abort', cancel, { once: true });
     try {
-      const response = await this.#axios.get<string>(url, {
+      const target = new URL(url);
+      const agent = target.protocol === 'https:' ? this.#agents['https:'] : this.#agents['http:'];
+      const response = await getText(target, {
+        agent,
         signal: deadline.signal,
-        headers: { Authorization: `Bearer ${this.#token}` },
+        headers: { ...this.#headers, Authorization: `Bearer ${this.#token}` },
+        maxBodyBytes,
+        host: this.#options.baseUrl.hostname,
       });
       const contentType = String(response.headers['content-type'] ?? '');
-      const body = typeof response.data === 'string' ? response.data : '';
-      if (response.status >= 200 && response.status < 300) return { status: response.status, contentType, body };
+      if (response.status >= 200 && response.status < 300) return { status: response.status, contentType, body: response.body };
       throw statusError(response.status, words, response.headers['retry-after']);
     } catch (err) {
-      if (err instanceof EasyApiError) throw err;
+      // a cancel or the deadline also cuts the connection: named by why, not by how
       if (signal.aborted) throw abortedError();
       if (timedOut) throw new EasyApiError('timeout', `the service did not answer within ${formatDuration(timeoutMs)}`);
-      throw transportError(err, this.#options.baseUrl.hostname, maxBodyBytes);
+      if (err instanceof EasyApiError) throw err;
+      throw transportError(err, this.#options.baseUrl.hostname);
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', cancel);
     }
   }
+}
+
+interface TextResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * One GET with Node's http/https. Redirects are never followed (a redirect to another
+ * host would carry the Authorization header there; the documented service does not
+ * redirect). The body is read as UTF-8 text, as it is, so broken JSON is the client's to
+ * name; a body over `maxBodyBytes` (announced or received) ends the request.
+ */
+function getText(
+  target: URL,
+  opts: { agent: http.Agent; signal: AbortSignal; headers: Record<string, string>; maxBodyBytes: number; host: string },
+): Promise<TextResponse> {
+  const tooLarge = () => new EasyApiError('invalid_response', `the answer was larger than the ${formatBytes(opts.maxBodyBytes)} limit`);
+  const dropped = () => new EasyApiError('network', `could not reach ${opts.host}: the connection was dropped mid-answer`);
+  return new Promise<TextResponse>((resolve, reject) => {
+    const client = target.protocol === 'https:' ? https : http;
+    const req = client.get(target, { agent: opts.agent, headers: opts.headers, signal: opts.signal }, (res) => {
+      const fail = (err: Error) => {
+        res.destroy();
+        reject(err);
+      };
+      if (Number(res.headers['content-length']) > opts.maxBodyBytes) return fail(tooLarge());
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > opts.maxBodyBytes) fail(tooLarge());
+        else chunks.push(chunk);
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      // Cut mid-answer: 'error' (ECONNRESET) or a close before the end; the abort of a
+      // deadline or a caller lands here too and is named by the caller from its signal.
+      res.on('error', () => reject(dropped()));
+      res.on('close', () => {
+        if (!res.complete) reject(dropped());
+      });
+    });
+    req.on('error', reject);
+  });
 }
 
 function joinUrl(base: URL, pathAndQuery: string): string {
@@ -286,18 +327,9 @@ const NETWORK_REASONS: Record<string, string> = {
   ENETDOWN: 'network down',
 };
 
-function transportError(err: unknown, host: string, maxBodyBytes: number): EasyApiError {
-  // Only the code and (for axios' own errors) a known message are read: never the
-  // message text in general, which could quote a header.
-  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
-  if (code === 'ERR_BAD_RESPONSE' && typeof message === 'string') {
-    if (message.startsWith('maxContentLength')) {
-      return new EasyApiError('invalid_response', `the answer was larger than the ${formatBytes(maxBodyBytes)} limit`);
-    }
-    if (message === 'stream has been aborted') {
-      return new EasyApiError('network', `could not reach ${host}: the connection was dropped mid-answer`);
-    }
-  }
+function transportError(err: unknown, host: string): EasyApiError {
+  // Only the code is read: never the message text, which could quote a header.
+  const { code } = (err ?? {}) as { code?: unknown };
   if (typeof code === 'string' && /^(CERT_|ERR_TLS_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED)/.test(code)) {
     return new EasyApiError('network', `could not reach ${host}: its TLS certificate was not accepted (${code})`);
   }

@@ -1,7 +1,19 @@
 // Instants (SPEC rule 8), IANA zones and the local wall clock. Local time always comes
 // from moment-timezone's zone data, never from Date's local getters, so the process's
 // TZ cannot leak in.
-import moment from 'moment-timezone';
+import type Moment from 'moment-timezone';
+
+let loadedMoment: typeof Moment | null = null;
+
+/**
+ * moment-timezone, loaded at first use: its zone data is ~8 MB of memory, which a
+ * Node-RED that has the package installed but none of its nodes deployed never pays.
+ */
+export function momentTz(): typeof Moment {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  loadedMoment ??= require('moment-timezone') as typeof Moment;
+  return loadedMoment;
+}
 
 export const SECOND_MS = 1000;
 export const MINUTE_MS = 60 * SECOND_MS;
@@ -255,7 +267,7 @@ function unknownZone(name: unknown): Error {
 export function zoneInfo(name: string): ZoneInfo {
   const cached = zoneCache.get(name);
   if (cached) return cached;
-  const zone = typeof name === 'string' && name !== '' ? moment.tz.zone(name) : null;
+  const zone = typeof name === 'string' && name !== '' ? momentTz().tz.zone(name) : null;
   if (!zone) throw unknownZone(name);
   const info: ZoneInfo = {
     name: zone.name,
@@ -280,7 +292,7 @@ export function machineTimeZone(): string {
   } catch {
     name = undefined;
   }
-  return name && moment.tz.zone(name) ? name : 'UTC';
+  return name && momentTz().tz.zone(name) ? name : 'UTC';
 }
 
 /** Index of the zone period that contains instant ms. */

@@ -8,8 +8,8 @@
 // a link outage). The readings of the last WINDOW_MS are kept with the cost of each
 // interval between them, so a late one splits the interval it falls into, and the
 // totals end up the same whatever order the same readings came in.
-import moment from 'moment-timezone';
-import { assertTimeZone } from './time';
+import type moment from 'moment-timezone';
+import { assertTimeZone, momentTz } from './time';
 
 export type PeriodName = 'day' | 'week' | 'month';
 export const PERIODS: readonly PeriodName[] = ['day', 'week', 'month'];
@@ -80,7 +80,7 @@ export interface AddResult {
 
 /** The period of `name` containing instant `ms` in `timezone`, DST-correct (a local day may be 23 or 25 h). */
 export function periodBounds(name: PeriodName, ms: number, timezone: string): { from: number; to: number } {
-  const start = moment.tz(ms, timezone).startOf(MOMENT_UNIT[name]);
+  const start = momentTz().tz(ms, timezone).startOf(MOMENT_UNIT[name]);
   return { from: start.valueOf(), to: start.clone().add(1, MOMENT_LENGTH[name]).valueOf() };
 }
 

@@ -1,0 +1,49 @@
+// What a Node-RED that has the package installed but deploys none of its nodes loads:
+// Node-RED requires every node file and calls its register function. The zone data
+// (moment-timezone, ~8 MB) and the CSV parser wait until a node or an editor dialog
+// needs them, and no HTTP library is loaded at all (the client uses Node's http).
+// Measured in a fresh process so nothing loaded by other suites counts. The figures are
+// `npm run bench:footprint`'s; this only pins which modules load.
+import { execFileSync } from 'child_process';
+import * as path from 'path';
+import should from 'should';
+
+const ROOT = path.join(__dirname, '..', '..');
+const PKG = require(path.join(ROOT, 'package.json')) as { main: string; 'node-red': { nodes: Record<string, string> } };
+
+/** The third-party modules loaded by requiring `files` and registering the node types in them. */
+function modulesLoadedBy(files: string[], editorAsksSettings = false): string[] {
+  const script = `
+    const settings = [];
+    const RED = {
+      nodes: { registerType: (type, ctor, opts) => { if (opts && opts.settings) settings.push(opts.settings); }, createNode() {}, getNode() {} },
+      httpAdmin: { get() {}, post() {}, use() {} }, auth: { needsPermission: () => (req, res, next) => next() },
+      settings: {}, log: { info() {}, warn() {}, error() {}, debug() {} }, _: (k) => k, util: {}, events: { on() {} },
+    };
+    for (const file of ${JSON.stringify(files)}) {
+      const m = require(file);
+      if (typeof m === 'function') m(RED);
+    }
+    if (${editorAsksSettings}) for (const s of settings) for (const k of Object.keys(s)) void s[k].value;
+    const names = new Set();
+    for (const key of Object.keys(require.cache)) {
+      const m = /node_modules[\\\\/]((?:@[^\\\\/]+[\\\\/])?[^\\\\/]+)/.exec(key.slice(${JSON.stringify(ROOT)}.length));
+      if (m) names.add(m[1]);
+    }
+    console.log(JSON.stringify([...names].sort()));`;
+  return JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' }).trim());
+}
+
+describe('footprint: what loading the package loads', function () {
+  this.timeout(30_000);
+  const nodeFiles = Object.values(PKG['node-red'].nodes).map((f) => path.join(ROOT, f));
+
+  it('registering every node type loads no third-party module', () => {
+    should(modulesLoadedBy(nodeFiles)).eql([]);
+  });
+
+  it("the package's main loads none either; the zone data comes with the first zone asked for", () => {
+    should(modulesLoadedBy([path.join(ROOT, PKG.main)])).eql([]);
+    should(modulesLoadedBy(nodeFiles, true)).eql(['moment', 'moment-timezone']);
+  });
+});
