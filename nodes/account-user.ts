@@ -2,7 +2,7 @@
 // register (so its errors reach their Catch nodes) and get its hub, or learn in words
 // why there is none.
 
-import type { AccountHub } from './lib/hub';
+import type { AccountHub, HubStore } from './lib/hub';
 import type { AccountNode, Node, NodeAPI } from './red-types';
 
 export interface AccountLink {
@@ -34,6 +34,14 @@ export function settleOnce(done: (err?: Error) => void): (err?: unknown) => void
     settled = true;
     if (err === undefined || err === null) done();
     else done(err instanceof Error ? err : new Error(String(err)));
+  };
+}
+
+/** A value kept under `key` in the node's context (default store), as promises. */
+export function nodeContextStore(node: Node, key: string): HubStore {
+  return {
+    load: () => new Promise<unknown>((resolve, reject) => node.context().get(key, (err, value) => (err ? reject(err) : resolve(value)))),
+    save: (value: unknown) => new Promise<void>((resolve, reject) => node.context().set(key, value, (err) => (err ? reject(err) : resolve()))),
   };
 }
 

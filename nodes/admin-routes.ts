@@ -143,7 +143,8 @@ function accessFor(RED: AdminRED, body: Record<string, unknown>): Access {
     const baseUrl = typedBase || deployed?.baseUrl || DEFAULT_BASE_URL;
     return { client: new EasyClient({ ...DIALOG_CLIENT, baseUrl, token }), timezone };
   }
-  if (!deployed || !deployed.credentials?.token) {
+  // an emptied token field (sent as '') is what a deploy would store: no token
+  if (body.token === '' || !deployed || !deployed.credentials?.token) {
     throw new EditorRequestError('bad_request', 'no token: type the access token in the account (or deploy the account first)');
   }
   if (typedBase && !sameBase(typedBase, deployed.baseUrl)) {

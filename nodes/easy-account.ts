@@ -3,7 +3,7 @@
 // the last good tariffs survive a restart. Nodes register with it like core MQTT's broker.
 
 import { AccountHub, HubStore } from './lib/hub';
-import { DEFAULT_BASE_URL, EasyClient } from './lib/client';
+import { CLIENT_DEFAULTS, DEFAULT_BASE_URL, EasyClient } from './lib/client';
 import { machineTimeZone } from './lib/time';
 import { accountTuning, plainHttpWarning } from './lib/account-config';
 import { AdminRED, registerAdminRoutes } from './admin-routes';
@@ -63,7 +63,9 @@ export = function register(RED: NodeAPI): void {
       // timeoutMs, retries, backoff…: flow-file only (lib/account-config.ts), defaults otherwise
       const { retryMs, ...tuning } = accountTuning(config);
       const client = token ? new EasyClient({ baseUrl: node.baseUrl, token, ...tuning }) : null;
-      node.hub = new AccountHub({ client, timezone: node.timezone, store: contextStore(node), retryMs });
+      // first answers are waited for as long as one request may take, then the kept data prices
+      const firstAnswerWaitMs = tuning.timeoutMs || CLIENT_DEFAULTS.timeoutMs;
+      node.hub = new AccountHub({ client, timezone: node.timezone, store: contextStore(node), retryMs, firstAnswerWaitMs });
     } catch (err) {
       // a bad zone or URL must not stop the runtime: the users show it and report it
       node.configError = err instanceof Error ? err : new Error(String(err));

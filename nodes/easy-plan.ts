@@ -2,7 +2,7 @@
 // exact instants a planned slot starts and ends, output 2 the plan. Glue only: planning,
 // timers and persistence are in lib/plan-watch.
 
-import { linkAccount, settleOnce, shortText } from './account-user';
+import { linkAccount, nodeContextStore, settleOnce, shortText } from './account-user';
 import { PlanWatch } from './lib/plan-watch';
 import { planSettings, PlanSettings } from './lib/plan-settings';
 import { sensorsFromMessage } from './lib/tariff-watch';
@@ -28,12 +28,7 @@ export = function register(RED: NodeAPI): void {
     }
     let watch: PlanWatch | null = null;
 
-    const store = {
-      load: () =>
-        new Promise<unknown>((resolve, reject) => node.context().get(STORE_KEY, (err, value) => (err ? reject(err) : resolve(value)))),
-      save: (value: unknown) =>
-        new Promise<void>((resolve, reject) => node.context().set(STORE_KEY, value, (err) => (err ? reject(err) : resolve()))),
-    };
+    const store = nodeContextStore(node, STORE_KEY);
 
     // Started on the next turn, once the whole flow exists: what it sends or reports
     // then reaches wired nodes and Catch nodes.

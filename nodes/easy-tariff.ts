@@ -3,12 +3,13 @@
 // at each price change when configured). Glue only: the pricing, timers and sensor
 // handling are in lib/tariff-watch, the chart data in lib/chart.
 
-import { linkAccount, settleOnce } from './account-user';
+import { linkAccount, nodeContextStore, settleOnce } from './account-user';
 import { chartDays, ChartMessage, scheduleAnswerChart } from './lib/chart';
 import { noPrice, PricePayload, sensorsFromMessage, TariffWatch } from './lib/tariff-watch';
 import type { Node, NodeAPI, NodeDef, NodeMessage } from './red-types';
 
 const DEFAULT_REFRESH_MINUTES = 60;
+const SENSORS_KEY = 'lastKnownSensors';
 
 function refreshMinutes(value: unknown): number {
   const n = Number(value);
@@ -58,6 +59,7 @@ export = function register(RED: NodeAPI): void {
         onPrice: (payload) => node.send([priceMessage(payload), chartOnChange ? chartMessages(chartOnChangeDays) : null]),
         onStatus: (status) => node.status(status),
         onProblem: (message, payload) => node.error(message, priceMessage(payload)),
+        sensorStore: nodeContextStore(node, SENSORS_KEY),
       });
       watch.start();
     });

@@ -39,6 +39,11 @@ export interface AccountHubOptions {
   now?: () => number;
   /** First retry after a failed tariff fetch; doubles up to the refresh interval. */
   retryMs?: number;
+  /**
+   * How long the first answers (tariffs, a gateway's first poll) are waited for before
+   * watchers price from what was kept (the request deadline, by default the client's).
+   */
+  firstAnswerWaitMs?: number;
 }
 
 /** What the store keeps: plain JSON, so any context store (memory, file) can hold it. */
@@ -59,6 +64,7 @@ export const SHARED_SENSORS_MS = 60 * SECOND_MS;
 export const SHARED_SENSORS_SPACING_MS = 10 * SECOND_MS;
 /** Gateways whose shared read is remembered; the oldest is forgotten first. */
 const SHARED_SENSORS_KEPT = 32;
+const DEFAULT_FIRST_ANSWER_WAIT_MS = 15 * SECOND_MS;
 
 export class NoTokenError extends Error {
   constructor() {
@@ -126,6 +132,7 @@ export class AccountHub {
   private readonly store: HubStore | undefined;
   private readonly now: () => number;
   private readonly retryMs: number;
+  readonly firstAnswerWaitMs: number;
 
   private snapshot: TariffSnapshot = { tariffs: [], problems: [], fetchedAt: null, error: null, stale: false };
   private readonly tariffWatchers = new Watchers<TariffSnapshot>();
@@ -141,6 +148,12 @@ export class AccountHub {
   /** Shared reads of gateways no node polls: answers by gateway, and when the last one started. */
   private readonly sharedSensorReads = new Map<string, { at: number; answer: Promise<SensorSnapshot> }>();
   private lastSharedSensorRead = -Infinity;
+  /**
+   * Tariffs loaded from the store, held back while the first fetch may still answer: a
+   * deploy against a reachable service prices once, from fresh tariffs.
+   */
+  private heldFromStore = false;
+  private readonly holdTimer = new LongTimer();
 
   private readonly gateways = new Map<string, GatewayPoll>();
   private readonly controllers = new Set<AbortController>();
@@ -155,6 +168,7 @@ export class AccountHub {
     this.store = opts.store;
     this.now = opts.now ?? Date.now;
     this.retryMs = opts.retryMs ?? DEFAULT_RETRY_MS;
+    this.firstAnswerWaitMs = positiveMs(opts.firstAnswerWaitMs ?? DEFAULT_FIRST_ANSWER_WAIT_MS, 1, 'firstAnswerWaitMs');
     this.loaded = this.track(this.loadStored());
   }
 
@@ -170,7 +184,7 @@ export class AccountHub {
     const key = this.tariffWatchers.add(positiveMs(refreshMinutes, MINUTE_MS, 'refreshMinutes'), onUpdate);
     const current = this.snapshot;
     // hand the newcomer what there is (even stale or failed) rather than make it wait
-    if (current.fetchedAt !== null || current.error) this.later(() => this.tariffWatchers.notify(this.snapshot, key));
+    if ((current.fetchedAt !== null || current.error) && !this.heldFromStore) this.later(() => this.tariffWatchers.notify(this.snapshot, key));
     if (this.tariffsInFlight) {
       // the answer on its way serves this watcher too
     } else if (current.fetchedAt !== null && !current.stale && !current.error) {
@@ -319,6 +333,7 @@ export class AccountHub {
   async close(): Promise<void> {
     this.closed = true;
     this.tariffTimer.cancel();
+    this.holdTimer.cancel();
     for (const gateway of this.gateways.values()) gateway.timer.cancel();
     this.gateways.clear();
     this.sharedSensorReads.clear();
@@ -358,6 +373,8 @@ export class AccountHub {
       this.retryAfterMs = typeof asked === 'number' && Number.isFinite(asked) ? asked : 0;
     }
     if (this.closed) return this.snapshot;
+    this.heldFromStore = false;
+    this.holdTimer.cancel();
     this.tariffsDueAt = this.nextTariffFetch();
     this.scheduleTariffs(this.tariffsDueAt);
     this.tariffWatchers.notify(this.snapshot);
@@ -393,8 +410,13 @@ export class AccountHub {
     if (!value || this.closed || this.snapshot.fetchedAt !== null) return;
     const { tariffs } = parseTariffs(value.tariffs);
     this.snapshot = { tariffs, problems: value.problems, fetchedAt: value.fetchedAt, error: null, stale: true };
-    // watchers price from these at once, before the first fetch has answered
-    this.tariffWatchers.notify(this.snapshot);
+    // watchers price from these only if the first fetch has not answered within the wait
+    this.heldFromStore = true;
+    this.holdTimer.arm(this.now() + this.firstAnswerWaitMs, () => {
+      if (!this.heldFromStore || this.closed) return;
+      this.heldFromStore = false;
+      this.tariffWatchers.notify(this.snapshot);
+    }, this.now);
   }
 
   private async save(value: StoredTariffs): Promise<void> {

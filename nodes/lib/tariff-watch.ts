@@ -2,7 +2,7 @@
 // hub, price it now, and price it again exactly when the price changes (a timer at
 // nextPriceChange, never a polling tick) or when a sensor its rules read changes.
 
-import type { AccountHub, SensorSnapshot, TariffSnapshot } from './hub';
+import type { AccountHub, HubStore, SensorSnapshot, TariffSnapshot } from './hub';
 import { NoTokenError } from './hub';
 import { LongTimer } from './long-timer';
 import { nextPriceChange, priceAt, PriceResult, schedule, SensorValues } from './price';
@@ -26,7 +26,7 @@ export interface PricePayload {
   validUntil: string | null;
   /** Sensors the rules read whose value is not known (their rules did not match). */
   unknownSensors: SensorRef[];
-  /** Priced from tariffs of an earlier fetch: the last fetch failed or none has answered yet. */
+  /** Priced from tariffs of an earlier fetch: the last fetch failed, or none answered within the request deadline. */
   stale: boolean;
   tariffsFetchedAt: string | null;
   /** Why there is no price, or a caveat about it; null when all is well. */
@@ -52,6 +52,8 @@ export interface TariffWatchOptions {
   onProblem(message: string, payload: PricePayload): void;
   /** The tariffs were fetched again or a sensor the rules read changed (for planners). */
   onInputs?(): void;
+  /** Where the last known values of the rules' sensors are kept across restarts. */
+  sensorStore?: HubStore;
 }
 
 export interface ScheduleAnswer {
@@ -67,6 +69,15 @@ export const DEFAULT_SENSOR_POLL_SEC = 60;
 /** How far back validFrom is looked for; older starts are reported as null. */
 const LOOK_BACK_MS = 8 * DAY_MS;
 const LATE_TOLERANCE_MS = 1000;
+/** Far above any tariff's sensor rules; what is kept beyond it is dropped. */
+const MAX_KEPT_SENSORS = 1000;
+
+/** A kept sensor value, as stored: plain JSON. */
+interface KeptSensor {
+  gatewayId: string;
+  sensorId: string;
+  value: number;
+}
 
 /** A sensor value and the order in which it arrived, so the latest source wins. */
 interface Known {
@@ -89,7 +100,15 @@ export class TariffWatch {
   /** The last polled value and timestamp per sensor: a poll only counts when it brings news. */
   private readonly lastPolled = new Map<string, string>();
   private seq = 0;
-  private emitted: { key: string; validFrom: number | null } | null = null;
+  private emitted: { key: string; stale: boolean; validFrom: number | null } | null = null;
+  /**
+   * Before the first price: gateways whose first poll has not answered. A price that a
+   * poll may change a moment later is not sent; the wait ends at `firstPriceBy`.
+   */
+  private readonly awaitingPoll = new Set<string>();
+  private keptLoaded = false;
+  private firstPriceBy = Infinity;
+  private readonly holdTimer = new LongTimer();
   private reported: string | null = null;
   private closed = false;
 
@@ -100,6 +119,7 @@ export class TariffWatch {
   }
 
   start(): void {
+    this.loadKept();
     this.unwatchTariffs = this.hub.watchTariffs(this.opts.refreshMinutes, (s) => {
       this.snapshot = s;
       this.followSensors();
@@ -111,6 +131,7 @@ export class TariffWatch {
   close(): void {
     this.closed = true;
     this.timer.cancel();
+    this.holdTimer.cancel();
     this.unwatchTariffs?.();
     for (const unwatch of this.gatewayWatches.values()) unwatch();
     this.gatewayWatches.clear();
@@ -129,6 +150,7 @@ export class TariffWatch {
     const known = { value, seq: ++this.seq };
     if (gatewayId === undefined) this.byId.set(sensorId, known);
     else this.byGateway.set(sensorKey(gatewayId, sensorId), known);
+    this.saveKept();
     this.evaluate(this.now());
     this.opts.onInputs?.();
     return true;
@@ -180,6 +202,7 @@ export class TariffWatch {
     const snap = this.snapshot;
     if (this.closed || !snap) return;
     const tariff = this.tariff();
+    if (this.holdingFirstPrice(tariff, at)) return;
     let result: PriceResult | null = null;
     let next: { at: number } | null = null;
     let reason: string | null;
@@ -198,12 +221,14 @@ export class TariffWatch {
     // Without a price the reason is what changes (tariff missing → rejected → no rule):
     // each is news downstream, so it is part of the key.
     const key = result ? `${result.price}|${result.gross}|${result.currency}` : `none|${reason}`;
-    const changed = !this.emitted || this.emitted.key !== key;
+    const priceChanged = !this.emitted || this.emitted.key !== key;
+    // tariffs turning stale or fresh again is news too, for flows that act on fresh prices only
+    const changed = priceChanged || this.emitted!.stale !== snap.stale;
     let validFrom: number | null;
-    if (!changed) validFrom = this.emitted!.validFrom;
+    if (!priceChanged) validFrom = this.emitted!.validFrom;
     else if (this.emitted) validFrom = at;
     else validFrom = tariff ? this.priceSince(tariff, at) : null;
-    this.emitted = { key, validFrom };
+    this.emitted = { key, stale: snap.stale, validFrom };
 
     const payload: PricePayload = {
       price: result?.price ?? null,
@@ -311,12 +336,70 @@ export class TariffWatch {
     for (const gatewayId of wanted) {
       if (this.gatewayWatches.has(gatewayId)) continue;
       const pollSec = this.opts.sensorPollSec ?? DEFAULT_SENSOR_POLL_SEC;
+      if (!this.emitted) this.awaitingPoll.add(gatewayId);
       this.gatewayWatches.set(gatewayId, this.hub.watchSensors(gatewayId, pollSec, (s) => this.onSensors(s)));
     }
   }
 
+  /**
+   * Whether the first price waits: for the kept sensor values and for the first poll of
+   * each gateway the rules name, at most the request deadline from when the tariff came.
+   */
+  private holdingFirstPrice(tariff: Tariff | undefined, at: number): boolean {
+    if (this.emitted || !tariff || sensorsUsedBy(tariff).length === 0) return false;
+    if (this.keptLoaded && this.awaitingPoll.size === 0) return false;
+    if (this.firstPriceBy === Infinity) {
+      this.firstPriceBy = at + this.hub.firstAnswerWaitMs;
+      this.holdTimer.arm(this.firstPriceBy, () => {
+        this.awaitingPoll.clear();
+        this.keptLoaded = true;
+        this.evaluate(this.now());
+      }, this.now);
+    }
+    if (at >= this.firstPriceBy) return false;
+    this.opts.onStatus({ fill: 'grey', shape: 'ring', text: 'reading sensors…' });
+    return true;
+  }
+
+  /** The last known values of the rules' sensors, from before a restart; anything newer wins. */
+  private loadKept(): void {
+    const store = this.opts.sensorStore;
+    if (!store) {
+      this.keptLoaded = true;
+      return;
+    }
+    const apply = (kept: unknown) => {
+      if (this.closed) return;
+      if (Array.isArray(kept)) {
+        for (const k of kept.slice(0, MAX_KEPT_SENSORS)) {
+          if (!isKeptSensor(k)) continue;
+          const key = sensorKey(k.gatewayId, k.sensorId);
+          if (!this.byGateway.has(key)) this.byGateway.set(key, { value: k.value, seq: 0 });
+        }
+      }
+      this.keptLoaded = true;
+      this.evaluate(this.now());
+    };
+    // an unreadable store is an empty one: the sensors are polled anyway
+    store.load().then(apply, () => apply(null));
+  }
+
+  private saveKept(): void {
+    const tariff = this.tariff();
+    if (!this.opts.sensorStore || !tariff) return;
+    const kept: KeptSensor[] = [];
+    const { sensors } = this.priceOptions(tariff);
+    for (const ref of sensorsUsedBy(tariff)) {
+      const value = nestedField(sensors, ref.gatewayId, ref.sensorId);
+      if (typeof value === 'number') kept.push({ gatewayId: ref.gatewayId, sensorId: ref.sensorId, value });
+    }
+    // losing them only costs a wait for the first poll after a restart
+    this.opts.sensorStore.save(kept).catch(() => undefined);
+  }
+
   private onSensors(s: SensorSnapshot): void {
-    let changed = (this.gatewayErrors.get(s.gatewayId) ?? null) !== s.error;
+    const firstAnswer = this.awaitingPoll.delete(s.gatewayId);
+    let changed = firstAnswer || (this.gatewayErrors.get(s.gatewayId) ?? null) !== s.error;
     this.gatewayErrors.set(s.gatewayId, s.error);
     for (const sensor of s.sensors) {
       const key = sensorKey(s.gatewayId, sensor.id);
@@ -327,6 +410,7 @@ export class TariffWatch {
       changed = true;
     }
     if (changed) {
+      this.saveKept();
       this.evaluate(this.now());
       this.opts.onInputs?.();
     }
@@ -370,6 +454,12 @@ export function noPrice(tariffId: string, reason: string): PricePayload {
     price: null, gross: null, vat: null, currency: null, tariffId, tariffName: null, ruleIndex: null, priority: null,
     validFrom: null, validUntil: null, unknownSensors: [], stale: false, tariffsFetchedAt: null, reason,
   };
+}
+
+function isKeptSensor(x: unknown): x is KeptSensor {
+  if (typeof x !== 'object' || x === null) return false;
+  const k = x as Record<string, unknown>;
+  return typeof k.gatewayId === 'string' && typeof k.sensorId === 'string' && typeof k.value === 'number' && Number.isFinite(k.value);
 }
 
 function nonEmpty(x: unknown): string | null {

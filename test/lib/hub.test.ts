@@ -139,14 +139,43 @@ describe('AccountHub', () => {
 
     const offline = new EasyClient({ baseUrl: 'http://127.0.0.1:9', token: 'demo-token', ...FAST });
     const second = hub({ client: offline, store });
-    const [loaded, failed] = await updates<TariffSnapshot>(2, (cb) => second.watchTariffs(60, cb));
-    should(loaded.stale).be.true();
-    should(loaded.error).be.null();
-    should(loaded.tariffs.map((t) => t.id)).containEql('DEMO-GENERATOR');
+    // the fetch fails before the wait for it ends: the kept tariffs come with the failure
+    const [failed] = await updates<TariffSnapshot>(1, (cb) => second.watchTariffs(60, cb));
     should(failed.stale).be.true();
     should(failed.error).have.property('code', 'network');
-    should(failed.tariffs).equal(loaded.tariffs);
-    should(failed.fetchedAt).equal(loaded.fetchedAt);
+    should(failed.tariffs.map((t) => t.id)).containEql('DEMO-GENERATOR');
+    should(failed.fetchedAt).equal((store.value as { fetchedAt: number }).fetchedAt);
+  });
+
+  it('with kept tariffs and a reachable service, watchers get the fresh tariffs only', async () => {
+    const store = memoryStore();
+    const first = hub({ store });
+    await updates<TariffSnapshot>(1, (cb) => first.watchTariffs(60, cb));
+    await first.close();
+    const second = hub({ store });
+    const seen: TariffSnapshot[] = [];
+    const stop = second.watchTariffs(60, (s) => seen.push(s));
+    const late = updates<TariffSnapshot>(1, (cb) => second.watchTariffs(60, cb));
+    await late;
+    await delay(100);
+    stop();
+    should(seen).have.length(1);
+    should(seen[0]).containEql({ stale: false, error: null });
+    should(seen[0].fetchedAt).be.above((store.value as { fetchedAt: number }).fetchedAt - 1);
+  });
+
+  it('a first fetch slower than the wait: the kept tariffs (stale) at the wait, then the fresh ones', async () => {
+    const store = memoryStore();
+    const first = hub({ store });
+    await updates<TariffSnapshot>(1, (cb) => first.watchTariffs(60, cb));
+    await first.close();
+    sim.setFaults({ latencyMs: 800 });
+    const second = hub({ store, firstAnswerWaitMs: 200 });
+    const started = Date.now();
+    const [kept, fresh] = await updates<TariffSnapshot>(2, (cb) => second.watchTariffs(60, cb));
+    should(kept).containEql({ stale: true, error: null });
+    should(fresh).containEql({ stale: false, error: null });
+    should(Date.now() - started).be.aboveOrEqual(700);
   });
 
   it('starts from the API when the store is empty, unreadable or holds something else', async () => {

@@ -103,11 +103,11 @@ describe('easy-tariff node', function () {
   it('polls the gateway its sensor rule names, and a sensor message changes the price at once', async () => {
     const at = generatorInstant(true);
     const { out, caught } = await start({ now: () => at }, { tariff: 'DEMO-GENERATOR' });
-    const [unknown, polled] = await out.next(2);
-    // before the poll answers input "1" is unknown: its rule cannot match, the next one prices
-    should(unknown.payload).containEql({ price: 0.22, unknownSensors: [{ gatewayId: 'DEMO', sensorId: '1' }] });
-    should(unknown.payload.reason).match(/sensor DEMO\/1 unknown/);
-    should(polled.payload).containEql({ price: 0.55, ruleIndex: 0, unknownSensors: [], reason: null });
+    // the first price waits for the poll: no provisional price from a later rule first
+    const [polled] = await out.next(1);
+    should(polled.payload).containEql({ price: 0.55, ruleIndex: 0, unknownSensors: [], reason: null, stale: false });
+    await quiet(200);
+    should(out.received).eql([]);
 
     const node = helper.getNode('t');
     let sent = Date.now();
@@ -134,6 +134,62 @@ describe('easy-tariff node', function () {
     should(out.received).eql([]);
     should(caught.received).eql([]);
     should(GENERATOR.rules[0]).containEql({ gateway_id: 'DEMO', sensor_id: '1' });
+  });
+
+  it('deploy, full redeploy and a restart against a reachable service: one fresh, final price per tariff node', async () => {
+    const at = generatorInstant(true);
+    const generatorNode = tariffNode({ id: 'g', tariff: 'DEMO-GENERATOR', wires: [['out2']] });
+    const { out, flow } = await start({ now: () => at }, {}, [generatorNode, { id: 'out2', type: 'helper' }]);
+    const out2 = inbox('out2');
+    const expectOneFresh = async (flat: ReturnType<typeof inbox>, generator: ReturnType<typeof inbox>, after: number) => {
+      const [[f], [g]] = await Promise.all([flat.next(1), generator.next(1)]);
+      should(f.payload).containEql({ price: 0.25, stale: false, reason: null });
+      should(g.payload).containEql({ price: 0.55, stale: false, reason: null, unknownSensors: [] });
+      for (const m of [f, g]) should(Date.parse(m.payload.tariffsFetchedAt)).be.aboveOrEqual(after);
+      await quiet(300);
+      should(flat.received).eql([]);
+      should(generator.received).eql([]);
+    };
+    await expectOneFresh(out, out2, 0);
+
+    // "restart flows": every node stops and starts; the account finds its last good tariffs kept
+    const before = Date.now() - 1;
+    await (helper as any).setFlows(flow, 'full', { acc: { token: TOKEN } });
+    // the helper nodes were restarted too: listen on the new ones (the price waits for a fetch)
+    await expectOneFresh(inbox('out'), inbox('out2'), before);
+
+    // a new runtime whose context holds the last good tariffs and the generator's last sensor value
+    const kept = await new Promise((resolve) => helper.getNode('acc').context().get('lastGoodTariffs', (_e: unknown, v: unknown) => resolve(v)));
+    const sensors = await new Promise((resolve) => helper.getNode('g').context().get('lastKnownSensors', (_e: unknown, v: unknown) => resolve(v)));
+    should(sensors).eql([{ gatewayId: 'DEMO', sensorId: '1', value: 1 }]);
+    await helper.unload();
+    await helper.load([easyAccount, easyTariff], flow.filter((n) => n.type !== 'easy-account' && n.type !== 'easy-tariff'), {});
+    (helper as any)._context.get('acc', undefined).set('lastGoodTariffs', kept);
+    (helper as any)._context.get('g', undefined).set('lastKnownSensors', [{ gatewayId: 'DEMO', sensorId: '1', value: 0 }]);
+    const [restartedFlat, restartedGenerator] = [inbox('out'), inbox('out2')];
+    const restarted = Date.now() - 1;
+    await (helper as any).setFlows(flow, 'nodes', { acc: { token: TOKEN } });
+    // the kept value (0: generator off) is older than the poll's (1): the poll prices
+    await expectOneFresh(restartedFlat, restartedGenerator, restarted);
+  });
+
+  it('a sensor poll slower than the request deadline: priced at the deadline from the value kept in context', async () => {
+    const at = generatorInstant(true);
+    sim = await withSimulator({ now: () => at, faults: { scope: 'sensors', latencyMs: 3000 } });
+    const flow = [{ ...accountNode(sim, ZONE), timeoutMs: 400, retries: 0 }, tariffNode({ tariff: 'DEMO-GENERATOR' }), { id: 'out', type: 'helper' }, ...catchNodes()];
+    await helper.load([easyAccount, easyTariff], flow.filter((n) => n.type === 'helper' || n.type === 'catch'), {});
+    (helper as any)._context.get('t', undefined).set('lastKnownSensors', [{ gatewayId: 'DEMO', sensorId: '1', value: 0 }, { junk: true }]);
+    const out = inbox('out');
+    const caught = inbox('caught');
+    const deployed = Date.now();
+    await (helper as any).setFlows(flow, 'nodes', { acc: { token: TOKEN } });
+    const [msg] = await out.next(1, 3000);
+    should(Date.now() - deployed).be.aboveOrEqual(350);
+    // generator off as last known: the second rule, no sensor unknown, no made-up price before
+    should(msg.payload).containEql({ price: 0.22, ruleIndex: 1, unknownSensors: [], stale: false, reason: null });
+    const [err] = await caught.next(1, 3000);
+    should(err.error.message).match(/sensors of gateway DEMO could not be read/);
+    should(lastStatus('t')).containEql({ fill: 'green', text: '0.22 GBP/kWh' });
   });
 
   it('says when the gateway of a sensor rule cannot be read, and prices by the next rule', async () => {
@@ -214,7 +270,7 @@ describe('easy-tariff node', function () {
     await out.next(1);
     await sim.close();
     // redeploying the changed account restarts it and its tariff node (Node-RED drops their context)
-    const offline = flow.map((n) => (n.id === 'acc' ? { ...n, baseUrl: sim.url, name: 'offline' } : n));
+    const offline = flow.map((n) => (n.id === 'acc' ? { ...n, baseUrl: sim.url, name: 'offline', retries: 0 } : n));
     await (helper as any).setFlows(offline, 'nodes', { acc: { token: TOKEN } });
     const [msg] = await out.next(1);
     should(msg.payload).containEql({ price: 0.25, stale: true, reason: null });
@@ -234,7 +290,7 @@ describe('easy-tariff node', function () {
     await helper.load([easyAccount, easyTariff], flow.filter((n) => n.type !== 'easy-account' && n.type !== 'easy-tariff'), {});
     const again = inbox('out');
     (helper as any)._context.get('acc', undefined).set('lastGoodTariffs', saved);
-    const offline = flow.map((n) => (n.id === 'acc' ? { ...n, baseUrl: sim.url } : n));
+    const offline = flow.map((n) => (n.id === 'acc' ? { ...n, baseUrl: sim.url, retries: 0 } : n));
     await (helper as any).setFlows(offline, 'nodes', { acc: { token: TOKEN } });
     const [msg] = await again.next(1);
     should(msg.payload).containEql({ price: 0.99, stale: true });

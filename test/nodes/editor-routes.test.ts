@@ -246,6 +246,18 @@ describe('editor admin routes', function () {
       should(r.body.ok).be.true();
     });
 
+    it('an emptied token field is no token, even with a deployed account holding one (what Deploy would store)', async () => {
+      await helper.unload();
+      await load([account(sim)]);
+      const kept = await post('/easy-account/test-connection', { id: 'acc', baseUrl: sim.url, token: '__PWRD__' });
+      should(kept.body.ok).be.true();
+      const before = sim.requests.length;
+      const emptied = await post('/easy-account/test-connection', { id: 'acc', baseUrl: sim.url, token: '' });
+      should(emptied.status).equal(400);
+      should(emptied.body.error.message).match(/no token/);
+      should(sim.requests).have.length(before);
+    });
+
     it('the editor\'s password placeholder is no token', async () => {
       const r = await post('/easy-account/test-connection', { baseUrl: sim.url, token: '__PWRD__' });
       should(r.status).equal(400);
