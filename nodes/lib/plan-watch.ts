@@ -9,7 +9,7 @@
 
 import type { AccountHub } from './hub';
 import { LongTimer } from './long-timer';
-import { cheapestWindows, hours, PlanResult, PlanSlot } from './plan';
+import { cheapestWindows, hours, mergeSlots, PlanResult, PlanSlot } from './plan';
 import { configuredCycle, Cycle, overrideCycle, PlanSettings } from './plan-settings';
 import { localTime, TariffWatch, WatchStatus } from './tariff-watch';
 import { shortText } from './format';
@@ -69,7 +69,8 @@ export interface PlanWatchOptions {
 interface Stored {
   key: string;
   cycle: Cycle;
-  slots: PlanSlot[];
+  /** The plan's slots cut where the price changes (one price each). */
+  pieces: PlanSlot[];
   on: boolean;
   currency: string | null;
 }
@@ -80,7 +81,8 @@ export class PlanWatch {
   private readonly timer = new LongTimer();
   private readonly watch: TariffWatch;
   private cycle: Cycle | null = null;
-  private slots: PlanSlot[] = [];
+  /** The plan, cut where the price changes: a past part keeps its exact price when cut at now. */
+  private pieces: PlanSlot[] = [];
   private currency: string | null = null;
   /** The state last sent; null until the first one is sent. */
   private on: boolean | null = null;
@@ -147,7 +149,7 @@ export class PlanWatch {
       maxPrice: this.opts.settings.maxPrice,
     });
     this.cycle = cycle;
-    this.slots = this.slots.filter((s) => s.from < now).map((s) => ({ ...s, to: Math.min(s.to, now) }));
+    this.pieces = this.pastPieces(now);
     this.adopt(result, now, 'message', true);
   }
 
@@ -156,7 +158,7 @@ export class PlanWatch {
     const now = this.now();
     const cycle = this.cycle ?? configuredCycle(this.opts.settings, now, this.opts.hub.timezone);
     this.cycle = { ...cycle, from: Math.min(cycle.from, now), requested: 0 };
-    this.slots = [];
+    this.pieces = [];
     this.noPlan = 'cancelled';
     this.send('message', null, null, now);
   }
@@ -185,18 +187,18 @@ export class PlanWatch {
       // the new window is taken before pricing, which may fail: a failure must not find the old one over again
       cycle = configuredCycle(this.opts.settings, now, this.opts.hub.timezone);
       this.cycle = cycle;
-      this.slots = [];
+      this.pieces = [];
     }
     const { tariff, options } = this.watch.pricingInputs();
-    const past = this.slots.filter((s) => s.from < now).map((s) => ({ ...s, to: Math.min(s.to, now) }));
+    const past = this.pastPieces(now);
     const done = past.reduce((sum, s) => sum + (s.to - s.from), 0);
-    const running = this.slots.some((s) => s.from <= now && now < s.to);
+    const running = this.pieces.some((s) => s.from <= now && now < s.to);
     const rest = cycle.requested - done;
     const from = Math.max(now, cycle.from);
     // one block already begun is not planned again: it runs to its end
     if (rest <= 0 || cycle.to <= from || (this.opts.settings.contiguous && done > 0)) {
       this.cycle = cycle;
-      if (!this.opts.settings.contiguous || !running) this.slots = past;
+      if (!this.opts.settings.contiguous || !running) this.pieces = past;
       this.noPlan = null;
       this.send(cause, null, null, now);
       return;
@@ -212,27 +214,14 @@ export class PlanWatch {
       maxPrice: this.opts.settings.maxPrice,
     });
     this.cycle = cycle;
-    this.slots = past;
+    this.pieces = past;
     this.adopt(result, now, cause, false, fits < rest ? `only ${hours(cycle.to - from)} of the window is left` : null);
   }
 
   /** Adds a fresh result to what has run and sends it when it differs. */
   private adopt(result: PlanResult, now: number, cause: PlanCause, always: boolean, lateStart: string | null = null): void {
-    const slots = this.slots.slice();
-    for (const s of result.slots) {
-      const last = slots[slots.length - 1];
-      if (last && last.to === s.from) {
-        const length = s.to - last.from;
-        slots[slots.length - 1] = {
-          from: last.from,
-          to: s.to,
-          price: (last.price * (last.to - last.from) + s.price * (s.to - s.from)) / length,
-        };
-      } else {
-        slots.push(s);
-      }
-    }
-    this.slots = slots;
+    this.pieces = this.pieces.concat(result.pieces);
+    const slots = mergeSlots(this.pieces);
     this.currency = result.currency;
     const shortfall = lateStart ?? result.shortfall;
     this.noPlan = slots.some((s) => s.to > now) ? null : (shortfall ?? 'nothing left to run in this window');
@@ -243,7 +232,9 @@ export class PlanWatch {
 
   private send(cause: PlanCause, result: PlanResult | null, shortfall: string | null, now: number): void {
     const payload = this.payload(cause, result, shortfall, now);
-    const fingerprint = JSON.stringify([payload.window, payload.slots, payload.requested]);
+    // a slot continued by a new plan is averaged again: prices differing in the last bits are the same plan
+    const slots = payload.slots.map((x) => [x.from, x.to, Math.round(x.price * 1e9)]);
+    const fingerprint = JSON.stringify([payload.window, slots, payload.requested]);
     if (fingerprint !== this.sentPlan) {
       this.sentPlan = fingerprint;
       this.opts.onPlan(payload);
@@ -259,7 +250,7 @@ export class PlanWatch {
       this.replan('window');
       return;
     }
-    const running = this.slots.find((s) => s.from <= now && now < s.to);
+    const running = mergeSlots(this.pieces).find((s) => s.from <= now && now < s.to);
     const on = running !== undefined;
     if (on !== this.on) {
       this.on = on;
@@ -274,7 +265,7 @@ export class PlanWatch {
 
   private nextEvent(now: number): number | null {
     let next = Infinity;
-    for (const s of this.slots) {
+    for (const s of this.pieces) {
       if (s.from > now) next = Math.min(next, s.from);
       if (s.to > now) next = Math.min(next, s.to);
     }
@@ -285,10 +276,15 @@ export class PlanWatch {
     return next === Infinity ? null : next;
   }
 
+  /** What of the plan has run by `now`: the pieces before it, the running one cut at now. */
+  private pastPieces(now: number): PlanSlot[] {
+    return this.pieces.filter((s) => s.from < now).map((s) => ({ ...s, to: Math.min(s.to, now) }));
+  }
+
   /** A rolling plan is over when its last slot has run; any other at the end of its window. */
   private cycleEnd(cycle: Cycle): number {
-    if (this.opts.settings.window.kind === 'rolling' && !cycle.override && cycle.requested > 0 && this.slots.length > 0) {
-      return Math.min(cycle.to, this.slots[this.slots.length - 1].to);
+    if (this.opts.settings.window.kind === 'rolling' && !cycle.override && cycle.requested > 0 && this.pieces.length > 0) {
+      return Math.min(cycle.to, this.pieces[this.pieces.length - 1].to);
     }
     return cycle.to;
   }
@@ -315,7 +311,7 @@ export class PlanWatch {
   private status(now: number, running: PlanSlot | undefined): WatchStatus {
     const tz = this.opts.hub.timezone;
     if (running) return { fill: 'green', shape: 'dot', text: `on until ${localTime(running.to, now, tz)}` };
-    const next = this.slots.find((s) => s.from > now);
+    const next = mergeSlots(this.pieces).find((s) => s.from > now);
     if (next) return { fill: 'grey', shape: 'dot', text: `next ${localTime(next.from, now, tz)}–${localTime(next.to, now, tz)}` };
     return { fill: 'yellow', shape: 'ring', text: shortText(`no plan: ${this.noPlan ?? 'nothing left to run in this window'}`, 60) };
   }
@@ -324,8 +320,8 @@ export class PlanWatch {
     const tz = this.opts.hub.timezone;
     const cycle = this.cycle!;
     const vat = result ? result.vat : 0;
-    const planned = this.slots.reduce((sum, s) => sum + (s.to - s.from), 0);
-    const net = this.slots.reduce((sum, s) => sum + s.price * ((s.to - s.from) / HOUR_MS), 0);
+    const planned = this.pieces.reduce((sum, s) => sum + (s.to - s.from), 0);
+    const net = this.pieces.reduce((sum, s) => sum + s.price * ((s.to - s.from) / HOUR_MS), 0);
     return {
       tariffId: this.opts.tariffId,
       timezone: tz,
@@ -333,7 +329,7 @@ export class PlanWatch {
       window: { from: iso(cycle.from), to: iso(cycle.to), fromLocal: localIso(cycle.from, tz), toLocal: localIso(cycle.to, tz) },
       requested: cycle.requested,
       planned,
-      slots: this.slots.map((s) => ({
+      slots: mergeSlots(this.pieces).map((s) => ({
         from: iso(s.from),
         to: iso(s.to),
         fromLocal: localIso(s.from, tz),
@@ -351,7 +347,7 @@ export class PlanWatch {
 
   private save(): void {
     if (!this.cycle) return;
-    const value: Stored = { key: this.key, cycle: this.cycle, slots: this.slots, on: this.on === true, currency: this.currency };
+    const value: Stored = { key: this.key, cycle: this.cycle, pieces: this.pieces, on: this.on === true, currency: this.currency };
     this.opts.store.save(value).catch((err: Error) => this.tell(`the plan could not be stored: ${err.message}`));
   }
 
@@ -359,11 +355,11 @@ export class PlanWatch {
   private restore(stored: unknown): boolean {
     if (typeof stored !== 'object' || stored === null) return false;
     const s = stored as Partial<Stored>;
-    if (s.key !== this.key || !isCycle(s.cycle) || !Array.isArray(s.slots) || s.slots.length > 10_000 || !s.slots.every(isSlot))
+    if (s.key !== this.key || !isCycle(s.cycle) || !Array.isArray(s.pieces) || s.pieces.length > 10_000 || !s.pieces.every(isSlot))
       return false;
     if (s.cycle.to <= this.now()) return false;
     this.cycle = s.cycle;
-    this.slots = s.slots.map((x) => ({ from: x.from, to: x.to, price: x.price }));
+    this.pieces = s.pieces.map((x) => ({ from: x.from, to: x.to, price: x.price }));
     this.currency = typeof s.currency === 'string' ? s.currency : null;
     this.started = true;
     return true;

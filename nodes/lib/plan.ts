@@ -29,6 +29,8 @@ export interface PlanSlot {
 
 export interface PlanResult {
   slots: PlanSlot[];
+  /** The slots cut where the price changes: each piece has one price. */
+  pieces: PlanSlot[];
   /** Planned run time in ms: `requested` unless maxPrice or missing prices left less. */
   planned: number;
   requested: number;
@@ -71,7 +73,7 @@ export function cheapestWindows(tariff: unknown, options: PlanOptions): PlanResu
   const segments = schedule(tariff, from, to, options);
   const usable = usablePieces(segments, maxPrice);
   const pieces = options.contiguous ? cheapestBlock(usable, duration) : cheapestPieces(usable, duration);
-  const slots = mergeTouching(pieces);
+  const slots = mergeSlots(pieces);
   const planned = slots.reduce((sum, s) => sum + (s.to - s.from), 0);
   const net = pieces.reduce((sum, p) => sum + p.price * ((p.to - p.from) / HOUR_MS), 0);
   const grossOf = (x: number) => x * (1 + ct.vat / 100);
@@ -82,6 +84,7 @@ export function cheapestWindows(tariff: unknown, options: PlanOptions): PlanResu
   }
   return {
     slots,
+    pieces: pieces.map((p) => ({ from: p.from, to: p.to, price: p.price })),
     planned,
     requested: duration,
     shortfall,
@@ -213,7 +216,7 @@ function clip(run: Piece[], a: number, b: number): Piece[] {
 }
 
 /** Pieces that touch become one slot priced by their time-weighted average. */
-function mergeTouching(pieces: Piece[]): PlanSlot[] {
+export function mergeSlots(pieces: Piece[]): PlanSlot[] {
   const slots: Array<PlanSlot & { priceMs: number }> = [];
   for (const p of pieces) {
     const last = slots[slots.length - 1];

@@ -5,7 +5,7 @@
 import should from 'should';
 import fc from 'fast-check';
 import moment from 'moment-timezone';
-import { cheapestWindows, PlanResult } from '../../nodes/lib/plan';
+import { cheapestWindows, mergeSlots, PlanResult } from '../../nodes/lib/plan';
 import type { Rule, Tariff } from '../../nodes/lib/tariff';
 import type { SensorValues } from '../../nodes/lib/price';
 import { dataRecord, setNested } from '../../nodes/lib/id-map';
@@ -168,6 +168,11 @@ describe('cheapestWindows', () => {
           const plan = cheapestWindows(tariff, { timezone: zone, from, to, duration: durationSec * SECOND, contiguous, maxPrice, sensors });
           const expected = contiguous ? bruteBlock(prices, from, durationSec) : bruteSplit(prices, from, durationSec);
           should(shape(plan)).eql(expected);
+          // the pieces: one price each (the test's own, second by second), and together the slots
+          for (const piece of plan.pieces) {
+            for (let t = piece.from; t < piece.to; t += SECOND) should(prices[(t - from) / SECOND]).equal(piece.price);
+          }
+          should(mergeSlots(plan.pieces).map((x) => ({ from: x.from, to: x.to }))).eql(expected);
           const planned = expected.reduce((s, r) => s + r.to - r.from, 0);
           should(plan.planned).equal(planned);
           should(plan.requested).equal(durationSec * SECOND);

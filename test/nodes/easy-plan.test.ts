@@ -212,6 +212,33 @@ describe('easy-plan node', function () {
     should(caught.received).eql([]);
   });
 
+  it('a slot over two prices, planned again while it runs, is the same plan (nothing sent, same cost)', async () => {
+    served = [
+      {
+        id: 'NIGHT',
+        name: 'n',
+        vat: 20,
+        currency: 'GBP',
+        rules: [
+          { priority: 1, price: 0.1, time_start: '02:00', time_end: '02:30' },
+          { priority: 1, price: 0.2, time_start: '02:30', time_end: '03:00' },
+          { priority: 2, price: 0.3 },
+        ],
+      },
+    ];
+    const { plans, caught } = await start('2026-01-10T21:30:00Z');
+    const [first] = await plans.next(1);
+    should(first.payload.slots).match([{ from: '2026-01-11T02:00:00.000Z', to: '2026-01-11T03:00:00.000Z' }]);
+    should(first.payload.slots[0].price).be.approximately(0.15, 1e-12);
+    for (const now of ['2026-01-11T02:15:00Z', '2026-01-11T02:45:00Z']) {
+      await tickTo(now);
+      await helper.getNode('acc').hub.refreshTariffs();
+    }
+    await quiet(100);
+    should(plans.received).eql([]);
+    should(caught.received).eql([]);
+  });
+
   it('in one block, a running slot is never moved by a new plan', async () => {
     served = [cheapBetween('04:00', '05:00')];
     const { sw, plans } = await start('2026-01-10T21:30:00Z', { contiguous: true });
