@@ -188,7 +188,7 @@ export function planPreview(
         contiguous: settings.contiguous,
         maxPrice: settings.maxPrice,
       });
-      slots.push(...plan.slots);
+      for (const slot of plan.slots) slots.push(slot);
       if (plan.shortfall) shortfalls.push(plan.shortfall);
       if (settings.window.kind === 'rolling') break;
       at = cycle.to;
