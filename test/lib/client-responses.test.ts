@@ -6,6 +6,7 @@ import * as path from 'path';
 import { EasyApiError } from '../../nodes/lib/client';
 import { readReadings, readSensors, readTariffs } from '../../nodes/lib/responses';
 import { rejection, useSimulator } from './client-support';
+import { MAX_PROBLEMS_PER_ANSWER, MAX_RULES_PER_TARIFF } from '../../nodes/lib/limits';
 
 const fixture = (name: string) => fs.readFileSync(path.join(__dirname, '..', 'fixtures', name), 'utf8');
 
@@ -83,6 +84,30 @@ describe('reading answers', () => {
       // is still caught by its Content-Length (see the 'cut' fault in client-retries).
       const csv = fixture('docs-sensors.csv');
       should(refusal(() => readSensors(csv.slice(0, csv.length - 10), 'text/csv', 'GW'))).match(/the CSV is malformed/);
+    });
+  });
+
+  describe('a hostile tariffs answer over loopback', () => {
+    const ctx = useSimulator();
+    afterEach(() => ctx.sim.setAnswers(null));
+
+    it(`2 MB of bare numbers: ${MAX_PROBLEMS_PER_ANSWER} problems and one counting the rest, not a million`, async () => {
+      ctx.sim.setAnswers({ tariffs: Array.from({ length: 999_999 }, () => 7) }); // "[7,7,…]": 2 MB
+      const { tariffs, problems } = await ctx.client().fetchTariffs();
+      should(tariffs).eql([]);
+      should(problems).have.length(MAX_PROBLEMS_PER_ANSWER + 1);
+      should(problems[0].message).match(/^the answer lists 999999 tariffs, more than the 100 allowed/);
+      should(problems[MAX_PROBLEMS_PER_ANSWER].message).match(/^and \d+ more problems? \(\d+ errors?\), not listed/);
+      should(JSON.stringify(problems).length).be.below(20_000);
+    });
+
+    it(`a tariff of ${MAX_RULES_PER_TARIFF + 1} rules is left out with one error; the others stay usable`, async () => {
+      const rules = Array.from({ length: MAX_RULES_PER_TARIFF + 1 }, (_, k) => ({ priority: k, price: 0.1 }));
+      const good = { id: 'good', name: 'good', vat: 0, currency: 'EUR', rules: [{ priority: 1, price: 0.2 }] };
+      ctx.sim.setAnswers({ tariffs: [{ ...good, id: 'huge', rules }, good] });
+      const { tariffs, problems } = await ctx.client().fetchTariffs();
+      should(tariffs.map((t) => t.id)).eql(['good']);
+      should(problems.map((p) => p.message)).eql([`tariff "huge": rules has ${MAX_RULES_PER_TARIFF + 1} rules, more than the ${MAX_RULES_PER_TARIFF} a tariff may have`]);
     });
   });
 
