@@ -4,8 +4,8 @@ import { CostResult } from './cost';
 import { formatAmounts } from './format';
 import type { TariffSnapshot } from './hub';
 import { compileTariff, SensorRef, sensorKey, Tariff, TIME_ALWAYS } from './tariff';
-import { Bucket, PeriodName, periodBounds } from './totals';
-import { requireEpochMs, toEpochMs } from './time';
+import { Bucket } from './totals';
+import { isPeriodName, namedPeriod, PERIOD_NAMES, requireEpochMs, toEpochMs } from './time';
 import { dataRecord, setNested } from './id-map';
 
 export const DEFAULT_SENSOR = 'e1.kwh';
@@ -106,16 +106,6 @@ export interface RangeRequest {
   to: number;
 }
 
-const NAMED_PERIODS: Record<string, { period: PeriodName; back: number }> = {
-  today: { period: 'day', back: 0 },
-  yesterday: { period: 'day', back: 1 },
-  'this-week': { period: 'week', back: 0 },
-  'last-week': { period: 'week', back: 1 },
-  'this-month': { period: 'month', back: 0 },
-  'last-month': { period: 'month', back: 1 },
-};
-export const PERIOD_NAMES = Object.keys(NAMED_PERIODS);
-
 /**
  * The range of range mode: `msg.from`/`msg.to` (to defaults to now), or `msg.period`
  * (`yesterday`, `last-month`, …) in the account's zone; `msg.gateway` is required,
@@ -130,11 +120,8 @@ export function rangeRequest(msg: Record<string, unknown>, timezone: string, now
   let from: number;
   let to: number;
   if (msg.period !== undefined) {
-    const named = NAMED_PERIODS[String(msg.period)];
-    if (!named) throw new TypeError(`msg.period must be one of ${PERIOD_NAMES.join(', ')}, got ${describe(msg.period)}`);
-    let bounds = periodBounds(named.period, now, timezone);
-    for (let i = 0; i < named.back; i++) bounds = periodBounds(named.period, bounds.from - 1, timezone);
-    ({ from, to } = bounds);
+    if (!isPeriodName(msg.period)) throw new TypeError(`msg.period must be one of ${PERIOD_NAMES.join(', ')}, got ${describe(msg.period)}`);
+    ({ from, to } = namedPeriod(msg.period, now, { timezone }));
   } else {
     from = requireEpochMs(msg.from, 'msg.from');
     to = msg.to === undefined ? now : requireEpochMs(msg.to, 'msg.to');

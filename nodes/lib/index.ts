@@ -3,7 +3,8 @@
 export { decodeSensorId } from './sensor-ids';
 export type { DecodedSensorId, ModbusQuantity } from './sensor-ids';
 // The engine (time, tariffs, price, cost)
-export { toEpochMs, requireEpochMs, assertTimeZone, machineTimeZone } from './time';
+export { toEpochMs, requireEpochMs, assertTimeZone, machineTimeZone, localPeriod, namedPeriod, localDate, PERIOD_NAMES } from './time';
+export type { LocalPeriodKind, NamedPeriod } from './time';
 export { parseTariffs, sensorsUsedBy } from './tariff';
 export type { Rule, Tariff, Problem, SensorRef } from './tariff';
 export { priceAt, nextPriceChange, schedule } from './price';
@@ -15,7 +16,7 @@ export type { CostResult, CostOptions, Reading, SensorTimelines, RuleCost, Inter
 // The API client
 export { EasyClient, EasyApiError, DEFAULT_BASE_URL, CLIENT_DEFAULTS } from './client';
 export type { EasyClientOptions, EasyApiErrorCode, RequestOptions, RetryInfo, Sensor } from './client';
-// Money display (to the currency's minor unit) and local periods, as the cost node uses them
+// Money display (to the currency's minor unit), as the cost node uses it
 export { formatMoney, minorUnits } from './format';
 export type { FormattedMoney } from './format';
 export { periodBounds } from './totals';

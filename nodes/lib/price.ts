@@ -8,7 +8,7 @@
 // merging equal neighbours is exact by construction, DST included. The rule at each
 // boundary is read from a day profile (day-profile.ts), not found by trying every rule.
 import { compileTariff, CompiledTariff, SensorRef, Tariff, TIME_WITHIN, TIME_WRAPS, sensorNumber } from './tariff';
-import { DAY_MS, ZoneInfo, periodIndex, requireEpochMs, toLocalMs, zoneInfo } from './time';
+import { DAY_MS, ZoneInfo, periodIndex, requireEpochMs, toLocalMs, zoneOption } from './time';
 import { nestedField } from './id-map';
 import { DayProfile, dayCuts, dayProfile, intervalAt, valuesKey } from './day-profile';
 
@@ -40,14 +40,8 @@ export interface ScheduleEntry {
 
 /** The compiled tariff and zone of a call; throws on a bad tariff, zone or options. */
 export function engineContext(tariff: unknown, options: unknown): { ct: CompiledTariff; zone: ZoneInfo } {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('options must be an object with a timezone, e.g. { timezone: "Europe/London" }');
-  }
-  const timezone = (options as { timezone?: unknown }).timezone;
-  // No silent default: the process's zone must never be used by accident (SPEC rule 1).
-  if (timezone === undefined || timezone === null) throw new TypeError('options.timezone is required (an IANA name such as Europe/London)');
-  const ct = compileTariff(tariff);
-  return { ct, zone: zoneInfo(timezone as string) };
+  const zone = zoneOption(options);
+  return { ct: compileTariff(tariff), zone };
 }
 
 /** The known value of each of the tariff's sensors (NaN = unknown), by sensor slot. */

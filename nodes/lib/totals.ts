@@ -8,13 +8,10 @@
 // a link outage). The readings of the last WINDOW_MS are kept with the cost of each
 // interval between them, so a late one splits the interval it falls into, and the
 // totals end up the same whatever order the same readings came in.
-import type moment from 'moment-timezone';
-import { assertTimeZone, momentTz } from './time';
+import { assertTimeZone, localPeriod } from './time';
 
 export type PeriodName = 'day' | 'week' | 'month';
 export const PERIODS: readonly PeriodName[] = ['day', 'week', 'month'];
-const MOMENT_UNIT: Record<PeriodName, moment.unitOfTime.StartOf> = { day: 'day', week: 'isoWeek', month: 'month' };
-const MOMENT_LENGTH: Record<PeriodName, moment.unitOfTime.DurationConstructor> = { day: 'day', week: 'week', month: 'month' };
 
 /** How far behind the newest reading a late reading is still placed (48 h). */
 export const WINDOW_MS = 48 * 3600_000;
@@ -78,10 +75,9 @@ export interface AddResult {
   change: IntervalCost;
 }
 
-/** The period of `name` containing instant `ms` in `timezone`, DST-correct (a local day may be 23 or 25 h). */
+/** The period of `name` containing instant `ms` in `timezone`: localPeriod's. */
 export function periodBounds(name: PeriodName, ms: number, timezone: string): { from: number; to: number } {
-  const start = momentTz().tz(ms, timezone).startOf(MOMENT_UNIT[name]);
-  return { from: start.valueOf(), to: start.clone().add(1, MOMENT_LENGTH[name]).valueOf() };
+  return localPeriod(name, ms, { timezone });
 }
 
 function emptyBucket(from: number, to: number | null): Bucket {

@@ -4,6 +4,7 @@ import { computeCost } from '../../nodes/lib/cost';
 import {
   addReading, IntervalCost, MAX_KEPT, newTotals, periodBounds, Reading, restoreTotals, TotalsState, WINDOW_MS,
 } from '../../nodes/lib/totals';
+import { judgePeriod, MIDNIGHT_CASES } from './local-period-reference';
 
 // A stand-in for computeCost: 2 per kWh, VAT 10 %, counter resets count 0 kWh.
 function flatCost(from: Reading, to: Reading): IntervalCost {
@@ -76,6 +77,19 @@ describe('totals: running totals by local period', () => {
     const day = periodBounds('day', Date.parse('2026-03-29T12:00:00Z'), 'Europe/London');
     should(day.to - day.from).equal(23 * 3600e3);
     should(iso(day.from)).equal('2026-03-29T00:00:00.000Z');
+  });
+
+  it('knows where days, weeks and months start and end where a zone changes its clock at or near midnight', () => {
+    for (const c of MIDNIGHT_CASES) {
+      for (const name of ['day', 'week', 'month'] as const) {
+        const verdict = judgePeriod(c.zone, name, Date.parse(c.at), periodBounds(name, Date.parse(c.at), c.zone));
+        should(verdict.kind).equal('ok', `${c.zone} ${name} of ${c.at}: ${JSON.stringify(verdict)}`);
+      }
+      if (c.day) {
+        const day = periodBounds('day', Date.parse(c.at), c.zone);
+        should([iso(day.from), iso(day.to)]).eql(c.day.map((s) => iso(Date.parse(s))), `${c.zone} ${c.at}`);
+      }
+    }
   });
 
   it('ignores a duplicate; a reading at a kept instant with another value replaces it', () => {
