@@ -4,14 +4,14 @@
 
 import { linkAccount, settleOnce, shortText } from './account-user';
 import { formatClock } from './lib/format';
+import { LongTimer } from './lib/long-timer';
+import { boundedSetting, SENSOR_INTERVAL } from './lib/node-settings';
 import type { SensorSnapshot } from './lib/hub';
 import {
   ChangeTracker, missingSensors, parseSensorFilter, selectSensors, sensorPayload, SensorPayload,
 } from './lib/sensor-payload';
 import type { Node, NodeAPI, NodeDef, NodeMessage } from './red-types';
 
-const MIN_INTERVAL_SEC = 10;
-const DEFAULT_INTERVAL_SEC = 60;
 /**
  * No word from the account for this many poll intervals (plus slack) means the poll has
  * died somewhere; the node then subscribes again. Not while a poll is on its way: one
@@ -29,11 +29,10 @@ interface SensorsConfig {
   filter: string[];
 }
 
-function readSensorsConfig(config: NodeDef): SensorsConfig {
-  const interval = Number(config.interval);
+function readSensorsConfig(config: NodeDef, interval: number): SensorsConfig {
   return {
     gateway: String(config.gateway ?? '').trim(),
-    intervalSec: Number.isFinite(interval) && interval > 0 ? Math.max(interval, MIN_INTERVAL_SEC) : DEFAULT_INTERVAL_SEC,
+    intervalSec: interval,
     output: config.output === 'all' ? 'all' : 'each',
     onlyChanged: config.onlyChanged === true || config.onlyChanged === 'true',
     filter: parseSensorFilter(config.sensors),
@@ -44,17 +43,17 @@ export = function register(RED: NodeAPI): void {
   function EasySensorsNode(this: Node, config: NodeDef) {
     RED.nodes.createNode(this, config);
     const node = this;
-    const cfg = readSensorsConfig(config);
-    // only an interval that was raised to the minimum; none, 0 or a negative one means the default
-    const asked = Number(config.interval);
-    if (asked > 0 && asked < MIN_INTERVAL_SEC) node.warn(`interval ${String(config.interval)} s is below the minimum: polling every ${cfg.intervalSec} s`);
+    // between 10 s and a day; none, 0 or a negative one means the default (no warning)
+    const interval = boundedSetting(config.interval, SENSOR_INTERVAL);
+    if (interval.warning) node.warn(interval.warning);
+    const cfg = readSensorsConfig(config, interval.value);
     const link = linkAccount(RED, node, config.account);
     const tracker = new ChangeTracker();
     let lastGood: SensorSnapshot | null = null;
     let sentPolledAt: number | null = null;
     let reportedError: string | null = null;
     let unwatch: (() => void) | null = null;
-    let watchdog: NodeJS.Timeout | null = null;
+    const watchdog = new LongTimer();
     const problem = link.problem ?? (cfg.gateway ? null : 'no gateway configured');
     const zone = link.account?.timezone ?? 'UTC';
 
@@ -116,13 +115,11 @@ export = function register(RED: NodeAPI): void {
     }
 
     function armWatchdog(): void {
-      if (watchdog) clearTimeout(watchdog);
-      watchdog = setTimeout(() => {
-        watchdog = null;
+      watchdog.arm(Date.now() + WATCHDOG_INTERVALS * cfg.intervalSec * 1000 + WATCHDOG_SLACK_MS, () => {
         if (link.hub!.pollInFlight(cfg.gateway)) return armWatchdog();
         node.warn(`gateway ${cfg.gateway}: no poll for ${WATCHDOG_INTERVALS} intervals, polling again`);
         watch();
-      }, WATCHDOG_INTERVALS * cfg.intervalSec * 1000 + WATCHDOG_SLACK_MS);
+      });
     }
 
     if (problem) {
@@ -146,8 +143,7 @@ export = function register(RED: NodeAPI): void {
     });
 
     node.on('close', (_removed, done) => {
-      if (watchdog) clearTimeout(watchdog);
-      watchdog = null;
+      watchdog.cancel();
       unwatch?.();
       unwatch = null;
       link.release();

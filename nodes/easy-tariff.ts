@@ -6,15 +6,10 @@
 import { linkAccount, nodeContextStore, settleOnce } from './account-user';
 import { chartDays, ChartMessage, scheduleAnswerChart } from './lib/chart';
 import { noPrice, PricePayload, sensorsFromMessage, TariffWatch } from './lib/tariff-watch';
+import { boundedSetting, TARIFF_REFRESH } from './lib/node-settings';
 import type { Node, NodeAPI, NodeDef, NodeMessage } from './red-types';
 
-const DEFAULT_REFRESH_MINUTES = 60;
 const SENSORS_KEY = 'lastKnownSensors';
-
-function refreshMinutes(value: unknown): number {
-  const n = Number(value);
-  return Number.isFinite(n) && n > 0 ? n : DEFAULT_REFRESH_MINUTES;
-}
 
 const priceMessage = (payload: PricePayload): NodeMessage => ({ topic: 'price', payload });
 
@@ -23,6 +18,8 @@ export = function register(RED: NodeAPI): void {
     RED.nodes.createNode(this, config);
     const node = this;
     const tariffId = String(config.tariff ?? '').trim();
+    const refresh = boundedSetting(config.refresh, TARIFF_REFRESH);
+    if (refresh.warning) node.warn(refresh.warning);
     const link = linkAccount(RED, node, config.account);
     const problem = link.problem ?? (tariffId ? null : 'no tariff id configured');
     let watch: TariffWatch | null = null;
@@ -55,7 +52,7 @@ export = function register(RED: NodeAPI): void {
       watch = new TariffWatch({
         hub: link.hub!,
         tariffId,
-        refreshMinutes: refreshMinutes(config.refresh),
+        refreshMinutes: refresh.value,
         onPrice: (payload) => node.send([priceMessage(payload), chartOnChange ? chartMessages(chartOnChangeDays) : null]),
         onStatus: (status) => node.status(status),
         onProblem: (message, payload) => node.error(message, priceMessage(payload)),

@@ -12,6 +12,7 @@
 // library would add ~20 MB of memory and ~100 ms of start-up to every Node-RED on a Pi.
 import * as http from 'http';
 import * as https from 'https';
+import { LongTimer } from './long-timer';
 
 export type EasyApiErrorCode =
   | 'unauthorized'
@@ -190,10 +191,11 @@ export class RequestCore {
     const { timeoutMs, maxBodyBytes } = this.#options;
     const deadline = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => {
+    const timer = new LongTimer();
+    timer.arm(Date.now() + timeoutMs, () => {
       timedOut = true;
       deadline.abort();
-    }, timeoutMs);
+    });
     const cancel = () => deadline.abort();
     signal.addEventListener('abort', cancel, { once: true });
     try {
@@ -216,7 +218,7 @@ export class RequestCore {
       if (err instanceof EasyApiError) throw err;
       throw transportError(err, this.#options.baseUrl.hostname);
     } finally {
-      clearTimeout(timer);
+      timer.cancel();
       signal.removeEventListener('abort', cancel);
     }
   }
@@ -343,9 +345,10 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       signal.removeEventListener('abort', onAbort);
       resolve();
     };
-    const timer = setTimeout(done, ms);
+    const timer = new LongTimer();
+    timer.arm(Date.now() + ms, done);
     const onAbort = () => {
-      clearTimeout(timer);
+      timer.cancel();
       reject(abortedError());
     };
     signal.addEventListener('abort', onAbort, { once: true });

@@ -1,5 +1,6 @@
 import should from 'should';
-import { LongTimer } from '../../nodes/lib/long-timer';
+import { LongTimer, MAX_TIMEOUT_MS } from '../../nodes/lib/long-timer';
+import { installClock } from '../fake-clock';
 
 describe('LongTimer', () => {
   it('reaches a far instant in chunks, re-reading the clock each time', (done) => {
@@ -27,5 +28,26 @@ describe('LongTimer', () => {
       should(fired).equal(1);
       done();
     }, 30);
+  });
+
+  it('a delay beyond 2^31-1 ms (where setTimeout fires at once) fires at its instant, not before (fake clock)', async () => {
+    const clock = installClock();
+    try {
+      for (const delay of [MAX_TIMEOUT_MS + 1000, 2 ** 32, 40 * 86_400_000, 1e12]) {
+        let fired = 0;
+        const timer = new LongTimer();
+        timer.arm(Date.now() + delay, () => fired++);
+        await clock.tickAsync(1);
+        await clock.tickAsync(MAX_TIMEOUT_MS);
+        should(fired).equal(0, `${delay}`);
+        await clock.tickAsync(delay - MAX_TIMEOUT_MS - 2);
+        should(fired).equal(0, `${delay} one ms early`);
+        await clock.tickAsync(1);
+        should(fired).equal(1, `${delay}`);
+        should(timer.armed).be.false();
+      }
+    } finally {
+      clock.uninstall();
+    }
   });
 });
