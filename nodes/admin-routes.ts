@@ -11,8 +11,8 @@
 // Nothing here ever puts the token into an answer, and the client follows no redirect.
 import { DEFAULT_BASE_URL, EasyClient } from './lib/client';
 import {
-  chartData, connectionFailed, connectionOk, EditorRequestError, editorError, findTariff, gatewaysOfTariffs,
-  httpStatusOf, sensorList, tariffList, zoneList,
+  chartData, connectionFailed, connectionOk, EditorRequestError, editorError, gatewaysOfTariffs,
+  httpStatusOf, requestedTariff, sensorList, tariffList, zoneList,
 } from './lib/editor-data';
 import type { AccountHub, TariffSnapshot } from './lib/hub';
 import { isObject } from './lib/tariff';
@@ -208,7 +208,7 @@ async function chart(RED: AdminRED, body: Record<string, unknown>) {
   const at = body.at === undefined || body.at === '' ? Date.now() : toEpochMs(body.at);
   if (at === null) throw new EditorRequestError('bad_request', '"at" must be an instant (epoch ms or ISO 8601)');
   const got = await fetchTariffs(access);
-  const tariff = findTariff(got.parsed.tariffs, text(body.tariff));
+  const tariff = requestedTariff(got.parsed, text(body.tariff));
   const data = chartData(tariff, at, access.timezone);
   // easy-plan's dialog: its settings as typed, planned over the chart's week with the base line's sensors
   const plan = isObject(body.plan) ? planPreview(tariff, body.plan, at, data.to, { timezone: access.timezone, sensors: data.lines[0].sensors ?? undefined }) : undefined;

@@ -2,24 +2,12 @@
 // Node-RED-free so every rule about bad input is tested alone.
 import { CostResult } from './cost';
 import { formatAmounts } from './format';
-import type { TariffSnapshot } from './hub';
 import { compileTariff, SensorRef, sensorKey, Tariff, TIME_ALWAYS } from './tariff';
 import { Bucket } from './totals';
 import { isPeriodName, namedPeriod, PERIOD_NAMES, requireEpochMs, toEpochMs } from './time';
 import { dataRecord, setNested } from './id-map';
 
 export const DEFAULT_SENSOR = 'e1.kwh';
-
-/** The tariff `id` of the snapshot, or an Error that says why it cannot be used. */
-export function findTariff(snapshot: TariffSnapshot, id: string): Tariff {
-  const tariff = snapshot.tariffs.find((t) => t.id === id);
-  if (tariff) return tariff;
-  const rejected = snapshot.problems.find((p) => p.severity === 'error' && p.tariffId === id);
-  if (rejected) throw new Error(`tariff "${id}" breaks the interface and cannot be used: ${rejected.message}`);
-  if (snapshot.fetchedAt === null && snapshot.error) throw new Error(`tariffs not available: ${snapshot.error.message}`);
-  const known = snapshot.tariffs.map((t) => t.id);
-  throw new Error(`tariff "${id}" not found on the account${known.length ? ` (it has ${known.join(', ')})` : ''}`);
-}
 
 /**
  * A tariff whose first rule in evaluation order has no condition prices everything at
@@ -45,6 +33,7 @@ interface SensorLike {
   value?: unknown;
   ts?: unknown;
   timestamp?: unknown;
+  unit?: unknown;
   decoded?: { kind?: unknown; quantity?: unknown };
 }
 
@@ -77,10 +66,13 @@ export function streamReading(msg: { payload?: unknown; ts?: unknown; timestamp?
 }
 
 /**
- * A sensor message that is not energy (a voltage, a digital input) is not a meter
- * reading; an id nobody documented might be one, so it is given the benefit of the doubt.
+ * A sensor message that is not energy (a voltage, a digital input, a unit other than
+ * kWh) is not a meter reading; an id nobody documented with no unit might be one, so it
+ * is given the benefit of the doubt.
  */
 export function isEnergyReading(payload: unknown): boolean {
+  const unit = (payload as SensorLike | null)?.unit;
+  if (typeof unit === 'string' && unit.trim().toLowerCase() !== 'kwh') return false;
   const decoded = (payload as SensorLike | null)?.decoded;
   if (!decoded || typeof decoded !== 'object') return true;
   if (decoded.kind === 'modbus') return decoded.quantity === 'energy' || decoded.quantity === 'unknown';

@@ -9,6 +9,7 @@ import { parseTimeOfDay, Problem, Rule, sensorKey, sensorNumber, sensorsUsedBy, 
 import { machineTimeZone, momentTz } from './time';
 import { dataRecord, setNested } from './id-map';
 import { MAX_SENSORS_LISTED } from './limits';
+import { tariffById, TariffsSeen, whyNoTariff } from './tariff-lookup';
 
 /** How a dialog's request went wrong, for the editor to put in words (its catalogue) and for the HTTP status. */
 export type EditorErrorCode =
@@ -210,9 +211,10 @@ export function tariffList(
   return list;
 }
 
-export function findTariff(tariffs: Tariff[], id: unknown): Tariff {
-  const found = tariffs.find((t) => t.id === id);
-  if (!found) throw new EditorRequestError('unknown_tariff', `the account has no usable tariff "${String(id)}"`);
+/** The tariff the editor asks about, or an 'unknown_tariff' answer that says why not. */
+export function requestedTariff(parsed: TariffsSeen, id: string): Tariff {
+  const found = tariffById(parsed, id);
+  if (!found) throw new EditorRequestError('unknown_tariff', whyNoTariff(parsed, id));
   return found;
 }
 

@@ -8,6 +8,8 @@ import { LongTimer } from './long-timer';
 import { nextPriceChange, priceAt, PriceResult, schedule, SensorValues } from './price';
 import { SensorRef, sensorKey, sensorsUsedBy, Tariff } from './tariff';
 import { shortText } from './format';
+import { SensorFollower } from './sensor-follower';
+import { tariffById, whyNoTariff } from './tariff-lookup';
 import { DAY_MS, HOUR_MS, MINUTE_MS, toLocalMs, zoneInfo } from './time';
 import { dataRecord, nestedField, setNested } from './id-map';
 
@@ -92,7 +94,7 @@ export class TariffWatch {
   private snapshot: TariffSnapshot | null = null;
   private readonly timer = new LongTimer();
   private unwatchTariffs: (() => void) | null = null;
-  private readonly gatewayWatches = new Map<string, () => void>();
+  private readonly sensors: SensorFollower;
   private readonly gatewayErrors = new Map<string, Error | null>();
   /** By `gateway \0 sensor` (polls and messages naming a gateway) and by sensor id alone. */
   private readonly byGateway = new Map<string, Known>();
@@ -116,6 +118,7 @@ export class TariffWatch {
     this.hub = opts.hub;
     this.tariffId = opts.tariffId;
     this.now = opts.now ?? Date.now;
+    this.sensors = new SensorFollower(opts.hub, opts.sensorPollSec ?? DEFAULT_SENSOR_POLL_SEC, (s) => this.onSensors(s));
   }
 
   start(): void {
@@ -133,8 +136,7 @@ export class TariffWatch {
     this.timer.cancel();
     this.holdTimer.cancel();
     this.unwatchTariffs?.();
-    for (const unwatch of this.gatewayWatches.values()) unwatch();
-    this.gatewayWatches.clear();
+    this.sensors.close();
   }
 
   /**
@@ -174,14 +176,14 @@ export class TariffWatch {
   /** The tariff and the price options (zone, known sensor values) now; throws when there is no tariff. */
   pricingInputs(): { tariff: Tariff; options: { timezone: string; sensors: SensorValues } } {
     const tariff = this.tariff();
-    if (!tariff) throw new Error(this.snapshot ? this.missingReason(this.snapshot) : 'the tariffs have not been fetched yet');
+    if (!tariff) throw new Error(this.snapshot ? whyNoTariff(this.snapshot, this.tariffId) : 'the tariffs have not been fetched yet');
     return { tariff, options: this.priceOptions(tariff) };
   }
 
   // -------------------------------------------------------------------------------------
 
   private tariff(): Tariff | undefined {
-    return this.snapshot?.tariffs.find((t) => t.id === this.tariffId);
+    return this.snapshot ? tariffById(this.snapshot, this.tariffId) : undefined;
   }
 
   /**
@@ -208,7 +210,7 @@ export class TariffWatch {
     let reason: string | null;
     let unknownSensors: SensorRef[] = [];
     if (!tariff) {
-      reason = this.missingReason(snap);
+      reason = whyNoTariff(snap, this.tariffId);
     } else {
       const options = this.priceOptions(tariff);
       result = priceAt(tariff, at, options);
@@ -288,13 +290,6 @@ export class TariffWatch {
     return segments[k].from > at - LOOK_BACK_MS ? segments[k].from : null;
   }
 
-  private missingReason(snap: TariffSnapshot): string {
-    if (snap.error && snap.fetchedAt === null) return `tariffs could not be fetched: ${snap.error.message}`;
-    const rejected = snap.problems.find((p) => p.severity === 'error' && p.tariffId === this.tariffId);
-    if (rejected) return `tariff "${this.tariffId}" was rejected: ${rejected.message}`;
-    return `tariff "${this.tariffId}" is not on the account`;
-  }
-
   private status(p: PricePayload, snap: TariffSnapshot, at: number): WatchStatus {
     const until = p.validUntil ? ` until ${localTime(Date.parse(p.validUntil), at, this.hub.timezone)}` : '';
     const age = snap.stale && snap.fetchedAt !== null ? ` · tariffs ${ageWords(at - snap.fetchedAt)} old` : '';
@@ -326,19 +321,11 @@ export class TariffWatch {
   /** Watches exactly the gateways the tariff's sensor rules name. */
   private followSensors(): void {
     const tariff = this.tariff();
-    const wanted = new Set(tariff ? sensorsUsedBy(tariff).map((r) => r.gatewayId) : []);
-    for (const [gatewayId, unwatch] of this.gatewayWatches) {
-      if (wanted.has(gatewayId)) continue;
-      unwatch();
-      this.gatewayWatches.delete(gatewayId);
-      this.gatewayErrors.delete(gatewayId);
-    }
-    for (const gatewayId of wanted) {
-      if (this.gatewayWatches.has(gatewayId)) continue;
-      const pollSec = this.opts.sensorPollSec ?? DEFAULT_SENSOR_POLL_SEC;
+    // a gateway watched before the first price is awaited: its first poll may change that price
+    this.sensors.follow(tariff ? sensorsUsedBy(tariff) : [], (gatewayId) => {
       if (!this.emitted) this.awaitingPoll.add(gatewayId);
-      this.gatewayWatches.set(gatewayId, this.hub.watchSensors(gatewayId, pollSec, (s) => this.onSensors(s)));
-    }
+    });
+    for (const gatewayId of [...this.gatewayErrors.keys()]) if (!this.sensors.watching(gatewayId)) this.gatewayErrors.delete(gatewayId);
   }
 
   /**

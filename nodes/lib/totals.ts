@@ -58,8 +58,13 @@ export interface TotalsState {
   total: Bucket | null;
 }
 
-/** Why a reading was not counted; it is reported, never silently lost. */
-export type Ignored = 'duplicate' | 'too_old';
+/**
+ * Why a reading was not counted; it is reported, never silently lost. `too_late`: it lies
+ * before what the state still holds (more than WINDOW_MS behind the newest reading, or
+ * before the oldest kept one once older ones were let go), so counting it could only
+ * count again what is already in the totals.
+ */
+export type Ignored = 'duplicate' | 'too_late';
 
 export interface AddResult {
   state: TotalsState;
@@ -114,8 +119,8 @@ export function windowStart(state: TotalsState): number {
  * 11). A reading after the newest adds its interval and moves every period on to the one
  * containing it, closing the ones that ended. A late reading splits the interval it falls
  * into (in the periods still open, and in the total); one at the instant of a kept
- * reading replaces its value, or is a duplicate if the value is the same; one more than
- * WINDOW_MS older than the newest is too old. The state given is never changed.
+ * reading replaces its value, or is a duplicate if the value is the same; one before
+ * what is still kept is too late (see Ignored). The state given is never changed.
  */
 export function addReading(
   state: TotalsState,
@@ -126,9 +131,16 @@ export function addReading(
   const next = copyState(state);
   const { kept, costs } = next;
   const unchanged = { state, closed: {}, change: rowCost(ZERO) };
-  if (kept.length > 0 && r.ts < windowStart(next)) return { ...unchanged, ignored: 'too_old' };
+  if (kept.length > 0 && r.ts < windowStart(next)) return { ...unchanged, ignored: 'too_late' };
+  // Once readings were let go (the total began before the oldest kept one), the interval
+  // that ends at the oldest kept reading is in the totals but no longer known: a reading
+  // before it, or a new value for it, cannot be placed without counting something twice.
+  if (kept.length > 0 && next.total !== null && next.total.from < kept[0][0]) {
+    if (r.ts < kept[0][0]) return { ...unchanged, ignored: 'too_late' };
+    if (r.ts === kept[0][0] && r.value !== kept[0][1]) return { ...unchanged, ignored: 'too_late' };
+  }
 
-  const at = kept.findIndex(([ts]) => ts >= r.ts);
+  const at = firstAtOrAfter(kept, r.ts);
   const isNewest = at === -1;
   const before = next.total ? { ...next.total } : emptyBucket(r.ts, null);
   /** Interval i (kept[i] -> kept[i + 1]) now costs `row`, in every open period it starts in and the total. */
@@ -146,7 +158,7 @@ export function addReading(
   let replaced = false;
   if (!isNewest && kept[at][0] === r.ts) {
     if (kept[at][1] === r.value) return { ...unchanged, ignored: 'duplicate' };
-    kept[at][1] = r.value;
+    kept[at] = [r.ts, r.value];
     replaced = true;
     if (at > 0) price(at - 1, false);
     if (at < costs.length) price(at, false);
@@ -194,12 +206,26 @@ export function addReading(
   };
 }
 
+/** Index of the first kept reading at or after `ts` (binary search), -1 when all are before it. */
+function firstAtOrAfter(kept: Array<[number, number]>, ts: number): number {
+  if (kept.length === 0 || kept[kept.length - 1][0] < ts) return -1;
+  let lo = 0;
+  let hi = kept.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (kept[mid][0] >= ts) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
 function copyState(s: TotalsState): TotalsState {
   const bucket = (b: Bucket | null) => (b ? { ...b } : null);
   return {
     ...s,
-    kept: s.kept.map(([ts, value]) => [ts, value]),
-    costs: s.costs.map((row) => [...row] as CostRow),
+    // rows are never changed in place, only replaced: copying the lists is enough
+    kept: s.kept.slice(),
+    costs: s.costs.slice(),
     day: bucket(s.day), week: bucket(s.week), month: bucket(s.month), total: bucket(s.total),
   };
 }

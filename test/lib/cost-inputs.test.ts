@@ -1,8 +1,9 @@
 import should from 'should';
 import {
-  bucketPayload, findTariff, isEnergyReading, isFlatTariff, rangeRequest, SensorHistory, streamReading,
+  bucketPayload, isEnergyReading, isFlatTariff, rangeRequest, SensorHistory, streamReading,
 } from '../../nodes/lib/cost-inputs';
 import type { TariffSnapshot } from '../../nodes/lib/hub';
+import { findTariff } from '../../nodes/lib/tariff-lookup';
 import { parseTariffs } from '../../nodes/lib/tariff';
 
 const NOW = Date.parse('2026-03-04T10:00:00Z');
@@ -15,16 +16,22 @@ function snapshot(raw: unknown[], over: Partial<TariffSnapshot> = {}): TariffSna
 }
 
 describe('cost node inputs', () => {
-  describe('findTariff', () => {
+  describe('findTariff (the one wording of every node and the editor)', () => {
     it('finds the tariff by id', () => {
       should(findTariff(snapshot([FLAT, TIMED]), 'T').name).equal('Timed');
     });
 
-    it('says why a tariff cannot be used: rejected, missing, or no tariffs at all', () => {
-      should(() => findTariff(snapshot([FLAT, BROKEN]), 'B')).throw(/tariff "B" breaks the interface and cannot be used: .*price/);
-      should(() => findTariff(snapshot([FLAT, TIMED]), 'X')).throw('tariff "X" not found on the account (it has F, T)');
+    it('says why a tariff cannot be used: rejected, missing, not fetched, or no tariffs at all', () => {
+      should(() => findTariff(snapshot([FLAT, BROKEN]), 'B')).throw(/^tariff "B" was rejected: .*price/);
+      should(() => findTariff(snapshot([FLAT, TIMED]), 'X')).throw('tariff "X" is not on the account (it has F, T)');
+      should(() => findTariff(snapshot([]), 'X')).throw('tariff "X" is not on the account');
       const failed = snapshot([], { fetchedAt: null, error: new Error('access token is not valid') });
-      should(() => findTariff(failed, 'F')).throw('tariffs not available: access token is not valid');
+      should(() => findTariff(failed, 'F')).throw('tariffs could not be fetched: access token is not valid');
+      should(() => findTariff(snapshot([], { fetchedAt: null }), 'F')).throw('the tariffs have not been fetched yet');
+      // the parsed answer the editor's routes hold (no fetch time): found or not on the account
+      should(() => findTariff(parseTariffs([FLAT]), '__proto__')).throw('tariff "__proto__" is not on the account (it has F)');
+      const many = Array.from({ length: 12 }, (_, i) => ({ ...FLAT, id: `t${i}` }));
+      should(() => findTariff(snapshot(many), 'X')).throw('tariff "X" is not on the account (it has t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, …)');
     });
   });
 
@@ -61,6 +68,9 @@ describe('cost node inputs', () => {
       should(isEnergyReading({ decoded: { kind: 'digital_input' } })).be.false();
       should(isEnergyReading({ decoded: { kind: 'modbus', quantity: 'energy' } })).be.true();
       should(isEnergyReading({ value: 1 })).be.true();
+      should(isEnergyReading({ value: 1, unit: 'kWh' })).be.true();
+      should(isEnergyReading({ value: 1, unit: 'V', decoded: { kind: 'unknown' } })).be.false();
+      should(isEnergyReading({ value: 1, unit: 'Hz' })).be.false();
     });
   });
 

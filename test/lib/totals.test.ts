@@ -127,13 +127,35 @@ describe('totals: running totals by local period', () => {
     let state = newTotals('UTC', 't1');
     for (let i = 0; i <= 50; i++) state = addReading(state, { ts: t0 + i * 3600e3, value: i }, flatCost).state;
     should(state.kept).have.length(50); // 48 h of hourly readings, the first of them exactly at the window's start, and the one before
-    should(addReading(state, { ts: t0 + 50 * 3600e3 - WINDOW_MS - 1, value: 1.5 }, flatCost).ignored).equal('too_old');
+    should(addReading(state, { ts: t0 + 50 * 3600e3 - WINDOW_MS - 1, value: 1.5 }, flatCost).ignored).equal('too_late');
     should(state.total).match({ energy: 50, intervals: 50 });
     let many = newTotals('UTC', 't1');
     for (let i = 0; i < 30; i++) many = addReading(many, { ts: t0 + i * 1000, value: i }, flatCost, 20).state;
     should(many.kept).have.length(20);
     should(many.total).match({ energy: 29, intervals: 29 });
     should(MAX_KEPT).be.within(2 * 24 * 60, 5000); // a reading a minute fits the window
+  });
+
+  it('never counts again a re-sent reading older than the kept ones, though inside the window (10 s cadence)', () => {
+    // 3,010 readings 10 s apart: the oldest were let go (MAX_KEPT), all lie well inside WINDOW_MS
+    const t0 = Date.parse('2026-03-04T00:00:00Z');
+    let state = newTotals('UTC', 't1');
+    for (let i = 0; i < MAX_KEPT + 10; i++) state = addReading(state, { ts: t0 + i * 10_000, value: i * 0.012 }, flatCost).state;
+    should(state.kept).have.length(MAX_KEPT);
+    const total = { ...state.total! };
+    for (const i of [0, 5, 9]) {
+      const again = addReading(state, { ts: t0 + i * 10_000, value: i * 0.012 }, flatCost);
+      should(again).match({ ignored: 'too_late', state });
+      should(again.change.energy).equal(0);
+    }
+    // the oldest kept reading itself: the same value is a duplicate, another value cannot be placed
+    const [oldestTs, oldestValue] = state.kept[0];
+    should(addReading(state, { ts: oldestTs, value: oldestValue }, flatCost).ignored).equal('duplicate');
+    should(addReading(state, { ts: oldestTs, value: oldestValue + 1 }, flatCost).ignored).equal('too_late');
+    // one between kept readings still splits its interval
+    should(addReading(state, { ts: state.kept[1][0] - 5000, value: state.kept[1][1] }, flatCost)).match({ late: true, change: { energy: 0 } });
+    should(state.total).eql(total);
+    should(state.total!.from).equal(t0);
   });
 
   it('ends with the same totals whatever the order of the same readings, duplicates included (property)', () => {

@@ -6,7 +6,7 @@ import type { Simulator } from '../../sim/server';
 import { archive, DEMO_TARIFFS, findDemoSensor, GENERATOR_ON_MS, GENERATOR_PERIOD_MS } from '../../sim/demo-data';
 import { computeCost } from '../../nodes/lib/cost';
 import easyCost = require('../../nodes/easy-cost');
-import { accountNode, catchNodes, FlowNode, GATEWAY, helper, inbox, loadFlow, quiet, statuses, withSimulator } from './flow-support';
+import { accountNode, catchNodes, FlowNode, GATEWAY, helper, inbox, lastStatus, loadFlow, quiet, statuses, withSimulator } from './flow-support';
 
 const HOUR = 3600_000;
 const tariff = (id: string) => DEMO_TARIFFS.find((t) => t.id === id)!;
@@ -124,8 +124,8 @@ describe('easy-cost node', function () {
       for (const id of ['unknown', 'broken', 'none']) helper.getNode(id).receive({ payload: [] });
       const errs = await caught.next(3);
       const byNode = Object.fromEntries(errs.map((e) => [e.error.source.id, e.error.message]));
-      should(byNode.unknown).match(/^Error: tariff "NOPE" not found on the account \(it has DEMO-WORKDAY, .*DEMO-FLAT/);
-      should(byNode.broken).match(/^Error: tariff "BROKEN" breaks the interface and cannot be used: .*price/);
+      should(byNode.unknown).match(/^Error: tariff "NOPE" is not on the account \(it has DEMO-WORKDAY, .*DEMO-FLAT/);
+      should(byNode.broken).match(/^Error: tariff "BROKEN" was rejected: .*price/);
       should(byNode.none).equal('Error: no tariff configured');
     });
 
@@ -143,7 +143,7 @@ describe('easy-cost node', function () {
       await quiet(100);
       errs.push(...caught.received);
       const byNode = Object.fromEntries(errs.filter((e) => e.error.source.type === 'easy-cost').map((e) => [e.error.source.id, e.error.message]));
-      should(byNode.revoked).match(/^Error: tariffs not available: .*(token|401)/);
+      should(byNode.revoked).match(/^Error: tariffs could not be fetched: .*(token|401)/);
       should(byNode.zone).match(/^Error: account: unknown time zone "Mars\/Olympus"/);
       should(byNode.noacc).equal('Error: no easy-account configured');
       should(JSON.stringify(errs)).not.containEql('demo-token');
@@ -201,10 +201,10 @@ describe('easy-cost node', function () {
       should(msgs[2].payload.total.net).be.approximately(1 * 0.22 + 2 * 0.55, 1e-9);
       await quiet(100);
       should(out.received).be.empty(); // neither the input nor the voltage made a message
-      should(warnings).eql(['stream mode ignores sensor e1.v3p@1: it is not an energy meter (filter easy-sensors to e1.kwh or similar)']);
+      should(warnings).eql([`stream mode ignores sensor ${GATEWAY}/e1.v3p@1: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)`]);
     });
 
-    it('places late readings, reports duplicates, too-old and garbage readings, and keeps counting', async () => {
+    it('places late readings, reports duplicates, too-late and garbage readings, and keeps counting', async () => {
       const { node, out, caught } = await load({ mode: 'stream', tariff: 'DEMO-FLAT' });
       node.receive({ payload: 1, ts: 1000 * HOUR });
       node.receive({ payload: 3, ts: 1001 * HOUR });
@@ -214,11 +214,45 @@ describe('easy-cost node', function () {
       node.receive({ payload: 4, ts: 1002 * HOUR });
       node.receive({ payload: 2, ts: 950 * HOUR });
       const msgs = await out.next(6);
-      should(msgs.map((m) => m.payload.ignored)).eql([undefined, undefined, 'duplicate', undefined, undefined, 'too_old']);
+      should(msgs.map((m) => m.payload.ignored)).eql([undefined, undefined, 'duplicate', undefined, undefined, 'too_late']);
       should(msgs[3].payload).match({ late: true, change: { energy: 1 } });
       should(msgs[5].payload.total).match({ energy: 4, intervals: 3, from: new Date(999 * HOUR).toISOString() });
       const [err] = await caught.next(1);
       should(err.error.message).match(/msg.payload.value as a finite number of kWh/);
+    });
+
+    it('counts each meter of a gateway on its own and sums them for the site (easy-sensors "each" output)', async () => {
+      const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-FLAT' }, 'UTC');
+      const seen = statuses('c');
+      const t0 = Date.parse('2026-03-04T10:00:00Z');
+      const reading = (id: string, ts: number, value: number) => ({ topic: id, gateway: GATEWAY, payload: { id, value, ts, unit: 'kWh', decoded: { kind: 'modbus', quantity: 'energy' } } });
+      // e2 at the same instant as e1, then 30 s later: each counts against its own previous reading
+      node.receive(reading('e1.kwh', t0, 100));
+      node.receive(reading('e2.kwh', t0, 5000));
+      node.receive(reading('e1.kwh', t0 + HOUR, 103));
+      node.receive(reading('e2.kwh', t0 + HOUR + 30_000, 5006));
+      const msgs = await out.next(4);
+      should(msgs[2].payload).match({ today: { energy: 3, resets: 0 }, meter: { gateway: GATEWAY, topic: 'e1.kwh' } });
+      should(msgs[3].payload).match({ today: { energy: 6, resets: 0 }, meter: { topic: 'e2.kwh' }, site: { meters: 2, today: { energy: 9, resets: 0 }, total: { energy: 9 } } });
+      await quiet(20);
+      should(seen[seen.length - 1]).eql({ fill: 'green', shape: 'dot', text: 'today GBP 2.70 · 9.00 kWh · 2 meters' });
+      node.receive({ reset: 'e1.kwh', gateway: GATEWAY });
+      const [reset] = await out.next(1);
+      should(reset.payload).match({ today: null, meter: { topic: 'e1.kwh' }, site: { meters: 1, today: { energy: 6 } } });
+    });
+
+    it('restores every meter\'s totals after a restart of the runtime', async () => {
+      const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-FLAT' }, 'UTC', [fileContextStore()]);
+      const t0 = Date.parse('2026-03-04T10:00:00Z');
+      for (const [topic, ts, value] of [['a', t0, 1], ['b', t0, 10], ['a', t0 + HOUR, 2], ['b', t0 + HOUR, 14]] as const) node.receive({ topic, payload: value, ts });
+      await out.next(4);
+      await restartRuntime();
+      await quiet(50);
+      should(lastStatus('c')).match({ text: 'today 5.00 kWh (restored) · 2 meters' });
+      const again = inbox('out');
+      helper.getNode('c').receive({ topic: 'b', payload: 15, ts: t0 + 2 * HOUR });
+      const [msg] = await again.next(1);
+      should(msg.payload).match({ today: { energy: 5, intervals: 2 }, meter: { topic: 'b' }, site: { meters: 2, today: { energy: 6 } } });
     });
 
     it('sets every total back to zero on msg.reset', async () => {
@@ -286,7 +320,7 @@ describe('easy-cost node', function () {
       const msgs = await out.next(2);
       should(msgs[1].payload.total).match({ energy: 2, unpricedEnergy: 2, net: 0 });
       await quiet(20);
-      should(seen[seen.length - 1]).match({ fill: 'yellow', text: 'today GBP 0.00 · 2.00 kWh · 2.00 kWh unpriced' });
+      should(seen[seen.length - 1]).match({ fill: 'yellow', text: 'today GBP 0.00 · 2.00 kWh · 1 meter · 2.00 kWh unpriced' });
     });
 
     it('ends every message exactly once: Complete for the counted, Catch for the refused', async () => {

@@ -414,7 +414,7 @@ describe('easy-plan node', function () {
       [{ durationHours: 0 }, 'the duration must be more than 0 minutes'],
       [{ durationHours: 10 }, 'the window (9 h) is shorter than the duration (10 h)'],
       [{ from: '25:00' }, 'the window start must be a local time such as 22:00, got "25:00"'],
-      [{ tariff: 'NOPE' }, 'tariff "NOPE" is not on the account'],
+      [{ tariff: 'NOPE' }, 'tariff "NOPE" is not on the account (it has NIGHT)'],
     ] as Array<[Record<string, unknown>, string]>) {
       const { sw, plans, caught } = await start('2026-01-10T21:30:00Z', over);
       const [err] = await caught.next(1);

@@ -1,0 +1,82 @@
+// easy-cost's range mode without Node-RED: the range a message asks for, the archive
+// fetched through the account hub (only both ends for a flat tariff), the sensors the
+// tariff's rules read fetched with a lead-in, and the cost of it all.
+import { computeCost, CostResult } from './cost';
+import { costPayload, isFlatTariff, RangeRequest, rangeRequest } from './cost-inputs';
+import type { AccountHub } from './hub';
+import { dataRecord, setNested } from './id-map';
+import { sensorsUsedBy, Tariff } from './tariff';
+
+/** With a flat tariff, this much is fetched at each end instead of the whole range. */
+export const FLAT_WINDOW_MS = 3600_000;
+/** Archive fetched before a range so sensor rules know the sensor's value at its start. */
+export const SENSOR_LEAD_MS = 3600_000;
+
+type Archive = Pick<AccountHub, 'fetchData'>;
+
+export interface RangeOutcome {
+  payload: Record<string, unknown>;
+  result: CostResult;
+}
+
+export class CostRange {
+  private readonly controllers = new Set<AbortController>();
+
+  constructor(private readonly hub: Archive, private readonly timezone: string) {}
+
+  /** The cost of the range `msg` asks for; throws an error a user understands when there is nothing to cost. */
+  async cost(msg: Record<string, unknown>, tariff: Tariff, now: number): Promise<RangeOutcome> {
+    const req = rangeRequest(msg, this.timezone, now);
+    const controller = new AbortController();
+    this.controllers.add(controller);
+    try {
+      const { signal } = controller;
+      const fetched = await this.readings(tariff, req, signal);
+      if (fetched.readings.length < 2) {
+        // one reading or none is no usage at all, not a cost of zero
+        throw new Error(`the archive has ${fetched.readings.length} reading(s) of ${req.sensor} on ${req.gateway} from ${iso(req.from)} to ${iso(req.to)}: nothing to cost`);
+      }
+      const sensors: Record<string, Record<string, Array<[number, number]>>> = dataRecord();
+      for (const ref of sensorsUsedBy(tariff)) {
+        setNested(sensors, ref.gatewayId, ref.sensorId, await this.hub.fetchData(ref.gatewayId, ref.sensorId, req.from - SENSOR_LEAD_MS, req.to, { signal }));
+        fetched.requests += 1;
+      }
+      const result = computeCost(tariff, fetched.readings, { timezone: this.timezone, sensors });
+      const payload = {
+        ...costPayload(result, tariff),
+        gateway: req.gateway, sensor: req.sensor,
+        range: { from: iso(req.from), to: iso(req.to) },
+        fetched: { readings: fetched.readings.length, requests: fetched.requests, shortcut: fetched.shortcut },
+      };
+      return { payload, result };
+    } finally {
+      this.controllers.delete(controller);
+    }
+  }
+
+  /** Aborts every fetch on its way (the node is closing). */
+  abort(): void {
+    for (const controller of this.controllers) controller.abort();
+  }
+
+  /** Archival readings of the range: for a flat tariff only the ends, when the archive has them. */
+  private async readings(t: Tariff, req: RangeRequest, signal: AbortSignal) {
+    let requests = 0;
+    if (isFlatTariff(t) && req.to - req.from > 2 * FLAT_WINDOW_MS) {
+      requests += 2;
+      const [head, tail] = await Promise.all([
+        this.hub.fetchData(req.gateway, req.sensor, req.from, req.from + FLAT_WINDOW_MS, { signal }),
+        this.hub.fetchData(req.gateway, req.sensor, req.to - FLAT_WINDOW_MS, req.to, { signal }),
+      ]);
+      const first = head.find((row) => row[0] >= req.from);
+      let last: [number, number] | undefined;
+      for (let i = tail.length - 1; i >= 0 && !last; i--) if (tail[i][0] <= req.to) last = tail[i];
+      if (first && last && last[0] > first[0]) return { readings: [first, last], requests, shortcut: true };
+    }
+    requests += 1;
+    const readings = await this.hub.fetchData(req.gateway, req.sensor, req.from, req.to, { signal });
+    return { readings, requests, shortcut: false };
+  }
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();

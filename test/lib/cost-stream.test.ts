@@ -1,0 +1,174 @@
+import should from 'should';
+import { CostStream, MAX_METERS, TotalsStore } from '../../nodes/lib/cost-stream';
+import { addReading, newTotals, TotalsState } from '../../nodes/lib/totals';
+import type { Tariff } from '../../nodes/lib/tariff';
+
+const FLAT = { id: 'F', name: 'Flat', vat: 20, currency: 'GBP', rules: [{ priority: 1, price: 0.25 }] } as Tariff;
+const T0 = Date.parse('2026-03-04T10:00:00Z');
+const MIN = 60_000;
+
+/** A store in memory that keeps what it was given as JSON, as a context store on disk would. */
+function memoryStore(initial?: unknown): TotalsStore & { saved: unknown; saves: number } {
+  const store = {
+    saved: initial === undefined ? undefined : JSON.parse(JSON.stringify(initial)),
+    saves: 0,
+    load: async () => store.saved,
+    save: async (value: unknown) => {
+      store.saved = JSON.parse(JSON.stringify(value));
+      store.saves += 1;
+    },
+  };
+  return store;
+}
+
+type MemoryStore = ReturnType<typeof memoryStore>;
+
+async function started<S extends TotalsStore = MemoryStore>(opts: { store?: S; timezone?: string; maxMeters?: number } = {}) {
+  const warnings: string[] = [];
+  const store = (opts.store ?? memoryStore()) as S;
+  const stream = new CostStream({ timezone: opts.timezone ?? 'UTC', tariffId: 'F', store, warn: (w) => warnings.push(w), maxMeters: opts.maxMeters });
+  const restored = await stream.restore();
+  return { stream, warnings, store, restored };
+}
+
+const meter = (gateway: string, id: string, ts: number, value: number, unit = 'kWh') =>
+  ({ topic: id, gateway, payload: { id, value, ts, unit, decoded: { kind: 'modbus', quantity: unit === 'kWh' ? 'energy' : 'voltage' } } });
+
+describe('CostStream: per-meter running totals', () => {
+  it('keeps meters of one gateway apart at the same instant: 3 + 6 kWh is 9 kWh, not 6', async () => {
+    const { stream } = await started();
+    await stream.handle(meter('G', 'e1.kwh', T0, 100), FLAT, T0);
+    await stream.handle(meter('G', 'e2.kwh', T0, 5000), FLAT, T0);
+    const a = await stream.handle(meter('G', 'e1.kwh', T0 + 60 * MIN, 103), FLAT, T0);
+    const b = await stream.handle(meter('G', 'e2.kwh', T0 + 60 * MIN, 5006), FLAT, T0);
+    should(a!.payload).match({ today: { energy: 3 }, meter: { gateway: 'G', topic: 'e1.kwh', name: 'G/e1.kwh' } });
+    should(b!.payload).match({ today: { energy: 6, resets: 0 }, site: { meters: 2, today: { energy: 9, resets: 0 }, total: { energy: 9 } } });
+    should((b!.payload.site as { today: { net: number } }).today.net).be.approximately(9 * 0.25, 1e-12);
+    should(b!.status).eql({ fill: 'green', shape: 'dot', text: 'today GBP 2.70 · 9.00 kWh · 2 meters' });
+  });
+
+  it('keeps meters sampled 30 s apart apart: 9 kWh and no resets, not 16,006 kWh', async () => {
+    const { stream } = await started();
+    let last = null;
+    for (let i = 0; i <= 3; i++) {
+      await stream.handle(meter('G', 'e1.kwh', T0 + i * 20 * MIN, 100 + i), FLAT, T0);
+      last = await stream.handle(meter('G', 'e2.kwh', T0 + i * 20 * MIN + 30_000, 8000 + 2 * i), FLAT, T0);
+    }
+    should(last!.payload.site).match({ meters: 2, today: { energy: 9, resets: 0, intervals: 6 } });
+  });
+
+  it('a bare number with no topic is the default meter; one with a topic is a meter of its own', async () => {
+    const { stream } = await started();
+    await stream.handle({ payload: 1, ts: T0 }, FLAT, T0);
+    const bare = await stream.handle({ payload: 3, ts: T0 + MIN }, FLAT, T0);
+    await stream.handle({ payload: 10, ts: T0, topic: 'heat pump' }, FLAT, T0);
+    const named = await stream.handle({ payload: 11, ts: T0 + MIN, topic: 'heat pump' }, FLAT, T0);
+    should(bare!.payload).match({ today: { energy: 2 }, meter: { gateway: null, topic: null, name: 'default' }, site: { meters: 1 } });
+    should(named!.payload).match({ today: { energy: 1 }, meter: { name: 'heat pump' }, site: { meters: 2, today: { energy: 3 } } });
+  });
+
+  it('ignores sensors that are no energy meter, warning once per sensor', async () => {
+    const { stream, warnings, store } = await started();
+    for (let i = 0; i < 3; i++) should(await stream.handle(meter('G', 'e1.v1', T0 + i * MIN, 230, 'V'), FLAT, T0)).be.null();
+    should(await stream.handle(meter('H', 'e1.v1', T0, 230, 'V'), FLAT, T0)).be.null();
+    should(warnings).eql([
+      'stream mode ignores sensor G/e1.v1: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)',
+      'stream mode ignores sensor H/e1.v1: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)',
+    ]);
+    should(store.saves).equal(0);
+    should(stream.site().meters).equal(0);
+  });
+
+  it('meter names are data: __proto__, constructor and toString are meters like any other', async () => {
+    const { stream, store } = await started();
+    for (const name of ['__proto__', 'constructor', 'toString']) {
+      await stream.handle({ payload: 1, ts: T0, topic: name, gateway: '__proto__' }, FLAT, T0);
+      await stream.handle({ payload: 2, ts: T0 + MIN, topic: name, gateway: '__proto__' }, FLAT, T0);
+    }
+    should(stream.site()).match({ meters: 3, total: { energy: 3 } });
+    should(Object.keys(Object.prototype)).eql([]);
+    should(({}).constructor).equal(Object);
+    const again = await started({ store: memoryStore(store.saved) });
+    should(again.stream.site()).match({ meters: 3, total: { energy: 3 } });
+  });
+
+  it('refuses one meter more than the cap with a message that says what to do', async () => {
+    should(MAX_METERS).be.within(128, 1024);
+    const { stream } = await started({ maxMeters: 2 });
+    await stream.handle({ payload: 1, ts: T0, topic: 'a' }, FLAT, T0);
+    await stream.handle({ payload: 1, ts: T0, topic: 'b' }, FLAT, T0);
+    await should(stream.handle({ payload: 1, ts: T0, topic: 'c' }, FLAT, T0)).be.rejectedWith(/at most 2 meters per node; "c" would be one more \(filter easy-sensors/);
+    should((await stream.handle({ payload: 2, ts: T0 + MIN, topic: 'a' }, FLAT, T0))!.payload.site).match({ meters: 2 });
+  });
+
+  it('msg.reset zeroes one meter by topic (and gateway), or every meter; an unknown meter is an error', async () => {
+    const { stream } = await started();
+    for (const [gateway, topic] of [['G', 'e1.kwh'], ['G', 'e2.kwh'], ['H', 'e1.kwh']]) {
+      await stream.handle({ payload: 1, ts: T0, topic, gateway }, FLAT, T0);
+      await stream.handle({ payload: 3, ts: T0 + MIN, topic, gateway }, FLAT, T0);
+    }
+    const one = await stream.handle({ reset: 'e1.kwh', gateway: 'H' }, FLAT, T0);
+    should(one!.payload).match({ today: null, total: null, meter: { gateway: 'H', topic: 'e1.kwh' }, site: { meters: 2, total: { energy: 4 } } });
+    await should(stream.handle({ reset: 'e9.kwh' }, FLAT, T0)).be.rejectedWith('msg.reset names no meter of this node: "e9.kwh" (it counts G/e1.kwh, G/e2.kwh)');
+    await should(stream.handle({ reset: 42 }, FLAT, T0)).be.rejectedWith(/msg.reset must be true \(every meter\) or the topic of one meter/);
+    const all = await stream.handle({ reset: true }, FLAT, T0);
+    should(all!.payload).match({ today: null, site: { meters: 0, today: null, total: null } });
+    should(all!.status.text).equal('today GBP 0.00 · 0.00 kWh · 0 meters');
+  });
+
+  it('restores every meter after a restart, and says when stored totals cannot be used', async () => {
+    const first = await started({ timezone: 'Europe/Lisbon' });
+    await first.stream.handle(meter('G', 'e1.kwh', T0, 100), FLAT, T0);
+    await first.stream.handle(meter('G', 'e2.kwh', T0, 7), FLAT, T0);
+    await first.stream.handle(meter('G', 'e1.kwh', T0 + MIN, 101), FLAT, T0);
+    await first.stream.handle(meter('G', 'e2.kwh', T0 + MIN, 9), FLAT, T0);
+    const again = await started({ store: memoryStore(first.store.saved), timezone: 'Europe/Lisbon' });
+    should(again.restored).eql({ fill: 'grey', shape: 'dot', text: 'today 3.00 kWh (restored) · 2 meters' });
+    const next = await again.stream.handle(meter('G', 'e2.kwh', T0 + 2 * MIN, 10), FLAT, T0);
+    should(next!.payload).match({ today: { energy: 3, intervals: 2 }, site: { meters: 2, today: { energy: 4 } } });
+    const other = await started({ store: memoryStore(first.store.saved), timezone: 'UTC' });
+    should(other.warnings).eql(['running totals started from zero: stored totals were counted in Europe/Lisbon']);
+    for (const garbage of ['x', { version: 2, timezone: 'UTC', tariffId: 'F', meters: [{ gateway: 1, topic: null, totals: {} }] },
+      { version: 2, timezone: 'UTC', tariffId: 'F', meters: 'all' }]) {
+      should((await started({ store: memoryStore(garbage) })).warnings).eql(['running totals started from zero: stored totals are unreadable']);
+    }
+    const failing = { load: () => Promise.reject(new Error('disk on fire')), save: () => Promise.resolve() };
+    should((await started({ store: failing })).warnings).eql(['running totals started from zero: stored totals could not be read (disk on fire)']);
+  });
+
+  it('takes over totals stored in the single-meter shape: the first meter to report continues them', async () => {
+    let old: TotalsState = newTotals('UTC', 'F');
+    const flat = (a: { value: number }, b: { value: number }) => ({ energy: b.value - a.value, net: (b.value - a.value) * 0.25, gross: (b.value - a.value) * 0.3, unpricedEnergy: 0, resets: 0 });
+    for (const [ts, value] of [[T0, 100], [T0 + MIN, 104]]) old = addReading(old, { ts, value }, flat).state;
+    const { stream, warnings, restored } = await started({ store: memoryStore(old) });
+    should(warnings).eql([]);
+    should(restored.text).equal('today 4.00 kWh (restored) · 1 meter');
+    const next = await stream.handle(meter('G', 'e1.kwh', T0 + 2 * MIN, 105), FLAT, T0);
+    should(next!.payload).match({ today: { energy: 5, intervals: 2 }, total: { from: new Date(T0).toISOString() }, site: { meters: 1 } });
+    const other = await stream.handle(meter('G', 'e2.kwh', T0 + 2 * MIN, 1), FLAT, T0);
+    should(other!.payload).match({ total: { energy: 0 }, site: { meters: 2, total: { energy: 5 } } });
+  });
+
+  it('reports a late reading beyond what a meter keeps as too_late and a repeat as duplicate, changing nothing', async () => {
+    const { stream, store } = await started();
+    for (let i = 0; i < 5; i++) await stream.handle(meter('G', 'e1.kwh', T0 + i * MIN, i), FLAT, T0);
+    const dup = await stream.handle(meter('G', 'e1.kwh', T0 + 2 * MIN, 2), FLAT, T0);
+    const saves = store.saves;
+    const old = await stream.handle(meter('G', 'e1.kwh', T0 - 49 * 3600_000, 0), FLAT, T0);
+    should(dup!.payload).match({ ignored: 'duplicate', change: { energy: 0 }, today: { energy: 4 } });
+    should(old!.payload).match({ ignored: 'too_late', change: { energy: 0 }, today: { energy: 4 } });
+    should(old!.status).match({ fill: 'yellow', text: 'today GBP 1.20 · 4.00 kWh · 1 meter · too late reading ignored' });
+    should(store.saves).equal(saves);
+  });
+
+  it('sends closed periods as bars; a named meter\'s bars are a series of their own', async () => {
+    const { stream } = await started();
+    await stream.handle({ payload: 1, ts: Date.parse('2026-03-31T23:00:00Z') }, FLAT, T0);
+    const bare = await stream.handle({ payload: 3, ts: Date.parse('2026-04-01T01:00:00Z') }, FLAT, T0);
+    await stream.handle({ payload: 1, ts: Date.parse('2026-03-31T23:00:00Z'), topic: 'e2.kwh', gateway: 'G' }, FLAT, T0);
+    const named = await stream.handle({ payload: 2, ts: Date.parse('2026-04-01T01:00:00Z'), topic: 'e2.kwh', gateway: 'G' }, FLAT, T0);
+    should(bare!.bars.map((b) => b.topic)).eql(['cost per day (GBP)', 'cost per month (GBP)']);
+    should(named!.bars.map((b) => b.topic)).eql(['cost per day (GBP) · G/e2.kwh', 'cost per month (GBP) · G/e2.kwh']);
+    should(named!.bars[0].payload).eql([{ x: '2026-03-31', y: 0.3 }]);
+  });
+});
