@@ -6,7 +6,7 @@ import { EasyApiError, Sensor } from './client';
 import { compiledSchedule, engineContext, ScheduleEntry, SensorValues } from './price';
 import { decodeSensorId, DecodedSensorId } from './sensor-ids';
 import { parseTimeOfDay, Problem, Rule, sensorKey, sensorNumber, sensorsUsedBy, Tariff } from './tariff';
-import { machineTimeZone, momentTz } from './time';
+import { localPeriodIn, machineTimeZone, timeZoneNames, zoneInfo } from './time';
 import { dataRecord, setNested } from './id-map';
 import { MAX_SENSORS_LISTED } from './limits';
 import { tariffById, TariffsSeen, whyNoTariff } from './tariff-lookup';
@@ -257,11 +257,11 @@ const MAX_ALTERNATIVES = 6;
 /** Alternatives computed at most (most tried ones only repeat the base line): bounds the work. */
 const MAX_TRIED_ALTERNATIVES = 2 * MAX_ALTERNATIVES;
 
-/** Local midnights in `timezone` from the day containing `now`, `days` + 1 of them. */
+/** Starts of the local days in `timezone` from the day containing `now`, `days` + 1 of them (localPeriod's). */
 export function localDayStarts(now: number, timezone: string, days: number): number[] {
-  const first = momentTz().tz(now, timezone).startOf('day');
-  const out: number[] = [];
-  for (let d = 0; d <= days; d++) out.push(first.clone().add(d, 'days').valueOf());
+  const zone = zoneInfo(timezone);
+  const out = [localPeriodIn(zone, 'day', now).from];
+  for (let d = 0; d < days; d++) out.push(localPeriodIn(zone, 'day', out[d]).to);
   return out;
 }
 
@@ -407,6 +407,6 @@ export interface ZoneList {
 let zoneNames: string[] | null = null;
 
 export function zoneList(): ZoneList {
-  zoneNames ??= [...momentTz().tz.names()].sort();
+  zoneNames ??= timeZoneNames();
   return { zones: zoneNames, machine: machineTimeZone() };
 }

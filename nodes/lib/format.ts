@@ -1,6 +1,7 @@
 // Money formatting for display. Amounts stay in full precision everywhere else (SPEC
 // rule 12); only these strings are rounded, to the currency's ISO 4217 minor unit as
 // Intl knows it (JPY 0 digits, GBP 2, BHD 3).
+import { localClockText, zoneInfo } from './time';
 
 /** Formatted forms of one amount. */
 export interface FormattedMoney {
@@ -77,9 +78,7 @@ export function formatAmounts<K extends string>(amounts: Record<K, number | null
 
 /** `HH:mm:ss` of instant `ms` on the wall clock of `timezone`, for node status lines. */
 export function formatClock(ms: number, timezone: string): string {
-  return new Intl.DateTimeFormat('en-GB', {
-    timeZone: timezone, hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
-  }).format(ms);
+  return localClockText(zoneInfo(timezone), ms);
 }
 
 /** A text cut to `max` characters (a status line's length by default), marked with an ellipsis. */

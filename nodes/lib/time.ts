@@ -279,6 +279,16 @@ export function zoneInfo(name: string): ZoneInfo {
   return info;
 }
 
+/** Every zone name of the zone data (the IANA database, links included), sorted. */
+export function timeZoneNames(): string[] {
+  return [...momentTz().tz.names()].sort();
+}
+
+/** `HH:mm:ss` of instant ms on the wall clock of `zone`. */
+export function localClockText(zone: ZoneInfo, ms: number): string {
+  return new Date(toLocalMs(zone, ms)).toISOString().slice(11, 19);
+}
+
 /** Throws `Error('unknown time zone "X" (...)')` unless name is an IANA zone. */
 export function assertTimeZone(name: string): void {
   zoneInfo(name);

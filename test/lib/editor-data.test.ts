@@ -66,6 +66,14 @@ describe('editor data', () => {
       should(new Date(days[1]).toISOString()).equal('2018-11-04T03:00:00.000Z'); // 01:00 -02:00
     });
 
+    it('Azores 2024: a day that starts at 01:00 ends at the next midnight, a repeated midnight starts the day at its first pass', () => {
+      const iso = (ms: number) => new Date(ms).toISOString();
+      should(localDayStarts(Date.parse('2024-03-30T12:00:00Z'), 'Atlantic/Azores', 2).map(iso))
+        .eql(['2024-03-30T01:00:00.000Z', '2024-03-31T01:00:00.000Z', '2024-04-01T00:00:00.000Z']);
+      should(localDayStarts(Date.parse('2024-10-26T12:00:00Z'), 'Atlantic/Azores', 2).map(iso))
+        .eql(['2024-10-26T00:00:00.000Z', '2024-10-27T00:00:00.000Z', '2024-10-28T01:00:00.000Z']);
+    });
+
     it('two sensors: base with both at 0, a line per other value that changes a price', () => {
       const t = tariff([
         { priority: 1, price: 0.5, gateway_id: 'G', sensor_id: '1', sensor_value: 1, sensor_condition: 'eq' },

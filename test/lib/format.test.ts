@@ -50,6 +50,12 @@ describe('format: wall clock for status lines', () => {
     should(formatClock(at, 'Asia/Kolkata')).equal('00:05:07');
     should(formatClock(at, 'America/New_York')).equal('13:35:07');
   });
+
+  it("reads the package's zone data: both passes of a repeated midnight, an unknown zone named", () => {
+    should(formatClock(Date.parse('2024-10-27T00:30:00Z'), 'Atlantic/Azores')).equal('00:30:00');
+    should(formatClock(Date.parse('2024-10-27T01:30:00Z'), 'Atlantic/Azores')).equal('00:30:00');
+    should(() => formatClock(0, 'Mars/Olympus')).throw(/unknown time zone "Mars\/Olympus"/);
+  });
 });
 
 /**
