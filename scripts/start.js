@@ -1,6 +1,9 @@
 'use strict';
 // npm start: the simulator plus an embedded Node-RED with this package and every flow in
-// examples/ deployed as the demo, all on loopback. Ctrl-C stops both.
+// examples/ deployed as the demo, all on loopback. Ctrl-C stops both. The dashboard
+// example's page is served by Dashboard 2 (@flowfuse/node-red-dashboard, a devDependency
+// of this repository, never of the package), which Node-RED finds beside itself in
+// node_modules.
 //
 //   PORT      the editor's port (default 1880)
 //   SIM_PORT  the simulator's port (default: any free one)
@@ -74,7 +77,15 @@ async function main() {
   fs.writeFileSync(path.join(USER_DIR, 'flows_cred.json'), JSON.stringify(credentials, null, 2));
 
   const port = Number(process.env.PORT || 1880);
-  const server = http.createServer((req, res) => RED.httpAdmin(req, res));
+  // the editor and admin API first, then what flows serve (the dashboard), else 404
+  const server = http.createServer((req, res) =>
+    RED.httpAdmin(req, res, () =>
+      RED.httpNode(req, res, () => {
+        res.statusCode = 404;
+        res.end();
+      }),
+    ),
+  );
   RED.init(server, {
     userDir: USER_DIR,
     flowFile: 'flows.json',
@@ -82,7 +93,7 @@ async function main() {
     uiHost: HOST,
     uiPort: port,
     httpAdminRoot: '/',
-    httpNodeRoot: false,
+    httpNodeRoot: '/',
     contextStorage: { default: { module: 'localfilesystem' } },
     logging: { console: { level: 'info', metrics: false, audit: false } },
     editorTheme: { tours: false },
@@ -110,6 +121,7 @@ async function main() {
   await RED.start();
   console.log(`\nSimulator of the easy API: ${sim.url} (token ${DEMO_TOKEN})`);
   console.log(`Node-RED editor with the demo flows: http://${HOST}:${port}/`);
+  console.log(`The dashboard example's page: http://${HOST}:${port}/dashboard/energy`);
   console.log('Ctrl-C stops both.\n');
 }
 

@@ -1,7 +1,8 @@
 // The editor of the e2e Node-RED in Debian's chromium (never a downloaded browser),
 // driven by playwright-core: the palette, every edit dialog, the dialogs' data from the
-// account (zones, tariffs, the week's chart) and the help. Screenshots of the palette and
-// the account and tariff dialogs go to docs/screenshots/ (the README shows them).
+// account (zones, tariffs, the week's chart) and the help; the dashboard example's page.
+// Screenshots of the palette, the account and tariff dialogs and the dashboard go to
+// docs/screenshots/ (the README shows them).
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -13,11 +14,12 @@ const SHOTS = path.join(ROOT, 'docs', 'screenshots');
 const SIM_TARIFFS = ['DEMO-WORKDAY', 'DEMO-NIGHT', 'DEMO-WEEKEND', 'DEMO-GENERATOR', 'DEMO-FLAT', 'Q123456789', 'Q123456799'];
 /** A deployed node of each type in the examples, whose dialog is opened. */
 const DEPLOYED: Record<string, string> = {
-  'easy-account': ACCOUNT_ID, 'easy-tariff': 'relay-price', 'easy-sensors': 'gen-sensors', 'easy-cost': 'month-cost',
+  'easy-account': ACCOUNT_ID, 'easy-tariff': 'relay-price', 'easy-sensors': 'gen-sensors', 'easy-cost': 'month-cost', 'easy-plan': 'plan-heater',
 };
 
 declare const RED: any; // the editor's global, inside page.evaluate
 declare const $: any;
+declare const document: any;
 declare const getComputedStyle: (el: unknown) => { backgroundImage: string };
 
 describe('e2e: the editor in chromium', function () {
@@ -163,6 +165,34 @@ describe('e2e: the editor in chromium', function () {
       await page.screenshot({ path: path.join(SHOTS, 'tariff-dialog.png') });
     });
     await page.evaluate(() => { const n = RED.nodes.node('e2e-new-tariff'); if (n) { RED.nodes.remove(n.id); RED.view.redraw(true); } });
+  });
+
+  // The dashboard example's page, served by Dashboard 2 (the repository's devDependency,
+  // found by Node-RED beside itself in node_modules): the price and both costs as text,
+  // the next 24 h as a chart. Its screenshot is the README's.
+  it('shows the dashboard example: price now, the next 24 h as a step chart, today\'s and this month\'s cost', async function () {
+    const dash = await context!.newPage();
+    const dashErrors: string[] = [];
+    dash.on('pageerror', (e) => dashErrors.push(`page error: ${e.message}`));
+    try {
+      await dash.setViewportSize({ width: 1280, height: 560 });
+      await dash.goto(`${e2e().redUrl}/e2e/dashboard/energy`, { waitUntil: 'load' });
+      const text = await dash.waitForFunction(() => {
+        const t = (document.body as any).innerText as string;
+        return /Price now\s+[\d.]+ GBP\/kWh incl\. VAT/.test(t) && /Today\s+GBP [\d,.]+ \([\d.]+ kWh\)/.test(t)
+          && /This month\s+GBP [\d,.]+ \([\d.]+ kWh\)/.test(t) ? t : null;
+      }, null, { timeout: 60_000 }).then((h) => h.jsonValue());
+      assert.match(text as string, /Next 24 hours/);
+      // the chart's canvas, drawn (echarts puts the series on a canvas of the chart's size)
+      await dash.waitForFunction(() => Array.from(document.querySelectorAll('canvas')).some((c: any) => c.width > 300 && c.height > 200),
+        null, { timeout: 30_000 });
+      await dash.waitForTimeout(1500); // the chart's entry animation
+      await dash.evaluate(() => document.querySelectorAll('.v-snackbar, .v-overlay').forEach((el: any) => el.remove()));
+      await dash.screenshot({ path: path.join(SHOTS, 'dashboard.png') });
+      assert.deepStrictEqual(dashErrors, []);
+    } finally {
+      await dash.close();
+    }
   });
 
   for (const type of NODE_TYPES) {

@@ -6,6 +6,9 @@ import * as path from 'path';
 import type { Simulator } from '../../sim/server';
 import easyCost = require('../../nodes/easy-cost');
 import easySensors = require('../../nodes/easy-sensors');
+import easyTariff = require('../../nodes/easy-tariff');
+import { priceAt } from '../../nodes/lib/price';
+import { DEMO_TARIFFS } from '../../sim/demo-data';
 import { FlowNode, helper, inbox, loadFlow, withSimulator } from './flow-support';
 
 const CORE = ['common/20-inject.js', 'function/10-switch.js', 'function/15-change.js'].map((file) =>
@@ -80,5 +83,48 @@ describe('examples of easy-sensors and easy-cost', function () {
     const [batch] = await out.next(1);
     // Monday 08:00-12:00 priced at its start (weekday, outside hours), 12:00-20:00 in working hours
     should(batch.payload).match({ energy: 22, formatted: { net: { text: (10.5 * 0.31 + 11.5 * 0.42).toFixed(2) } } });
+  });
+
+  describe('price and cost dashboard (Dashboard 2 widgets swapped for helper nodes)', () => {
+    const DASHBOARD_CONFIG = new Set(['ui-base', 'ui-theme', 'ui-page', 'ui-group']);
+
+    it('uses Dashboard 2 widgets fed straight from our nodes and core ones, no function node', () => {
+      const flow = example('price-and-cost-dashboard');
+      const ids = new Set(flow.map((n) => n.id));
+      for (const node of flow) {
+        should(OURS.has(node.type) || CORE_TYPES.has(node.type) || DASHBOARD_CONFIG.has(node.type) || ['ui-text', 'ui-chart'].includes(node.type))
+          .be.true(node.type);
+        should(node.type).not.equal('function');
+        for (const wire of ((node.wires as string[][]) ?? []).flat()) should(ids.has(wire)).be.true(`wire to ${wire}`);
+      }
+      const chart = flow.find((n) => n.type === 'ui-chart')!;
+      // what the tariff node sends: series from msg.topic, x and y from each point, time axis kept whole
+      should(chart).match({ category: 'topic', categoryType: 'msg', xAxisProperty: 'x', xAxisPropertyType: 'property',
+        yAxisProperty: 'y', yAxisPropertyType: 'property', xAxisType: 'time', removeOlder: '0' });
+    });
+
+    it('shows the price now, the next 24 h as step lines, and today\'s and this month\'s cost', async () => {
+      const flow = example('price-and-cost-dashboard')
+        .filter((n) => !DASHBOARD_CONFIG.has(n.type))
+        .map((n) => {
+          if (n.type === 'easy-account') return { ...n, id: 'acc', baseUrl: sim.url, timezone: 'UTC' };
+          const node = ['ui-text', 'ui-chart', 'debug'].includes(n.type) ? { id: n.id, type: 'helper', z: n.z } : n;
+          return node.account ? { ...node, account: 'acc' } : node;
+        });
+      const before = Date.now();
+      await loadFlow([easySensors, easyCost, easyTariff, ...CORE], flow);
+      const [prices, charts, todays, months] = ['dash-price', 'dash-chart', 'dash-cost-today', 'dash-cost-month'].map(inbox);
+      const [price] = await prices.next(1);
+      const now = priceAt(DEMO_TARIFFS.find((t) => t.id === 'DEMO-WORKDAY')!, Date.now(), { timezone: 'UTC' })!;
+      should(price.payload).equal(`${now.gross.toFixed(4).replace(/0{1,2}$/, '')} GBP/kWh incl. VAT`);
+      const [net, gross] = await charts.next(2);
+      should([net.topic, net.action, gross.topic, gross.action]).eql(['net GBP/kWh', 'replace', 'gross GBP/kWh', 'append']);
+      should(net.payload[0].x).be.within(before, Date.now());
+      should(net.payload[0].y).equal(now.price);
+      // the injects fire 2 and 3 s after deploy
+      const [today] = await todays.next(1, 8000);
+      const [month] = await months.next(1, 8000);
+      for (const text of [today.payload, month.payload]) should(text).match(/^GBP [\d,]+\.\d\d \(\d+\.\d kWh\)$/);
+    });
   });
 });
