@@ -86,7 +86,9 @@ function show(x: unknown): string {
   if (x === undefined) return 'nothing';
   if (typeof x === 'bigint') return shortText(`${x}n`, MAX_QUOTED_CHARS);
   try {
-    return shortText(JSON.stringify(typeof x === 'string' ? x.slice(0, MAX_QUOTED_CHARS) : x) ?? String(x), MAX_QUOTED_CHARS);
+    // a text is cut inside its quotes; anything else as JSON
+    if (typeof x === 'string') return JSON.stringify(shortText(x, MAX_QUOTED_CHARS));
+    return shortText(JSON.stringify(x) ?? String(x), MAX_QUOTED_CHARS);
   } catch {
     return 'an object that is not JSON';
   }
