@@ -1,4 +1,19 @@
-// Timing helpers of the benchmarks: medians of interleaved rounds on a shared machine.
+// Timing helpers of the benchmarks: medians of interleaved rounds on a shared machine,
+// and the interface's 3-rule tariff the worst cases are compared with.
+import type { Tariff } from '../nodes/lib/tariff';
+
+/** The interface's 3-rule workday tariff: the baseline of the worst-case figures. */
+export const BASELINE_TARIFF: Tariff = {
+  id: 'base',
+  name: '3 rules',
+  vat: 20,
+  currency: 'GBP',
+  rules: [
+    { priority: 50, price: 0.5, time_start: '09:00', time_end: '17:00', weekdays: [1, 2, 3, 4, 5] },
+    { priority: 60, price: 0.6, weekdays: [1, 2, 3, 4, 5] },
+    { priority: 70, price: 0.7 },
+  ],
+};
 
 export function median(xs: number[]): number {
   const s = xs.slice().sort((a, b) => a - b);

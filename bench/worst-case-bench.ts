@@ -11,7 +11,7 @@ import { MAX_RULES_PER_TARIFF } from '../nodes/lib/limits';
 import { nextPriceChange, priceAt, schedule } from '../nodes/lib/price';
 import { readTariffs } from '../nodes/lib/responses';
 import type { Rule, Tariff } from '../nodes/lib/tariff';
-import { interleaved } from './measure';
+import { BASELINE_TARIFF, interleaved } from './measure';
 
 const ZONE = 'Europe/London';
 const ROUNDS = 15;
@@ -21,18 +21,6 @@ const WEEK_MS = 7 * 86400000;
 
 const two = (n: number) => String(n).padStart(2, '0');
 const clock = (sec: number) => `${two(Math.floor(sec / 3600))}:${two(Math.floor(sec / 60) % 60)}:${two(sec % 60)}`;
-
-const baseline: Tariff = {
-  id: 'base',
-  name: 'Workday',
-  vat: 20,
-  currency: 'GBP',
-  rules: [
-    { priority: 50, price: 0.5, time_start: '09:00', time_end: '17:00', weekdays: [1, 2, 3, 4, 5] },
-    { priority: 60, price: 0.6, weekdays: [1, 2, 3, 4, 5] },
-    { priority: 70, price: 0.7 },
-  ],
-};
 
 /**
  * MAX_RULES_PER_TARIFF rules, each a one-second window spread over the day (two
@@ -108,7 +96,7 @@ function main(): void {
     process.stdout.write(JSON.stringify(hostileAnswerMemory()));
     return;
   }
-  const base = baseline;
+  const base = BASELINE_TARIFF;
   const variants: Array<[string, Tariff]> = [
     [`${MAX_RULES_PER_TARIFF} one-second windows`, worstTariff('windows')],
     ['  with weekdays and sensors', worstTariff('mixed')],
