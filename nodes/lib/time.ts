@@ -455,7 +455,7 @@ export function localPeriodIn(zone: ZoneInfo, kind: LocalPeriodKind, ms: number)
     to = localDayStart(zone, next);
   }
   while (ms < from) {
-    [first, next] = periodDays(kind, first - 1);
+    [first] = periodDays(kind, first - 1);
     to = from;
     from = localDayStart(zone, first);
   }
