@@ -80,7 +80,7 @@ describe('e2e: the editor in chromium', function () {
     assert.deepStrictEqual(errors, []);
   });
 
-  it('shows the three flow nodes in the palette under energy (the account is a config node)', async function () {
+  it('shows the flow nodes in the palette under energy (the account is a config node)', async function () {
     const palette = await page.evaluate(() => $('#red-ui-palette-energy .red-ui-palette-node')
       .map((_: number, el: any) => el.getAttribute('data-palette-type')).get());
     assert.deepStrictEqual([...palette].sort(), NODE_TYPES.filter((t) => t !== 'easy-account').sort());
@@ -193,6 +193,27 @@ describe('e2e: the editor in chromium', function () {
     } finally {
       await dash.close();
     }
+  });
+
+  it('marks on the plan dialog\'s chart the slots its settings would plan, and follows an edit', async function () {
+    await withDialog('easy-plan', 'plan-heater', async () => {
+      await page.waitForSelector('#easy-plan-chart svg rect.easy-chart-planned', { timeout: 20_000 });
+      const before = await page.evaluate(() => ({
+        slots: $('#easy-plan-chart svg rect.easy-chart-planned').length,
+        note: $('#easy-plan-chart .easy-chart-plan').text(),
+      }));
+      // 3 h every night from 22:00 to 07:00 on the working-hours tariff: at least one slot a night
+      assert.ok(before.slots >= 6, `slots: ${before.slots}`);
+      assert.match(before.note, /slot\(s\) this node would plan now/);
+      await page.evaluate(() => { $('.red-ui-notification').remove(); $('.red-ui-help-tips').hide(); });
+      await page.mouse.move(0, 0);
+      await page.locator('#easy-plan-chart').scrollIntoViewIfNeeded();
+      await page.locator('.red-ui-tray').last().screenshot({ path: path.join(SHOTS, 'plan-dialog.png') });
+      await page.fill('#node-input-durationHours', '10');
+      await page.dispatchEvent('#node-input-durationHours', 'change');
+      await page.waitForFunction(() => /No plan: the window \(9 h\) is shorter than the duration \(10 h\)/.test($('#easy-plan-chart .easy-chart-plan').text()), null, { timeout: 20_000 });
+      assert.strictEqual(await page.evaluate(() => $('#easy-plan-chart svg rect.easy-chart-planned').length), 0);
+    });
   });
 
   for (const type of NODE_TYPES) {
