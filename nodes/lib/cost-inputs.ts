@@ -1,9 +1,9 @@
 // What the cost node reads from messages and tariffs, and how it shapes what it sends:
 // Node-RED-free so every rule about bad input is tested alone.
-import { CostResult } from './cost';
-import { formatAmounts } from './format';
+import { CostResult, Interval } from './cost';
+import { formatAmounts, roundAmount } from './format';
 import { compileTariff, SensorRef, sensorKey, Tariff, TIME_ALWAYS } from './tariff';
-import { Bucket } from './totals';
+import { Bucket, IntervalCost } from './totals';
 import { isPeriodName, namedPeriod, PERIOD_NAMES, requireEpochMs, toEpochMs } from './time';
 import { dataRecord, setNested } from './id-map';
 
@@ -177,13 +177,48 @@ export class SensorHistory {
 // ---------------------------------------------------------------------------------------
 // output shapes
 
-/** A cost result with what people read: strings rounded to the currency's minor unit. */
+/** An instant as messages carry it: the ISO string, and epoch ms beside it. */
+function instant(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+/** An interval between two readings as sent: ISO bounds with their epoch ms. */
+function intervalPayload<T extends Interval>(iv: T) {
+  return { ...iv, from: instant(iv.from), to: instant(iv.to), fromMs: iv.from, toMs: iv.to };
+}
+
+/**
+ * A cost result as sent: amounts rounded (roundAmount) from the unrounded sums, times as
+ * ISO strings with `…Ms` epoch fields, and strings rounded to the currency's minor unit.
+ */
 export function costPayload(result: CostResult, tariff: Tariff) {
   return {
     ...result,
+    net: roundAmount(result.net),
+    gross: roundAmount(result.gross),
+    energy: roundAmount(result.energy),
+    unpricedEnergy: roundAmount(result.unpricedEnergy),
+    byRule: result.byRule.map((r) => ({ ...r, price: roundAmount(r.price), energy: roundAmount(r.energy), net: roundAmount(r.net) })),
+    resets: result.resets.map(intervalPayload),
+    rejected: result.rejected.map((r) => ({ ...intervalPayload(r), energy: roundAmount(r.energy), averageKw: roundAmount(r.averageKw) })),
+    from: instant(result.from),
+    to: instant(result.to),
+    fromMs: result.from,
+    toMs: result.to,
     tariffId: tariff.id,
     tariffName: tariff.name,
     formatted: formatAmounts({ net: result.net, gross: result.gross }, result.currency),
+  };
+}
+
+/** What one stream reading changed, as sent: amounts rounded from the unrounded sums. */
+export function changePayload(change: IntervalCost) {
+  return {
+    ...change,
+    energy: roundAmount(change.energy),
+    net: roundAmount(change.net),
+    gross: roundAmount(change.gross),
+    unpricedEnergy: roundAmount(change.unpricedEnergy),
   };
 }
 
@@ -191,14 +226,17 @@ export function costPayload(result: CostResult, tariff: Tariff) {
 export function bucketPayload(bucket: Bucket | null, currency: string, vat: number) {
   if (!bucket) return null;
   return {
-    from: new Date(bucket.from).toISOString(),
-    to: bucket.to === null ? null : new Date(bucket.to).toISOString(),
-    energy: bucket.energy,
-    net: bucket.net,
-    gross: bucket.gross,
+    from: instant(bucket.from),
+    to: instant(bucket.to),
+    fromMs: bucket.from,
+    toMs: bucket.to,
+    // the running sums stay unrounded in the totals; only what is sent is rounded
+    energy: roundAmount(bucket.energy),
+    net: roundAmount(bucket.net),
+    gross: roundAmount(bucket.gross),
     vat,
     currency,
-    unpricedEnergy: bucket.unpricedEnergy,
+    unpricedEnergy: roundAmount(bucket.unpricedEnergy),
     intervals: bucket.intervals,
     resets: bucket.resets,
     formatted: formatAmounts({ net: bucket.net, gross: bucket.gross }, currency),

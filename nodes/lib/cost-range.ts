@@ -45,7 +45,7 @@ export class CostRange {
       const payload = {
         ...costPayload(result, tariff),
         gateway: req.gateway, sensor: req.sensor,
-        range: { from: iso(req.from), to: iso(req.to) },
+        range: { from: iso(req.from), to: iso(req.to), fromMs: req.from, toMs: req.to },
         fetched: { readings: fetched.readings.length, requests: fetched.requests, shortcut: fetched.shortcut },
       };
       return { payload, result };

@@ -7,7 +7,7 @@
 // (late readings, local periods); the site is the sum over meters per period.
 import { closedPeriodBar } from './chart';
 import { computeCost } from './cost';
-import { bucketPayload, isEnergyReading, SensorHistory, streamReading } from './cost-inputs';
+import { bucketPayload, changePayload, isEnergyReading, SensorHistory, streamReading } from './cost-inputs';
 import { formatMoney, shortText } from './format';
 import { SensorRef, Tariff } from './tariff';
 import {
@@ -307,7 +307,7 @@ export class CostStream {
       meter: { gateway: meter.gateway, topic: meter.topic, name: meterName(meter) },
       site: { meters: site.meters, today: money(site.day), week: money(site.week), month: money(site.month), total: money(site.total) },
       ...(reading ? { reading: { ts: reading.ts, timestamp: new Date(reading.ts).toISOString(), value: reading.value } } : {}),
-      ...(added ? { change: added.change } : {}),
+      ...(added ? { change: changePayload(added.change) } : {}),
       ...(Object.keys(closed).length ? { closed } : {}),
       ...(added?.ignored ? { ignored: added.ignored } : {}),
       ...(added?.late ? { late: true } : {}),

@@ -10,6 +10,7 @@ import { localPeriodIn, machineTimeZone, timeZoneNames, zoneInfo } from './time'
 import { dataRecord, setNested } from './id-map';
 import { MAX_SENSORS_LISTED } from './limits';
 import { tariffById, TariffsSeen, whyNoTariff } from './tariff-lookup';
+import { roundAmount, timeOfDay } from './format';
 
 /** How a dialog's request went wrong, for the editor to put in words (its catalogue) and for the HTTP status. */
 export type EditorErrorCode =
@@ -98,7 +99,7 @@ export interface RuleRow {
   /** Index in the tariff's own `rules` array. */
   index: number;
   priority: number;
-  /** Net and gross (with VAT) price per kWh, full precision. */
+  /** Net and gross (with VAT) price per kWh, as messages carry amounts (roundAmount). */
   net: number;
   gross: number;
   /** null: all day. `wraps`: the range runs past midnight (22:00–06:00); `allDay`: start == end or 00:00–24:00. */
@@ -146,7 +147,7 @@ export function ruleRow(rule: Rule, index: number, vat: number): RuleRow {
     const a = parseTimeOfDay(rule.time_start, false)!; // the rule passed validation
     const b = parseTimeOfDay(rule.time_end, true)!;
     const allDay = a === b || (a === 0 && b === 86400);
-    time = { start: rule.time_start, end: rule.time_end, wraps: !allDay && b < a, allDay };
+    time = { start: timeOfDay(a), end: timeOfDay(b), wraps: !allDay && b < a, allDay };
   }
   const hasWeekdays = rule.weekdays !== undefined && rule.weekdays !== null;
   const hasWeekday = rule.weekday !== undefined && rule.weekday !== null;
@@ -165,7 +166,7 @@ export function ruleRow(rule: Rule, index: number, vat: number): RuleRow {
     index,
     priority: rule.priority,
     net: rule.price,
-    gross: rule.price * (1 + vat / 100),
+    gross: roundAmount(rule.price * (1 + vat / 100)),
     time,
     days: daysField ? dayList(rule[daysField]) : null,
     daysField,

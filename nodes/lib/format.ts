@@ -1,7 +1,34 @@
-// Money formatting for display. Amounts stay in full precision everywhere else (SPEC
-// rule 12); only these strings are rounded, to the currency's ISO 4217 minor unit as
-// Intl knows it (JPY 0 digits, GBP 2, BHD 3).
+// How numbers and times of day read in messages and statuses. Amounts in messages are
+// rounded to AMOUNT_DECIMALS (binary noise gone, nothing a currency or meter can show
+// lost); the `formatted` strings are rounded to the currency's ISO 4217 minor unit as
+// Intl knows it (JPY 0 digits, GBP 2, BHD 3). Sums are kept unrounded and rounded on output.
 import { localClockText, zoneInfo } from './time';
+
+/** Decimal places of amounts (prices, costs, kWh) in messages: 1e-9, far below any minor unit. */
+export const AMOUNT_DECIMALS = 9;
+
+/**
+ * An amount as a message carries it: rounded to AMOUNT_DECIMALS, so 0.1 + 0.2 reads 0.3.
+ * Only for output: totals go on summing the unrounded values, so they never drift.
+ */
+export function roundAmount(x: number): number {
+  if (!Number.isFinite(x) || Math.abs(x) >= 1e21) return x; // toFixed's own limit; no noise to remove there
+  const rounded = Number(x.toFixed(AMOUNT_DECIMALS));
+  return rounded === 0 ? 0 : rounded; // never -0
+}
+
+/** roundAmount, with null (no price) kept as null. */
+export function roundAmountOrNull(x: number | null): number | null {
+  return x === null ? null : roundAmount(x);
+}
+
+/** A time of day in one shape everywhere: `HH:mm`, `HH:mm:ss` when the seconds are not 0; 86400 s is `24:00`. */
+export function timeOfDay(secondsOfDay: number): string {
+  const s = Math.floor(secondsOfDay);
+  const two = (n: number) => String(n).padStart(2, '0');
+  const hhmm = `${two(Math.floor(s / 3600))}:${two(Math.floor(s / 60) % 60)}`;
+  return s % 60 === 0 ? hhmm : `${hhmm}:${two(s % 60)}`;
+}
 
 /** Formatted forms of one amount. */
 export interface FormattedMoney {

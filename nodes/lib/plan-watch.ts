@@ -12,7 +12,7 @@ import { LongTimer } from './long-timer';
 import { cheapestWindows, hours, mergeSlots, PlanResult, PlanSlot } from './plan';
 import { configuredCycle, Cycle, overrideCycle, PlanSettings } from './plan-settings';
 import { localTime, TariffWatch, WatchStatus } from './tariff-watch';
-import { shortText } from './format';
+import { roundAmount, roundAmountOrNull, shortText } from './format';
 import { HOUR_MS, toLocalMs, zoneInfo } from './time';
 
 export interface PlanStore {
@@ -334,10 +334,10 @@ export class PlanWatch {
         to: iso(s.to),
         fromLocal: localIso(s.from, tz),
         toLocal: localIso(s.to, tz),
-        price: s.price,
+        price: roundAmount(s.price),
       })),
-      averagePrice: planned > 0 ? net / (planned / HOUR_MS) : null,
-      costPerKw: { net, gross: net * (1 + vat / 100) },
+      averagePrice: roundAmountOrNull(planned > 0 ? net / (planned / HOUR_MS) : null),
+      costPerKw: { net: roundAmount(net), gross: roundAmount(net * (1 + vat / 100)) },
       comparedToNow: result ? result.comparedToNow : null,
       shortfall,
       cause,

@@ -7,7 +7,7 @@ import { NoTokenError } from './hub';
 import { LongTimer } from './long-timer';
 import { nextPriceChange, priceAt, PriceResult, schedule, SensorValues } from './price';
 import { SensorRef, sensorKey, sensorsUsedBy, Tariff } from './tariff';
-import { shortText } from './format';
+import { roundAmount, roundAmountOrNull, shortText, timeOfDay } from './format';
 import { SensorFollower } from './sensor-follower';
 import { tariffById, whyNoTariff } from './tariff-lookup';
 import { DAY_MS, HOUR_MS, MINUTE_MS, toLocalMs, zoneInfo } from './time';
@@ -26,6 +26,9 @@ export interface PricePayload {
   validFrom: string | null;
   /** The next price change (ISO), null when none within the engine's horizon. */
   validUntil: string | null;
+  /** validFrom and validUntil in epoch ms. */
+  validFromMs: number | null;
+  validUntilMs: number | null;
   /** Sensors the rules read whose value is not known (their rules did not match). */
   unknownSensors: SensorRef[];
   /** Priced from tariffs of an earlier fetch: the last fetch failed, or none answered within the request deadline. */
@@ -64,7 +67,7 @@ export interface ScheduleAnswer {
   currency: string;
   vat: number;
   timezone: string;
-  segments: Array<{ from: string; to: string; price: number | null; ruleIndex: number | null }>;
+  segments: Array<{ from: string; to: string; fromMs: number; toMs: number; price: number | null; ruleIndex: number | null }>;
 }
 
 export const DEFAULT_SENSOR_POLL_SEC = 60;
@@ -169,7 +172,9 @@ export class TariffWatch {
       currency: tariff.currency,
       vat: tariff.vat,
       timezone: this.hub.timezone,
-      segments: segments.map((s) => ({ from: iso(s.from), to: iso(s.to), price: s.price, ruleIndex: s.ruleIndex })),
+      segments: segments.map((s) => ({
+        from: iso(s.from), to: iso(s.to), fromMs: s.from, toMs: s.to, price: roundAmountOrNull(s.price), ruleIndex: s.ruleIndex,
+      })),
     };
   }
 
@@ -233,8 +238,8 @@ export class TariffWatch {
     this.emitted = { key, stale: snap.stale, validFrom };
 
     const payload: PricePayload = {
-      price: result?.price ?? null,
-      gross: result?.gross ?? null,
+      price: result ? roundAmount(result.price) : null,
+      gross: result ? roundAmount(result.gross) : null,
       vat: result?.vat ?? tariff?.vat ?? null,
       currency: result?.currency ?? tariff?.currency ?? null,
       tariffId: this.tariffId,
@@ -243,6 +248,8 @@ export class TariffWatch {
       priority: result?.priority ?? null,
       validFrom: validFrom === null ? null : iso(validFrom),
       validUntil: next ? iso(next.at) : null,
+      validFromMs: validFrom,
+      validUntilMs: next ? next.at : null,
       unknownSensors,
       stale: snap.stale,
       tariffsFetchedAt: snap.fetchedAt === null ? null : iso(snap.fetchedAt),
@@ -439,7 +446,7 @@ function reading(gatewayId: string | undefined, topic: unknown, payload: unknown
 export function noPrice(tariffId: string, reason: string): PricePayload {
   return {
     price: null, gross: null, vat: null, currency: null, tariffId, tariffName: null, ruleIndex: null, priority: null,
-    validFrom: null, validUntil: null, unknownSensors: [], stale: false, tariffsFetchedAt: null, reason,
+    validFrom: null, validUntil: null, validFromMs: null, validUntilMs: null, unknownSensors: [], stale: false, tariffsFetchedAt: null, reason,
   };
 }
 
@@ -477,13 +484,12 @@ export function rate(price: number): string {
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
-/** `19:00` (seconds only when not :00), with the weekday when it is not the local day of `now`. */
+/** `19:00` (timeOfDay: seconds only when not :00), with the weekday when it is not the local day of `now`. */
 export function localTime(at: number, now: number, timezone: string): string {
   const zone = zoneInfo(timezone);
   const local = new Date(toLocalMs(zone, at));
   const today = new Date(toLocalMs(zone, now));
-  const hhmmss = local.toISOString().slice(11, 19);
-  const time = hhmmss.endsWith(':00') ? hhmmss.slice(0, 5) : hhmmss;
+  const time = timeOfDay(Math.floor((local.getTime() - Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate())) / 1000));
   const sameDay = local.toISOString().slice(0, 10) === today.toISOString().slice(0, 10);
   return sameDay ? time : `${WEEKDAYS[local.getUTCDay()]} ${time}`;
 }

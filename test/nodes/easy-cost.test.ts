@@ -5,6 +5,7 @@ import * as path from 'path';
 import type { Simulator } from '../../sim/server';
 import { archive, DEMO_TARIFFS, findDemoSensor, GENERATOR_ON_MS, GENERATOR_PERIOD_MS } from '../../sim/demo-data';
 import { computeCost } from '../../nodes/lib/cost';
+import { roundAmount } from '../../nodes/lib/format';
 import easyCost = require('../../nodes/easy-cost');
 import { accountNode, catchNodes, FlowNode, GATEWAY, helper, inbox, lastStatus, loadFlow, quiet, statuses, withSimulator } from './flow-support';
 
@@ -81,7 +82,9 @@ describe('easy-cost node', function () {
       const [msg] = await out.next(1);
       const expected = computeCost(tariff('DEMO-NIGHT'), readings, { timezone: 'Europe/London' });
       should(msg.topic).equal('kept');
-      should(msg.payload).match({ net: expected.net, gross: expected.gross, energy: 10, currency: 'GBP', tariffId: 'DEMO-NIGHT', tariffName: 'Night and day' });
+      should(msg.payload).match({ net: roundAmount(expected.net), gross: roundAmount(expected.gross), energy: 10, currency: 'GBP', tariffId: 'DEMO-NIGHT', tariffName: 'Night and day' });
+      // times as ISO strings, with their epoch ms beside them
+      should(msg.payload).match({ from: '2026-03-04T21:00:00.000Z', to: '2026-03-05T07:00:00.000Z', fromMs: expected.from, toMs: expected.to });
       should(msg.payload.net).be.approximately(3 * 0.28 + 7 * 0.12, 1e-9); // 21:00-23:00 priced where it starts
       should(msg.payload.dropped).have.length(3);
       should(msg.payload.formatted.gross).eql({ text: expected.gross.toFixed(2), display: `GBP ${expected.gross.toFixed(2)}` });
@@ -164,6 +167,28 @@ describe('easy-cost node', function () {
       should(msgs[3].payload.month.energy).equal(7);
       should(msgs[3].payload.total).match({ energy: 7, net: 7 * 0.25, from: '2026-03-04T18:00:00.000Z', to: null });
       should(msgs[3].payload.today.formatted.gross.text).equal((0.25 * 1.2).toFixed(2));
+    });
+
+    it('amounts read like typed numbers, and 200 readings later the totals have not drifted', async () => {
+      const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-FLAT' }, 'UTC');
+      const t0 = Date.parse('2026-03-04T10:00:00Z');
+      // 1488.71, 1488.72, …: each a float with binary noise, as a meter's counter reads
+      const feed = Array.from({ length: 201 }, (_, k) => [t0 + k * 60_000, 1488.71 + k * 0.01] as [number, number]);
+      for (const [ts, value] of feed) node.receive({ payload: value, ts });
+      const msgs = await out.next(feed.length, 20_000);
+      const last = msgs[msgs.length - 1].payload;
+      const reference = computeCost(tariff('DEMO-FLAT'), feed, { timezone: 'UTC' });
+      should(last.total).match({ energy: roundAmount(reference.energy), net: roundAmount(reference.net), gross: roundAmount(reference.gross) });
+      should(last.total.energy).equal(2);
+      should(last.total.gross).equal(0.6);
+      should(last.total).match({ fromMs: t0, from: '2026-03-04T10:00:00.000Z' });
+      for (const { payload } of msgs.slice(1)) {
+        should(payload.change.energy).equal(0.01);
+        should(payload.change.gross).equal(0.003);
+        for (const bucket of [payload.today, payload.week, payload.month, payload.total]) {
+          for (const amount of [bucket.energy, bucket.net, bucket.gross]) should(amount).equal(roundAmount(amount));
+        }
+      }
     });
 
     it('sends each closed day and month as a bar for Dashboard 2 on the second output', async () => {
@@ -348,7 +373,9 @@ describe('easy-cost node', function () {
       node.receive({ gateway: GATEWAY, from: new Date(from).toISOString(), to });
       const [msg] = await out.next(1);
       const expected = computeCost(tariff('DEMO-NIGHT'), archived('e1.kwh', from, to), { timezone: 'Europe/London' });
-      should(msg.payload).match({ net: expected.net, energy: expected.energy, gateway: GATEWAY, sensor: 'e1.kwh' });
+      // the sum is unrounded inside, rounded once on output: 3.976, not 3.9759999999991855
+      should(msg.payload).match({ net: roundAmount(expected.net), energy: roundAmount(expected.energy), gateway: GATEWAY, sensor: 'e1.kwh' });
+      for (const amount of [msg.payload.net, msg.payload.gross, msg.payload.energy]) should(amount).equal(Number(amount.toFixed(9)));
       should(msg.payload.fetched).eql({ readings: 6 * 60 + 1, requests: 1, shortcut: false });
       should(sim.requests.filter((r) => r.endpoint === 'data')).have.length(1);
     });

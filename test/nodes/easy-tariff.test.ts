@@ -53,13 +53,27 @@ describe('easy-tariff node', function () {
     should(msg.topic).equal('price');
     should(msg.payload).eql({
       price: 0.25, gross: 0.3, vat: 20, currency: 'GBP', tariffId: 'DEMO-FLAT', tariffName: 'Flat rate', ruleIndex: 0, priority: 1,
-      validFrom: null, validUntil: null, unknownSensors: [], stale: false,
+      validFrom: null, validUntil: null, validFromMs: null, validUntilMs: null, unknownSensors: [], stale: false,
       tariffsFetchedAt: msg.payload.tariffsFetchedAt, reason: null,
     });
     should(Date.parse(msg.payload.tariffsFetchedAt)).be.approximately(Date.now(), 5000);
     should(shown[shown.length - 1]).eql({ fill: 'green', shape: 'dot', text: '0.25 GBP/kWh' });
     await quiet(300);
     should(out.received).eql([]);
+  });
+
+  it('prices read like typed numbers (0.17 + 20 % VAT is 0.204, not 0.20400000000000001), times with epoch ms beside', async () => {
+    const typed = { id: 'TYPED', name: 'Typed', vat: 20, currency: 'GBP', rules: [{ priority: 1, price: 0.17 }] };
+    should(0.17 * (1 + 20 / 100)).not.equal(0.204); // the noise this is about
+    const { out } = await start({ tariffs: () => [typed] }, { tariff: 'TYPED' });
+    const [msg] = await out.next(1);
+    should(msg.payload).containEql({ price: 0.17, gross: 0.204 });
+    helper.getNode('t').receive({ payload: 'schedule' });
+    const [schedule] = await out.next(1);
+    const [segment] = schedule.payload;
+    should(segment.price).equal(0.17);
+    should(segment.fromMs).equal(Date.parse(segment.from));
+    should(segment.toMs).equal(Date.parse(segment.to));
   });
 
   it('without a price, sends a message each time the reason changes (missing → no rule matches)', async () => {

@@ -100,7 +100,8 @@ describe('editor admin routes', function () {
       should(byId['DEMO-WORKDAY'].rules[0]).match({ net: 0.42, time: { start: '09:00', end: '17:00', wraps: false, allDay: false }, days: [1, 2, 3, 4, 5], daysField: 'weekdays' });
       should(byId['DEMO-WORKDAY'].rules[0].gross).be.approximately(0.504, 1e-12);
       const night = byId['DEMO-NIGHT'].rules.find((x: any) => x.time);
-      should(night.time).eql({ start: '22:00', end: '06:00:00', wraps: true, allDay: false });
+      // the tariff says 22:00 and 06:00:00: one time-of-day shape in the rules table
+      should(night.time).eql({ start: '22:00', end: '06:00', wraps: true, allDay: false });
       const weekend = byId['DEMO-WEEKEND'].rules.find((x: any) => x.days);
       should(weekend).match({ days: [6, 7], daysField: 'weekday', daysConflict: false });
       const generator = byId['DEMO-GENERATOR'].rules.find((x: any) => x.sensor);
