@@ -46,7 +46,15 @@ function e2eTab(): Array<Record<string, any>> {
     });
     y += 40;
   }
-  const expr = `{ ${Object.keys(CAPTURES).map((n) => `"${n}": $globalContext("e2e_${n}")`).join(', ')} }`;
+  // what the examples' own Catch nodes caught: handled errors are not in Node-RED's log
+  nodes.push({
+    id: 'e2e-cap-errors', type: 'change', z, name: 'capture errors', x: 200, y, wires: [],
+    rules: [{ t: 'set', p: 'e2e_errors', pt: 'global', tot: 'jsonata',
+      to: '$append($globalContext("e2e_errors"), [{ "node": error.source.type, "message": error.message }])' }],
+  });
+  y += 40;
+  const names = [...Object.keys(CAPTURES), 'errors'];
+  const expr = `{ ${names.map((n) => `"${n}": $globalContext("e2e_${n}")`).join(', ')} }`;
   nodes.push(
     { id: 'e2e-http-in', type: 'http in', z, name: '', url: '/state', method: 'get', upload: false, swaggerDoc: '', x: 120, y, wires: [['e2e-state']] },
     { id: 'e2e-state', type: 'change', z, name: 'state', rules: [{ t: 'set', p: 'payload', pt: 'msg', to: expr, tot: 'jsonata' }], x: 300, y, wires: [['e2e-http-out']] },
@@ -159,6 +167,7 @@ describe('e2e: installed from the npm tarball into stock Node-RED', function () 
         assert.ok(node, `example node ${id}`);
         node!.wires[0].push(`e2e-cap-${name}`);
       }
+      for (const caught of flows.filter((n) => n.type === 'catch')) caught.wires[0].push('e2e-cap-errors');
       await deploy([...flows, ...e2eTab()]);
     });
 
@@ -249,9 +258,10 @@ describe('e2e: installed from the npm tarball into stock Node-RED', function () 
       assert.ok(Math.abs(out.cost.net - 12 * 0.28) < 1e-9, JSON.stringify(out.cost));
     });
 
-    it('no node reported an error in the log', function () {
+    it('no node reported an error, in the log or to the examples\' Catch nodes', async function () {
       const log = e2e().log();
       assert.ok(!/\[error\]/.test(log), log.split('\n').filter((l) => /\[error\]/.test(l)).join('\n'));
+      assert.deepStrictEqual((await state()).errors ?? [], []);
     });
   });
 });
