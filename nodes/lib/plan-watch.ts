@@ -312,7 +312,7 @@ export class PlanWatch {
     const tz = this.opts.hub.timezone;
     if (running) return { fill: 'green', shape: 'dot', text: `on until ${localTime(running.to, now, tz)}` };
     const next = mergeSlots(this.pieces).find((s) => s.from > now);
-    if (next) return { fill: 'grey', shape: 'dot', text: `next ${localTime(next.from, now, tz)}–${localTime(next.to, now, tz)}` };
+    if (next) return { fill: 'grey', shape: 'dot', text: `next ${localTime(next.from, now, tz)}–${localTime(next.to, next.from, tz)}` };
     return { fill: 'yellow', shape: 'ring', text: shortText(`no plan: ${this.noPlan ?? 'nothing left to run in this window'}`, 60) };
   }
 

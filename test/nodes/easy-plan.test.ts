@@ -127,7 +127,7 @@ describe('easy-plan node', function () {
     should(plan.payload.costPerKw.net).be.approximately(0.1, 1e-12);
     should(plan.payload.comparedToNow.saving).be.approximately(0.2, 1e-12);
     should(sw).eql([{ on: false, at: at('2026-03-28T21:30:00Z') }]); // the state on deploy
-    should(lastStatus('p')!.text).equal('next Sun 02:00–Sun 03:00');
+    should(lastStatus('p')!.text).equal('next Sun 02:00–03:00'); // the weekday when not today
 
     await tickTo(at('2026-03-29T01:00:00Z') - 1);
     should(sw).have.length(1);
