@@ -122,6 +122,18 @@ async function startRed(dir) {
   }
 }
 
+/** A start that fails (a port taken between probing and binding on a busy machine) is tried again, twice at most. */
+async function startWithRetry(dir) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startRed(dir);
+    } catch (err) {
+      if (attempt === 3) throw err;
+      console.error(`a Node-RED start failed, trying again: ${String(err.message).split('\n')[0]}`);
+    }
+  }
+}
+
 /**
  * One `node` process requiring `target` (or nothing): ms the require took, MB resident
  * added by it. Node's http and https are loaded first on both sides: Node-RED has them.
@@ -152,7 +164,7 @@ async function main() {
     for (let i = 0; i < RUNS; i++) {
       // alternated, so a load that comes and goes on the machine falls on both sides
       for (const side of i % 2 ? ['with', 'without'] : ['without', 'with']) {
-        const run = await startRed(dirs[side]);
+        const run = await startWithRetry(dirs[side]);
         if (side === 'with' && !run.loaded) throw new Error(`the package's nodes were not loaded:\n${run.log}`);
         red[side].push(run);
         req[side].push(requireCost(side === 'with' ? MAIN : null));
