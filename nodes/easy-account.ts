@@ -10,6 +10,8 @@ import { AdminRED, registerAdminRoutes } from './admin-routes';
 import type { AccountNode, NodeAPI, NodeDef, NodeStatus } from './red-types';
 
 const STORE_KEY = 'lastGoodTariffs';
+/** Tariff nodes of the account refresh at most once a minute (flow-file tuning may lower it, for tests). */
+const DEFAULT_MIN_REFRESH_MS = 60_000;
 
 /**
  * The last good tariffs per account and base URL within this process as well: with no
@@ -55,13 +57,15 @@ export = function register(RED: NodeAPI): void {
     node.users = {};
     node.hub = null;
     node.configError = null;
+    node.minRefreshMs = DEFAULT_MIN_REFRESH_MS;
 
     try {
       const warning = plainHttpWarning(node.baseUrl);
       if (warning) node.warn(warning);
       const token = node.credentials?.token;
       // timeoutMs, retries, backoff…: flow-file only (lib/account-config.ts), defaults otherwise
-      const { retryMs, ...tuning } = accountTuning(config);
+      const { retryMs, minRefreshMs, ...tuning } = accountTuning(config);
+      if (minRefreshMs !== undefined) node.minRefreshMs = minRefreshMs;
       const client = token ? new EasyClient({ baseUrl: node.baseUrl, token, ...tuning }) : null;
       // first answers are waited for as long as one request may take, then the kept data prices
       const firstAnswerWaitMs = tuning.timeoutMs || CLIENT_DEFAULTS.timeoutMs;

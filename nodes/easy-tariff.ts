@@ -18,9 +18,10 @@ export = function register(RED: NodeAPI): void {
     RED.nodes.createNode(this, config);
     const node = this;
     const tariffId = String(config.tariff ?? '').trim();
-    const refresh = boundedSetting(config.refresh, TARIFF_REFRESH);
-    if (refresh.warning) node.warn(refresh.warning);
     const link = linkAccount(RED, node, config.account);
+    const floorMinutes = (link.account?.minRefreshMs ?? TARIFF_REFRESH.min * 60_000) / 60_000;
+    const refresh = boundedSetting(config.refresh, { ...TARIFF_REFRESH, min: floorMinutes });
+    if (refresh.warning) node.warn(refresh.warning);
     const problem = link.problem ?? (tariffId ? null : 'no tariff id configured');
     let watch: TariffWatch | null = null;
     const chartOnChange = config.chart === true;

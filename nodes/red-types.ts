@@ -72,6 +72,8 @@ export interface AccountNode extends Node {
   /** null when the configuration cannot work (configError says why) or after close. */
   hub: AccountHub | null;
   configError: Error | null;
+  /** The floor of its tariff nodes' refresh, ms (one minute unless the flow file's tuning sets it). */
+  minRefreshMs: number;
   /** Keyed by node id; Node-RED 4 also routes the config node's errors to these users' Catch nodes. */
   users: Record<string, Node>;
   registerUser(node: Node): void;

@@ -24,10 +24,11 @@ export function plainHttpWarning(baseUrl: string): string | null {
 /**
  * Advanced tuning an easy-account node may carry in the flow file (not shown in the
  * editor): the client's deadline and retries, and the account's first retry after a
- * failed tariff fetch. For slow links, and for tests that need faults to play out in
+ * failed tariff fetch, and the floor of its tariff nodes' refresh (`minRefreshMs`, one
+ * minute unless set). For slow links, and for tests that need faults to play out in
  * milliseconds. Absent or empty = the default; a bad value is a configuration error.
  */
-export const TUNING_KEYS = ['timeoutMs', 'retries', 'backoffBaseMs', 'backoffCapMs', 'retryAfterCapMs', 'retryMs'] as const;
+export const TUNING_KEYS = ['timeoutMs', 'retries', 'backoffBaseMs', 'backoffCapMs', 'retryAfterCapMs', 'retryMs', 'minRefreshMs'] as const;
 export type AccountTuning = Partial<Record<(typeof TUNING_KEYS)[number], number>>;
 
 export function accountTuning(config: Record<string, unknown>): AccountTuning {
@@ -36,7 +37,7 @@ export function accountTuning(config: Record<string, unknown>): AccountTuning {
     const raw = config[key];
     if (raw === undefined || raw === null || raw === '') continue;
     const value = Number(raw);
-    if (!Number.isFinite(value) || value < 0 || (key === 'retryMs' && value === 0)) {
+    if (!Number.isFinite(value) || value < 0 || ((key === 'retryMs' || key === 'minRefreshMs') && value === 0)) {
       throw new TypeError(`account setting ${key} must be a number of ${key === 'retries' ? 'retries' : 'ms'}, got ${JSON.stringify(raw)}`);
     }
     tuning[key] = value;

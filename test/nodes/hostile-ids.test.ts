@@ -1,7 +1,8 @@
 // Ids from a hostile (or merely odd) service through the real runtime: tariffs, gateways
 // and sensors named `__proto__`, `constructor`, `prototype`, `toString`, `hasOwnProperty`
-// (the simulator serves them verbatim) priced by easy-tariff with sensor polling, sent by
-// easy-sensors, costed by easy-cost's range mode and charted by the schedule route. They
+// (the simulator serves them verbatim) priced by easy-tariff with sensor polling and from
+// wired-in messages, sent by easy-sensors, costed by easy-cost's range and stream modes and
+// charted by the schedule route. They
 // are data: each gets its right price, Object.prototype stays untouched and the runtime
 // keeps answering.
 import should from 'should';
@@ -9,7 +10,7 @@ import { Simulator } from '../../sim/server';
 import easyCost = require('../../nodes/easy-cost');
 import easySensors = require('../../nodes/easy-sensors');
 import easyTariff = require('../../nodes/easy-tariff');
-import { accountNode, catchNodes, FlowNode, helper, inbox, loadFlow, withSimulator } from './flow-support';
+import { accountNode, catchNodes, FlowNode, helper, inbox, loadFlow, quiet, withSimulator } from './flow-support';
 
 /** Gateway id, sensor id: every hostile name as a gateway and as a sensor. */
 const PAIRS: Array<[string, string]> = [
@@ -116,6 +117,39 @@ describe('hostile ids through the runtime', function () {
       should(msg.payload.net).be.approximately(10 * ON_PRICE, 1e-9);
       should(msg.payload.unpricedEnergy).equal(0);
     }
+  });
+
+  it('easy-cost stream mode follows the live values of hostile sensors and costs at their price', async () => {
+    const flow: FlowNode[] = [accountNode(sim, 'UTC'), ...catchNodes()];
+    PAIRS.forEach(([g], i) => flow.push({ id: `c${i}`, type: 'easy-cost', account: 'acc', tariff: g, mode: 'stream', wires: [[`out${i}`]] }, { id: `out${i}`, type: 'helper' }));
+    sim.resetRequests();
+    await loadFlow([easyCost], flow);
+    // every gateway polled (the sensor's value is 1 from `now` on)
+    for (let k = 0; k < 200 && new Set(sim.requests.filter((r) => r.endpoint === 'sensors' && r.status === 200).map((r) => r.path)).size < PAIRS.length; k++) await quiet(20);
+    await quiet(50);
+    for (let i = 0; i < PAIRS.length; i++) {
+      const out = inbox(`out${i}`);
+      const node = helper.getNode(`c${i}`);
+      node.receive({ payload: 100, ts: now + 60_000 });
+      node.receive({ payload: 110, ts: now + 120_000 });
+      const [, second] = await out.next(2, 5000);
+      should(second.payload.total.energy).be.approximately(10, 1e-9);
+      should(second.payload.total.net).be.approximately(10 * ON_PRICE, 1e-9);
+    }
+  });
+
+  it('easy-tariff takes hostile sensor ids from wired-in messages too', async () => {
+    const [g, s] = PAIRS[1];
+    await loadFlow([easyTariff], [accountNode(sim, 'UTC'), { id: 't', type: 'easy-tariff', account: 'acc', tariff: g, refresh: 60, wires: [['out']] }, { id: 'out', type: 'helper' }]);
+    const out = inbox('out');
+    let last: Record<string, any> | undefined;
+    for (let k = 0; k < 3 && last?.payload.price !== ON_PRICE; k++) [last] = await out.next(1, 5000);
+    helper.getNode('t').receive({ topic: s, gateway: g, payload: 0 });
+    const [off] = await out.next(1);
+    should(off.payload).match({ tariffId: g, price: OFF_PRICE });
+    helper.getNode('t').receive({ topic: s, gateway: g, payload: { id: s, value: 1 } });
+    const [on] = await out.next(1);
+    should(on.payload).match({ tariffId: g, price: ON_PRICE });
   });
 
   it('the schedule route charts hostile ids: the base line at the fallback, the sensor line at its price', async () => {
