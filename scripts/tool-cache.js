@@ -56,3 +56,16 @@ function nodeRedHome(version) {
 }
 
 module.exports = { CACHE, nodeBinary, nodeRedHome };
+
+// node scripts/tool-cache.js node <version> <args...>: runs that Node.js (installed first
+// if need be) with the arguments, e.g. a test tier under the oldest Node the package supports.
+if (require.main === module) {
+  const [what, version, ...args] = process.argv.slice(2);
+  if (what !== 'node' || !version) {
+    console.error('usage: node scripts/tool-cache.js node <version> <args...>');
+    process.exit(2);
+  }
+  const { spawnSync } = require('child_process');
+  const run = spawnSync(nodeBinary(version), args, { cwd: ROOT, stdio: 'inherit' });
+  process.exit(run.status === null ? 1 : run.status);
+}

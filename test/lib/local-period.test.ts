@@ -26,17 +26,32 @@ function instantIn(zone: string): fc.Arbitrary<number> {
   return fc.oneof({ arbitrary: uniform, weight: 1 }, { arbitrary: near, weight: 2 });
 }
 
+function intlKnows(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe('time: localPeriod against an Intl reference in every canonical zone (fast-check, fixed seed)', function () {
   this.timeout(120_000);
   const RUNS_PER_ZONE = 24;
   const zones = canonicalZones();
   const disagreeing = new Map<string, number>();
+  const unknownToIntl: string[] = [];
   let judged = 0;
   let takenBack = 0;
 
   it(`${RUNS_PER_ZONE} instants per zone and kind of period, 1970-2037: contains the instant, one local date inside, another at the edges`, () => {
     should(zones.length).be.above(300);
     for (const zone of zones) {
+      // a zone newer than this Node's ICU (America/Coyhaique on Node 18) has no reference
+      if (!intlKnows(zone)) {
+        unknownToIntl.push(zone);
+        continue;
+      }
       fc.assert(
         fc.property(instantIn(zone), fc.constantFrom(...LOCAL_PERIOD_KINDS), (at, kind) => {
           const verdict: Verdict = judgePeriod(zone, kind, at, localPeriod(kind, at, { timezone: zone }));
@@ -58,7 +73,8 @@ describe('time: localPeriod against an Intl reference in every canonical zone (f
   after(() => {
     const list = [...disagreeing].map(([z, n]) => `${z} (${n})`).join(', ');
     console.log(`      localPeriod: ${judged} cases judged in ${zones.length} zones; instants taken back by a clock set back across midnight: ${takenBack}; `
-      + `cases where ICU ${process.versions.tz} and moment-timezone disagree, not judged: ${list || 'none'}`);
+      + `cases where ICU ${process.versions.tz} and moment-timezone disagree, not judged: ${list || 'none'}`
+      + `; zones ICU does not know: ${unknownToIntl.join(', ') || 'none'}`);
   });
 });
 
