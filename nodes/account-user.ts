@@ -37,6 +37,15 @@ export function settleOnce(done: (err?: Error) => void): (err?: unknown) => void
   };
 }
 
+/**
+ * Reports a problem of the node's own (no input message caused it) to Catch nodes. As
+ * core nodes do when they have no data to hand on (http request), the reason is the
+ * payload, where a debug node shows it; msg.error.message has the same text.
+ */
+export function reportProblem(node: Node, text: string, fields: Record<string, unknown> = {}): void {
+  node.error(text, { ...fields, payload: text });
+}
+
 /** A value kept under `key` in the node's context (default store), as promises. */
 export function nodeContextStore(node: Node, key: string): HubStore {
   return {

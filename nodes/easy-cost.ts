@@ -6,7 +6,7 @@
 // Messages are handled one at a time, in arrival order, so stream totals never race.
 // Second output (stream mode): each closed day, week and month as a bar for Dashboard 2.
 
-import { linkAccount, settleOnce, shortText } from './account-user';
+import { linkAccount, reportProblem, settleOnce, shortText } from './account-user';
 import { computeCost } from './lib/cost';
 import { costPayload } from './lib/cost-inputs';
 import { CostRange } from './lib/cost-range';
@@ -113,7 +113,7 @@ export = function register(RED: NodeAPI): void {
       if (mode === 'stream') {
         queue = stream.restore().then(
           (status) => node.status(status),
-          (err) => node.error(`running totals could not be set up: ${(err as Error).message}`),
+          (err) => reportProblem(node, `running totals could not be set up: ${(err as Error).message}`),
         );
       }
     }

@@ -2,7 +2,7 @@
 // exact instants a planned slot starts and ends, output 2 the plan. Glue only: planning,
 // timers and persistence are in lib/plan-watch.
 
-import { linkAccount, nodeContextStore, settleOnce, shortText } from './account-user';
+import { linkAccount, nodeContextStore, reportProblem, settleOnce, shortText } from './account-user';
 import { PlanWatch } from './lib/plan-watch';
 import { planSettings, PlanSettings } from './lib/plan-settings';
 import { sensorsFromMessage } from './lib/tariff-watch';
@@ -34,7 +34,7 @@ export = function register(RED: NodeAPI): void {
     // then reaches wired nodes and Catch nodes.
     const starting = setImmediate(() => {
       if (problem) {
-        node.error(problem, { topic: 'plan', payload: null });
+        reportProblem(node, problem, { topic: 'plan' });
         return;
       }
       watch = new PlanWatch({
@@ -46,9 +46,9 @@ export = function register(RED: NodeAPI): void {
         onSwitch: (on) => node.send([{ topic: 'switch', payload: on }, null]),
         onPlan: (plan) => node.send([null, { topic: 'plan', payload: plan }]),
         onStatus: (status) => node.status(status),
-        onProblem: (message) => node.error(message, { topic: 'plan', payload: null }),
+        onProblem: (message) => reportProblem(node, message, { topic: 'plan' }),
       });
-      watch.start().catch((err: Error) => node.error(`the plan could not be started: ${err.message}`));
+      watch.start().catch((err: Error) => reportProblem(node, `the plan could not be started: ${err.message}`, { topic: 'plan' }));
     });
     if (problem) {
       if (!link.account?.configError) node.status({ fill: 'red', shape: 'ring', text: shortText(problem) });

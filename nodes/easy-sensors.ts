@@ -2,7 +2,7 @@
 // gateway however many nodes watch it), sent one message per sensor or one for all.
 // Payloads, staleness and change tracking live in lib/sensor-payload.
 
-import { linkAccount, settleOnce, shortText } from './account-user';
+import { linkAccount, reportProblem, settleOnce, shortText } from './account-user';
 import { formatClock } from './lib/format';
 import { LongTimer } from './lib/long-timer';
 import { boundedSetting, SENSOR_INTERVAL } from './lib/node-settings';
@@ -89,7 +89,7 @@ export = function register(RED: NodeAPI): void {
       const text = err.message;
       if (text === reportedError) return;
       reportedError = text;
-      node.error(`gateway ${cfg.gateway}: ${text}`, { topic: cfg.gateway, gateway: cfg.gateway, payload: null });
+      reportProblem(node, `gateway ${cfg.gateway}: ${text}`, { topic: cfg.gateway, gateway: cfg.gateway });
     }
 
     function onUpdate(snapshot: SensorSnapshot): void {

@@ -56,7 +56,8 @@ export = function register(RED: NodeAPI): void {
         refreshMinutes: refresh.value,
         onPrice: (payload) => node.send([priceMessage(payload), chartOnChange ? chartMessages(chartOnChangeDays) : null]),
         onStatus: (status) => node.status(status),
-        onProblem: (message, payload) => node.error(message, priceMessage(payload)),
+        // the price payload is the data (as core nodes hand on theirs); its reason is the problem, for a debug node
+        onProblem: (message, payload) => node.error(message, priceMessage({ ...payload, reason: message })),
         sensorStore: nodeContextStore(node, SENSORS_KEY),
       });
       watch.start();

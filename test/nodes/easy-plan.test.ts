@@ -341,7 +341,9 @@ describe('easy-plan node', function () {
     should(lastStatus('p')!.text).equal('on until 03:00');
     await tickTo('2026-01-11T03:00:00Z');
     should(after[1]).eql({ on: false, at: at('2026-01-11T03:00:00Z') });
-    should((await caught.next(1))[0].error.message).equal('tariff "NIGHT" is not on the account');
+    const [err] = await caught.next(1);
+    should(err.error.message).equal('tariff "NIGHT" is not on the account');
+    should(err.payload).equal(err.error.message); // what a debug node behind the Catch shows
   });
 
   it('plans by message: "2h before 07:00", cancel, and plan again', async () => {

@@ -104,6 +104,8 @@ describe('easy-sensors node', function () {
       const seen = statuses('s');
       const [err] = await caught.next(1);
       should(err.error.message).match(/gateway DEMO: .*DEMO.*not found/);
+      // a catch → debug shows the reason, not null: nothing to hand on, so the reason is the payload
+      should(err.payload).equal(err.error.message);
       should(err.error.source.id).equal('s');
       should(err.gateway).equal(GATEWAY);
       await clock!.tickAsync(10_000); // fails again: no second report

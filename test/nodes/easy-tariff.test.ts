@@ -213,6 +213,8 @@ describe('easy-tariff node', function () {
     should(msg.payload).containEql({ price: 0.22, unknownSensors: [{ gatewayId: 'GONE', sensorId: '1' }] });
     const [err] = await caught.next(1);
     should(err.error.message).match(/sensors of gateway GONE could not be read: .*not found/);
+    // the price payload is the data; its reason is the problem, where a debug node shows it
+    should(err.payload).containEql({ price: 0.22, reason: err.error.message });
     should(lastStatus('t')).containEql({ fill: 'green', text: '0.22 GBP/kWh · sensor GONE/1 unknown' });
   });
 
@@ -334,6 +336,7 @@ describe('easy-tariff node', function () {
         should(err.error.message).match(c.error);
         should(err.error.source.id).equal('t');
         should(err.payload.price).be.null();
+        should(err.payload.reason).equal(err.error.message);
         await quiet(50);
         should(shown[shown.length - 1]).containEql({ fill: 'red', text: c.status });
         should(JSON.stringify([msg, err, shown])).not.containEql(TOKEN);
