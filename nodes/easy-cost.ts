@@ -7,8 +7,8 @@
 // Second output (stream mode): each closed day, week and month as a bar for Dashboard 2.
 
 import { linkAccount, reportProblem, settleOnce, shortText } from './account-user';
-import { computeCost } from './lib/cost';
-import { costPayload } from './lib/cost-inputs';
+import { computeCost, CostResult } from './lib/cost';
+import { checkBatchSpan, costPayload } from './lib/cost-inputs';
 import { CostRange } from './lib/cost-range';
 import { CostStream } from './lib/cost-stream';
 import { formatMoney } from './lib/format';
@@ -60,10 +60,14 @@ export = function register(RED: NodeAPI): void {
       return findTariff(current, tariffId);
     }
 
-    function showCostStatus(gross: number, t: Tariff, dropped: number): void {
-      const amount = formatMoney(gross, t.currency)!.display;
-      node.status(dropped
-        ? { fill: 'yellow', shape: 'dot', text: `${amount} · ${dropped} reading(s) dropped` }
+    function showCostStatus(result: CostResult, t: Tariff): void {
+      const amount = formatMoney(result.gross, t.currency)?.display ?? 'no amount';
+      const left = [
+        result.dropped.length ? `${result.dropped.length} reading(s) dropped` : '',
+        result.rejected.length ? `${result.rejected.length} interval(s) rejected` : '',
+      ].filter(Boolean);
+      node.status(left.length
+        ? { fill: 'yellow', shape: 'dot', text: [amount, ...left].join(' · ') }
         : { fill: 'green', shape: 'dot', text: amount });
     }
 
@@ -81,13 +85,14 @@ export = function register(RED: NodeAPI): void {
       }
       const t = await tariff();
       const result = computeCost(t, msg.payload, { timezone, sensors: msg.sensors as never });
+      checkBatchSpan(result, Date.now());
       // one usable reading or none is no usage at all, not a cost of zero (as in range mode)
       if (result.intervals === 0) {
         const dropped = result.dropped.length ? `, ${result.dropped.length} dropped as unreadable` : '';
         throw new Error(`batch mode needs at least two readings with a timestamp and a kWh value (got ${msg.payload.length}${dropped})`);
       }
       msg.payload = costPayload(result, t);
-      showCostStatus(result.gross, t, result.dropped.length);
+      showCostStatus(result, t);
       return msg;
     }
 
@@ -95,7 +100,7 @@ export = function register(RED: NodeAPI): void {
       const t = await tariff();
       const { payload, result } = await range.cost(msg, t, Date.now());
       msg.payload = payload;
-      showCostStatus(result.gross, t, result.dropped.length);
+      showCostStatus(result, t);
       return msg;
     }
 

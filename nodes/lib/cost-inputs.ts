@@ -4,7 +4,7 @@ import { CostResult, Interval } from './cost';
 import { formatAmounts, roundAmount } from './format';
 import { compileTariff, SensorRef, sensorKey, Tariff, TIME_ALWAYS } from './tariff';
 import { Bucket, IntervalCost } from './totals';
-import { isPeriodName, namedPeriod, PERIOD_NAMES, requireEpochMs, toEpochMs } from './time';
+import { instantText, isNearNow, isPeriodName, namedPeriod, NEAR_NOW_YEARS, PERIOD_NAMES, requireInstantNearNow, toEpochMs } from './time';
 import { dataRecord, setNested } from './id-map';
 
 export const DEFAULT_SENSOR = 'e1.kwh';
@@ -48,14 +48,15 @@ export function streamReading(msg: { payload?: unknown; ts?: unknown; timestamp?
     const value = Number(payload);
     if (!Number.isFinite(value)) throw new TypeError(`stream mode needs a finite kWh reading, got ${String(payload)}`);
     const when = msg.ts ?? msg.timestamp;
-    return { ts: when === undefined ? now : requireEpochMs(when, 'msg.ts'), value };
+    return { ts: when === undefined ? now : requireInstantNearNow(when, msg.ts === undefined ? 'msg.timestamp' : 'msg.ts', now), value };
   }
   if (typeof payload === 'object' && payload !== null && !Array.isArray(payload)) {
     const s = payload as SensorLike;
     const value = typeof s.value === 'number' ? s.value : NaN;
     if (!Number.isFinite(value)) throw new TypeError(`stream mode needs msg.payload.value as a finite number of kWh, got ${describe(s.value)}`);
-    const ts = toEpochMs(s.ts ?? s.timestamp);
-    if (ts === null) throw new TypeError(`stream mode needs msg.payload.ts (or timestamp) as an instant, got ${describe(s.ts ?? s.timestamp)}`);
+    const when = s.ts ?? s.timestamp;
+    if (toEpochMs(when) === null) throw new TypeError(`stream mode needs msg.payload.ts (or timestamp) as an instant, got ${describe(when)}`);
+    const ts = requireInstantNearNow(when, s.ts === undefined ? 'msg.payload.timestamp' : 'msg.payload.ts', now);
     return {
       ts, value,
       sensorId: typeof s.id === 'string' ? s.id : undefined,
@@ -88,6 +89,18 @@ function describe(x: unknown): string {
   return String(x);
 }
 
+/**
+ * Batch readings lie within NEAR_NOW_YEARS of now, like every instant of a message;
+ * result is computeCost's, whose `from`/`to` are the first and last clean readings.
+ */
+export function checkBatchSpan(result: CostResult, now: number): void {
+  for (const [which, ms] of [['first', result.from], ['last', result.to]] as const) {
+    if (ms !== null && !isNearNow(ms, now)) {
+      throw new RangeError(`batch mode takes readings within ${NEAR_NOW_YEARS} years of now; the ${which} reading is at ${instantText(ms)}`);
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------
 // range mode
 
@@ -115,11 +128,11 @@ export function rangeRequest(msg: Record<string, unknown>, timezone: string, now
     if (!isPeriodName(msg.period)) throw new TypeError(`msg.period must be one of ${PERIOD_NAMES.join(', ')}, got ${describe(msg.period)}`);
     ({ from, to } = namedPeriod(msg.period, now, { timezone }));
   } else {
-    from = requireEpochMs(msg.from, 'msg.from');
-    to = msg.to === undefined ? now : requireEpochMs(msg.to, 'msg.to');
+    from = requireInstantNearNow(msg.from, 'msg.from', now);
+    to = msg.to === undefined ? now : requireInstantNearNow(msg.to, 'msg.to', now);
   }
   to = Math.min(to, now);
-  if (!(from < to)) throw new RangeError(`msg.from (${new Date(from).toISOString()}) must be before msg.to and before now (${new Date(to).toISOString()})`);
+  if (!(from < to)) throw new RangeError(`msg.from (${instantText(from)}) must be before msg.to and before now (${instantText(to)})`);
   return { gateway, sensor, from, to };
 }
 

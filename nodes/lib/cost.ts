@@ -40,6 +40,17 @@ export interface Interval {
   toValue: number;
 }
 
+/**
+ * An interval left out: its average power was above maxPowerKw (`power`), or its energy
+ * (or the sums with it, priced at the tariff's highest rate with VAT) would not be a
+ * finite number (`overflow`).
+ */
+export interface RejectedInterval extends Interval {
+  energy: number;
+  averageKw: number;
+  reason: 'power' | 'overflow';
+}
+
 export interface DroppedRow {
   index: number; // position in the input
   ts: unknown;
@@ -57,7 +68,7 @@ export interface CostResult {
   intervals: number; // consecutive pairs of clean readings, resets and rejected included
   byRule: RuleCost[]; // rules that priced at least one interval, in evaluation order
   resets: Interval[];
-  rejected: Array<Interval & { energy: number; averageKw: number }>;
+  rejected: RejectedInterval[];
   dropped: DroppedRow[];
   reordered: boolean; // the input was not in time order and has been sorted
   unknownSensors: SensorRef[]; // sensors consulted while unknown within [from, to)
@@ -172,7 +183,7 @@ interface Totals {
   energy: Float64Array;
   intervals: number;
   resets: Interval[];
-  rejected: Array<Interval & { energy: number; averageKw: number }>;
+  rejected: RejectedInterval[];
   unknown: number[];
 }
 
@@ -187,6 +198,8 @@ interface WalkSetup {
   events: SensorEvents;
   prorate: boolean;
   maxPowerKw: number;
+  /** Counted energy stays at or below this, so every sum and amount is a finite number. */
+  energyLimit: number;
 }
 
 /** Where the walk reads readings from (see walkBlock). */
@@ -222,6 +235,9 @@ const SLOT_ENERGY = 4; // energyBySlot[slot] of the current segment's rule, summ
  */
 function walk(setup: WalkSetup, kind: number, rows: readonly unknown[], cleaned: Cleaned | null, lastTs: number): Totals | null {
   const totals = emptyTotals(setup.ct);
+  const cleanTs = cleaned ? cleaned.ts : EMPTY;
+  const cleanValues = cleaned ? cleaned.values : EMPTY;
+  const n = cleaned ? cleanTs.length : rows.length;
   const w: Walk = {
     state: Float64Array.of(-Infinity, 0, 0, -Infinity, 0),
     slot: 0,
@@ -229,10 +245,9 @@ function walk(setup: WalkSetup, kind: number, rows: readonly unknown[], cleaned:
     cursor: new SegmentCursor(setup.ct, setup.zone, setup.events, lastTs, totals),
     prorate: setup.prorate,
     maxPowerKw: setup.maxPowerKw,
+    energyLimit: setup.energyLimit,
+    firstTs: n > 0 ? (cleaned ? cleaned.ts[0] : instantOf(rowTs(rows[0]))) : NaN,
   };
-  const cleanTs = cleaned ? cleaned.ts : EMPTY;
-  const cleanValues = cleaned ? cleaned.values : EMPTY;
-  const n = cleaned ? cleanTs.length : rows.length;
   for (let from = 0; from < n; from += BLOCK) {
     if (!walkBlock(w, kind, rows, cleanTs, cleanValues, from, Math.min(n, from + BLOCK))) return null;
   }
@@ -249,6 +264,9 @@ interface Walk {
   cursor: SegmentCursor;
   prorate: boolean;
   maxPowerKw: number;
+  energyLimit: number;
+  /** The first reading's instant: prorate walks every segment from there, so it bounds how far. */
+  firstTs: number;
 }
 
 /**
@@ -266,7 +284,7 @@ interface Walk {
  * field access sees one shape and no per-row "what is this row" dispatch runs.
  */
 function walkBlock(w: Walk, kind: number, rows: readonly unknown[], cleanTs: Float64Array, cleanValues: Float64Array, from: number, to: number): boolean {
-  const { state, totals, cursor, prorate, maxPowerKw } = w;
+  const { state, totals, cursor, prorate, maxPowerKw, energyLimit } = w;
   const energyBySlot = totals.energyBySlot;
   const checkPower = maxPowerKw !== Infinity;
   let t0 = state[T0];
@@ -298,8 +316,10 @@ function walkBlock(w: Walk, kind: number, rows: readonly unknown[], cleanTs: Flo
       const delta = v1 - v0;
       if (delta < 0) {
         totals.resets.push({ from: t0, to: t1, fromValue: v0, toValue: v1 });
+      } else if (!(energy + delta <= energyLimit)) {
+        totals.rejected.push({ from: t0, to: t1, fromValue: v0, toValue: v1, energy: delta, averageKw: delta / ((t1 - t0) / HOUR_MS), reason: 'overflow' });
       } else if (checkPower && delta / ((t1 - t0) / HOUR_MS) > maxPowerKw) {
-        totals.rejected.push({ from: t0, to: t1, fromValue: v0, toValue: v1, energy: delta, averageKw: delta / ((t1 - t0) / HOUR_MS) });
+        totals.rejected.push({ from: t0, to: t1, fromValue: v0, toValue: v1, energy: delta, averageKw: delta / ((t1 - t0) / HOUR_MS), reason: 'power' });
       } else {
         energy += delta;
         if (t0 >= segmentEnd) {
@@ -312,6 +332,7 @@ function walkBlock(w: Walk, kind: number, rows: readonly unknown[], cleanTs: Flo
         if (t1 <= segmentEnd || !prorate) {
           slotEnergy += delta;
         } else {
+          if (t1 - w.firstTs > MAX_PRORATE_SPAN_MS) throw prorateSpanError(t1 - w.firstTs);
           energyBySlot[slot] = slotEnergy;
           shareByTime(cursor, energyBySlot, t0, t1, delta);
           segmentEnd = cursor.end;
@@ -333,6 +354,13 @@ function walkBlock(w: Walk, kind: number, rows: readonly unknown[], cleanTs: Flo
 }
 
 const EMPTY = new Float64Array(0);
+
+/** Prorate visits every price change between the readings: more than a century of them is a unit mistake, and minutes of work. */
+const MAX_PRORATE_SPAN_MS = 100 * 366 * DAY_MS;
+
+function prorateSpanError(spanMs: number): RangeError {
+  return new RangeError(`prorate: the readings span more than 100 years (${Math.round(spanMs / DAY_MS)} days); check the unit of the timestamps`);
+}
 
 /**
  * Epoch ms of a reading's timestamp field, NaN if it is none; inlined into the walk.
@@ -444,7 +472,9 @@ export function computeCost(tariff: Tariff | unknown, readings: readonly Reading
   }
   const maxPowerKw = options.maxPowerKw ?? Infinity;
   if (typeof maxPowerKw !== 'number' || !(maxPowerKw >= 0)) throw new TypeError(`maxPowerKw must be a non-negative number, got ${String(maxPowerKw)}`);
-  const setup: WalkSetup = { ct, zone, events: sensorEvents(ct, options.sensors), prorate: attribution === 'prorate', maxPowerKw };
+  const setup: WalkSetup = {
+    ct, zone, events: sensorEvents(ct, options.sensors), prorate: attribution === 'prorate', maxPowerKw, energyLimit: energyLimit(ct),
+  };
   const n = readings.length;
   const lastTs = n > 0 ? instantOf(rowTs(readings[n - 1])) : NaN;
   // The optimistic pass needs a valid last timestamp to bound its segments.
@@ -455,6 +485,18 @@ export function computeCost(tariff: Tariff | unknown, readings: readonly Reading
   const ts = cleaned.ts;
   // Never null: cleaned readings are finite and strictly increasing.
   return result(ct, walk(setup, CLEANED, readings, cleaned, ts.length > 0 ? ts[ts.length - 1] : NaN) as Totals, cleaned, ts);
+}
+
+/**
+ * The most energy whose cost stays finite: every rule's net is at most its energy times
+ * the highest absolute rate, the sum of their sizes at most all energy times it, gross
+ * that times the VAT factor; half of Number.MAX_VALUE leaves room for rounding. Divided
+ * step by step so that the bound itself cannot overflow.
+ */
+function energyLimit(ct: CompiledTariff): number {
+  let highestRate = 1;
+  for (const rule of ct.rules) highestRate = Math.max(highestRate, Math.abs(rule.price));
+  return Number.MAX_VALUE / 2 / highestRate / Math.max(1, Math.abs(1 + ct.vat / 100));
 }
 
 function result(ct: CompiledTariff, totals: Totals, cleaned: Cleaned | null, ts: ArrayLike<number>): CostResult {

@@ -12,7 +12,7 @@ export type { PriceResult, PriceOptions, ScheduleEntry, SensorValues } from './p
 export { cheapestWindows } from './plan';
 export type { PlanOptions, PlanResult, PlanSlot } from './plan';
 export { computeCost } from './cost';
-export type { CostResult, CostOptions, Reading, SensorTimelines, RuleCost, Interval, DroppedRow } from './cost';
+export type { CostResult, CostOptions, Reading, SensorTimelines, RuleCost, Interval, RejectedInterval, DroppedRow } from './cost';
 // The API client
 export { EasyClient, EasyApiError, DEFAULT_BASE_URL, CLIENT_DEFAULTS } from './client';
 export type { EasyClientOptions, EasyApiErrorCode, RequestOptions, RetryInfo, Sensor } from './client';

@@ -61,8 +61,35 @@ export function requireEpochMs(x: unknown, what: string): number {
 
 function describe(x: unknown): string {
   if (typeof x === 'string') return JSON.stringify(x.length > 40 ? `${x.slice(0, 40)}…` : x);
-  if (isDate(x)) return 'an invalid Date';
+  if (isDate(x)) {
+    const ms = Date.prototype.getTime.call(x);
+    return Number.isFinite(ms) ? `the Date ${instantText(ms)}` : 'an invalid Date';
+  }
   return x === null ? 'null' : typeof x === 'object' ? 'an object' : String(x);
+}
+
+/** How far from now an instant taken from a message may lie: further is a unit mistake or garbage. */
+export const NEAR_NOW_YEARS = 100;
+const NEAR_NOW_MS = NEAR_NOW_YEARS * 365.25 * DAY_MS;
+
+/** Whether instant ms lies within NEAR_NOW_YEARS of now. */
+export function isNearNow(ms: number, now: number): boolean {
+  return Math.abs(ms - now) <= NEAR_NOW_MS;
+}
+
+/**
+ * requireEpochMs for a field of a message: also a RangeError naming `what` when the
+ * instant lies more than NEAR_NOW_YEARS from now.
+ */
+export function requireInstantNearNow(x: unknown, what: string, now: number): number {
+  const ms = requireEpochMs(x, what);
+  if (!isNearNow(ms, now)) throw new RangeError(`${what} must lie within ${NEAR_NOW_YEARS} years of now, got ${describe(x)}`);
+  return ms;
+}
+
+/** ISO 8601 text of instant ms, or the number where a Date cannot hold it (past ±8.64e15). */
+export function instantText(ms: number): string {
+  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : String(ms);
 }
 
 const C0 = 48; // '0'

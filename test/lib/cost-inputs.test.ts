@@ -1,7 +1,8 @@
 import should from 'should';
 import {
-  bucketPayload, isEnergyReading, isFlatTariff, rangeRequest, SensorHistory, streamReading,
+  bucketPayload, checkBatchSpan, isEnergyReading, isFlatTariff, rangeRequest, SensorHistory, streamReading,
 } from '../../nodes/lib/cost-inputs';
+import type { CostResult } from '../../nodes/lib/cost';
 import type { TariffSnapshot } from '../../nodes/lib/hub';
 import { findTariff } from '../../nodes/lib/tariff-lookup';
 import { parseTariffs } from '../../nodes/lib/tariff';
@@ -94,6 +95,51 @@ describe('cost node inputs', () => {
       should(() => rangeRequest({ gateway: 'D', from: 'soon' }, 'UTC', NOW)).throw(/msg.from must be/);
       should(() => rangeRequest({ gateway: 'D', from: NOW, to: NOW - 1 }, 'UTC', NOW)).throw(/must be before msg.to/);
       should(() => rangeRequest({ gateway: 'D', from: 0, sensor: 5 }, 'UTC', NOW)).throw(/msg.sensor must be/);
+    });
+
+    it("lists the valid period names for any other, Object's own names included", () => {
+      const all = 'today, yesterday, this-week, last-week, this-month, last-month, this-year, last-year';
+      for (const period of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf', 'TODAY', '', 3, {}, null]) {
+        const err = (() => {
+          try {
+            rangeRequest({ gateway: 'D', period }, 'UTC', NOW);
+          } catch (e) {
+            return e as Error;
+          }
+          return null;
+        })();
+        should(err).be.instanceOf(TypeError);
+        should(err!.message).startWith(`msg.period must be one of ${all}, got `);
+      }
+      should(rangeRequest({ gateway: 'D', period: 'last-year' }, 'UTC', NOW)).match({ from: Date.UTC(2025, 0, 1), to: Date.UTC(2026, 0, 1) });
+    });
+
+    it('refuses instants more than 100 years from now with a message naming the field, never "Invalid time value"', () => {
+      const far = [1e300, -1e300, 8.64e15, -8.64e15, '9999-12-31T00:00:00Z', '1900-01-01', new Date(Date.UTC(2200, 0, 1)), NOW + 101 * 365.25 * 864e5];
+      for (const x of far) {
+        should(() => rangeRequest({ gateway: 'D', from: x }, 'UTC', NOW)).throw(/^msg.from must lie within 100 years of now, got /);
+        should(() => rangeRequest({ gateway: 'D', from: 0, to: x }, 'UTC', NOW)).throw(/^msg.to must lie within 100 years of now, got /);
+        should(() => streamReading({ payload: 1, ts: x }, NOW)).throw(/^msg.ts must lie within 100 years of now/);
+        should(() => streamReading({ payload: 1, timestamp: x }, NOW)).throw(/^msg.timestamp must lie within 100 years of now/);
+        should(() => streamReading({ payload: { value: 1, ts: x } }, NOW)).throw(/^msg.payload.ts must lie within 100 years of now/);
+      }
+      should(() => rangeRequest({ gateway: 'D', from: 1e300 }, 'UTC', NOW)).throw('msg.from must lie within 100 years of now, got 1e+300');
+      should(() => rangeRequest({ gateway: 'D', from: new Date(Date.UTC(2200, 0, 1)) }, 'UTC', NOW))
+        .throw('msg.from must lie within 100 years of now, got the Date 2200-01-01T00:00:00.000Z');
+      // 99 years back is a range (an empty archive says so later), not a refusal
+      should(rangeRequest({ gateway: 'D', from: NOW - 99 * 365.25 * 864e5 }, 'UTC', NOW).to).equal(NOW);
+    });
+  });
+
+  describe('checkBatchSpan', () => {
+    const result = (from: number | null, to: number | null) => ({ from, to }) as CostResult;
+    it('passes readings within 100 years of now and none at all', () => {
+      checkBatchSpan(result(0, NOW), NOW);
+      checkBatchSpan(result(null, null), NOW);
+    });
+    it('names the first or last reading that lies further, as text a Date could not give', () => {
+      should(() => checkBatchSpan(result(0, 1e300), NOW)).throw('batch mode takes readings within 100 years of now; the last reading is at 1e+300');
+      should(() => checkBatchSpan(result(Date.UTC(1800, 0, 1), NOW), NOW)).throw('batch mode takes readings within 100 years of now; the first reading is at 1800-01-01T00:00:00.000Z');
     });
   });
 

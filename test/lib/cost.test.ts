@@ -95,11 +95,64 @@ describe('cost: usage, resets and rejected intervals (SPEC rule 10)', () => {
     const rows: Array<[number, number]> = [[t0, 0], [t0 + HOUR / 2, 5], [t0 + HOUR, 10.0001], [t0 + 2 * HOUR, 10.5]];
     const r = computeCost(workdayTariff(), rows, { ...LONDON, maxPowerKw: 10 });
     should(r.rejected).have.length(1);
-    should(r.rejected[0]).match({ from: t0 + HOUR / 2, to: t0 + HOUR, fromValue: 5, toValue: 10.0001 });
+    should(r.rejected[0]).match({ from: t0 + HOUR / 2, to: t0 + HOUR, fromValue: 5, toValue: 10.0001, reason: 'power' });
     close(r.rejected[0].energy, 5.0001);
     close(r.rejected[0].averageKw, 10.0002);
     close(r.energy, 5 + (10.5 - 10.0001)); // exactly 10 kW is not above the limit
     should(computeCost(workdayTariff(), rows, LONDON).rejected).eql([]);
+  });
+});
+
+describe('cost: amounts that would overflow', () => {
+  const finiteResult = (r: ReturnType<typeof computeCost>) => {
+    for (const x of [r.net, r.gross, r.energy, r.unpricedEnergy, ...r.byRule.flatMap((b) => [b.energy, b.net])]) should(Number.isFinite(x)).be.true();
+  };
+
+  it('rejects and lists an interval whose delta is not a finite number, never Infinity in the sums', () => {
+    for (const attribution of ['start', 'prorate'] as const) {
+      const r = computeCost(flat(), [[0, -1e308], [HOUR, 1e308]], { ...LONDON, attribution });
+      finiteResult(r);
+      should(r).match({ energy: 0, net: 0, gross: 0, intervals: 1, resets: [] });
+      should(r.rejected).have.length(1);
+      should(r.rejected[0]).match({ from: 0, to: HOUR, fromValue: -1e308, toValue: 1e308, reason: 'overflow' });
+    }
+  });
+
+  it('rejects the interval whose energy would make a sum or amount overflow, and counts the rest', () => {
+    const r = computeCost(flat(2), [[0, 0], [HOUR, 1], [2 * HOUR, 1e308], [3 * HOUR, 1.5e308], [4 * HOUR, 1.5e308]], LONDON);
+    finiteResult(r);
+    should(r.energy).equal(1);
+    should(r.rejected.map((x) => [x.from, x.reason])).eql([[HOUR, 'overflow'], [2 * HOUR, 'overflow']]);
+    // a huge rate, and VAT, lower the energy that can be priced
+    const pricey = computeCost({ ...tariffOf({ priority: 1, price: 1e300 }), vat: 1e6 }, [[0, 0], [HOUR, 1e5], [2 * HOUR, 1e5 + 1]], LONDON);
+    finiteResult(pricey);
+    should(pricey.rejected.map((x) => x.from)).eql([0]);
+    should(pricey.energy).equal(1);
+  });
+
+  it('keeps every sum finite and accounts for every interval, whatever the values (property)', () => {
+    const extreme = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.double({ min: -1e3, max: 1e3, noNaN: true }));
+    fc.assert(
+      fc.property(fc.array(extreme, { minLength: 2, maxLength: 30 }), extreme, fc.double({ min: -100, max: 1e300, noNaN: true }), fc.constantFrom('start', 'prorate'),
+        (values, price, vat, attribution) => {
+          const rows = values.map((v, i): [number, number] => [i * HOUR, v]);
+          const t = { ...tariffOf({ priority: 1, price, time_start: '00:30', time_end: '01:30' }, { priority: 2, price: price / 3 }), vat };
+          const r = computeCost(t, rows, { ...LONDON, attribution: attribution as 'start' | 'prorate' });
+          finiteResult(r);
+          should(r.intervals).equal(rows.length - 1);
+          const counted = rows.length - 1 - r.resets.length - r.rejected.length;
+          should(counted).be.aboveOrEqual(0);
+          should(r.rejected.every((x) => x.reason === 'overflow')).be.true();
+        }),
+      { ...FC, numRuns: 3000 },
+    );
+  });
+
+  it('prorate refuses readings more than 100 years apart rather than walking every price change between them', () => {
+    for (const rows of [[[0, 1], [1e300, 2]], [[0, 1], [8.64e15, 2]], [[-1e300, 1], [0, 2]]]) {
+      should(() => computeCost(workdayTariff(), rows, { ...LONDON, attribution: 'prorate' })).throw(RangeError, /the readings span more than 100 years/);
+      should(computeCost(workdayTariff(), rows, LONDON).energy).equal(1); // 'start' prices each interval at its start
+    }
   });
 });
 

@@ -118,6 +118,21 @@ describe('easy-cost node', function () {
       await out.next(1);
     });
 
+    it('rejects and lists an interval that would overflow, never Infinity nor a TypeError; refuses readings 100 years away', async () => {
+      const { node, out, caught } = await load({ tariff: 'DEMO-FLAT' });
+      node.receive({ payload: [[0, -1e308], [HOUR, 1e308]] });
+      const [msg] = await out.next(1);
+      should(msg.payload).match({ energy: 0, net: 0, gross: 0, intervals: 1 });
+      should(msg.payload.rejected).match([{ fromMs: 0, toMs: HOUR, reason: 'overflow' }]);
+      should(msg.payload.formatted.gross.text).equal('0.00');
+      should(lastStatus('c')!.text).match(/^GBP 0\.00 · 1 interval\(s\) rejected$/);
+      node.receive({ payload: [[Date.now() - HOUR, 1], [1e300, 2]] });
+      should((await caught.next(1))[0].error.message).equal('RangeError: batch mode takes readings within 100 years of now; the last reading is at 1e+300');
+      node.receive({ payload: [[0, 1], [HOUR, 2]] });
+      await out.next(1);
+      should(caught.received).be.empty();
+    });
+
     it('hands an unknown or broken tariff to Catch, saying which and why', async () => {
       await loadFlow([easyCost], [
         accountNode(sim), costNode({ id: 'unknown', tariff: 'NOPE' }), costNode({ id: 'broken', tariff: 'BROKEN' }), costNode({ id: 'none', tariff: '' }),
@@ -244,6 +259,21 @@ describe('easy-cost node', function () {
       should(msgs[5].payload.total).match({ energy: 4, intervals: 3, from: new Date(999 * HOUR).toISOString() });
       const [err] = await caught.next(1);
       should(err.error.message).match(/msg.payload.value as a finite number of kWh/);
+    });
+
+    it('hands a reading 100 years away to Catch with the field named, and keeps counting', async () => {
+      const { node, out, caught } = await load({ mode: 'stream', tariff: 'DEMO-FLAT' });
+      node.receive({ payload: 1, ts: 1e300 });
+      node.receive({ payload: { id: 'e1.kwh', value: 1, ts: -8.64e15 }, gateway: GATEWAY });
+      const errs = (await caught.next(2)).map((e) => e.error.message);
+      should(errs).eql([
+        'RangeError: msg.ts must lie within 100 years of now, got 1e+300',
+        'RangeError: msg.payload.ts must lie within 100 years of now, got -8640000000000000',
+      ]);
+      node.receive({ payload: 1, ts: Date.now() - HOUR });
+      node.receive({ payload: 2, ts: Date.now() });
+      const msgs = await out.next(2);
+      should(msgs[1].payload.total.energy).equal(1);
     });
 
     it('counts each meter of a gateway on its own and sums them for the site (easy-sensors "each" output)', async () => {
@@ -402,6 +432,20 @@ describe('easy-cost node', function () {
       const [msg] = await out.next(1);
       should(msg.payload.range.from).match(/T0[45]:00:00.000Z$/); // New York midnight: 04:00Z or 05:00Z
       should(msg.payload.energy).be.above(10);
+    });
+
+    it('hands unknown period names and instants 100 years away to Catch, listing the valid names', async () => {
+      const { node, caught } = await load({ mode: 'range' });
+      for (const period of ['constructor', 'toString', '__proto__']) node.receive({ gateway: GATEWAY, period });
+      node.receive({ gateway: GATEWAY, from: 1e300 });
+      node.receive({ gateway: GATEWAY, from: 0, to: -1e300 });
+      const errs = (await caught.next(5)).map((e) => e.error.message);
+      for (const [i, name] of ['"constructor"', '"toString"', '"__proto__"'].entries()) {
+        should(errs[i]).equal(`TypeError: msg.period must be one of today, yesterday, this-week, last-week, this-month, last-month, this-year, last-year, got ${name}`);
+      }
+      should(errs[3]).equal('RangeError: msg.from must lie within 100 years of now, got 1e+300');
+      should(errs[4]).equal('RangeError: msg.to must lie within 100 years of now, got -1e+300');
+      should(Object.prototype).not.have.property('polluted');
     });
 
     it('hands bad ranges and failed fetches to Catch', async () => {
