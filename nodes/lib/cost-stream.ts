@@ -10,8 +10,9 @@ import { computeCost } from './cost';
 import { bucketPayload, changePayload, isEnergyReading, SensorHistory, streamReading } from './cost-inputs';
 import { formatMoney, shortText } from './format';
 import { SensorRef, Tariff } from './tariff';
+import { localPeriod } from './time';
 import {
-  addReading, AddResult, Bucket, IntervalCost, MAX_KEPT, newTotals, PERIODS, PeriodName, periodBounds, Reading, restoreTotals,
+  addReading, AddResult, Bucket, IntervalCost, MAX_KEPT, newTotals, PERIODS, PeriodName, Reading, restoreTotals,
   TotalsState, windowStart,
 } from './totals';
 
@@ -243,6 +244,11 @@ export class CostStream {
     return { payload: this.payload(tariff, empty), bars: [], status: this.status(tariff) };
   }
 
+  /** One meter's totals, if it has counted anything. */
+  totalsOf(id: MeterId): TotalsState | undefined {
+    return this.meters.get(meterKey(id))?.totals;
+  }
+
   // -------------------------------------------------------------------------------------
   // pricing and sums
 
@@ -282,7 +288,7 @@ export class CostStream {
     };
     const period = (name: PeriodName) => {
       if (newest === -Infinity) return null;
-      const { from, to } = periodBounds(name, newest, this.opts.timezone);
+      const { from, to } = localPeriod(name, newest, { timezone: this.opts.timezone });
       return sum(from, to, all.map((t) => t[name]));
     };
     const totals = all.map((t) => t.total).filter((b): b is Bucket => b !== null);

@@ -66,6 +66,21 @@ export function minorUnits(currency: unknown): number {
   return digits;
 }
 
+const numberFormats = new Map<string, Intl.NumberFormat>();
+/** Formatters are costly to build (a stream message formats 17 amounts): one per locale and options, bounded. */
+const MAX_NUMBER_FORMATS = 256;
+
+function numberFormat(locale: string, options: Intl.NumberFormatOptions): Intl.NumberFormat {
+  const key = JSON.stringify([locale, options]);
+  let format = numberFormats.get(key);
+  if (!format) {
+    format = new Intl.NumberFormat(locale, options);
+    if (numberFormats.size >= MAX_NUMBER_FORMATS) numberFormats.clear();
+    numberFormats.set(key, format);
+  }
+  return format;
+}
+
 /**
  * Both display forms of `amount` in `currency`. `null` (no price, nothing to show)
  * stays `null` rather than becoming "0.00".
@@ -74,18 +89,18 @@ export function formatMoney(amount: number | null, currency: unknown, locale = '
   if (amount === null || !Number.isFinite(amount)) return null;
   const digits = minorUnits(currency);
   const fixed = { minimumFractionDigits: digits, maximumFractionDigits: digits };
-  const plain = new Intl.NumberFormat('en-US', { ...fixed, useGrouping: false });
+  const plain = numberFormat('en-US', { ...fixed, useGrouping: false });
   // A tiny negative amount (and -0) rounds to "0.00", never "-0.00". Done by hand: Intl's
   // signDisplay 'negative' is a RangeError on Node 18.
   if (amount <= 0 && Number(plain.format(-amount)) === 0) amount = 0;
   const text = plain.format(amount);
   let display: string;
   if (isWellFormedCode(currency)) {
-    display = new Intl.NumberFormat(locale, {
+    display = numberFormat(locale, {
       ...fixed, style: 'currency', currency: currency.toUpperCase(), currencyDisplay: 'code',
     }).format(amount);
   } else {
-    const grouped = new Intl.NumberFormat(locale, fixed).format(amount);
+    const grouped = numberFormat(locale, fixed).format(amount);
     display = currency ? `${grouped} ${String(currency)}` : grouped;
   }
   // Intl separates code and number with a no-break space; a plain space is what people
