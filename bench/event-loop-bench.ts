@@ -20,7 +20,7 @@ import { BASELINE_TARIFF, median } from './measure';
 
 const ROOT = path.join(__dirname, '..', '..');
 const TOKEN = 'demo-token';
-/** The issue's bound: the package never blocks Node-RED's event loop longer than this. */
+/** The promised bound: the package never blocks Node-RED's event loop longer than this. */
 export const TARGET_BLOCK_MS = 100;
 /** Starts the line of `--json` output (Node-RED may print lines of its own). */
 export const JSON_MARK = 'event-loop-figures';

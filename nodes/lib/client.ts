@@ -1,4 +1,4 @@
-// EasyClient: the three read-only endpoints of the easy API (issue 3) and their paths.
+// EasyClient: the three read-only endpoints of the easy API and their paths.
 // Transport, deadline, retries and sharing of identical requests live in ./http; the
 // checking of what comes back in ./responses.
 import { EndpointWords, RequestCore, RetryInfo } from './http';

@@ -11,7 +11,7 @@ export const DEFAULT_SENSOR = 'e1.kwh';
 
 /**
  * A tariff whose first rule in evaluation order has no condition prices everything at
- * one rate (SPEC rule 13's flat tariff, and any tariff whose later rules can never
+ * one rate (semantics rule 13's flat tariff, and any tariff whose later rules can never
  * apply): its cost needs only the first and the last reading.
  */
 export function isFlatTariff(tariff: Tariff): boolean {

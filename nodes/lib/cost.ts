@@ -1,4 +1,4 @@
-// computeCost (SPEC rules 8-13).
+// computeCost (semantics rules 8-13).
 //
 // The readings are walked once against segments of constant matching rule (see
 // price.ts), generated a few weeks at a time, so no object is made per interval and
@@ -419,7 +419,7 @@ interface Cleaned {
   reordered: boolean;
 }
 
-/** SPEC rule 9: drop what does not parse, sort stably, keep the last of equal timestamps. */
+/** semantics rule 9: drop what does not parse, sort stably, keep the last of equal timestamps. */
 function clean(readings: readonly unknown[]): Cleaned {
   const n = readings.length;
   const ts = new Float64Array(n);
@@ -461,7 +461,7 @@ function clean(readings: readonly unknown[]): Cleaned {
 
 /**
  * Cost of cumulative kWh readings under a tariff: net, gross, energy per rule, and
- * every reading or interval left out with the reason (SPEC rules 8-13).
+ * every reading or interval left out with the reason (semantics rules 8-13).
  */
 export function computeCost(tariff: Tariff | unknown, readings: readonly Reading[] | readonly unknown[], options: CostOptions): CostResult {
   const { ct, zone } = engineContext(tariff, options);

@@ -76,7 +76,7 @@ export interface ConnectionOutcome {
   outcome: 'ok' | EditorErrorCode;
   /** Usable tariffs when ok. */
   tariffs: number;
-  /** Tariffs left out as invalid (SPEC rule 7), when ok. */
+  /** Tariffs left out as invalid (semantics rule 7), when ok. */
   invalid: number;
   message: string;
 }
@@ -108,7 +108,7 @@ export interface RuleRow {
   days: number[] | null;
   /** Which spelling the rule used for its days ('weekday' is the docs' other spelling). */
   daysField: 'weekdays' | 'weekday' | null;
-  /** Both spellings given: `weekdays` counts, `weekday` is ignored (SPEC rule 3). */
+  /** Both spellings given: `weekdays` counts, `weekday` is ignored (semantics rule 3). */
   daysConflict: boolean;
   sensor: { gatewayId: string; sensorId: string; value: number | string; condition: string; never: boolean } | null;
 }

@@ -1,4 +1,4 @@
-// priceAt, nextPriceChange and schedule (SPEC rules 1-6).
+// priceAt, nextPriceChange and schedule (semantics rules 1-6).
 //
 // With constant sensor values the price is a function of the local wall clock only,
 // so as a function of the instant it is piecewise constant and can change only where
@@ -27,7 +27,7 @@ export interface PriceResult {
   ruleIndex: number;
   priority: number;
   tariffId: string;
-  /** Sensors whose value was unknown at rules tried before the match (SPEC rule 4). */
+  /** Sensors whose value was unknown at rules tried before the match (semantics rule 4). */
   unknownSensors: SensorRef[];
 }
 

@@ -122,7 +122,7 @@ function toSensor(item: unknown, index: number, what: string): Sensor {
   const timestamp = typeof timestampRaw === 'string' && SENSOR_TIMESTAMP.test(timestampRaw) ? toEpochMs(timestampRaw) : null;
   if (timestamp === null) throw wrong('timestamp', 'a UTC time like 2020-02-04T12:00Z');
   // Numbers must be numbers: a number sent as text is a different shape from the one
-  // documented, and accepting it would hide a broken service (issue 6 treats it as a fault).
+  // documented, and accepting it would hide a broken service (the fault suite treats it as one).
   if (!isFiniteNumber(fields.value)) throw wrong('value', 'a number');
   const unit = fields.unit ?? null;
   if (unit !== null && typeof unit !== 'string') throw wrong('unit', 'a text or nothing');

@@ -1,4 +1,4 @@
-// Tariff and rule types, validation (SPEC rule 7, warnings of rules 3 and 4) and the
+// Tariff and rule types, validation (semantics rule 7, warnings of rules 3 and 4) and the
 // compiled form the price and cost engine evaluates.
 import { shortText } from './format';
 import { MAX_ID_CHARS, MAX_PROBLEMS_PER_ANSWER, MAX_QUOTED_CHARS, MAX_RULES_PER_TARIFF, MAX_TARIFFS_PER_ANSWER } from './limits';
@@ -50,7 +50,7 @@ export interface CompiledRule {
   weekdayMask: number; // bit (1 << isoWeekday); 0 = every day
   sensorSlot: number; // index into CompiledTariff.sensors, -1 = no sensor condition
   sensorValue: number;
-  sensorNever: boolean; // sensor_condition other than eq (SPEC rule 4)
+  sensorNever: boolean; // sensor_condition other than eq (semantics rule 4)
 }
 
 // Plain constants rather than a const enum: tests are transpiled file by file.

@@ -1,4 +1,4 @@
-// Instants (SPEC rule 8), IANA zones and the local wall clock. Local time always comes
+// Instants (semantics rule 8), IANA zones and the local wall clock. Local time always comes
 // from moment-timezone's zone data, never from Date's local getters, so the process's
 // TZ cannot leak in.
 import type Moment from 'moment-timezone';

@@ -115,7 +115,7 @@ export function windowStart(state: TotalsState): number {
 
 /**
  * Counts reading `r`. Each interval between consecutive readings is priced by `costOf`
- * and counted in the periods in which it *starts* (the "start" attribution of SPEC rule
+ * and counted in the periods in which it *starts* (the "start" attribution of semantics rule
  * 11). A reading after the newest adds its interval and moves every period on to the one
  * containing it, closing the ones that ended. A late reading splits the interval it falls
  * into (in the periods still open, and in the total); one at the instant of a kept

@@ -16,7 +16,7 @@ const flat = (price = 0.25) => tariffOf({ priority: 1, price });
 const close = (actual: number, expected: number) => should(Math.abs(actual - expected)).be.belowOrEqual(1e-9 * Math.max(1, Math.abs(expected)));
 const HOUR = 3600000;
 
-describe('cost: readings (SPEC rule 8)', () => {
+describe('cost: readings (semantics rule 8)', () => {
   it('takes epoch ms, Date and ISO strings, as pairs or { ts, value } objects, alike', () => {
     const base = Date.UTC(2024, 0, 8, 8);
     const pairs: Array<[number, number]> = [[base, 10], [base + HOUR, 11], [base + 2 * HOUR, 13]];
@@ -42,7 +42,7 @@ describe('cost: readings (SPEC rule 8)', () => {
   });
 });
 
-describe('cost: cleaning (SPEC rule 9)', () => {
+describe('cost: cleaning (semantics rule 9)', () => {
   const t0 = Date.UTC(2024, 0, 8, 12);
   it('drops rows whose timestamp or value does not parse, listing each', () => {
     const rows = [[t0, 1], ['yesterday', 2], [t0 + HOUR, 'lots'], 42, null, [t0 + 2 * HOUR, 3], { ts: t0 + 3 * HOUR }, [t0 + 4 * HOUR, NaN]];
@@ -78,7 +78,7 @@ describe('cost: cleaning (SPEC rule 9)', () => {
   });
 });
 
-describe('cost: usage, resets and rejected intervals (SPEC rule 10)', () => {
+describe('cost: usage, resets and rejected intervals (semantics rule 10)', () => {
   const t0 = Date.UTC(2024, 0, 13, 12); // a Saturday: everything at 0.7
   it('a negative delta counts 0 kWh, is listed, and the next interval starts from the new value', () => {
     const r = computeCost(workdayTariff(), [[t0, 100], [t0 + HOUR, 105], [t0 + 2 * HOUR, 2], [t0 + 3 * HOUR, 4], [t0 + 4 * HOUR, 3.999]], LONDON);
@@ -156,7 +156,7 @@ describe('cost: amounts that would overflow', () => {
   });
 });
 
-describe('cost: attribution (SPEC rule 11)', () => {
+describe('cost: attribution (semantics rule 11)', () => {
   const straddle: Array<[number, number]> = [[london(2024, 1, 8, 8, 30), 0], [london(2024, 1, 8, 9, 30), 1]];
   it('start (default): the rule at the interval start prices all of it', () => {
     const r = computeCost(workdayTariff(), straddle, LONDON);
@@ -201,7 +201,7 @@ describe('cost: attribution (SPEC rule 11)', () => {
   });
 });
 
-describe('cost: totals (SPEC rule 12)', () => {
+describe('cost: totals (semantics rule 12)', () => {
   it('net = sum of energy x price, gross = net x (1 + vat/100), full precision', () => {
     const t = { ...tariffOf({ priority: 1, price: 0.123456789 }), vat: 7.7 };
     const r = computeCost(t, [[0, 0], [HOUR, 0.001]], LONDON);
@@ -366,7 +366,7 @@ describe('cost: properties (fast-check, fixed seed)', () => {
     );
   });
 
-  it('a flat tariff gives (last - first) x price on monotonic data (SPEC rule 13)', () => {
+  it('a flat tariff gives (last - first) x price on monotonic data (semantics rule 13)', () => {
     fc.assert(
       fc.property(fc.double({ min: -1, max: 1, noNaN: true }), fc.constantFrom(...DST_ZONES), readingsArb(10000), fc.constantFrom<'start' | 'prorate'>('start', 'prorate'), (price, zone, raw, attribution) => {
         let kwh = raw[0][1];

@@ -1,4 +1,4 @@
-// SPEC rule 6: every DST transition 2020-2030 in zones with unusual rules (30-minute
+// semantics rule 6: every DST transition 2020-2030 in zones with unusual rules (30-minute
 // shift, 02:45 changes, midnight changes), taken from moment-timezone's zone data
 // rather than a hand-made list.
 import should from 'should';
@@ -97,7 +97,7 @@ function checkTransition(zone: string, { at, before, after }: Transition): 'gap'
   return 'overlap';
 }
 
-describe('DST (SPEC rule 6), every transition from the zone data', () => {
+describe('DST (semantics rule 6), every transition from the zone data', () => {
   const cases: Array<[string, number, number, number, number]> = [
     // zone, first year, last year, gaps and repeats expected
     ['Europe/London', 2020, 2030, 11, 11],

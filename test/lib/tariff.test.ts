@@ -57,7 +57,7 @@ describe('tariff: parseTariffs accepts the interface', () => {
   });
 });
 
-describe('tariff: parseTariffs rejects a broken tariff as a whole (SPEC rule 7)', () => {
+describe('tariff: parseTariffs rejects a broken tariff as a whole (semantics rule 7)', () => {
   // [what is broken, the tariff, expected rule index, expected field]
   const cases: Array<[string, Json, number | null, string | null]> = [
     ['missing priority', withRule(1, (r) => delete r.priority), 1, 'priority'],
@@ -137,7 +137,7 @@ describe('tariff: parseTariffs rejects a broken tariff as a whole (SPEC rule 7)'
   });
 });
 
-describe('tariff: warnings of SPEC rules 3 and 4', () => {
+describe('tariff: warnings of semantics rules 3 and 4', () => {
   it('both weekdays and weekday: weekdays wins, with a warning', () => {
     const t = withRule(1, (r) => { r.weekdays = [6, 7]; r.weekday = [1]; }, 'W');
     const { tariffs, problems } = parseTariffs([t]);

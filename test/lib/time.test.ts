@@ -18,7 +18,7 @@ import { FC, withProcessTz } from './engine-fixtures';
 
 const pad = (n: number, w = 2) => String(Math.abs(n)).padStart(w, '0');
 
-describe('time: toEpochMs (SPEC rule 8)', () => {
+describe('time: toEpochMs (semantics rule 8)', () => {
   it('passes finite epoch ms through and rejects NaN and infinities', () => {
     should(toEpochMs(1580817600000)).equal(1580817600000);
     should(toEpochMs(-1)).equal(-1);

@@ -1,4 +1,4 @@
-// The dialogs' static side (issue 5): every node's HTML loads the one shared editor
+// The dialogs' static side: every node's HTML loads the one shared editor
 // script from the package's resources/ folder (shipped in the package), the stable
 // element ids other suites and users rely on, and every message the shared script can
 // show resolving in easy-account's catalogue.
@@ -10,7 +10,7 @@ const pkg = JSON.parse(read('package.json'));
 const SCRIPT = read('resources', 'easy-editor.js');
 const ACCOUNT = JSON.parse(read('nodes', 'locales', 'en-US', 'easy-account.json'))['easy-account'].editor;
 
-/** The ids a browser test (issue 7) and users' own tests find the dialogs' parts by. */
+/** The ids the browser test (test/e2e) and users' own tests find the dialogs' parts by. */
 export const DIALOG_IDS: Record<string, string[]> = {
   'easy-account': ['node-config-input-baseUrl', 'node-config-input-token', 'node-config-input-timezone', 'easy-account-zone-search', 'easy-account-test', 'easy-account-test-result'],
   'easy-tariff': ['node-input-account', 'node-input-tariff', 'easy-tariff-tariff-status', 'easy-tariff-rules', 'easy-tariff-chart-status', 'easy-tariff-chart'],

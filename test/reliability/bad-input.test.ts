@@ -1,6 +1,6 @@
 // Bad input to the nodes through the real runtime: every message ends in an output that
 // reports what happened or in a Catch with a clear error (nothing silently lost), and the
-// node stays usable. Tariffs that break the interface (each case of SPEC rule 7) are
+// node stays usable. Tariffs that break the interface (each case of semantics rule 7) are
 // refused by name while the others keep pricing. Property: the cost node in stream mode
 // gives the same final totals for the same readings in any order, with duplicates.
 import should from 'should';
@@ -142,7 +142,7 @@ describe('reliability: bad input to the nodes', function () {
     should([out.received, caught.received]).eql([[], []]);
   });
 
-  describe('tariffs breaking the interface (SPEC rule 7)', () => {
+  describe('tariffs breaking the interface (semantics rule 7)', () => {
     const good = { priority: 1, price: 0.3 };
     const sensor = { priority: 1, price: 0.5, gateway_id: 'DEMO', sensor_id: '1', sensor_value: 1, sensor_condition: 'eq' };
     const without = (key: string) => Object.fromEntries(Object.entries(sensor).filter(([k]) => k !== key));

@@ -25,7 +25,7 @@ export async function canarySimulator(opts: Parameters<typeof startSimulator>[0]
   return startSimulator({ port: 0, tokens: { ...DEMO_TOKENS, [CANARY]: { tariffs: true } }, ...opts });
 }
 
-/** Every fault of the simulator the issue names, by name (the service's tariffs endpoint unless scoped). */
+/** Every fault of the simulator the package must survive, by name (the service's tariffs endpoint unless scoped). */
 export const SERVICE_FAULTS = {
   'latency beyond the deadline': () => ({ latencyMs: 1500 }),
   'dropped connections': () => ({ drop: 'all' }),
