@@ -1,5 +1,6 @@
 import should from 'should';
 import fc from 'fast-check';
+import * as formatModule from '../../nodes/lib/format';
 import { formatAmounts, formatClock, formatMoney, minorUnits, roundAmount, roundAmountOrNull, timeOfDay } from '../../nodes/lib/format';
 import { parseTimeOfDay } from '../../nodes/lib/tariff';
 
@@ -59,11 +60,15 @@ describe('format: wall clock for status lines', () => {
   });
 });
 
+type FormatModule = typeof formatModule;
+
 /**
  * Intl as Node 18 has it: no signDisplay 'negative' (a RangeError there). The package
- * promises Node 18, so formatting must not depend on it.
+ * promises Node 18, so formatting must not depend on it. `run` gets a fresh copy of the
+ * format module, loaded under that Intl: the module keeps its formatters, and those made
+ * by earlier tests under this Node's Intl must not stand in.
  */
-function withNode18Intl(run: () => void): void {
+function withNode18Intl(run: (format: FormatModule) => void): void {
   const Real = Intl.NumberFormat;
   const Node18 = function (locales?: string | string[], options?: Intl.NumberFormatOptions) {
     if ((options?.signDisplay as string) === 'negative') {
@@ -72,10 +77,14 @@ function withNode18Intl(run: () => void): void {
     return new Real(locales, options);
   } as unknown as typeof Intl.NumberFormat;
   Intl.NumberFormat = Node18;
+  const id = require.resolve('../../nodes/lib/format');
+  const loaded = require.cache[id];
+  delete require.cache[id];
   try {
-    run();
+    run(require(id) as FormatModule);
   } finally {
     Intl.NumberFormat = Real;
+    require.cache[id] = loaded;
   }
 }
 
@@ -109,11 +118,12 @@ describe('format: against decimal rounding by hand (fast-check, fixed seed)', ()
     fc.constantFrom(0, -0, 0.005, -0.005, 0.0049999, -0.0049999, 1.005, 2.675, -2.675),
   );
 
-  for (const [label, wrap] of [['this Node', (run: () => void) => run()], ['Node 18', withNode18Intl]] as const) {
+  const thisNode = (run: (format: FormatModule) => void) => run(formatModule);
+  for (const [label, wrap] of [['this Node', thisNode], ['Node 18', withNode18Intl]] as const) {
     it(`text is the amount rounded to the minor unit, never "-0" (Intl of ${label})`, () => {
-      wrap(() => fc.assert(
+      wrap((format) => fc.assert(
         fc.property(amounts, currencies, (amount, [code, digits]) => {
-          const formatted = formatMoney(amount, code)!;
+          const formatted = format.formatMoney(amount, code)!;
           should(formatted.text).equal(slowText(amount, digits));
           should(formatted.display.replace(/,/g, '')).equal(
             formatted.text.startsWith('-') ? `-${code} ${formatted.text.slice(1)}` : `${code} ${formatted.text}`);
@@ -124,8 +134,8 @@ describe('format: against decimal rounding by hand (fast-check, fixed seed)', ()
   }
 
   it('formats a cost result under Node 18\'s Intl', () => {
-    withNode18Intl(() => {
-      should(formatAmounts({ net: -0.001, gross: 1234.5678 }, 'GBP')).eql({
+    withNode18Intl((format) => {
+      should(format.formatAmounts({ net: -0.001, gross: 1234.5678 }, 'GBP')).eql({
         net: { text: '0.00', display: 'GBP 0.00' },
         gross: { text: '1234.57', display: 'GBP 1,234.57' },
       });
