@@ -122,7 +122,9 @@ describe('e2e: the editor in chromium', function () {
       const outcome = await page.evaluate(() => ({ code: $('#easy-account-test-result').attr('data-outcome'), text: $('#easy-account-test-result').text() }));
       assert.strictEqual(outcome.code, 'ok', outcome.text);
       assert.match(outcome.text, /7/, outcome.text);
-      await page.evaluate(() => { $('.red-ui-notification').remove(); $('.red-ui-help-tips').hide(); });
+      // hidden, not removed: Node-RED removes a notification itself when it times out, and
+      // one already taken out of the page makes that throw (a page error)
+      await page.evaluate(() => { $('.red-ui-notification').hide(); $('.red-ui-help-tips').hide(); });
       await page.mouse.move(0, 0);
       await page.locator('.red-ui-tray').last().screenshot({ path: path.join(SHOTS, 'account-dialog.png') });
     });
@@ -159,7 +161,7 @@ describe('e2e: the editor in chromium', function () {
       assert.strictEqual(levels.size, 3, `three price levels: ${chart.d}`);
       assert.ok(chart.rules >= 4, 'the rule table: a header and three rules');
       // the picture: no "Imported" notification over the dialog's title, no tip, no tooltip
-      await page.evaluate(() => { $('.red-ui-notification').remove(); $('.red-ui-help-tips').hide(); });
+      await page.evaluate(() => { $('.red-ui-notification').hide(); $('.red-ui-help-tips').hide(); });
       await page.mouse.move(0, 0);
       await page.waitForTimeout(300);
       await page.screenshot({ path: path.join(SHOTS, 'tariff-dialog.png') });
@@ -205,7 +207,7 @@ describe('e2e: the editor in chromium', function () {
       // 3 h every night from 22:00 to 07:00 on the working-hours tariff: at least one slot a night
       assert.ok(before.slots >= 6, `slots: ${before.slots}`);
       assert.match(before.note, /slot\(s\) this node would plan now/);
-      await page.evaluate(() => { $('.red-ui-notification').remove(); $('.red-ui-help-tips').hide(); });
+      await page.evaluate(() => { $('.red-ui-notification').hide(); $('.red-ui-help-tips').hide(); });
       await page.mouse.move(0, 0);
       await page.locator('#easy-plan-chart').scrollIntoViewIfNeeded();
       await page.locator('.red-ui-tray').last().screenshot({ path: path.join(SHOTS, 'plan-dialog.png') });
