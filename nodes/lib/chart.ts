@@ -5,7 +5,7 @@
 // together they replace the whole chart.
 import { minorUnits } from './format';
 import type { PeriodName } from './totals';
-import { toLocalMs, zoneInfo } from './time';
+import { localIsoText, zoneInfo } from './time';
 
 export interface ChartPoint {
   /** epoch ms on a time axis, or a category label (a local date) on a bar chart */
@@ -79,7 +79,7 @@ const SERIES: Record<PeriodName, string> = { day: 'cost per day', week: 'cost pe
 
 /** The local label of a period on a bar chart's category axis: 2026-11-22, 2026-11 (a week by its Monday). */
 export function periodLabel(period: PeriodName, from: number, timezone: string): string {
-  return new Date(toLocalMs(zoneInfo(timezone), from)).toISOString().slice(0, LABEL_LENGTH[period]);
+  return localIsoText(zoneInfo(timezone), from).slice(0, LABEL_LENGTH[period]);
 }
 
 /**

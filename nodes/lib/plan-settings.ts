@@ -4,7 +4,7 @@
 import { parseTimeOfDay } from './tariff';
 import { cheapestWindows, hours } from './plan';
 import type { SensorValues } from './price';
-import { DAY_MS, HOUR_MS, MINUTE_MS, instantOfLocal, requireEpochMs, toLocalMs, zoneInfo } from './time';
+import { DAY_MS, HOUR_MS, MINUTE_MS, instantOfLocal, localDayNumber, requireEpochMs, zoneInfo } from './time';
 
 export type PlanWindow = { kind: 'daily'; fromMs: number; untilMs: number } | { kind: 'rolling'; lengthMs: number };
 
@@ -75,7 +75,7 @@ export function planSettings(config: Record<string, unknown>): PlanSettings {
  */
 export function dailyOccurrence(w: { fromMs: number; untilMs: number }, now: number, timezone: string): { from: number; to: number } {
   const zone = zoneInfo(timezone);
-  const today = Math.floor(toLocalMs(zone, now) / DAY_MS) * DAY_MS;
+  const today = localDayNumber(zone, now) * DAY_MS;
   for (let day = today - DAY_MS; ; day += DAY_MS) {
     const from = instantOfLocal(zone, day + w.fromMs);
     const to = instantOfLocal(zone, day + w.fromMs + dailyLength(w));
@@ -122,7 +122,7 @@ export function parseMoment(value: unknown, what: string, after: number, timezon
   if (typeof value === 'string' && /^\d\d:\d\d(:\d\d)?$/.test(value.trim())) {
     const ofDay = timeOfDay(value, what);
     const zone = zoneInfo(timezone);
-    const today = Math.floor(toLocalMs(zone, after) / DAY_MS) * DAY_MS;
+    const today = localDayNumber(zone, after) * DAY_MS;
     for (let day = today; ; day += DAY_MS) {
       const at = instantOfLocal(zone, day + ofDay);
       if (at > after) return at;

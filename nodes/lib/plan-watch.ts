@@ -13,7 +13,7 @@ import { cheapestWindows, hours, mergeSlots, PlanResult, PlanSlot } from './plan
 import { configuredCycle, Cycle, overrideCycle, PlanSettings } from './plan-settings';
 import { localTime, TariffWatch, WatchStatus } from './tariff-watch';
 import { roundAmount, roundAmountOrNull, shortText } from './format';
-import { HOUR_MS, toLocalMs, zoneInfo } from './time';
+import { HOUR_MS, localIsoText, toLocalMs, zoneInfo } from './time';
 
 export interface PlanStore {
   load(): Promise<unknown>;
@@ -384,10 +384,10 @@ function iso(ms: number): string {
 
 /** ISO text on the zone's wall clock with its offset: 2026-03-29T04:30:00+01:00. */
 export function localIso(ms: number, timezone: string): string {
-  const local = toLocalMs(zoneInfo(timezone), ms);
-  const offsetMin = Math.round((local - ms) / 60_000);
+  const zone = zoneInfo(timezone);
+  const offsetMin = Math.round((toLocalMs(zone, ms) - ms) / 60_000);
   const sign = offsetMin < 0 ? '-' : '+';
   const abs = Math.abs(offsetMin);
   const two = (n: number) => String(n).padStart(2, '0');
-  return `${new Date(local).toISOString().slice(0, 19)}${sign}${two(Math.floor(abs / 60))}:${two(abs % 60)}`;
+  return `${localIsoText(zone, ms).slice(0, 19)}${sign}${two(Math.floor(abs / 60))}:${two(abs % 60)}`;
 }

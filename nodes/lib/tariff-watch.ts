@@ -10,7 +10,7 @@ import { SensorRef, sensorKey, sensorsUsedBy, Tariff } from './tariff';
 import { roundAmount, roundAmountOrNull, shortText, timeOfDay } from './format';
 import { SensorFollower } from './sensor-follower';
 import { tariffById, whyNoTariff } from './tariff-lookup';
-import { DAY_MS, HOUR_MS, MINUTE_MS, toLocalMs, zoneInfo } from './time';
+import { DAY_MS, HOUR_MS, MINUTE_MS, localDayNumber, toLocalMs, zoneInfo } from './time';
 import { dataRecord, nestedField, setNested } from './id-map';
 
 export interface PricePayload {
@@ -488,9 +488,8 @@ const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 export function localTime(at: number, now: number, timezone: string): string {
   const zone = zoneInfo(timezone);
   const local = new Date(toLocalMs(zone, at));
-  const today = new Date(toLocalMs(zone, now));
   const time = timeOfDay(Math.floor((local.getTime() - Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate())) / 1000));
-  const sameDay = local.toISOString().slice(0, 10) === today.toISOString().slice(0, 10);
+  const sameDay = localDayNumber(zone, at) === localDayNumber(zone, now);
   return sameDay ? time : `${WEEKDAYS[local.getUTCDay()]} ${time}`;
 }
 

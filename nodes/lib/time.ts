@@ -311,9 +311,14 @@ export function timeZoneNames(): string[] {
   return [...momentTz().tz.names()].sort();
 }
 
+/** The wall clock of `zone` at instant ms as ISO text without offset: `YYYY-MM-DDTHH:mm:ss.sss`. */
+export function localIsoText(zone: ZoneInfo, ms: number): string {
+  return new Date(toLocalMs(zone, ms)).toISOString().slice(0, 23);
+}
+
 /** `HH:mm:ss` of instant ms on the wall clock of `zone`. */
 export function localClockText(zone: ZoneInfo, ms: number): string {
-  return new Date(toLocalMs(zone, ms)).toISOString().slice(11, 19);
+  return localIsoText(zone, ms).slice(11, 19);
 }
 
 /** Throws `Error('unknown time zone "X" (...)')` unless name is an IANA zone. */
