@@ -332,7 +332,7 @@ export class CostStream {
   status(t: Tariff, ignored?: string): StreamStatus {
     const site = this.site();
     const today = site.day;
-    const amount = formatMoney(today ? today.gross : 0, t.currency)!.display;
+    const amount = formatMoney(today ? today.gross : 0, t.currency)?.display ?? 'no amount';
     const energy = today ? today.energy.toFixed(2) : '0.00';
     // energy no rule priced (a sensor rule whose sensor is unknown) must not pass unnoticed
     const unpriced = today && today.unpricedEnergy > 0 ? ` · ${today.unpricedEnergy.toFixed(2)} kWh unpriced` : '';
