@@ -11,7 +11,7 @@ import { computeCost, CostResult } from './lib/cost';
 import { checkBatchSpan, costPayload } from './lib/cost-inputs';
 import { CostRange } from './lib/cost-range';
 import { CostStream } from './lib/cost-stream';
-import { formatMoney } from './lib/format';
+import { counted, formatMoney } from './lib/format';
 import type { AccountHub, TariffSnapshot } from './lib/hub';
 import { SensorFollower } from './lib/sensor-follower';
 import { sensorsUsedBy, Tariff } from './lib/tariff';
@@ -63,8 +63,8 @@ export = function register(RED: NodeAPI): void {
     function showCostStatus(result: CostResult, t: Tariff): void {
       const amount = formatMoney(result.gross, t.currency)?.display ?? 'no amount';
       const left = [
-        result.dropped.length ? `${result.dropped.length} reading(s) dropped` : '',
-        result.rejected.length ? `${result.rejected.length} interval(s) rejected` : '',
+        result.dropped.length ? `${counted(result.dropped.length, 'reading')} dropped` : '',
+        result.rejected.length ? `${counted(result.rejected.length, 'interval')} rejected` : '',
       ].filter(Boolean);
       node.status(left.length
         ? { fill: 'yellow', shape: 'dot', text: [amount, ...left].join(' · ') }

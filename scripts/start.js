@@ -12,6 +12,7 @@
 // examples/ on every start (the account pointed at this run's simulator), its context
 // (cost totals, last good tariffs) is kept on disk between runs.
 
+const crypto = require('crypto');
 const fs = require('fs');
 const http = require('http');
 const path = require('path');
@@ -20,6 +21,8 @@ const ROOT = path.join(__dirname, '..');
 const USER_DIR = path.join(ROOT, '.demo');
 const HOST = '127.0.0.1';
 const DEMO_TOKEN = 'demo-token';
+/** Encrypts the demo's credentials file; for this demo only. */
+const DEMO_CREDENTIAL_SECRET = 'node-red-easy-demo-only';
 const pkg = require(path.join(ROOT, 'package.json'));
 
 /** Makes this checkout an installed module of the demo's userDir, where Node-RED looks for nodes. */
@@ -63,6 +66,14 @@ function demoFlows(simUrl) {
   return { flows: [...byId.values()], credentials };
 }
 
+/** Node-RED's credentials file format: `$` = hex IV + base64 of the AES-256-CTR ciphertext. */
+function encryptCredentials(credentials, secret) {
+  const key = crypto.createHash('sha256').update(secret).digest();
+  const iv = crypto.randomBytes(16);
+  const cipher = crypto.createCipheriv('aes-256-ctr', key, iv);
+  return { $: iv.toString('hex') + cipher.update(JSON.stringify(credentials), 'utf8', 'base64') + cipher.final('base64') };
+}
+
 async function main() {
   const { startSimulator } = require(path.join(ROOT, 'dist', 'sim', 'server.js'));
   const RED = require('node-red');
@@ -72,9 +83,8 @@ async function main() {
   linkPackage();
   const { flows, credentials } = demoFlows(sim.url);
   fs.writeFileSync(path.join(USER_DIR, 'flows.json'), JSON.stringify(flows, null, 2));
-  // credentialSecret: false keeps the demo token readable in .demo/ only; a real
-  // install encrypts its credentials file.
-  fs.writeFileSync(path.join(USER_DIR, 'flows_cred.json'), JSON.stringify(credentials, null, 2));
+  // encrypted as Node-RED does (aes-256-ctr, key sha256 of the secret): no token in clear on disk
+  fs.writeFileSync(path.join(USER_DIR, 'flows_cred.json'), JSON.stringify(encryptCredentials(credentials, DEMO_CREDENTIAL_SECRET)));
 
   const port = Number(process.env.PORT || 1880);
   // the editor and admin API first, then what flows serve (the dashboard), else 404
@@ -89,7 +99,7 @@ async function main() {
   RED.init(server, {
     userDir: USER_DIR,
     flowFile: 'flows.json',
-    credentialSecret: false,
+    credentialSecret: DEMO_CREDENTIAL_SECRET,
     uiHost: HOST,
     uiPort: port,
     httpAdminRoot: '/',
@@ -97,6 +107,8 @@ async function main() {
     contextStorage: { default: { module: 'localfilesystem' } },
     logging: { console: { level: 'info', metrics: false, audit: false } },
     editorTheme: { tours: false },
+    // a newcomer lands on the flows: no consent dialog, and nothing calls out for updates
+    telemetry: { enabled: false, updateNotification: false },
   });
 
   let stopping = null;

@@ -9,9 +9,9 @@ export interface FakeClock {
 }
 
 /** Install before creating what reads the clock (the hub keeps `Date.now` as its clock). */
-export function installClock(): FakeClock {
+export function installClock(now = Date.now()): FakeClock {
   // untyped package (no @types installed)
-  return require('@sinonjs/fake-timers').install({ now: Date.now(), toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  return require('@sinonjs/fake-timers').install({ now, toFake: ['setTimeout', 'clearTimeout', 'Date'] });
 }
 
 /**

@@ -3,6 +3,7 @@
 // tariff's rules read fetched with a lead-in, and the cost of it all.
 import { computeCost, CostResult } from './cost';
 import { costPayload, isFlatTariff, RangeRequest, rangeRequest } from './cost-inputs';
+import { counted } from './format';
 import type { AccountHub } from './hub';
 import { dataRecord, setNested } from './id-map';
 import { sensorsUsedBy, Tariff } from './tariff';
@@ -34,7 +35,7 @@ export class CostRange {
       const fetched = await this.readings(tariff, req, signal);
       if (fetched.readings.length < 2) {
         // one reading or none is no usage at all, not a cost of zero
-        throw new Error(`the archive has ${fetched.readings.length} reading(s) of ${req.sensor} on ${req.gateway} from ${iso(req.from)} to ${iso(req.to)}: nothing to cost`);
+        throw new Error(`the archive has ${counted(fetched.readings.length, 'reading')} of ${req.sensor} on ${req.gateway} from ${iso(req.from)} to ${iso(req.to)}: nothing to cost`);
       }
       const sensors: Record<string, Record<string, Array<[number, number]>>> = dataRecord();
       for (const ref of sensorsUsedBy(tariff)) {

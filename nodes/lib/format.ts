@@ -123,6 +123,11 @@ export function formatClock(ms: number, timezone: string): string {
   return localClockText(zoneInfo(timezone), ms);
 }
 
+/** A count with its noun in the right number: `1 sensor`, `12 sensors`. */
+export function counted(n: number, singular: string, plural = `${singular}s`): string {
+  return `${n} ${n === 1 ? singular : plural}`;
+}
+
 /** A text cut to `max` characters (a status line's length by default), marked with an ellipsis. */
 export function shortText(text: string, max = 60): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;

@@ -2,7 +2,7 @@
 // account hub, turn each poll into messages (one per sensor or one for all, only the
 // changed ones if asked), report a failing poll once per error state, and subscribe again
 // when the hub has gone quiet (a watchdog that leaves a slow but live poll alone).
-import { formatClock, shortText } from './format';
+import { counted, formatClock, shortText } from './format';
 import type { AccountHub, SensorSnapshot } from './hub';
 import { LongTimer } from './long-timer';
 import { ChangeTracker, missingSensors, selectSensors, sensorPayload } from './sensor-payload';
@@ -123,8 +123,8 @@ export class SensorsPoll {
     }
     const missing = this.lastGood ? missingSensors(this.lastGood.sensors, filter) : [];
     const count = this.lastGood ? selectSensors(this.lastGood.sensors, filter).length : 0;
-    if (missing.length > 0) this.opts.status({ fill: 'yellow', shape: 'dot', text: `not on ${gateway}: ${missing.join(', ')} · ${last}` });
-    else this.opts.status({ fill: 'green', shape: 'dot', text: `${count} sensors · ${last}` });
+    if (missing.length > 0) this.opts.status({ fill: 'yellow', shape: 'dot', text: `${shortText(`not on ${gateway}: ${missing.join(', ')}`, 40)} · ${last}` });
+    else this.opts.status({ fill: 'green', shape: 'dot', text: `${counted(count, 'sensor')} · ${last}` });
   }
 
   private armWatchdog(): void {

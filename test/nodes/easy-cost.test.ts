@@ -457,7 +457,7 @@ describe('easy-cost node', function () {
       should(bad[1].error.message).match(/msg.from must be/);
       node.receive({ gateway: GATEWAY, from: '2019-06-01T00:00:00Z', to: '2019-07-01T00:00:00Z' }); // before the meter existed
       const [empty] = await caught.next(1);
-      should(empty.error.message).equal('Error: the archive has 0 reading(s) of e1.kwh on DEMO from 2019-06-01T00:00:00.000Z to 2019-07-01T00:00:00.000Z: nothing to cost');
+      should(empty.error.message).equal('Error: the archive has 0 readings of e1.kwh on DEMO from 2019-06-01T00:00:00.000Z to 2019-07-01T00:00:00.000Z: nothing to cost');
       sim.setFaults({ removedGateways: [GATEWAY] });
       node.receive({ gateway: GATEWAY, period: 'today' });
       const [failed] = await caught.next(1);

@@ -77,6 +77,23 @@ describe('easy-sensors node', function () {
     should(out.received).be.empty();
   });
 
+  it('counts in words: "1 sensor", a long list of missing ids cut to stay readable', async () => {
+    const missing = Array.from({ length: 12 }, (_, k) => `e${k + 2}.kwh.missing`).join(' ');
+    const { out } = await load({ sensors: `e1.kwh ${missing}` });
+    const seen = statuses('s');
+    await out.next(1);
+    await quiet(50);
+    const text = seen[seen.length - 1].text!;
+    should(text).match(/^not on DEMO: e2\.kwh\.missing.*… · \d\d:\d\d:\d\d$/);
+    should(text.length).be.below(55);
+    await helper.unload();
+    await load({ sensors: 'e1.kwh' });
+    const one = statuses('s');
+    await inbox('out').next(1);
+    await quiet(50);
+    should(one[one.length - 1]).match({ fill: 'green', text: /^1 sensor · \d\d:\d\d:\d\d$/ });
+  });
+
   describe('polling over time (fake clock, real HTTP)', () => {
     beforeEach(() => {
       clock = installClock();

@@ -6,12 +6,13 @@ import type { Simulator } from '../../sim/server';
 import { DEMO_TARIFFS, generatorOn } from '../../sim/demo-data';
 import * as fs from 'fs';
 import * as path from 'path';
-import { toLocalMs, zoneInfo } from '../../nodes/lib/time';
+import { HOUR_MS, toLocalMs, zoneInfo } from '../../nodes/lib/time';
 import { priceAt } from '../../nodes/lib/price';
 import easyTariff = require('../../nodes/easy-tariff');
 import easyAccount = require('../../nodes/easy-account');
 import easySensors = require('../../nodes/easy-sensors');
-import { accountNode, catchNodes, FlowNode, helper, inbox, lastStatus, quiet, statuses, TOKEN, withSimulator } from './flow-support';
+import { accountNode, catchNodes, FlowNode, helper, inbox, installClock, lastStatus, quiet, statuses, TOKEN, withSimulator } from './flow-support';
+import { until } from '../fake-clock';
 
 const ZONE = 'Asia/Kolkata'; // +05:30: a boundary read in UTC or the process zone would be off by hours
 const GENERATOR = DEMO_TARIFFS.find((t) => t.id === 'DEMO-GENERATOR')!;
@@ -382,8 +383,40 @@ describe('easy-tariff node', function () {
       await runExample('switch-a-relay-when-the-price-goes-up');
       const [relay] = await inbox('relay-out').next(1);
       const tariff = DEMO_TARIFFS.find((t) => t.id === 'DEMO-WORKDAY')!;
-      const expensive = priceAt(tariff, Date.now(), { timezone: 'UTC' })!.price > 0.3;
+      const expensive = priceAt(tariff, Date.now(), { timezone: 'UTC' })!.price > 0.4;
       should(relay).containEql({ topic: 'water-heater', payload: !expensive });
+    });
+
+    it('switch a relay: under a fake clock the relay goes off at 09:00 and on at 17:00 on weekdays, as its text says', async () => {
+      const shipped: FlowNode[] = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'switch-a-relay-when-the-price-goes-up.json'), 'utf8'));
+      should(shipped[0].info).match(/off at 09:00, on at 17:00/);
+      const clock = installClock(Date.parse('2026-03-01T12:00:00Z')); // a Sunday noon
+      try {
+        sim = await withSimulator({ now: () => Date.now() });
+        const flow = shipped.map((n) => {
+          // days of fake time pass in one tick: a request in flight must not time out meanwhile
+          if (n.type === 'easy-account') return { ...n, baseUrl: sim.url, timezone: 'UTC', timeoutMs: 30 * 86_400_000 };
+          return n.type === 'debug' ? { id: n.id, z: n.z, type: 'helper' } : n;
+        });
+        await helper.load([easyAccount, easyTariff, ...CORE], flow, { 'easy-example-account': { token: TOKEN } });
+        const seen: Array<{ on: boolean; at: string }> = [];
+        helper.getNode('relay-out').on('input', (msg: any) => seen.push({ on: msg.payload, at: new Date(Date.now()).toISOString() }));
+        await until('the price on deploy', () => seen.length === 1);
+        // through a whole week: the relay's state at every message, and where it changed
+        const end = Date.parse('2026-03-08T12:00:00Z');
+        while (Date.now() < end) {
+          await clock.tickAsync(Math.min(HOUR_MS, end - Date.now()));
+          await quiet(5);
+        }
+        const switched = seen.filter((s, k) => k === 0 || s.on !== seen[k - 1].on);
+        const weekdays = ['02', '03', '04', '05', '06'];
+        should(switched).eql([
+          { on: true, at: '2026-03-01T12:00:00.000Z' },
+          ...weekdays.flatMap((d) => [{ on: false, at: `2026-03-${d}T09:00:00.000Z` }, { on: true, at: `2026-03-${d}T17:00:00.000Z` }]),
+        ]);
+      } finally {
+        clock.uninstall();
+      }
     });
 
     it('generator price and schedule: the injects re-price at once and ask for the schedule', async () => {
