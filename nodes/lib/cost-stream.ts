@@ -318,6 +318,7 @@ export class CostStream {
       ...(added?.ignored ? { ignored: added.ignored } : {}),
       ...(added?.late ? { late: true } : {}),
       ...(added?.replaced ? { replaced: true } : {}),
+      ...(added?.rejected ? { rejected: added.rejected } : {}),
     };
   }
 

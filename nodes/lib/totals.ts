@@ -74,6 +74,8 @@ export interface AddResult {
   late?: boolean;
   /** A reading at the same instant as a kept one but with another value replaced it (the last one wins, as in batch mode). */
   replaced?: boolean;
+  /** An interval of this reading counts nothing: with it a sum would not be a finite number. */
+  rejected?: 'overflow';
   /** Periods that ended with this reading, with their final sums (e.g. yesterday). */
   closed: Partial<Record<PeriodName, Bucket>>;
   /** What this reading changed in the total (its interval, or the net effect of splitting one). */
@@ -144,11 +146,18 @@ export function addReading(
   const isNewest = at === -1;
   const before = next.total ? { ...next.total } : emptyBucket(r.ts, null);
   /** Interval i (kept[i] -> kept[i + 1]) now costs `row`, in every open period it starts in and the total. */
+  let overflow = false;
   const price = (i: number, isNew: boolean) => {
-    const row = toRow(costOf({ ts: kept[i][0], value: kept[i][1] }, { ts: kept[i + 1][0], value: kept[i + 1][1] }));
+    let row = toRow(costOf({ ts: kept[i][0], value: kept[i][1] }, { ts: kept[i + 1][0], value: kept[i + 1][1] }));
     const from = kept[i][0];
-    for (const bucket of [next.day, next.week, next.month, next.total]) {
-      if (!bucket || from < bucket.from || (bucket.to !== null && from >= bucket.to)) continue;
+    const buckets = [next.day, next.week, next.month, next.total].filter((b): b is Bucket => !!b && from >= b.from && (b.to === null || from < b.to));
+    // each interval is finite (computeCost), but a sum of them may not be: such an interval counts nothing
+    const finiteWith = (b: Bucket) => [b.energy, b.net, b.gross, b.unpricedEnergy].every((sum, k) => Number.isFinite(sum - (isNew ? 0 : costs[i][k]) + row[k]));
+    if (!row.every(Number.isFinite) || !buckets.every(finiteWith)) {
+      row = [...ZERO];
+      overflow = true;
+    }
+    for (const bucket of buckets) {
       if (!isNew) apply(bucket, costs[i], -1);
       apply(bucket, row, 1);
     }
@@ -203,6 +212,7 @@ export function addReading(
     },
     ...(isNewest ? {} : { late: true }),
     ...(replaced ? { replaced } : {}),
+    ...(overflow ? { rejected: 'overflow' as const } : {}),
   };
 }
 

@@ -92,6 +92,27 @@ describe('totals: running totals by local period', () => {
     }
   });
 
+  it('counts nothing for an interval with which a sum would not be finite, and says so', () => {
+    const flat = { id: 'f', name: 'f', vat: 20, currency: 'GBP', rules: [{ priority: 1, price: 1 }] };
+    const priced = (from: Reading, to: Reading): IntervalCost => {
+      const r = computeCost(flat, [[from.ts, from.value], [to.ts, to.value]], { timezone: 'UTC' });
+      return { energy: r.energy, net: r.net, gross: r.gross, unpricedEnergy: r.unpricedEnergy, resets: r.resets.length };
+    };
+    let state = newTotals('UTC', 'f');
+    const t0 = Date.parse('2026-01-01T10:00:00Z');
+    const results = [0, 7e307, 1.4e308, 1.79e308].map((value, i) => {
+      const added = addReading(state, { ts: t0 + i * 60_000, value }, priced);
+      state = added.state;
+      return added;
+    });
+    should(results.map((r) => r.rejected)).eql([undefined, undefined, undefined, 'overflow']); // gross would pass 1.8e308
+    for (const b of [state.day!, state.week!, state.month!, state.total!]) {
+      for (const sum of [b.energy, b.net, b.gross, b.unpricedEnergy]) should(Number.isFinite(sum)).be.true();
+    }
+    should(state.total!.energy).equal(1.4e308);
+    should(restoreTotals(JSON.parse(JSON.stringify(state)), 'UTC', 'f').problem).be.null(); // still restorable
+  });
+
   it('ignores a duplicate; a reading at a kept instant with another value replaces it', () => {
     const { state } = feed(newTotals('UTC', 't1'), [['2026-03-04T10:00:00Z', 100], ['2026-03-04T11:00:00Z', 101]]);
     const dup = addReading(state, { ts: Date.parse('2026-03-04T11:00:00Z'), value: 101 }, flatCost);
