@@ -99,7 +99,7 @@ describe('reliability: bad input to the nodes', function () {
       should(msgs[1].payload.total.energy).equal(2);
       await quiet(50);
       should(out.received).eql([]);
-      should(warnings).eql(['stream mode ignores sensor e1.freq: it is not an energy meter (filter easy-sensors to e1.kwh or similar)']);
+      should(warnings).eql(['stream mode ignores sensor DEMO/e1.freq: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)']);
     });
   });
 
