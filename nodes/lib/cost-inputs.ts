@@ -1,6 +1,6 @@
 // What the cost node reads from messages and tariffs, and how it shapes what it sends:
 // Node-RED-free so every rule about bad input is tested alone.
-import { CostResult, Interval } from './cost';
+import { CostResult, Interval, RejectedInterval } from './cost';
 import { formatAmounts, roundAmount } from './format';
 import { compileTariff, SensorRef, sensorKey, Tariff, TIME_ALWAYS } from './tariff';
 import { Bucket, IntervalCost } from './totals';
@@ -200,6 +200,11 @@ function intervalPayload<T extends Interval>(iv: T) {
   return { ...iv, from: instant(iv.from), to: instant(iv.to), fromMs: iv.from, toMs: iv.to };
 }
 
+/** An interval computeCost rejected (average power above the limit, or not finite) as sent. */
+export function rejectedPayload(r: RejectedInterval) {
+  return { ...intervalPayload(r), energy: roundAmount(r.energy), averageKw: roundAmount(r.averageKw) };
+}
+
 /**
  * A cost result as sent: amounts rounded (roundAmount) from the unrounded sums, times as
  * ISO strings with `…Ms` epoch fields, and strings rounded to the currency's minor unit.
@@ -213,7 +218,7 @@ export function costPayload(result: CostResult, tariff: Tariff) {
     unpricedEnergy: roundAmount(result.unpricedEnergy),
     byRule: result.byRule.map((r) => ({ ...r, price: roundAmount(r.price), energy: roundAmount(r.energy), net: roundAmount(r.net) })),
     resets: result.resets.map(intervalPayload),
-    rejected: result.rejected.map((r) => ({ ...intervalPayload(r), energy: roundAmount(r.energy), averageKw: roundAmount(r.averageKw) })),
+    rejected: result.rejected.map(rejectedPayload),
     from: instant(result.from),
     to: instant(result.to),
     fromMs: result.from,

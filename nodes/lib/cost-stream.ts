@@ -6,8 +6,8 @@
 // number with no topic is the one default meter. Each meter's totals follow totals.ts
 // (late readings, local periods); the site is the sum over meters per period.
 import { closedPeriodBar } from './chart';
-import { computeCost } from './cost';
-import { bucketPayload, changePayload, isEnergyReading, SensorHistory, streamReading } from './cost-inputs';
+import { computeCost, RejectedInterval } from './cost';
+import { bucketPayload, changePayload, isEnergyReading, rejectedPayload, SensorHistory, streamReading } from './cost-inputs';
 import { formatMoney, shortText } from './format';
 import { SensorRef, Tariff } from './tariff';
 import { localPeriod } from './time';
@@ -192,7 +192,8 @@ export class CostStream {
       return null;
     }
     const meter = this.meterFor(id);
-    const added = addReading(meter.totals, { ts: reading.ts, value: reading.value }, this.costOf(tariff), this.maxKept);
+    const rejected: RejectedInterval[] = [];
+    const added = addReading(meter.totals, { ts: reading.ts, value: reading.value }, this.costOf(tariff, rejected), this.maxKept);
     if (!added.ignored) {
       meter.totals = added.state;
       // a late reading may still need the sensor values of the whole window
@@ -200,8 +201,10 @@ export class CostStream {
       await this.save();
     }
     const payload = this.payload(tariff, meter, added, reading);
+    // an interval whose energy or amounts would not be finite counts nothing: said, never Infinity
+    if (rejected.length) payload.rejected = rejected.map(rejectedPayload);
     const bars = PERIODS.filter((name) => added.closed[name]).map((name) => this.bar(name, added.closed[name]!, tariff, meter));
-    return { payload, bars, status: this.status(tariff, added.ignored) };
+    return { payload, bars, status: this.status(tariff, added.ignored ?? (rejected.length ? 'interval rejected' : undefined)) };
   }
 
   private meterFor(id: MeterId): Meter {
@@ -252,11 +255,13 @@ export class CostStream {
   // -------------------------------------------------------------------------------------
   // pricing and sums
 
-  private costOf(t: Tariff) {
+  /** Prices one interval at a time; intervals computeCost rejects are collected in `rejected`. */
+  private costOf(t: Tariff, rejected: RejectedInterval[]) {
     const { timezone } = this.opts;
     const sensors = this.sensors.timelines(); // unchanged while one reading is added
     return (from: Reading, to: Reading): IntervalCost => {
       const r = computeCost(t, [[from.ts, from.value], [to.ts, to.value]], { timezone, sensors });
+      for (const one of r.rejected) rejected.push(one);
       return { energy: r.energy, net: r.net, gross: r.gross, unpricedEnergy: r.unpricedEnergy, resets: r.resets.length };
     };
   }
@@ -337,7 +342,7 @@ export class CostStream {
     const energy = today ? today.energy.toFixed(2) : '0.00';
     // energy no rule priced (a sensor rule whose sensor is unknown) must not pass unnoticed
     const unpriced = today && today.unpricedEnergy > 0 ? ` · ${today.unpricedEnergy.toFixed(2)} kWh unpriced` : '';
-    const note = ignored ? ` · ${ignored.replace('_', ' ')} reading ignored` : unpriced;
+    const note = ignored === 'interval rejected' ? ` · ${ignored}` : ignored ? ` · ${ignored.replace('_', ' ')} reading ignored` : unpriced;
     return { fill: note ? 'yellow' : 'green', shape: 'dot', text: `today ${amount} · ${energy} kWh · ${plural(site.meters, 'meter')}${note}` };
   }
 }

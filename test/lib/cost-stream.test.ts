@@ -161,6 +161,17 @@ describe('CostStream: per-meter running totals', () => {
     should(store.saves).equal(saves);
   });
 
+  it('rejects and reports an interval whose energy would not be finite, never counting Infinity', async () => {
+    const { stream } = await started();
+    await stream.handle({ payload: -1e308, ts: T0 }, FLAT, T0);
+    const out = await stream.handle({ payload: 1e308, ts: T0 + 60 * MIN }, FLAT, T0);
+    should(out!.payload).match({ today: { energy: 0, net: 0, intervals: 1 }, rejected: [{ reason: 'overflow', fromMs: T0, toMs: T0 + 60 * MIN }] });
+    should(out!.status).match({ fill: 'yellow', text: 'today GBP 0.00 · 0.00 kWh · 1 meter · interval rejected' });
+    const next = await stream.handle({ payload: 1e308, ts: T0 + 120 * MIN }, FLAT, T0);
+    should(next!.payload).not.have.property('rejected');
+    should(Number.isFinite((next!.payload.site as { total: { gross: number } }).total.gross)).be.true();
+  });
+
   it('sends closed periods as bars; a named meter\'s bars are a series of their own', async () => {
     const { stream } = await started();
     await stream.handle({ payload: 1, ts: Date.parse('2026-03-31T23:00:00Z') }, FLAT, T0);
