@@ -355,14 +355,17 @@
     var chartSeq = 0;
     var pending = null;
 
-    function label(info) { return info.name + ' — ' + info.currency + ' (' + info.id + ')'; }
+    // short enough for the dialog's width; the full text (with the currency) is the tooltip
+    function label(info) { return info.name + ' (' + info.id + ')'; }
+    function title(info) { return info.name + ' — ' + info.currency + ' (' + info.id + ')'; }
     function fill() {
       $sel.empty();
       $('<option>').val('').text(t('tariff.choose')).prop('disabled', true).appendTo($sel);
       var listed = list.some(function (x) { return x.id === current; });
       if (current && !listed) $('<option>').val(current).text(t('tariff.notListed', { id: current })).appendTo($sel);
-      list.forEach(function (info) { $('<option>').val(info.id).text(label(info)).appendTo($sel); });
+      list.forEach(function (info) { $('<option>').val(info.id).text(label(info)).attr('title', title(info)).appendTo($sel); });
       $sel.val(current);
+      $sel.attr('title', $sel.find('option:selected').attr('title') || '');
     }
     function show() {
       var info = null;

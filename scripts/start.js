@@ -18,6 +18,7 @@ const http = require('http');
 const path = require('path');
 
 const ROOT = path.join(__dirname, '..');
+const EDITOR_SETTINGS = require('./editor-settings');
 const USER_DIR = path.join(ROOT, '.demo');
 const HOST = '127.0.0.1';
 const DEMO_TOKEN = 'demo-token';
@@ -106,9 +107,8 @@ async function main() {
     httpNodeRoot: '/',
     contextStorage: { default: { module: 'localfilesystem' } },
     logging: { console: { level: 'info', metrics: false, audit: false } },
-    editorTheme: { tours: false },
     // a newcomer lands on the flows: no consent dialog, and nothing calls out for updates
-    telemetry: { enabled: false, updateNotification: false },
+    ...EDITOR_SETTINGS,
   });
 
   let stopping = null;

@@ -80,6 +80,20 @@ describe('e2e: the editor in chromium', function () {
     assert.deepStrictEqual(errors, []);
   });
 
+  it('lands on the flows: the example tabs in the workspace, no dialog or notification over them', async function () {
+    // the telemetry / update-notification consent dialog would show here with Node-RED's defaults
+    await page.waitForTimeout(1500);
+    const first = await page.evaluate(() => ({
+      dialogs: $('.ui-dialog:visible, .red-ui-notification:visible').map((_: number, el: any) => el.textContent.trim().slice(0, 80)).get(),
+      tabs: $('#red-ui-workspace-tabs .red-ui-tab:visible').map((_: number, el: any) => el.textContent.trim()).get(),
+      nodes: $('#red-ui-workspace-chart .red-ui-flow-node-group').length,
+    }));
+    assert.deepStrictEqual(first.dialogs, []);
+    assert.ok(first.tabs.some((t: string) => /Switch a relay when the price goes up/.test(t)), `tabs: ${first.tabs}`);
+    assert.ok(first.nodes > 0, 'the active flow shows its nodes');
+    await page.screenshot({ path: path.join(SHOTS, 'first-screen.png') });
+  });
+
   it('shows the flow nodes in the palette under energy (the account is a config node)', async function () {
     const palette = await page.evaluate(() => $('#red-ui-palette-energy .red-ui-palette-node')
       .map((_: number, el: any) => el.getAttribute('data-palette-type')).get());

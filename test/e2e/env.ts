@@ -58,6 +58,9 @@ function npm(args: string[], cwd: string): string {
   return execFileSync(bin, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
 }
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const EDITOR_SETTINGS = require('../../scripts/editor-settings');
+
 /** Stock settings for a loopback install; nothing may call out to the internet. */
 function settingsFile(port: number): string {
   return `module.exports = ${JSON.stringify({
@@ -67,11 +70,9 @@ function settingsFile(port: number): string {
     httpNodeRoot: '/e2e',
     flowFile: 'flows.json',
     credentialSecret: 'e2e-not-a-secret',
-    telemetry: { enabled: false, updateNotification: false },
-    diagnostics: { enabled: false },
     logging: { console: { level: 'info', metrics: false, audit: false } },
-    editorTheme: { tours: false, projects: { enabled: false }, palette: { catalogues: [] } },
-    externalModules: { autoInstall: false, palette: { allowInstall: false } },
+    // the demo's own editor settings, so the first screen checked here is the demo's
+    ...EDITOR_SETTINGS,
   }, null, 2)};\n`;
 }
 
