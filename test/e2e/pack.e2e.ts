@@ -67,12 +67,13 @@ describe('e2e: npm pack of a clean clone', function () {
       if (!entry.startsWith('dist/')) assert.ok(expected.length > 0, `${entry} is empty`);
       for (const file of expected) assert.ok(files.has(file), `${file} not in the tarball`);
     }
-    for (const file of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']) assert.ok(files.has(file), file);
+    // the semantics the code and README refer to travel with the package
+    for (const file of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'docs/semantics.md']) assert.ok(files.has(file), file);
   });
 
   it('ships nothing else: no sources, tests, simulator, benchmark or caches', function () {
     const stray = [...files].filter((f) => !/^(dist\/nodes\/|resources\/|icons\/|examples\/)/.test(f)
-      && !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(f));
+      && !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'docs/semantics.md'].includes(f));
     assert.deepStrictEqual(stray, []);
     const shipped = [...files].filter((f) => f.startsWith('dist/nodes/') && f.endsWith('.ts') && !f.endsWith('.d.ts'));
     assert.deepStrictEqual(shipped, [], 'TypeScript sources');
