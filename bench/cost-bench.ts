@@ -18,7 +18,10 @@ const INTERVALS = 525600;
 const START = Date.UTC(2023, 0, 1); // a whole year with both DST changes
 
 const tariff: Tariff = {
-  id: 'bench', name: 'Workday', vat: 20, currency: 'GBP',
+  id: 'bench',
+  name: 'Workday',
+  vat: 20,
+  currency: 'GBP',
   rules: [
     { priority: 50, price: 0.5, time_start: '09:00', time_end: '17:00', weekdays: [1, 2, 3, 4, 5] },
     { priority: 60, price: 0.6, weekdays: [1, 2, 3, 4, 5] },
@@ -32,7 +35,7 @@ function epochReadings(intervals: number): Array<[number, number]> {
   let kwh = 1000;
   for (let i = 0; i <= intervals; i++) {
     rows.push([START + i * 60000, kwh]);
-    kwh += 0.005 + 0.02 * ((i * 7919) % 13) / 13;
+    kwh += 0.005 + (0.02 * ((i * 7919) % 13)) / 13;
   }
   return rows;
 }
@@ -112,9 +115,7 @@ function rowsOf(shape: string, factor = 1): unknown[] {
 function timeShape(shape: Shape): { ms: number; floorMs: number; net: number; firstMs: number } {
   const rows = rowsOf(shape);
   const epoch = shape === 'epoch' ? (rows as Array<[number, number]>) : epochReadings(INTERVALS);
-  const run = shape === 'naive'
-    ? () => naiveCost(tariff, epoch, ZONE)
-    : () => computeCost(tariff, rows, { timezone: ZONE }).net;
+  const run = shape === 'naive' ? () => naiveCost(tariff, epoch, ZONE) : () => computeCost(tariff, rows, { timezone: ZONE }).net;
   let net = NaN;
   const firstMs = elapsedMs(() => (net = run())); // the first call in a fresh process, before the JIT
   const rounds = shape === 'naive' ? NAIVE_ROUNDS : ROUNDS;
@@ -143,19 +144,26 @@ function main(): void {
     process.stdout.write(JSON.stringify(timeShape(args[0] as Shape)));
     return;
   }
-  const results = Object.fromEntries((['epoch', 'iso', 'objects', 'naive'] as Shape[]).map((shape) => [shape, child([], ['--time', shape]) as ReturnType<typeof timeShape>]));
+  const results = Object.fromEntries(
+    (['epoch', 'iso', 'objects', 'naive'] as Shape[]).map((shape) => [shape, child([], ['--time', shape]) as ReturnType<typeof timeShape>]),
+  );
   const check = results.naive.net;
   for (const shape of ['epoch', 'iso', 'objects'] as Shape[]) {
-    if (Math.abs(results[shape].net - check) > 1e-9 * Math.abs(check)) throw new Error(`${shape}: engine ${results[shape].net} != naive ${check}`);
+    if (Math.abs(results[shape].net - check) > 1e-9 * Math.abs(check))
+      throw new Error(`${shape}: engine ${results[shape].net} != naive ${check}`);
   }
 
   const fmt = (ms: number) => `${ms.toFixed(2).padStart(9)} ms`;
   const line = (label: string, shape: Shape, note = '') =>
-    console.log(`  ${label.padEnd(24)}${fmt(results[shape].ms)}   floor ${fmt(results[shape].floorMs)}   first ${fmt(results[shape].firstMs)}   ${note}`);
+    console.log(
+      `  ${label.padEnd(24)}${fmt(results[shape].ms)}   floor ${fmt(results[shape].floorMs)}   first ${fmt(results[shape].firstMs)}   ${note}`,
+    );
   console.log(`computeCost, ${INTERVALS} one-minute intervals, 3-rule tariff, ${ZONE} (node ${process.version}, net ${check.toFixed(4)})`);
   console.log(`  medians of ${ROUNDS} runs after ${WARM_UP} warm-up runs (naive: ${NAIVE_ROUNDS}), one process per input; floor = only`);
   console.log(`  reading the same rows, measured in alternation (how fast this shared machine was then);`);
-  console.log(`  first = the very first call of the process, JIT not warm; load average ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} cores`);
+  console.log(
+    `  first = the very first call of the process, JIT not warm; load average ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} cores`,
+  );
   line('epoch ms [ts, kWh]', 'epoch', 'target <= 10 ms');
   line('ISO strings [ts, kWh]', 'iso', 'target <= 80 ms');
   line('epoch ms { ts, value }', 'objects');
@@ -167,11 +175,15 @@ function main(): void {
   for (const shape of ['epoch', 'iso']) {
     const sizes = child(ALLOCATION_FLAGS, ['--allocated', shape]) as number[];
     const perInterval = (sizes[1] - sizes[0]) / (3 * INTERVALS);
-    console.log(`  ${shape.padEnd(5)}  1x ${(sizes[0] / 1024).toFixed(1).padStart(8)} KiB   4x ${(sizes[1] / 1024).toFixed(1).padStart(8)} KiB   growth ${perInterval.toFixed(3)} B per added interval`);
+    console.log(
+      `  ${shape.padEnd(5)}  1x ${(sizes[0] / 1024).toFixed(1).padStart(8)} KiB   4x ${(sizes[1] / 1024).toFixed(1).padStart(8)} KiB   growth ${perInterval.toFixed(3)} B per added interval`,
+    );
   }
-  console.log(`  (one boxed number per row would be 16 B per interval, ${((16 * INTERVALS) / 1048576).toFixed(0)} MiB a year. What grows is per price`);
+  console.log(
+    `  (one boxed number per row would be 16 B per interval, ${((16 * INTERVALS) / 1048576).toFixed(0)} MiB a year. What grows is per price`,
+  );
   console.log('  change (the walk entering a segment; segment lists per 32 days) and, for ISO, two');
-  console.log('  11-character strings per distinct date (the parser\'s same-date range): garbage after');
+  console.log("  11-character strings per distinct date (the parser's same-date range): garbage after");
   console.log('  the run, so peak memory beyond the input stays constant.)');
 }
 

@@ -139,7 +139,13 @@ async function measure(red: EmbeddedRed, sim: Simulator, tariff: Tariff, seconds
     await sleep(50);
   }
   const schedule = { id: 'acc', tariff: tariff.id };
-  await timed(() => fetch(`${red.url}/easy-account/schedule`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(schedule) }));
+  await timed(() =>
+    fetch(`${red.url}/easy-account/schedule`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(schedule),
+    }),
+  );
   const histogram = monitorEventLoopDelay({ resolution: 5 });
   histogram.enable();
   const prices0 = red.prices();
@@ -155,7 +161,11 @@ async function measure(red: EmbeddedRed, sim: Simulator, tariff: Tariff, seconds
   const scheduleCalls = (async () => {
     while (Date.now() < until) {
       const body = JSON.stringify(schedule);
-      scheduleMs.push(await timed(() => fetch(`${red.url}/easy-account/schedule`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })));
+      scheduleMs.push(
+        await timed(() =>
+          fetch(`${red.url}/easy-account/schedule`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }),
+        ),
+      );
       await sleep(1000);
     }
   })();
@@ -211,7 +221,9 @@ async function main(): Promise<void> {
   console.log(`  target: blocked <= ${TARGET_BLOCK_MS} ms; load average ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} cores`);
   console.log(line(base));
   console.log(`${line(worst)}   ${worst.maxBlockMs <= TARGET_BLOCK_MS ? 'ok' : 'OVER TARGET'}`);
-  console.log(`  ratio worst / 3 rules: block max ${(worst.maxBlockMs / base.maxBlockMs).toFixed(1)} x, p99 ${(worst.p99BlockMs / base.p99BlockMs).toFixed(1)} x`);
+  console.log(
+    `  ratio worst / 3 rules: block max ${(worst.maxBlockMs / base.maxBlockMs).toFixed(1)} x, p99 ${(worst.p99BlockMs / base.p99BlockMs).toFixed(1)} x`,
+  );
 }
 
 if (require.main === module) {

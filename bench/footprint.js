@@ -77,8 +77,12 @@ function userDir(base, withPackage) {
 
 function settings(port) {
   return `module.exports = ${JSON.stringify({
-    uiHost: '127.0.0.1', uiPort: port, flowFile: 'flows.json', credentialSecret: 'footprint',
-    telemetry: { enabled: false, updateNotification: false }, diagnostics: { enabled: false },
+    uiHost: '127.0.0.1',
+    uiPort: port,
+    flowFile: 'flows.json',
+    credentialSecret: 'footprint',
+    telemetry: { enabled: false, updateNotification: false },
+    diagnostics: { enabled: false },
     logging: { console: { level: 'info', metrics: false, audit: false } },
     editorTheme: { tours: false, projects: { enabled: false }, palette: { catalogues: [] } },
     externalModules: { autoInstall: false, palette: { allowInstall: false } },
@@ -91,7 +95,9 @@ async function startRed(dir) {
   fs.writeFileSync(path.join(dir, 'settings.js'), settings(port));
   const began = process.hrtime.bigint();
   const child = spawn(process.execPath, [RED_JS, '--userDir', dir, '--settings', path.join(dir, 'settings.js')], {
-    cwd: dir, env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: dir,
+    env: { ...process.env, NODE_OPTIONS: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
   try {
@@ -106,12 +112,21 @@ async function startRed(dir) {
       };
       child.stdout.on('data', onData);
       child.stderr.on('data', onData);
-      child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`Node-RED exited (${code}):\n${log}`)); });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`Node-RED exited (${code}):\n${log}`));
+      });
     });
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     const rss = rssMb(child.pid);
     const sets = await (await fetch(`http://127.0.0.1:${port}/nodes`, { headers: { Accept: 'application/json' } })).json();
-    return { startMs: started.wall, cpuMs: started.cpu, rss, loaded: sets.some((set) => set.module === PKG.name && set.enabled !== false && !set.err), log };
+    return {
+      startMs: started.wall,
+      cpuMs: started.cpu,
+      rss,
+      loaded: sets.some((set) => set.module === PKG.name && set.enabled !== false && !set.err),
+      log,
+    };
   } finally {
     child.removeAllListeners('exit');
     await new Promise((resolve) => {
@@ -171,13 +186,23 @@ async function main() {
       }
     }
     const m = (runs, key) => median(runs.map((r) => r[key]));
-    console.log(`footprint: Node ${process.version}, Node-RED ${require(path.join(path.dirname(RED_JS), 'package.json')).version}, ${RUNS} starts each, medians`);
-    console.log(`node-red start    without ${f1(m(red.without, 'startMs'))} ms   with ${f1(m(red.with, 'startMs'))} ms   added ${f1(m(red.with, 'startMs') - m(red.without, 'startMs'))} ms (wall clock: the machine's load shows)`);
+    console.log(
+      `footprint: Node ${process.version}, Node-RED ${require(path.join(path.dirname(RED_JS), 'package.json')).version}, ${RUNS} starts each, medians`,
+    );
+    console.log(
+      `node-red start    without ${f1(m(red.without, 'startMs'))} ms   with ${f1(m(red.with, 'startMs'))} ms   added ${f1(m(red.with, 'startMs') - m(red.without, 'startMs'))} ms (wall clock: the machine's load shows)`,
+    );
     if (red.with[0].cpuMs !== null) {
-      console.log(`node-red start    without ${f1(m(red.without, 'cpuMs'))} ms   with ${f1(m(red.with, 'cpuMs'))} ms   added ${f1(m(red.with, 'cpuMs') - m(red.without, 'cpuMs'))} ms (CPU time to "Started flows")`);
+      console.log(
+        `node-red start    without ${f1(m(red.without, 'cpuMs'))} ms   with ${f1(m(red.with, 'cpuMs'))} ms   added ${f1(m(red.with, 'cpuMs') - m(red.without, 'cpuMs'))} ms (CPU time to "Started flows")`,
+      );
     }
-    console.log(`node-red RSS      without ${f1(m(red.without, 'rss'))} MB   with ${f1(m(red.with, 'rss'))} MB   added ${f1(m(red.with, 'rss') - m(red.without, 'rss'))} MB`);
-    console.log(`require(main)     ${f1(m(req.with, 'ms') - m(req.without, 'ms'))} ms   RSS added ${f1(m(req.with, 'rss') - m(req.without, 'rss'))} MB`);
+    console.log(
+      `node-red RSS      without ${f1(m(red.without, 'rss'))} MB   with ${f1(m(red.with, 'rss'))} MB   added ${f1(m(red.with, 'rss') - m(red.without, 'rss'))} MB`,
+    );
+    console.log(
+      `require(main)     ${f1(m(req.with, 'ms') - m(req.without, 'ms'))} ms   RSS added ${f1(m(req.with, 'rss') - m(req.without, 'rss'))} MB`,
+    );
   } finally {
     fs.rmSync(base, { recursive: true, force: true });
   }

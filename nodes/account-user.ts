@@ -50,7 +50,8 @@ export function reportProblem(node: Node, text: string, fields: Record<string, u
 export function nodeContextStore(node: Node, key: string): HubStore {
   return {
     load: () => new Promise<unknown>((resolve, reject) => node.context().get(key, (err, value) => (err ? reject(err) : resolve(value)))),
-    save: (value: unknown) => new Promise<void>((resolve, reject) => node.context().set(key, value, (err) => (err ? reject(err) : resolve()))),
+    save: (value: unknown) =>
+      new Promise<void>((resolve, reject) => node.context().set(key, value, (err) => (err ? reject(err) : resolve()))),
   };
 }
 

@@ -11,8 +11,17 @@
 // Nothing here ever puts the token into an answer, and the client follows no redirect.
 import { DEFAULT_BASE_URL, EasyClient } from './lib/client';
 import {
-  chartData, connectionFailed, connectionOk, EditorRequestError, editorError, gatewaysOfTariffs,
-  httpStatusOf, requestedTariff, sensorList, tariffList, zoneList,
+  chartData,
+  connectionFailed,
+  connectionOk,
+  EditorRequestError,
+  editorError,
+  gatewaysOfTariffs,
+  httpStatusOf,
+  requestedTariff,
+  sensorList,
+  tariffList,
+  zoneList,
 } from './lib/editor-data';
 import type { AccountHub, TariffSnapshot } from './lib/hub';
 import { isObject } from './lib/tariff';
@@ -129,9 +138,7 @@ function sameBase(a: string, b: string): boolean {
 }
 
 /** What a request may use: a client for the typed token, or the deployed account's hub. */
-type Access =
-  | { timezone: string; client: EasyClient; hub?: undefined }
-  | { timezone: string; hub: AccountHub; client?: undefined };
+type Access = { timezone: string; client: EasyClient; hub?: undefined } | { timezone: string; hub: AccountHub; client?: undefined };
 
 /** The client or hub a request may use, and the zone, from what the dialog typed or the deployed node. */
 function accessFor(RED: AdminRED, body: Record<string, unknown>): Access {
@@ -149,10 +156,16 @@ function accessFor(RED: AdminRED, body: Record<string, unknown>): Access {
   }
   if (typedBase && !sameBase(typedBase, deployed.baseUrl)) {
     // the stored token only ever goes where it was configured to go
-    throw new EditorRequestError('bad_request', 'the base URL differs from the deployed account: type the token again to use it with the new base URL');
+    throw new EditorRequestError(
+      'bad_request',
+      'the base URL differs from the deployed account: type the token again to use it with the new base URL',
+    );
   }
   if (!deployed.hub) {
-    throw new EditorRequestError('bad_request', `the deployed account does not work: ${deployed.configError?.message ?? 'it has no connection'}`);
+    throw new EditorRequestError(
+      'bad_request',
+      `the deployed account does not work: ${deployed.configError?.message ?? 'it has no connection'}`,
+    );
   }
   return { hub: deployed.hub, timezone };
 }
@@ -191,7 +204,9 @@ async function testConnection(RED: AdminRED, body: Record<string, unknown>) {
  * The account's tariffs: fetched with a typed token, or the deployed account's shared
  * snapshot, which keeps its last good tariffs (marked stale) when the last fetch failed.
  */
-async function fetchTariffs(access: Access): Promise<{ parsed: Pick<TariffSnapshot, 'tariffs' | 'problems'>; fetchedAt: number | null; stale: boolean; error: unknown }> {
+async function fetchTariffs(
+  access: Access,
+): Promise<{ parsed: Pick<TariffSnapshot, 'tariffs' | 'problems'>; fetchedAt: number | null; stale: boolean; error: unknown }> {
   if (access.client) return { parsed: await access.client.fetchTariffs(), fetchedAt: Date.now(), stale: false, error: null };
   const snapshot = await access.hub.sharedTariffs();
   if (snapshot.error && snapshot.tariffs.length === 0) throw snapshot.error;
@@ -211,7 +226,9 @@ async function chart(RED: AdminRED, body: Record<string, unknown>) {
   const tariff = requestedTariff(got.parsed, text(body.tariff));
   const data = chartData(tariff, at, access.timezone);
   // easy-plan's dialog: its settings as typed, planned over the chart's week with the base line's sensors
-  const plan = isObject(body.plan) ? planPreview(tariff, body.plan, at, data.to, { timezone: access.timezone, sensors: data.lines[0].sensors ?? undefined }) : undefined;
+  const plan = isObject(body.plan)
+    ? planPreview(tariff, body.plan, at, data.to, { timezone: access.timezone, sensors: data.lines[0].sensors ?? undefined })
+    : undefined;
   const answer = plan ? { ...data, plan } : data;
   return got.stale ? { ...answer, stale: true, error: editorError(got.error) } : answer;
 }

@@ -42,7 +42,8 @@ export = function register(RED: NodeAPI): void {
     const range = new CostRange(hub, timezone);
     const context = node.context();
     const stream = new CostStream({
-      timezone, tariffId,
+      timezone,
+      tariffId,
       store: {
         load: () => new Promise((resolve, reject) => context.get(TOTALS_KEY, (err, value) => (err ? reject(err) : resolve(value)))),
         save: (value) => new Promise((resolve, reject) => context.set(TOTALS_KEY, value, (err) => (err ? reject(err) : resolve()))),
@@ -66,9 +67,9 @@ export = function register(RED: NodeAPI): void {
         result.dropped.length ? `${counted(result.dropped.length, 'reading')} dropped` : '',
         result.rejected.length ? `${counted(result.rejected.length, 'interval')} rejected` : '',
       ].filter(Boolean);
-      node.status(left.length
-        ? { fill: 'yellow', shape: 'dot', text: [amount, ...left].join(' · ') }
-        : { fill: 'green', shape: 'dot', text: amount });
+      node.status(
+        left.length ? { fill: 'yellow', shape: 'dot', text: [amount, ...left].join(' · ') } : { fill: 'green', shape: 'dot', text: amount },
+      );
     }
 
     async function onStream(msg: NodeMessage): Promise<Outgoing> {

@@ -19,20 +19,22 @@ export = function register(RED: NodeAPI): void {
     const gateway = String(config.gateway ?? '').trim();
     const link = linkAccount(RED, node, config.account);
     const problem = link.problem ?? (gateway ? null : 'no gateway configured');
-    const poll = problem ? null : new SensorsPoll({
-      hub: link.hub!,
-      gateway,
-      intervalSec: interval.value,
-      output: config.output === 'all' ? 'all' : 'each',
-      onlyChanged: config.onlyChanged === true || config.onlyChanged === 'true',
-      filter: parseSensorFilter(config.sensors),
-      timezone: link.account?.timezone ?? 'UTC',
-      send: (message) => node.send(message),
-      status: (status) => node.status(status),
-      problem: (text) => reportProblem(node, text, { topic: gateway, gateway }),
-      warn: (text) => node.warn(text),
-      log: (text) => node.log(text),
-    });
+    const poll = problem
+      ? null
+      : new SensorsPoll({
+          hub: link.hub!,
+          gateway,
+          intervalSec: interval.value,
+          output: config.output === 'all' ? 'all' : 'each',
+          onlyChanged: config.onlyChanged === true || config.onlyChanged === 'true',
+          filter: parseSensorFilter(config.sensors),
+          timezone: link.account?.timezone ?? 'UTC',
+          send: (message) => node.send(message),
+          status: (status) => node.status(status),
+          problem: (text) => reportProblem(node, text, { topic: gateway, gateway }),
+          warn: (text) => node.warn(text),
+          log: (text) => node.log(text),
+        });
 
     if (problem) {
       node.status({ fill: 'red', shape: 'ring', text: problem });

@@ -77,7 +77,13 @@ export = function register(RED: NodeAPI): void {
           const answer = watch.schedule();
           msg.topic = 'schedule';
           msg.payload = answer.segments;
-          Object.assign(msg, { tariffId: answer.tariffId, tariffName: answer.tariffName, currency: answer.currency, vat: answer.vat, timezone: answer.timezone });
+          Object.assign(msg, {
+            tariffId: answer.tariffId,
+            tariffName: answer.tariffName,
+            currency: answer.currency,
+            vat: answer.vat,
+            timezone: answer.timezone,
+          });
           send(msg);
         } else if (msg.payload === 'chart') {
           send([null, scheduleAnswerChart(watch.schedule(chartDays(msg.days) * 24))]);

@@ -12,20 +12,24 @@
   var SVG = 'http://www.w3.org/2000/svg';
 
   // the dialogs' few styles, once
-  $('<style id="easy-editor-style">').text([
-    '.easy-state-loading { color: #888; }',
-    '.easy-state-ok { color: #3a7d2c; }',
-    '.easy-state-warning { color: #a66a00; }',
-    '.easy-state-error, .easy-problem { color: #b0281a; }',
-    'table.easy-rules, table.easy-sensors-table { width: 100%; border-collapse: collapse; font-size: 12px; margin: 4px 0; }',
-    'table.easy-rules th, table.easy-rules td, table.easy-sensors-table th, table.easy-sensors-table td { border-bottom: 1px solid #ddd; padding: 2px 4px; text-align: left; vertical-align: top; }',
-    '.easy-chart-legend { font-size: 11px; }',
-    '.easy-chart-legend-item { margin-right: 12px; white-space: nowrap; }',
-    '.easy-chart-swatch { display: inline-block; width: 18px; margin-right: 4px; vertical-align: middle; }',
-    '.easy-chart-info { font-size: 11px; min-height: 1.4em; color: #555; }',
-    '.easy-block { margin-top: 6px; }',
-    '.easy-note { font-size: 11px; color: #777; margin: 2px 0 4px; }',
-  ].join('\n')).appendTo('head');
+  $('<style id="easy-editor-style">')
+    .text(
+      [
+        '.easy-state-loading { color: #888; }',
+        '.easy-state-ok { color: #3a7d2c; }',
+        '.easy-state-warning { color: #a66a00; }',
+        '.easy-state-error, .easy-problem { color: #b0281a; }',
+        'table.easy-rules, table.easy-sensors-table { width: 100%; border-collapse: collapse; font-size: 12px; margin: 4px 0; }',
+        'table.easy-rules th, table.easy-rules td, table.easy-sensors-table th, table.easy-sensors-table td { border-bottom: 1px solid #ddd; padding: 2px 4px; text-align: left; vertical-align: top; }',
+        '.easy-chart-legend { font-size: 11px; }',
+        '.easy-chart-legend-item { margin-right: 12px; white-space: nowrap; }',
+        '.easy-chart-swatch { display: inline-block; width: 18px; margin-right: 4px; vertical-align: middle; }',
+        '.easy-chart-info { font-size: 11px; min-height: 1.4em; color: #555; }',
+        '.easy-block { margin-top: 6px; }',
+        '.easy-note { font-size: 11px; color: #777; margin: 2px 0 4px; }',
+      ].join('\n'),
+    )
+    .appendTo('head');
 
   /** A message of easy-account's catalogue, under easy-account.editor. */
   function t(key, subs) {
@@ -62,13 +66,21 @@
         dataType: 'json',
         cache: false,
       }).then(
-        function (data) { resolve(data); },
-        function (xhr) { reject(errorOf(xhr)); }
+        function (data) {
+          resolve(data);
+        },
+        function (xhr) {
+          reject(errorOf(xhr));
+        },
       );
     });
   }
-  E.post = function (path, body) { return request('POST', path, body); };
-  E.get = function (path) { return request('GET', path); };
+  E.post = function (path, body) {
+    return request('POST', path, body);
+  };
+  E.get = function (path) {
+    return request('GET', path);
+  };
 
   /** { code, message } of a failed request: the route's own error, or what the HTTP status says. */
   function errorOf(xhr) {
@@ -89,8 +101,11 @@
 
   /** Sets a status line: text plus a state class (loading, ok, warning, error). */
   function setStatus($el, state, text) {
-    $el.removeClass('easy-state-loading easy-state-ok easy-state-warning easy-state-error')
-      .addClass('easy-state-' + state).attr('data-state', state).text(text);
+    $el
+      .removeClass('easy-state-loading easy-state-ok easy-state-warning easy-state-error')
+      .addClass('easy-state-' + state)
+      .attr('data-state', state)
+      .text(text);
   }
   E.setStatus = setStatus;
 
@@ -109,12 +124,18 @@
     var current = opts.value || '';
     var zones = [];
 
-    function option(value, text) { return $('<option>').val(value).text(text); }
+    function option(value, text) {
+      return $('<option>').val(value).text(text);
+    }
     function fill() {
-      var q = String($search.val() || '').trim().toLowerCase().replace(/\s+/g, '_');
+      var q = String($search.val() || '')
+        .trim()
+        .toLowerCase()
+        .replace(/\s+/g, '_');
       $sel.empty();
       $sel.append(option('', machine ? t('zone.machine', { zone: machine }) : t('zone.machineUnknown')));
-      if (current && zones.indexOf(current) < 0) $sel.append(option(current, zones.length ? t('zone.unknown', { zone: current }) : current));
+      if (current && zones.indexOf(current) < 0)
+        $sel.append(option(current, zones.length ? t('zone.unknown', { zone: current }) : current));
       zones.forEach(function (z) {
         if (!q || z.toLowerCase().indexOf(q) >= 0 || z === current) $sel.append(option(z, z));
       });
@@ -136,7 +157,7 @@
         // the browser's own list is second best (the runtime's zone data decides)
         zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
         fill();
-      }
+      },
     );
   };
 
@@ -201,14 +222,19 @@
     var $table = $('<table class="easy-rules">').appendTo($c);
     var $head = $('<tr>').appendTo($('<thead>').appendTo($table));
     ['priority', 'net', 'gross', 'time', 'days', 'sensor'].forEach(function (k) {
-      $('<th>').text(t('rules.head.' + k, { currency: info.currency, vat: info.vat })).appendTo($head);
+      $('<th>')
+        .text(t('rules.head.' + k, { currency: info.currency, vat: info.vat }))
+        .appendTo($head);
     });
     var $body = $('<tbody>').appendTo($table);
     info.rules.forEach(function (row) {
       var texts = E.ruleTexts(row);
       var $tr = $('<tr>').attr('data-rule-index', row.index).appendTo($body);
       ['priority', 'net', 'gross', 'time', 'days', 'sensor'].forEach(function (k) {
-        $('<td>').addClass('easy-rules-' + k).text(texts[k]).appendTo($tr);
+        $('<td>')
+          .addClass('easy-rules-' + k)
+          .text(texts[k])
+          .appendTo($tr);
       });
     });
     $('<div class="easy-note easy-rules-note">').text(t('rules.note')).appendTo($c);
@@ -219,7 +245,9 @@
 
   function svg(name, attrs, parent) {
     var el = document.createElementNS(SVG, name);
-    Object.keys(attrs || {}).forEach(function (k) { el.setAttribute(k, attrs[k]); });
+    Object.keys(attrs || {}).forEach(function (k) {
+      el.setAttribute(k, attrs[k]);
+    });
     if (parent) parent.appendChild(el);
     return el;
   }
@@ -244,29 +272,64 @@
    */
   E.renderChart = function (container, data) {
     var $c = $(container).empty();
-    var W = 560, H = 190, L = 44, R = 8, T = 8, B = 30;
+    var W = 560,
+      H = 190,
+      L = 44,
+      R = 8,
+      T = 8,
+      B = 30;
     var span = data.to - data.from;
-    var x = function (ms) { return L + ((ms - data.from) / span) * (W - L - R); };
+    var x = function (ms) {
+      return L + ((ms - data.from) / span) * (W - L - R);
+    };
     if (data.maxPrice === null) {
       $('<div class="easy-chart-empty">').text(t('chart.noPrice')).appendTo($c);
       return;
     }
     var hi = data.maxPrice > 0 ? data.maxPrice * 1.15 : 1;
     var lo = Math.min(0, data.minPrice);
-    var y = function (p) { return T + ((hi - p) / (hi - lo)) * (H - T - B); };
+    var y = function (p) {
+      return T + ((hi - p) / (hi - lo)) * (H - T - B);
+    };
     var root = svg('svg', { viewBox: '0 0 ' + W + ' ' + H, width: '100%', role: 'img', class: 'easy-chart' });
     svg('title', {}, root).textContent = t('chart.caption', { zone: data.timezone, currency: data.currency });
 
-    svg('rect', { class: 'easy-chart-today', x: x(data.today.from), y: T, width: x(data.today.to) - x(data.today.from), height: H - T - B, fill: 'rgba(255, 196, 0, 0.18)' }, root);
+    svg(
+      'rect',
+      {
+        class: 'easy-chart-today',
+        x: x(data.today.from),
+        y: T,
+        width: x(data.today.to) - x(data.today.from),
+        height: H - T - B,
+        fill: 'rgba(255, 196, 0, 0.18)',
+      },
+      root,
+    );
     var dayFormat = new Intl.DateTimeFormat(undefined, { timeZone: data.timezone, weekday: 'short', day: 'numeric' });
     data.dayStarts.forEach(function (at, i) {
       svg('line', { class: 'easy-chart-day', x1: x(at), x2: x(at), y1: T, y2: H - B, stroke: '#ccc', 'stroke-dasharray': '2,2' }, root);
       if (i === data.dayStarts.length - 1) return;
       var mid = (x(at) + x(data.dayStarts[i + 1])) / 2;
-      var label = svg('text', { x: mid, y: H - B + 12, 'text-anchor': 'middle', 'font-size': 10, fill: '#555', class: i === 0 ? 'easy-chart-label easy-chart-label-today' : 'easy-chart-label' }, root);
+      var label = svg(
+        'text',
+        {
+          x: mid,
+          y: H - B + 12,
+          'text-anchor': 'middle',
+          'font-size': 10,
+          fill: '#555',
+          class: i === 0 ? 'easy-chart-label easy-chart-label-today' : 'easy-chart-label',
+        },
+        root,
+      );
       label.textContent = dayFormat.format(at);
       if (i === 0) {
-        var today = svg('text', { x: mid, y: H - B + 24, 'text-anchor': 'middle', 'font-size': 9, 'font-weight': 'bold', fill: '#8a6d00' }, root);
+        var today = svg(
+          'text',
+          { x: mid, y: H - B + 24, 'text-anchor': 'middle', 'font-size': 9, 'font-weight': 'bold', fill: '#8a6d00' },
+          root,
+        );
         today.textContent = t('chart.today');
       }
     });
@@ -274,7 +337,9 @@
     // y axis: the prices that occur (a step chart has few), else 0 / half / top
     var prices = [];
     data.lines.forEach(function (line) {
-      line.segments.forEach(function (s) { if (s.price !== null && prices.indexOf(s.price) < 0) prices.push(s.price); });
+      line.segments.forEach(function (s) {
+        if (s.price !== null && prices.indexOf(s.price) < 0) prices.push(s.price);
+      });
     });
     var ticks = prices.length <= 5 ? prices.concat(lo === 0 ? [0] : []) : [lo, (lo + data.maxPrice) / 2, data.maxPrice];
     ticks.forEach(function (p) {
@@ -296,33 +361,71 @@
       var d = '';
       var penDown = false;
       line.segments.forEach(function (s) {
-        if (s.price === null) { penDown = false; return; }
-        d += (penDown ? ' V' + y(s.price).toFixed(1) : ' M' + x(s.from).toFixed(1) + ',' + y(s.price).toFixed(1)) + ' H' + x(s.to).toFixed(1);
+        if (s.price === null) {
+          penDown = false;
+          return;
+        }
+        d +=
+          (penDown ? ' V' + y(s.price).toFixed(1) : ' M' + x(s.from).toFixed(1) + ',' + y(s.price).toFixed(1)) + ' H' + x(s.to).toFixed(1);
         penDown = true;
       });
-      svg('path', { d: d.trim(), fill: 'none', stroke: st.stroke, 'stroke-width': st.width, 'stroke-dasharray': st.dash, class: i === 0 ? 'easy-chart-line easy-chart-line-base' : 'easy-chart-line easy-chart-line-alt', 'data-key': line.key }, root);
+      svg(
+        'path',
+        {
+          d: d.trim(),
+          fill: 'none',
+          stroke: st.stroke,
+          'stroke-width': st.width,
+          'stroke-dasharray': st.dash,
+          class: i === 0 ? 'easy-chart-line easy-chart-line-base' : 'easy-chart-line easy-chart-line-alt',
+          'data-key': line.key,
+        },
+        root,
+      );
       var $item = $('<span class="easy-chart-legend-item">').attr('data-key', line.key).appendTo($legend);
-      $('<span class="easy-chart-swatch">').css({ 'border-top': st.width + 'px ' + (st.dash ? 'dashed' : 'solid') + ' ' + st.stroke }).appendTo($item);
+      $('<span class="easy-chart-swatch">')
+        .css({ 'border-top': st.width + 'px ' + (st.dash ? 'dashed' : 'solid') + ' ' + st.stroke })
+        .appendTo($item);
       $('<span>').text(lineLabel(line)).appendTo($item);
     });
     if (data.plan) {
       // easy-plan: the slots it would plan now, as a band along the bottom of the plot
       data.plan.slots.forEach(function (p) {
-        svg('rect', { class: 'easy-chart-planned', x: x(p.from), y: H - B - 6, width: Math.max(1, x(p.to) - x(p.from)), height: 6, fill: '#27ae60' }, root);
+        svg(
+          'rect',
+          { class: 'easy-chart-planned', x: x(p.from), y: H - B - 6, width: Math.max(1, x(p.to) - x(p.from)), height: 6, fill: '#27ae60' },
+          root,
+        );
       });
     }
     if (data.now >= data.from && data.now < data.to) {
-      svg('line', { class: 'easy-chart-now', x1: x(data.now), x2: x(data.now), y1: T, y2: H - B, stroke: '#c0392b', 'stroke-width': 1 }, root);
+      svg(
+        'line',
+        { class: 'easy-chart-now', x1: x(data.now), x2: x(data.now), y1: T, y2: H - B, stroke: '#c0392b', 'stroke-width': 1 },
+        root,
+      );
     }
     $c.append(root);
-    var $info = $('<div class="easy-chart-info">').attr('id', (container.replace ? container.replace(/^#/, '') : 'easy-chart') + '-info').text(' ').appendTo($c);
+    var $info = $('<div class="easy-chart-info">')
+      .attr('id', (container.replace ? container.replace(/^#/, '') : 'easy-chart') + '-info')
+      .text(' ')
+      .appendTo($c);
     $c.append($legend);
-    $('<div class="easy-note easy-chart-caption">').text(t('chart.caption', { zone: data.timezone, currency: data.currency })).appendTo($c);
-    var noPrice = data.lines[0].segments.some(function (s) { return s.price === null; });
+    $('<div class="easy-note easy-chart-caption">')
+      .text(t('chart.caption', { zone: data.timezone, currency: data.currency }))
+      .appendTo($c);
+    var noPrice = data.lines[0].segments.some(function (s) {
+      return s.price === null;
+    });
     if (noPrice) $('<div class="easy-problem">').text(t('chart.gaps')).appendTo($c);
     if (data.plan) {
-      var planText = data.plan.error ? t('chart.planError', { error: data.plan.error }) : t('chart.planned', { count: data.plan.slots.length });
-      $('<div class="easy-note easy-chart-plan">').toggleClass('easy-problem', !!data.plan.error).text(planText + (data.plan.shortfalls.length ? ' ' + data.plan.shortfalls[0] : '')).appendTo($c);
+      var planText = data.plan.error
+        ? t('chart.planError', { error: data.plan.error })
+        : t('chart.planned', { count: data.plan.slots.length });
+      $('<div class="easy-note easy-chart-plan">')
+        .toggleClass('easy-problem', !!data.plan.error)
+        .text(planText + (data.plan.shortfalls.length ? ' ' + data.plan.shortfalls[0] : ''))
+        .appendTo($c);
     }
 
     var timeFormat = new Intl.DateTimeFormat(undefined, { timeZone: data.timezone, weekday: 'short', hour: '2-digit', minute: '2-digit' });
@@ -333,7 +436,9 @@
       var at = data.from + ((px - L) / (W - L - R)) * span;
       var parts = data.lines.map(function (line) {
         var p = priceOfLine(line, at);
-        return lineLabel(line) + ': ' + (p === null ? t('chart.none') : t('chart.perKwh', { price: priceText(p), currency: data.currency }));
+        return (
+          lineLabel(line) + ': ' + (p === null ? t('chart.none') : t('chart.perKwh', { price: priceText(p), currency: data.currency }))
+        );
       });
       $info.text(timeFormat.format(at) + ' — ' + parts.join('; '));
     });
@@ -356,20 +461,34 @@
     var pending = null;
 
     // short enough for the dialog's width; the full text (with the currency) is the tooltip
-    function label(info) { return info.name + ' (' + info.id + ')'; }
-    function title(info) { return info.name + ' — ' + info.currency + ' (' + info.id + ')'; }
+    function label(info) {
+      return info.name + ' (' + info.id + ')';
+    }
+    function title(info) {
+      return info.name + ' — ' + info.currency + ' (' + info.id + ')';
+    }
     function fill() {
       $sel.empty();
       $('<option>').val('').text(t('tariff.choose')).prop('disabled', true).appendTo($sel);
-      var listed = list.some(function (x) { return x.id === current; });
-      if (current && !listed) $('<option>').val(current).text(t('tariff.notListed', { id: current })).appendTo($sel);
-      list.forEach(function (info) { $('<option>').val(info.id).text(label(info)).attr('title', title(info)).appendTo($sel); });
+      var listed = list.some(function (x) {
+        return x.id === current;
+      });
+      if (current && !listed)
+        $('<option>')
+          .val(current)
+          .text(t('tariff.notListed', { id: current }))
+          .appendTo($sel);
+      list.forEach(function (info) {
+        $('<option>').val(info.id).text(label(info)).attr('title', title(info)).appendTo($sel);
+      });
       $sel.val(current);
       $sel.attr('title', $sel.find('option:selected').attr('title') || '');
     }
     function show() {
       var info = null;
-      list.forEach(function (x) { if (x.id === current) info = x; });
+      list.forEach(function (x) {
+        if (x.id === current) info = x;
+      });
       E.renderRules(opts.rules, info);
       if (opts.chart) chart(info);
     }
@@ -378,7 +497,10 @@
       var $chartStatus = $(opts.chartStatus);
       var mine = ++chartSeq;
       $chart.empty();
-      if (!info || !body) { $chartStatus.text(''); return; }
+      if (!info || !body) {
+        $chartStatus.text('');
+        return;
+      }
       setStatus($chartStatus, 'loading', t('chart.loading'));
       E.post('easy-account/schedule', $.extend({}, body, { tariff: info.id }, opts.plan ? { plan: opts.plan() } : {})).then(
         function (data) {
@@ -389,7 +511,7 @@
         },
         function (err) {
           if (mine === chartSeq) setStatus($chartStatus, 'error', E.errorText(err));
-        }
+        },
       );
     }
     function load() {
@@ -410,9 +532,20 @@
           list = res.tariffs || [];
           fill();
           show();
-          var invalid = (res.problems || []).filter(function (p) { return p.severity === 'error'; });
+          var invalid = (res.problems || []).filter(function (p) {
+            return p.severity === 'error';
+          });
           var text = t('status.tariffs', { count: list.length });
-          if (invalid.length) text += ' ' + t('status.invalid', { messages: invalid.map(function (p) { return p.message; }).join('; ') });
+          if (invalid.length)
+            text +=
+              ' ' +
+              t('status.invalid', {
+                messages: invalid
+                  .map(function (p) {
+                    return p.message;
+                  })
+                  .join('; '),
+              });
           if (res.stale) setStatus($status, 'warning', text + ' ' + t('status.stale') + ' ' + E.errorText(res.error));
           else setStatus($status, invalid.length ? 'warning' : 'ok', text);
         },
@@ -422,7 +555,7 @@
           fill();
           show();
           setStatus($status, 'error', E.errorText(err));
-        }
+        },
       );
     }
     function later() {
@@ -437,7 +570,10 @@
     });
     $account.on('change', later);
     // easy-plan: the chart's planned slots follow the settings as they are typed
-    if (opts.planFields) $(opts.planFields).on('change', function () { if (!pending) show(); });
+    if (opts.planFields)
+      $(opts.planFields).on('change', function () {
+        if (!pending) show();
+      });
     fill();
     later();
   };
@@ -449,16 +585,23 @@
     if (!kind) return t('kind.unknown');
     if (kind.kind === 'modbus') {
       var q = t('kind.quantity.' + kind.quantity);
-      return kind.phase ? t('kind.modbusPhase', { quantity: q, phase: kind.phase, address: kind.address }) : t('kind.modbus', { quantity: q, address: kind.address });
+      return kind.phase
+        ? t('kind.modbusPhase', { quantity: q, phase: kind.phase, address: kind.address })
+        : t('kind.modbus', { quantity: q, address: kind.address });
     }
-    if (kind.kind === 'digital_input' || kind.kind === 'relay' || kind.kind === 'analogue_input') return t('kind.' + kind.kind, { channel: kind.channel });
+    if (kind.kind === 'digital_input' || kind.kind === 'relay' || kind.kind === 'analogue_input')
+      return t('kind.' + kind.kind, { channel: kind.channel });
     if (kind.kind === 'gsm_signal') return t('kind.gsm_signal');
     return t('kind.unknown');
   };
 
   function splitIds(text) {
     var out = [];
-    String(text || '').split(/[\s,]+/).forEach(function (id) { if (id && out.indexOf(id) < 0) out.push(id); });
+    String(text || '')
+      .split(/[\s,]+/)
+      .forEach(function (id) {
+        if (id && out.indexOf(id) < 0) out.push(id);
+      });
     return out;
   }
 
@@ -480,18 +623,29 @@
     function suggestions() {
       var id = $account.val();
       var found = [];
-      var add = function (g) { if (typeof g === 'string' && g.trim() && found.indexOf(g.trim()) < 0) found.push(g.trim()); };
+      var add = function (g) {
+        if (typeof g === 'string' && g.trim() && found.indexOf(g.trim()) < 0) found.push(g.trim());
+      };
       // this workspace's own (perhaps undeployed) easy-sensors nodes of the same account
-      RED.nodes.eachNode(function (n) { if (n.type === 'easy-sensors' && n.account === id) add(n.gateway); });
+      RED.nodes.eachNode(function (n) {
+        if (n.type === 'easy-sensors' && n.account === id) add(n.gateway);
+      });
       var fillList = function () {
         $suggest.empty();
-        found.forEach(function (g) { $('<option>').val(g).appendTo($suggest); });
+        found.forEach(function (g) {
+          $('<option>').val(g).appendTo($suggest);
+        });
       };
       fillList();
-      E.post('easy-account/gateways', { id: id && id !== '_ADD_' ? id : '' }).then(function (res) {
-        (res.gateways || []).forEach(add);
-        fillList();
-      }, function () { /* suggestions are a convenience: typing still works */ });
+      E.post('easy-account/gateways', { id: id && id !== '_ADD_' ? id : '' }).then(
+        function (res) {
+          (res.gateways || []).forEach(add);
+          fillList();
+        },
+        function () {
+          /* suggestions are a convenience: typing still works */
+        },
+      );
     }
 
     function syncTicks() {
@@ -505,7 +659,11 @@
       $list.empty();
       var $table = $('<table class="easy-sensors-table">').appendTo($list);
       var $head = $('<tr>').appendTo($('<thead>').appendTo($table));
-      ['pick', 'id', 'name', 'value', 'kind'].forEach(function (k) { $('<th>').text(t('sensors.head.' + k)).appendTo($head); });
+      ['pick', 'id', 'name', 'value', 'kind'].forEach(function (k) {
+        $('<th>')
+          .text(t('sensors.head.' + k))
+          .appendTo($head);
+      });
       var $body = $('<tbody>').appendTo($table);
       sensors.forEach(function (s) {
         var $tr = $('<tr>').attr('data-sensor-id', s.id).appendTo($body);
@@ -513,8 +671,10 @@
         $('<td>').append($box).appendTo($tr);
         $('<td>').append($('<code>').text(s.id)).appendTo($tr);
         $('<td>').text(s.name).appendTo($tr);
-        $('<td>').text(String(s.value) + (s.unit ? ' ' + s.unit : ''))
-          .attr('title', t('sensors.at', { time: new Date(s.timestamp).toLocaleString() })).appendTo($tr);
+        $('<td>')
+          .text(String(s.value) + (s.unit ? ' ' + s.unit : ''))
+          .attr('title', t('sensors.at', { time: new Date(s.timestamp).toLocaleString() }))
+          .appendTo($tr);
         $('<td>').text(E.kindText(s.kind)).appendTo($tr);
       });
       $('<div class="easy-note">').text(t('sensors.tip')).appendTo($list);
@@ -526,8 +686,16 @@
       var mine = ++seq;
       var body = E.accountBody($account.val());
       var gateway = String($gateway.val() || '').trim();
-      if (!body) { $list.empty(); setStatus($status, 'warning', t('status.noAccount')); return; }
-      if (!gateway) { $list.empty(); setStatus($status, 'warning', t('sensors.noGateway')); return; }
+      if (!body) {
+        $list.empty();
+        setStatus($status, 'warning', t('status.noAccount'));
+        return;
+      }
+      if (!gateway) {
+        $list.empty();
+        setStatus($status, 'warning', t('sensors.noGateway'));
+        return;
+      }
       setStatus($status, 'loading', t('sensors.loading', { gateway: gateway }));
       E.post('easy-account/sensors', $.extend({}, body, { gateway: gateway })).then(
         function (res) {
@@ -539,7 +707,7 @@
           if (mine !== seq) return;
           $list.empty();
           setStatus($status, 'error', E.errorText(err));
-        }
+        },
       );
     }
     function later(ms) {
@@ -556,8 +724,15 @@
       $filter.val(wanted.join(', '));
     });
     $filter.on('input change', syncTicks);
-    $gateway.on('input', function () { later(500); });
-    $gateway.on('change', function () { later(0); });
-    $account.on('change', function () { suggestions(); later(0); });
+    $gateway.on('input', function () {
+      later(500);
+    });
+    $gateway.on('change', function () {
+      later(0);
+    });
+    $account.on('change', function () {
+      suggestions();
+      later(0);
+    });
   };
 })();

@@ -26,7 +26,7 @@ function renderCompatSection(doc) {
     const needs = reds.map((red) => `${red}: ${cells.find((c) => c.nodeRed === red).nodeRedNeeds}`);
     lines.push(
       `Requirements: Node-RED ${unique(passing.map((c) => c.nodeRed))[0]} or later, ` +
-      `Node.js ${minor(unique(passing.map((c) => c.node))[0])} or later, within what your Node-RED release`,
+        `Node.js ${minor(unique(passing.map((c) => c.node))[0])} or later, within what your Node-RED release`,
       `itself needs (Node-RED ${needs.join(', ')}).`,
       '',
     );

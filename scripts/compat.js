@@ -41,7 +41,10 @@ const cellName = (c) => `${c.nodeRed}@${c.node}`;
 function pack(dir) {
   // prepack builds dist/ first, as npm publish would
   const out = execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['pack', '--json', '--pack-destination', dir], {
-    cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 300_000,
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: 300_000,
   });
   return path.join(dir, path.basename(JSON.parse(out)[0].filename));
 }
@@ -63,12 +66,18 @@ function runCell(cell, tarball, logFile) {
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [mocha, '--config', path.join(ROOT, 'test', 'e2e', 'compat.mocharc.js')], {
-      cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     const log = fs.createWriteStream(logFile);
     let output = '';
     for (const stream of [child.stdout, child.stderr]) {
-      stream.on('data', (d) => { output += d; log.write(d); process.stdout.write(d); });
+      stream.on('data', (d) => {
+        output += d;
+        log.write(d);
+        process.stdout.write(d);
+      });
     }
     child.on('close', (code) => {
       log.end();
@@ -76,7 +85,11 @@ function runCell(cell, tarball, logFile) {
       const passed = closing ? Number(closing[1]) : 0;
       const failed = closing ? Number(closing[2]) : 0;
       resolve({
-        ...cell, nodeRedNeeds, passed, failed, seconds: Math.round((Date.now() - started) / 1000),
+        ...cell,
+        nodeRedNeeds,
+        passed,
+        failed,
+        seconds: Math.round((Date.now() - started) / 1000),
         result: code === 0 && closing && passed > 0 && failed === 0 ? 'pass' : 'fail',
       });
     });
@@ -106,8 +119,7 @@ async function main() {
 
   const previous = fs.existsSync(RESULTS) ? JSON.parse(fs.readFileSync(RESULTS, 'utf8')).cells : [];
   // what the README shows, without timings, so that a run that changes nothing changes no file
-  const merged = CELLS.map((c) => results.find((r) => cellName(r) === cellName(c))
-    ?? previous.find((r) => cellName(r) === cellName(c)))
+  const merged = CELLS.map((c) => results.find((r) => cellName(r) === cellName(c)) ?? previous.find((r) => cellName(r) === cellName(c)))
     .filter(Boolean)
     .map(({ seconds, ...cell }) => cell);
   const doc = { package: require(path.join(ROOT, 'package.json')).version, cells: merged };
@@ -115,7 +127,10 @@ async function main() {
   fs.writeFileSync(README, replaceCompatSection(fs.readFileSync(README, 'utf8'), renderCompatSection(doc)));
 
   console.log('\n=== compatibility ===');
-  for (const r of results) console.log(`${r.result === 'pass' ? 'PASS' : 'FAIL'}  Node-RED ${r.nodeRed} on Node.js ${r.node}: ${r.passed} passed, ${r.failed} failed, ${r.seconds} s`);
+  for (const r of results)
+    console.log(
+      `${r.result === 'pass' ? 'PASS' : 'FAIL'}  Node-RED ${r.nodeRed} on Node.js ${r.node}: ${r.passed} passed, ${r.failed} failed, ${r.seconds} s`,
+    );
   console.log(`${results.length} cells in ${Math.round((Date.now() - started) / 1000)} s; logs in ${path.relative(ROOT, logs)}/`);
   console.log(`wrote ${path.relative(ROOT, RESULTS)} and the README's compatibility section`);
   if (results.some((r) => r.result !== 'pass')) process.exitCode = 1;

@@ -24,9 +24,18 @@ const axios = require(require.resolve('axios', { paths: [path.join(DEV, 'src')] 
 const CATALOGUE = 'https://catalogue.nodered.org/catalogue.json';
 const NODE_RED_DOC = 'https://registry.npmjs.org/node-red';
 const NEEDS = {
-  P01: null, P03: null, P04: null, P05: null, N02: null, D01: null,
-  P08: 'catalogue.nodered.org', N01: 'catalogue.nodered.org',
-  P06: 'registry.npmjs.org', P07: 'registry.npmjs.org', D02: 'registry.npmjs.org', D03: 'registry.npmjs.org',
+  P01: null,
+  P03: null,
+  P04: null,
+  P05: null,
+  N02: null,
+  D01: null,
+  P08: 'catalogue.nodered.org',
+  N01: 'catalogue.nodered.org',
+  P06: 'registry.npmjs.org',
+  P07: 'registry.npmjs.org',
+  D02: 'registry.npmjs.org',
+  D03: 'registry.npmjs.org',
 };
 const offline = new Map(); // check id -> why it could not be checked
 const substituted = new Map(); // check id -> what it was checked against instead
@@ -88,7 +97,10 @@ async function main() {
     await Promise.race([
       Validate.run(['--path', ROOT, '--output', out, '--embed', 'yes']),
       new Promise((_, reject) => {
-        timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${TIME_LIMIT_MS / 1000} s`), { code: 'ETIMEDOUT' })), TIME_LIMIT_MS);
+        timer = setTimeout(
+          () => reject(Object.assign(new Error(`no answer within ${TIME_LIMIT_MS / 1000} s`), { code: 'ETIMEDOUT' })),
+          TIME_LIMIT_MS,
+        );
         timer.unref();
       }),
     ]).finally(() => clearTimeout(timer));
@@ -130,7 +142,10 @@ async function main() {
   return failed ? 1 : 0;
 }
 
-main().then((code) => process.exit(code), (err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

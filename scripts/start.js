@@ -12,7 +12,7 @@
 // examples/ on every start (the account pointed at this run's simulator), its context
 // (cost totals, last good tariffs) is kept on disk between runs.
 
-const crypto = require('crypto');
+const nodeCrypto = require('crypto');
 const fs = require('fs');
 const http = require('http');
 const path = require('path');
@@ -48,7 +48,10 @@ function demoFlows(simUrl) {
   const dir = path.join(ROOT, 'examples');
   const byId = new Map();
   const accounts = new Set();
-  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     for (const node of JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'))) {
       const seen = byId.get(node.id);
       if (seen && !(node.type === 'easy-account' && seen.type === 'easy-account')) {
@@ -69,9 +72,9 @@ function demoFlows(simUrl) {
 
 /** Node-RED's credentials file format: `$` = hex IV + base64 of the AES-256-CTR ciphertext. */
 function encryptCredentials(credentials, secret) {
-  const key = crypto.createHash('sha256').update(secret).digest();
-  const iv = crypto.randomBytes(16);
-  const cipher = crypto.createCipheriv('aes-256-ctr', key, iv);
+  const key = nodeCrypto.createHash('sha256').update(secret).digest();
+  const iv = nodeCrypto.randomBytes(16);
+  const cipher = nodeCrypto.createCipheriv('aes-256-ctr', key, iv);
   return { $: iv.toString('hex') + cipher.update(JSON.stringify(credentials), 'utf8', 'base64') + cipher.final('base64') };
 }
 

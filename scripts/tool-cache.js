@@ -23,7 +23,9 @@ function installOnce(dir, spec, ready) {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'tool-cache', private: true }) + '\n');
   execFileSync(NPM, ['install', spec, '--no-audit', '--no-fund', '--no-progress', '--omit=optional'], {
-    cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], timeout: 600_000,
+    cwd: dir,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: 600_000,
   });
   if (!ready()) throw new Error(`npm install ${spec} in ${dir} did not give what was asked for`);
 }
@@ -50,8 +52,11 @@ function nodeRedHome(version) {
   exactVersion(version);
   const dir = path.join(CACHE, 'node-red', version);
   const manifest = path.join(dir, 'node_modules', 'node-red', 'package.json');
-  installOnce(dir, `node-red@${version}`, () =>
-    fs.existsSync(manifest) && JSON.parse(fs.readFileSync(manifest, 'utf8')).version === version);
+  installOnce(
+    dir,
+    `node-red@${version}`,
+    () => fs.existsSync(manifest) && JSON.parse(fs.readFileSync(manifest, 'utf8')).version === version,
+  );
   return dir;
 }
 

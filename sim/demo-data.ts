@@ -191,7 +191,13 @@ export const DEMO_SENSORS: DemoSensor[] = [
   { id: '17', name: 'Generator changeover relay', unit: null, interval: 60, valueAt: (at) => (generatorOn(at) ? 1 : 0) },
   // Relay 18 (water heater) is on in the second half of every hour.
   { id: '18', name: 'Water heater relay', unit: null, interval: 60, valueAt: (at) => (mod(at, HOUR) >= HOUR / 2 ? 1 : 0) },
-  { id: '129', name: 'Plant room temperature', unit: '°C', interval: 60, valueAt: (at) => round(21 + 3 * wave(at, DAY) + 0.5 * wave(at, 13 * MINUTE), 1) },
+  {
+    id: '129',
+    name: 'Plant room temperature',
+    unit: '°C',
+    interval: 60,
+    valueAt: (at) => round(21 + 3 * wave(at, DAY) + 0.5 * wave(at, 13 * MINUTE), 1),
+  },
   { id: '130', name: 'Tank level', unit: '%', interval: 60, valueAt: (at) => round(55 + 40 * wave(at, 6 * HOUR), 1) },
   { id: '158', name: 'GSM signal', unit: 'dBm', interval: 300, valueAt: (at) => Math.round(-75 + 8 * wave(at, 47 * MINUTE)) },
 ];
@@ -208,7 +214,14 @@ export function sampleTime(sensor: DemoSensor, at: number): number {
 /** A sensor as the gateway endpoint reports it at `now`. */
 export function sensorReading(sensor: DemoSensor, now: number) {
   const at = sampleTime(sensor, now);
-  return { id: sensor.id, name: sensor.name, timestamp: formatMinuteUtc(at), value: sensor.valueAt(at), unit: sensor.unit, interval: sensor.interval };
+  return {
+    id: sensor.id,
+    name: sensor.name,
+    timestamp: formatMinuteUtc(at),
+    value: sensor.valueAt(at),
+    unit: sensor.unit,
+    interval: sensor.interval,
+  };
 }
 
 // ---------------------------------------------------------------------------------------

@@ -95,18 +95,29 @@ export function normaliseFaults(input: Record<string, unknown>): Faults {
     if (!(key in DEFAULT_FAULTS)) fail(key, `unknown switch (known: ${Object.keys(DEFAULT_FAULTS).join(', ')})`);
   }
   const f = { ...DEFAULT_FAULTS, ...input } as Record<string, unknown>;
-  const scope = f.scope === 'all' ? 'all' : typeof f.scope === 'string' ? [f.scope] : Array.isArray(f.scope) ? f.scope : fail('scope', 'expected "all", an endpoint or a list of endpoints');
-  if (scope !== 'all') for (const e of scope) if (!ENDPOINTS.includes(e)) fail('scope', `unknown endpoint ${JSON.stringify(e)} (known: ${ENDPOINTS.join(', ')})`);
+  const scope =
+    f.scope === 'all'
+      ? 'all'
+      : typeof f.scope === 'string'
+        ? [f.scope]
+        : Array.isArray(f.scope)
+          ? f.scope
+          : fail('scope', 'expected "all", an endpoint or a list of endpoints');
+  if (scope !== 'all')
+    for (const e of scope)
+      if (!ENDPOINTS.includes(e)) fail('scope', `unknown endpoint ${JSON.stringify(e)} (known: ${ENDPOINTS.join(', ')})`);
   const out: Faults = {
     scope: scope === 'all' ? 'all' : [...scope],
     latencyMs: checkNumber('latencyMs', f.latencyMs, 0),
     drop: 0,
     rateLimit: 0,
-    retryAfter:
-      f.retryAfter === null || typeof f.retryAfter === 'string' ? f.retryAfter : checkNumber('retryAfter', f.retryAfter, 0),
+    retryAfter: f.retryAfter === null || typeof f.retryAfter === 'string' ? f.retryAfter : checkNumber('retryAfter', f.retryAfter, 0),
     serverError: 0,
     serverErrorStatus: checkNumber('serverErrorStatus', f.serverErrorStatus, 500, 599),
-    body: f.body === null || BODY_FAULTS.includes(f.body as BodyFault) ? (f.body as BodyFault | null) : fail('body', `expected null or one of ${BODY_FAULTS.join(', ')}`),
+    body:
+      f.body === null || BODY_FAULTS.includes(f.body as BodyFault)
+        ? (f.body as BodyFault | null)
+        : fail('body', `expected null or one of ${BODY_FAULTS.join(', ')}`),
     bodyTimes: 'all',
     hugeBytes: checkNumber('hugeBytes', f.hugeBytes, 0),
     revokedTokens: [],

@@ -188,7 +188,8 @@ interface Served {
 /** Own entries only, into Maps: a JSON key "__proto__" is an id, not a prototype. */
 function servedAnswers(a: ServedAnswers | null): Served {
   const entries = (x: unknown) => new Map(x !== null && typeof x === 'object' && !Array.isArray(x) ? Object.entries(x) : []);
-  if (a !== null && (typeof a !== 'object' || Array.isArray(a))) throw new TypeError('answers must be an object { tariffs?, sensors?, data? } or null');
+  if (a !== null && (typeof a !== 'object' || Array.isArray(a)))
+    throw new TypeError('answers must be an object { tariffs?, sensors?, data? } or null');
   return { tariffs: a?.tariffs, sensors: entries(a?.sensors), data: entries(a?.data) };
 }
 
@@ -231,8 +232,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   function authorise(req: http.IncomingMessage): TokenAccess | Reply {
     const header = req.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const unauthorized = (message: string) =>
-      errorReply(401, 'unauthorized', message, { 'WWW-Authenticate': 'Bearer realm="easy"' });
+    const unauthorized = (message: string) => errorReply(401, 'unauthorized', message, { 'WWW-Authenticate': 'Bearer realm="easy"' });
     if (!match) return unauthorized('Authorization header is missing or not "Bearer <token>"');
     const access = tokens[match[1]];
     if (!access || faults.revokedTokens.includes(match[1])) return unauthorized('access token is not valid');
@@ -321,7 +321,13 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     if (url.pathname.startsWith('/__sim/')) return send(res, await answerControl(req, url), null);
 
     const route = parseRoute(url.pathname, String(req.headers.accept ?? ''));
-    const record: RequestRecord = { method: req.method ?? '', path: req.url ?? '', endpoint: route?.endpoint ?? null, status: null, at: Date.now() };
+    const record: RequestRecord = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      endpoint: route?.endpoint ?? null,
+      status: null,
+      at: Date.now(),
+    };
     requests.push(record);
     // A demo left running for days must not grow without bound; tests never get near this.
     if (requests.length > logLimit) requests.splice(0, requests.length - logLimit);

@@ -25,4 +25,3 @@ export async function until(what: string, check: () => boolean, limitMs = 10_000
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
-

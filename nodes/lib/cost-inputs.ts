@@ -42,7 +42,10 @@ interface SensorLike {
  * `msg.timestamp`, else now), or an easy-sensors message (payload `{ id, value, ts }`).
  * Anything else throws a TypeError saying what was expected.
  */
-export function streamReading(msg: { payload?: unknown; ts?: unknown; timestamp?: unknown; gateway?: unknown }, now: number): StreamReading {
+export function streamReading(
+  msg: { payload?: unknown; ts?: unknown; timestamp?: unknown; gateway?: unknown },
+  now: number,
+): StreamReading {
   const { payload } = msg;
   if (typeof payload === 'number' || (typeof payload === 'string' && payload.trim() !== '' && Number.isFinite(Number(payload)))) {
     const value = Number(payload);
@@ -53,17 +56,22 @@ export function streamReading(msg: { payload?: unknown; ts?: unknown; timestamp?
   if (typeof payload === 'object' && payload !== null && !Array.isArray(payload)) {
     const s = payload as SensorLike;
     const value = typeof s.value === 'number' ? s.value : NaN;
-    if (!Number.isFinite(value)) throw new TypeError(`stream mode needs msg.payload.value as a finite number of kWh, got ${describe(s.value)}`);
+    if (!Number.isFinite(value))
+      throw new TypeError(`stream mode needs msg.payload.value as a finite number of kWh, got ${describe(s.value)}`);
     const when = s.ts ?? s.timestamp;
-    if (toEpochMs(when) === null) throw new TypeError(`stream mode needs msg.payload.ts (or timestamp) as an instant, got ${describe(when)}`);
+    if (toEpochMs(when) === null)
+      throw new TypeError(`stream mode needs msg.payload.ts (or timestamp) as an instant, got ${describe(when)}`);
     const ts = requireInstantNearNow(when, s.ts === undefined ? 'msg.payload.timestamp' : 'msg.payload.ts', now);
     return {
-      ts, value,
+      ts,
+      value,
       sensorId: typeof s.id === 'string' ? s.id : undefined,
       gatewayId: typeof msg.gateway === 'string' ? msg.gateway : undefined,
     };
   }
-  throw new TypeError(`stream mode takes one cumulative kWh reading per message (a number, or a message of easy-sensors in "each" mode), got ${describe(payload)}`);
+  throw new TypeError(
+    `stream mode takes one cumulative kWh reading per message (a number, or a message of easy-sensors in "each" mode), got ${describe(payload)}`,
+  );
 }
 
 /**
@@ -94,9 +102,14 @@ function describe(x: unknown): string {
  * result is computeCost's, whose `from`/`to` are the first and last clean readings.
  */
 export function checkBatchSpan(result: CostResult, now: number): void {
-  for (const [which, ms] of [['first', result.from], ['last', result.to]] as const) {
+  for (const [which, ms] of [
+    ['first', result.from],
+    ['last', result.to],
+  ] as const) {
     if (ms !== null && !isNearNow(ms, now)) {
-      throw new RangeError(`batch mode takes readings within ${NEAR_NOW_YEARS} years of now; the ${which} reading is at ${instantText(ms)}`);
+      throw new RangeError(
+        `batch mode takes readings within ${NEAR_NOW_YEARS} years of now; the ${which} reading is at ${instantText(ms)}`,
+      );
     }
   }
 }

@@ -23,7 +23,10 @@ export interface RangeOutcome {
 export class CostRange {
   private readonly controllers = new Set<AbortController>();
 
-  constructor(private readonly hub: Archive, private readonly timezone: string) {}
+  constructor(
+    private readonly hub: Archive,
+    private readonly timezone: string,
+  ) {}
 
   /** The cost of the range `msg` asks for; throws an error a user understands when there is nothing to cost. */
   async cost(msg: Record<string, unknown>, tariff: Tariff, now: number): Promise<RangeOutcome> {
@@ -35,17 +38,25 @@ export class CostRange {
       const fetched = await this.readings(tariff, req, signal);
       if (fetched.readings.length < 2) {
         // one reading or none is no usage at all, not a cost of zero
-        throw new Error(`the archive has ${counted(fetched.readings.length, 'reading')} of ${req.sensor} on ${req.gateway} from ${iso(req.from)} to ${iso(req.to)}: nothing to cost`);
+        throw new Error(
+          `the archive has ${counted(fetched.readings.length, 'reading')} of ${req.sensor} on ${req.gateway} from ${iso(req.from)} to ${iso(req.to)}: nothing to cost`,
+        );
       }
       const sensors: Record<string, Record<string, Array<[number, number]>>> = dataRecord();
       for (const ref of sensorsUsedBy(tariff)) {
-        setNested(sensors, ref.gatewayId, ref.sensorId, await this.hub.fetchData(ref.gatewayId, ref.sensorId, req.from - SENSOR_LEAD_MS, req.to, { signal }));
+        setNested(
+          sensors,
+          ref.gatewayId,
+          ref.sensorId,
+          await this.hub.fetchData(ref.gatewayId, ref.sensorId, req.from - SENSOR_LEAD_MS, req.to, { signal }),
+        );
         fetched.requests += 1;
       }
       const result = computeCost(tariff, fetched.readings, { timezone: this.timezone, sensors });
       const payload = {
         ...costPayload(result, tariff),
-        gateway: req.gateway, sensor: req.sensor,
+        gateway: req.gateway,
+        sensor: req.sensor,
         range: { from: iso(req.from), to: iso(req.to), fromMs: req.from, toMs: req.to },
         fetched: { readings: fetched.readings.length, requests: fetched.requests, shortcut: fetched.shortcut },
       };

@@ -12,8 +12,18 @@ import { formatMoney, shortText } from './format';
 import { SensorRef, Tariff } from './tariff';
 import { localPeriod } from './time';
 import {
-  addReading, AddResult, Bucket, IntervalCost, MAX_KEPT, newTotals, PERIODS, PeriodName, Reading, restoreTotals,
-  TotalsState, windowStart,
+  addReading,
+  AddResult,
+  Bucket,
+  IntervalCost,
+  MAX_KEPT,
+  newTotals,
+  PERIODS,
+  PeriodName,
+  Reading,
+  restoreTotals,
+  TotalsState,
+  windowStart,
 } from './totals';
 
 /** More meters than this on one node is a wiring mistake (an unfiltered gateway), not a site. */
@@ -109,9 +119,11 @@ export class CostStream {
     this.ready = true;
     if (problem) this.opts.warn(`running totals started from zero: ${problem}`);
     // an emptied context file looks like a first deploy: say it either way
-    else if (stored === undefined || stored === null) this.opts.log?.('running totals start from zero: none are stored (a first deploy, or the context store lost them)');
+    else if (stored === undefined || stored === null)
+      this.opts.log?.('running totals start from zero: none are stored (a first deploy, or the context store lost them)');
     const site = this.site();
-    if (site.day) return { fill: 'grey', shape: 'dot', text: `today ${site.day.energy.toFixed(2)} kWh (restored) · ${plural(site.meters, 'meter')}` };
+    if (site.day)
+      return { fill: 'grey', shape: 'dot', text: `today ${site.day.energy.toFixed(2)} kWh (restored) · ${plural(site.meters, 'meter')}` };
     return { fill: 'grey', shape: 'ring', text: 'stream · totals from zero' };
   }
 
@@ -126,14 +138,16 @@ export class CostStream {
       return restored.problem;
     }
     const s = stored as Partial<StoredMeters>;
-    if (typeof stored !== 'object' || s.version !== 2 || !Array.isArray(s.meters) || s.meters.length > this.maxMeters) return 'stored totals are unreadable';
+    if (typeof stored !== 'object' || s.version !== 2 || !Array.isArray(s.meters) || s.meters.length > this.maxMeters)
+      return 'stored totals are unreadable';
     if (s.tariffId !== tariffId) return `stored totals belong to tariff "${String(s.tariffId)}"`;
     if (s.timezone !== timezone) return `stored totals were counted in ${String(s.timezone)}`;
     const meters = new Map<string, Meter>();
     for (const m of s.meters) {
       const id = { gateway: nameOrNull(m?.gateway), topic: nameOrNull(m?.topic) };
       const restored = restoreTotals(m?.totals, timezone, tariffId);
-      if (id.gateway === undefined || id.topic === undefined || restored.problem || meters.has(meterKey(id as MeterId))) return 'stored totals are unreadable';
+      if (id.gateway === undefined || id.topic === undefined || restored.problem || meters.has(meterKey(id as MeterId)))
+        return 'stored totals are unreadable';
       meters.set(meterKey(id as MeterId), { ...(id as MeterId), totals: restored.state });
     }
     for (const [key, meter] of meters) this.meters.set(key, meter);
@@ -142,7 +156,9 @@ export class CostStream {
 
   private async save(): Promise<void> {
     const stored: StoredMeters = {
-      version: 2, timezone: this.opts.timezone, tariffId: this.opts.tariffId,
+      version: 2,
+      timezone: this.opts.timezone,
+      tariffId: this.opts.tariffId,
       meters: [...this.meters.values()].map((m) => ({ gateway: m.gateway, topic: m.topic, totals: m.totals })),
     };
     await this.opts.store.save(stored);
@@ -179,7 +195,7 @@ export class CostStream {
     }
     const id: MeterId = {
       gateway: typeof msg.gateway === 'string' && msg.gateway !== '' ? msg.gateway : null,
-      topic: typeof msg.topic === 'string' && msg.topic !== '' ? msg.topic : reading.sensorId ?? null,
+      topic: typeof msg.topic === 'string' && msg.topic !== '' ? msg.topic : (reading.sensorId ?? null),
     };
     if (!isEnergyReading(msg.payload)) {
       // An unfiltered easy-sensors node sends every sensor at every poll: warn once per
@@ -187,7 +203,9 @@ export class CostStream {
       const key = meterKey(id);
       if (!this.warned.has(key)) {
         this.warned.add(key);
-        this.opts.warn(`stream mode ignores sensor ${shortText(meterName(id))}: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)`);
+        this.opts.warn(
+          `stream mode ignores sensor ${shortText(meterName(id))}: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)`,
+        );
       }
       return null;
     }
@@ -212,8 +230,10 @@ export class CostStream {
     const known = this.meters.get(key);
     if (known) return known;
     if (this.meters.size >= this.maxMeters) {
-      throw new RangeError(`stream mode counts at most ${this.maxMeters} meters per node; "${shortText(meterName(id))}" would be one more `
-        + '(filter easy-sensors to the energy meters, or reset the totals with msg.reset)');
+      throw new RangeError(
+        `stream mode counts at most ${this.maxMeters} meters per node; "${shortText(meterName(id))}" would be one more ` +
+          '(filter easy-sensors to the energy meters, or reset the totals with msg.reset)',
+      );
     }
     const meter: Meter = { ...id, totals: this.legacy ?? newTotals(this.opts.timezone, this.opts.tariffId) };
     this.legacy = null;
@@ -229,10 +249,14 @@ export class CostStream {
       this.legacy = null;
     } else if (typeof msg.reset === 'string' && msg.reset !== '') {
       const gateway = typeof msg.gateway === 'string' && msg.gateway !== '' ? msg.gateway : undefined;
-      const matching = [...this.meters.entries()].filter(([, m]) => (m.topic ?? 'default') === msg.reset && (gateway === undefined || m.gateway === gateway));
+      const matching = [...this.meters.entries()].filter(
+        ([, m]) => (m.topic ?? 'default') === msg.reset && (gateway === undefined || m.gateway === gateway),
+      );
       if (matching.length === 0) {
         const known = [...this.meters.values()].map(meterName);
-        throw new Error(`msg.reset names no meter of this node: "${shortText(msg.reset, 60)}"${known.length ? ` (it counts ${known.slice(0, 10).join(', ')}${known.length > 10 ? ', …' : ''})` : ''}`);
+        throw new Error(
+          `msg.reset names no meter of this node: "${shortText(msg.reset, 60)}"${known.length ? ` (it counts ${known.slice(0, 10).join(', ')}${known.length > 10 ? ', …' : ''})` : ''}`,
+        );
       }
       for (const [key, m] of matching) {
         this.meters.delete(key);
@@ -243,7 +267,11 @@ export class CostStream {
       throw new TypeError('msg.reset must be true (every meter) or the topic of one meter (with msg.gateway to pick the gateway)');
     }
     await this.save();
-    const empty: Meter = { gateway: reset?.gateway ?? null, topic: reset?.topic ?? null, totals: newTotals(this.opts.timezone, this.opts.tariffId) };
+    const empty: Meter = {
+      gateway: reset?.gateway ?? null,
+      topic: reset?.topic ?? null,
+      totals: newTotals(this.opts.timezone, this.opts.tariffId),
+    };
     return { payload: this.payload(tariff, empty), bars: [], status: this.status(tariff) };
   }
 
@@ -260,7 +288,14 @@ export class CostStream {
     const { timezone } = this.opts;
     const sensors = this.sensors.timelines(); // unchanged while one reading is added
     return (from: Reading, to: Reading): IntervalCost => {
-      const r = computeCost(t, [[from.ts, from.value], [to.ts, to.value]], { timezone, sensors });
+      const r = computeCost(
+        t,
+        [
+          [from.ts, from.value],
+          [to.ts, to.value],
+        ],
+        { timezone, sensors },
+      );
       for (const one of r.rejected) rejected.push(one);
       return { energy: r.energy, net: r.net, gross: r.gross, unpricedEnergy: r.unpricedEnergy, resets: r.resets.length };
     };
@@ -286,15 +321,23 @@ export class CostStream {
       const s: Bucket = { from, to, energy: 0, net: 0, gross: 0, unpricedEnergy: 0, resets: 0, intervals: 0 };
       for (const b of buckets) {
         if (!b || (to !== null && b.from !== from)) continue;
-        s.energy += b.energy; s.net += b.net; s.gross += b.gross;
-        s.unpricedEnergy += b.unpricedEnergy; s.resets += b.resets; s.intervals += b.intervals;
+        s.energy += b.energy;
+        s.net += b.net;
+        s.gross += b.gross;
+        s.unpricedEnergy += b.unpricedEnergy;
+        s.resets += b.resets;
+        s.intervals += b.intervals;
       }
       return s;
     };
     const period = (name: PeriodName) => {
       if (newest === -Infinity) return null;
       const { from, to } = localPeriod(name, newest, { timezone: this.opts.timezone });
-      return sum(from, to, all.map((t) => t[name]));
+      return sum(
+        from,
+        to,
+        all.map((t) => t[name]),
+      );
     };
     const totals = all.map((t) => t.total).filter((b): b is Bucket => b !== null);
     let first = Infinity;
@@ -313,8 +356,15 @@ export class CostStream {
     for (const name of PERIODS) if (added?.closed[name]) closed[name] = money(added.closed[name]!);
     const site = this.site();
     return {
-      tariffId: t.id, tariffName: t.name, currency: t.currency, vat: t.vat, timezone: this.opts.timezone,
-      today: money(s.day), week: money(s.week), month: money(s.month), total: money(s.total),
+      tariffId: t.id,
+      tariffName: t.name,
+      currency: t.currency,
+      vat: t.vat,
+      timezone: this.opts.timezone,
+      today: money(s.day),
+      week: money(s.week),
+      month: money(s.month),
+      total: money(s.total),
       meter: { gateway: meter.gateway, topic: meter.topic, name: meterName(meter) },
       site: { meters: site.meters, today: money(site.day), week: money(site.week), month: money(site.month), total: money(site.total) },
       ...(reading ? { reading: { ts: reading.ts, timestamp: new Date(reading.ts).toISOString(), value: reading.value } } : {}),
@@ -343,7 +393,11 @@ export class CostStream {
     // energy no rule priced (a sensor rule whose sensor is unknown) must not pass unnoticed
     const unpriced = today && today.unpricedEnergy > 0 ? ` · ${today.unpricedEnergy.toFixed(2)} kWh unpriced` : '';
     const note = ignored === 'interval rejected' ? ` · ${ignored}` : ignored ? ` · ${ignored.replace('_', ' ')} reading ignored` : unpriced;
-    return { fill: note ? 'yellow' : 'green', shape: 'dot', text: `today ${amount} · ${energy} kWh · ${plural(site.meters, 'meter')}${note}` };
+    return {
+      fill: note ? 'yellow' : 'green',
+      shape: 'dot',
+      text: `today ${amount} · ${energy} kWh · ${plural(site.meters, 'meter')}${note}`,
+    };
   }
 }
 

@@ -97,10 +97,16 @@ function sensorEvents(ct: CompiledTariff, sensors: unknown): SensorEvents {
       return;
     }
     timeline.forEach((entry: unknown, k: number) => {
-      const [ts, value] = Array.isArray(entry) ? entry : typeof entry === 'object' && entry !== null ? [(entry as { ts: unknown }).ts, (entry as { value: unknown }).value] : [undefined, undefined];
+      const [ts, value] = Array.isArray(entry)
+        ? entry
+        : typeof entry === 'object' && entry !== null
+          ? [(entry as { ts: unknown }).ts, (entry as { value: unknown }).value]
+          : [undefined, undefined];
       const at = toEpochMs(ts);
       if (at === null) {
-        throw new TypeError(`sensors.${ref.gatewayId}.${ref.sensorId}[${k}]: timestamp must be epoch milliseconds, a Date or an ISO 8601 string`);
+        throw new TypeError(
+          `sensors.${ref.gatewayId}.${ref.sensorId}[${k}]: timestamp must be epoch milliseconds, a Date or an ISO 8601 string`,
+        );
       }
       events.push({ at, slot, value: sensorNumber(value) });
     });
@@ -164,7 +170,7 @@ class SegmentCursor {
     this.k = 0;
     const ev = this.events;
     this.applyEventsUpTo(a);
-    for (let from = a; from < b; ) {
+    for (let from = a; from < b;) {
       const to = this.nextEvent < ev.at.length && ev.at[this.nextEvent] < b ? ev.at[this.nextEvent] : b;
       appendSegments(this.ct, this.zone, this.values, from, to, this.segments, this.totals.unknown);
       this.applyEventsUpTo(to);
@@ -189,7 +195,15 @@ interface Totals {
 
 function emptyTotals(ct: CompiledTariff): Totals {
   const slots = ct.rules.length + 1;
-  return { energyBySlot: new Float64Array(slots), usedBySlot: new Uint8Array(slots), energy: new Float64Array(1), intervals: 0, resets: [], rejected: [], unknown: [] };
+  return {
+    energyBySlot: new Float64Array(slots),
+    usedBySlot: new Uint8Array(slots),
+    energy: new Float64Array(1),
+    intervals: 0,
+    resets: [],
+    rejected: [],
+    unknown: [],
+  };
 }
 
 interface WalkSetup {
@@ -283,7 +297,15 @@ interface Walk {
  * The shape is fixed for the whole pass (`kind`, decided by the first row), so each
  * field access sees one shape and no per-row "what is this row" dispatch runs.
  */
-function walkBlock(w: Walk, kind: number, rows: readonly unknown[], cleanTs: Float64Array, cleanValues: Float64Array, from: number, to: number): boolean {
+function walkBlock(
+  w: Walk,
+  kind: number,
+  rows: readonly unknown[],
+  cleanTs: Float64Array,
+  cleanValues: Float64Array,
+  from: number,
+  to: number,
+): boolean {
   const { state, totals, cursor, prorate, maxPowerKw, energyLimit } = w;
   const energyBySlot = totals.energyBySlot;
   const checkPower = maxPowerKw !== Infinity;
@@ -317,9 +339,25 @@ function walkBlock(w: Walk, kind: number, rows: readonly unknown[], cleanTs: Flo
       if (delta < 0) {
         totals.resets.push({ from: t0, to: t1, fromValue: v0, toValue: v1 });
       } else if (!(energy + delta <= energyLimit)) {
-        totals.rejected.push({ from: t0, to: t1, fromValue: v0, toValue: v1, energy: delta, averageKw: delta / ((t1 - t0) / HOUR_MS), reason: 'overflow' });
+        totals.rejected.push({
+          from: t0,
+          to: t1,
+          fromValue: v0,
+          toValue: v1,
+          energy: delta,
+          averageKw: delta / ((t1 - t0) / HOUR_MS),
+          reason: 'overflow',
+        });
       } else if (checkPower && delta / ((t1 - t0) / HOUR_MS) > maxPowerKw) {
-        totals.rejected.push({ from: t0, to: t1, fromValue: v0, toValue: v1, energy: delta, averageKw: delta / ((t1 - t0) / HOUR_MS), reason: 'power' });
+        totals.rejected.push({
+          from: t0,
+          to: t1,
+          fromValue: v0,
+          toValue: v1,
+          energy: delta,
+          averageKw: delta / ((t1 - t0) / HOUR_MS),
+          reason: 'power',
+        });
       } else {
         energy += delta;
         if (t0 >= segmentEnd) {
@@ -359,7 +397,9 @@ const EMPTY = new Float64Array(0);
 const MAX_PRORATE_SPAN_MS = 100 * 366 * DAY_MS;
 
 function prorateSpanError(spanMs: number): RangeError {
-  return new RangeError(`prorate: the readings span more than 100 years (${Math.round(spanMs / DAY_MS)} days); check the unit of the timestamps`);
+  return new RangeError(
+    `prorate: the readings span more than 100 years (${Math.round(spanMs / DAY_MS)} days); check the unit of the timestamps`,
+  );
 }
 
 /**
@@ -385,7 +425,7 @@ function valueField(x: unknown): number {
 /** Shares the energy of an interval among the segments it crosses, by time (prorate). */
 function shareByTime(cursor: SegmentCursor, energyBySlot: Float64Array, t0: number, t1: number, delta: number): void {
   const duration = t1 - t0;
-  for (let start = t0; ; ) {
+  for (let start = t0; ;) {
     const end = cursor.end < t1 ? cursor.end : t1;
     energyBySlot[cursor.slot] += delta * ((end - start) / duration);
     if (end >= t1) return;
@@ -471,9 +511,15 @@ export function computeCost(tariff: Tariff | unknown, readings: readonly Reading
     throw new TypeError(`attribution must be "start" or "prorate", got ${JSON.stringify(attribution)}`);
   }
   const maxPowerKw = options.maxPowerKw ?? Infinity;
-  if (typeof maxPowerKw !== 'number' || !(maxPowerKw >= 0)) throw new TypeError(`maxPowerKw must be a non-negative number, got ${String(maxPowerKw)}`);
+  if (typeof maxPowerKw !== 'number' || !(maxPowerKw >= 0))
+    throw new TypeError(`maxPowerKw must be a non-negative number, got ${String(maxPowerKw)}`);
   const setup: WalkSetup = {
-    ct, zone, events: sensorEvents(ct, options.sensors), prorate: attribution === 'prorate', maxPowerKw, energyLimit: energyLimit(ct),
+    ct,
+    zone,
+    events: sensorEvents(ct, options.sensors),
+    prorate: attribution === 'prorate',
+    maxPowerKw,
+    energyLimit: energyLimit(ct),
   };
   const n = readings.length;
   const lastTs = n > 0 ? instantOf(rowTs(readings[n - 1])) : NaN;

@@ -18,7 +18,10 @@ const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 /** Whether a response body looks like the sensors CSV rather than JSON (its header line). */
 export function looksLikeSensorsCsv(body: string): boolean {
-  const firstLine = body.replace(/^\uFEFF/, '').trimStart().split(/\r?\n/, 1)[0];
+  const firstLine = body
+    .replace(/^\uFEFF/, '')
+    .trimStart()
+    .split(/\r?\n/, 1)[0];
   return /^"?id"?\s*,\s*"?name"?\s*,/.test(firstLine);
 }
 

@@ -54,7 +54,10 @@ export function editorError(err: unknown): EditorError {
 
 /** A problem with the dialog's request itself, already in words. */
 export class EditorRequestError extends Error {
-  constructor(readonly code: EditorErrorCode, message: string) {
+  constructor(
+    readonly code: EditorErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'EditorRequestError';
   }
@@ -133,7 +136,6 @@ export interface TariffList {
   /** Why they are stale. */
   error?: EditorError;
 }
-
 
 function dayList(x: unknown): number[] | null {
   if (!Array.isArray(x) || x.length === 0) return null;
@@ -321,7 +323,9 @@ export function chartData(tariff: Tariff, now: number, timezone: string, days = 
     tried.delete(0);
     for (const value of [...tried].sort((a, b) => a - b)) {
       if (lines.length > MAX_ALTERNATIVES || triedLines++ >= MAX_TRIED_ALTERNATIVES) break;
-      const sensors = valuesFor(base.map(([gw, id, v]): [string, string, number] => (gw === ref.gatewayId && id === ref.sensorId ? [gw, id, value] : [gw, id, v])));
+      const sensors = valuesFor(
+        base.map(([gw, id, v]): [string, string, number] => (gw === ref.gatewayId && id === ref.sensorId ? [gw, id, value] : [gw, id, v])),
+      );
       const segments = run(sensors);
       if (samePrices(segments, lines[0].segments)) continue;
       lines.push({ key: `${ref.gatewayId}/${ref.sensorId}=${value}`, sensors, changed: { ...ref, value }, segments });

@@ -56,8 +56,9 @@ export function minorUnits(currency: unknown): number {
   let digits = minorUnitCache.get(code);
   if (digits === undefined) {
     try {
-      digits = new Intl.NumberFormat('en-US', { style: 'currency', currency: code })
-        .resolvedOptions().maximumFractionDigits ?? FALLBACK_MINOR_UNITS;
+      digits =
+        new Intl.NumberFormat('en-US', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits ??
+        FALLBACK_MINOR_UNITS;
     } catch {
       digits = FALLBACK_MINOR_UNITS;
     }
@@ -97,7 +98,10 @@ export function formatMoney(amount: number | null, currency: unknown, locale = '
   let display: string;
   if (isWellFormedCode(currency)) {
     display = numberFormat(locale, {
-      ...fixed, style: 'currency', currency: currency.toUpperCase(), currencyDisplay: 'code',
+      ...fixed,
+      style: 'currency',
+      currency: currency.toUpperCase(),
+      currencyDisplay: 'code',
     }).format(amount);
   } else {
     const grouped = numberFormat(locale, fixed).format(amount);

@@ -15,15 +15,7 @@ import * as https from 'https';
 import { LongTimer } from './long-timer';
 
 export type EasyApiErrorCode =
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'rate_limited'
-  | 'server'
-  | 'network'
-  | 'timeout'
-  | 'invalid_response'
-  | 'aborted';
+  'unauthorized' | 'forbidden' | 'not_found' | 'rate_limited' | 'server' | 'network' | 'timeout' | 'invalid_response' | 'aborted';
 
 const RETRYABLE_CODES: ReadonlySet<EasyApiErrorCode> = new Set(['rate_limited', 'server', 'network', 'timeout']);
 

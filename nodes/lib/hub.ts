@@ -184,7 +184,8 @@ export class AccountHub {
     const key = this.tariffWatchers.add(positiveMs(refreshMinutes, MINUTE_MS, 'refreshMinutes'), onUpdate);
     const current = this.snapshot;
     // hand the newcomer what there is (even stale or failed) rather than make it wait
-    if ((current.fetchedAt !== null || current.error) && !this.heldFromStore) this.later(() => this.tariffWatchers.notify(this.snapshot, key));
+    if ((current.fetchedAt !== null || current.error) && !this.heldFromStore)
+      this.later(() => this.tariffWatchers.notify(this.snapshot, key));
     if (this.tariffsInFlight) {
       // the answer on its way serves this watcher too
     } else if (current.fetchedAt !== null && !current.stale && !current.error) {
@@ -238,13 +239,16 @@ export class AccountHub {
     const wait = this.lastSharedSensorRead + SHARED_SENSORS_SPACING_MS - now;
     if (wait > 0) {
       const seconds = Math.ceil(wait / SECOND_MS);
-      return Promise.reject(new EasyApiError('rate_limited', `the account read another gateway's sensors a moment ago: try again in ${seconds} s`));
+      return Promise.reject(
+        new EasyApiError('rate_limited', `the account read another gateway's sensors a moment ago: try again in ${seconds} s`),
+      );
     }
     this.lastSharedSensorRead = now;
     const answer = this.readSensorsOnce(gatewayId);
     this.sharedSensorReads.delete(gatewayId);
     this.sharedSensorReads.set(gatewayId, { at: now, answer });
-    if (this.sharedSensorReads.size > SHARED_SENSORS_KEPT) this.sharedSensorReads.delete(this.sharedSensorReads.keys().next().value as string);
+    if (this.sharedSensorReads.size > SHARED_SENSORS_KEPT)
+      this.sharedSensorReads.delete(this.sharedSensorReads.keys().next().value as string);
     return answer;
   }
 
@@ -412,11 +416,15 @@ export class AccountHub {
     this.snapshot = { tariffs, problems: value.problems, fetchedAt: value.fetchedAt, error: null, stale: true };
     // watchers price from these only if the first fetch has not answered within the wait
     this.heldFromStore = true;
-    this.holdTimer.arm(this.now() + this.firstAnswerWaitMs, () => {
-      if (!this.heldFromStore || this.closed) return;
-      this.heldFromStore = false;
-      this.tariffWatchers.notify(this.snapshot);
-    }, this.now);
+    this.holdTimer.arm(
+      this.now() + this.firstAnswerWaitMs,
+      () => {
+        if (!this.heldFromStore || this.closed) return;
+        this.heldFromStore = false;
+        this.tariffWatchers.notify(this.snapshot);
+      },
+      this.now,
+    );
   }
 
   private async save(value: StoredTariffs): Promise<void> {
@@ -434,9 +442,11 @@ export class AccountHub {
   private pollGateway(gateway: GatewayPoll): Promise<SensorSnapshot> {
     if (!gateway.inFlight) {
       // never answer inside watchSensors() itself: its caller has not got the unwatch yet
-      gateway.inFlight = Promise.resolve().then(() => this.pollOnce(gateway)).finally(() => {
-        gateway.inFlight = null;
-      });
+      gateway.inFlight = Promise.resolve()
+        .then(() => this.pollOnce(gateway))
+        .finally(() => {
+          gateway.inFlight = null;
+        });
     }
     return gateway.inFlight;
   }

@@ -19,13 +19,22 @@ export interface BoundedSpec {
 export function boundedSetting(raw: unknown, spec: BoundedSpec): { value: number; warning: string | null } {
   const n = typeof raw === 'number' || (typeof raw === 'string' && raw.trim() !== '') ? Number(raw) : NaN;
   if (!(n > 0) || n === Infinity) return { value: spec.fallback, warning: null };
-  if (n < spec.min) return { value: spec.min, warning: `${spec.name} ${n} ${spec.unit} is below the minimum: ${spec.using} ${spec.min} ${spec.unit}` };
-  if (n > spec.max) return { value: spec.max, warning: `${spec.name} ${n} ${spec.unit} is above the maximum: ${spec.using} ${spec.max} ${spec.unit}` };
+  if (n < spec.min)
+    return { value: spec.min, warning: `${spec.name} ${n} ${spec.unit} is below the minimum: ${spec.using} ${spec.min} ${spec.unit}` };
+  if (n > spec.max)
+    return { value: spec.max, warning: `${spec.name} ${n} ${spec.unit} is above the maximum: ${spec.using} ${spec.max} ${spec.unit}` };
   return { value: n, warning: null };
 }
 
 /** easy-tariff's tariff refresh, in minutes: no faster than once a minute, at least once a week. */
-export const TARIFF_REFRESH: BoundedSpec = { name: 'refresh', unit: 'min', using: 'refreshing every', min: 1, max: 7 * 24 * 60, fallback: 60 };
+export const TARIFF_REFRESH: BoundedSpec = {
+  name: 'refresh',
+  unit: 'min',
+  using: 'refreshing every',
+  min: 1,
+  max: 7 * 24 * 60,
+  fallback: 60,
+};
 
 /** easy-sensors' poll interval, in seconds: between 10 s and a day. */
 export const SENSOR_INTERVAL: BoundedSpec = { name: 'interval', unit: 's', using: 'polling every', min: 10, max: 24 * 3600, fallback: 60 };

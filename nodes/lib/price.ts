@@ -120,7 +120,12 @@ export class SegmentList {
  * when given.
  */
 export function appendSegments(
-  ct: CompiledTariff, zone: ZoneInfo, values: Float64Array, a: number, b: number, out: SegmentList,
+  ct: CompiledTariff,
+  zone: ZoneInfo,
+  values: Float64Array,
+  a: number,
+  b: number,
+  out: SegmentList,
   unknown: number[] | null = null,
 ): void {
   walkSegments(ct, zone, values, a, b, unknown, (at, slot) => {
@@ -137,8 +142,13 @@ export function appendSegments(
  * slots consulted while unknown at a visited instant are added to `unknown` when given.
  */
 export function walkSegments(
-  ct: CompiledTariff, zone: ZoneInfo, values: Float64Array, a: number, b: number,
-  unknown: number[] | null, visit: (at: number, slot: number) => boolean,
+  ct: CompiledTariff,
+  zone: ZoneInfo,
+  values: Float64Array,
+  a: number,
+  b: number,
+  unknown: number[] | null,
+  visit: (at: number, slot: number) => boolean,
 ): void {
   const cuts = dayCuts(ct);
   const starts = cuts.starts;
@@ -237,7 +247,8 @@ export function nextPriceChange(
   const { ct, zone } = engineContext(tariff, options);
   const start = requireEpochMs(from, 'from');
   const horizon = options.horizonMs ?? DEFAULT_HORIZON_MS;
-  if (typeof horizon !== 'number' || !(horizon >= 0)) throw new TypeError(`horizonMs must be a non-negative number, got ${String(horizon)}`);
+  if (typeof horizon !== 'number' || !(horizon >= 0))
+    throw new TypeError(`horizonMs must be a non-negative number, got ${String(horizon)}`);
   checkWindow(horizon, 'horizonMs');
   const values = sensorValues(ct, options.sensors);
   const priceOf = (slot: number) => (slot < 0 ? null : ct.rules[slot].price);
@@ -276,7 +287,12 @@ export function compiledSchedule(ct: CompiledTariff, zone: ZoneInfo, a: number, 
   const entries: ScheduleEntry[] = [];
   for (let k = 0; k < length; k++) {
     const rule = slots[k] < 0 ? null : ct.rules[slots[k]];
-    entries.push({ from: starts[k], to: k + 1 < length ? starts[k + 1] : b, ruleIndex: rule ? rule.ruleIndex : null, price: rule ? rule.price : null });
+    entries.push({
+      from: starts[k],
+      to: k + 1 < length ? starts[k + 1] : b,
+      ruleIndex: rule ? rule.ruleIndex : null,
+      price: rule ? rule.price : null,
+    });
   }
   return entries;
 }

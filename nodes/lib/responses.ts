@@ -142,7 +142,9 @@ function toSensor(item: unknown, index: number, what: string): Sensor {
 
 function toReading(row: unknown, index: number, what: string): [number, number] {
   if (!Array.isArray(row) || row.length !== 2) {
-    throw invalid(`${what}: row ${index} is ${describeJson(row)}${Array.isArray(row) ? ` of ${row.length}` : ''}, expected [timestamp, value]`);
+    throw invalid(
+      `${what}: row ${index} is ${describeJson(row)}${Array.isArray(row) ? ` of ${row.length}` : ''}, expected [timestamp, value]`,
+    );
   }
   const [rawTime, value] = row as [unknown, unknown];
   // Only text timestamps: a bare number could be seconds or milliseconds, nobody can tell.

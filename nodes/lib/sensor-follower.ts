@@ -32,7 +32,10 @@ export class SensorFollower {
     for (const gatewayId of wanted) {
       if (this.watches.has(gatewayId)) continue;
       beforeWatching?.(gatewayId);
-      this.watches.set(gatewayId, this.hub.watchSensors(gatewayId, this.pollSec, (s) => this.onPoll(s)));
+      this.watches.set(
+        gatewayId,
+        this.hub.watchSensors(gatewayId, this.pollSec, (s) => this.onPoll(s)),
+      );
     }
     return true;
   }

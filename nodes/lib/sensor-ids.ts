@@ -62,8 +62,6 @@ export function decodeSensorId(id: unknown): DecodedSensorId {
       phase: Number(phased[2]) as 1 | 2 | 3,
     };
   }
-  const quantity = Object.prototype.hasOwnProperty.call(SIMPLE_SUBSENSORS, subsensor)
-    ? SIMPLE_SUBSENSORS[subsensor]
-    : 'unknown';
+  const quantity = Object.prototype.hasOwnProperty.call(SIMPLE_SUBSENSORS, subsensor) ? SIMPLE_SUBSENSORS[subsensor] : 'unknown';
   return { kind: 'modbus', address, subsensor, quantity };
 }

@@ -123,16 +123,21 @@ export class SensorsPoll {
     }
     const missing = this.lastGood ? missingSensors(this.lastGood.sensors, filter) : [];
     const count = this.lastGood ? selectSensors(this.lastGood.sensors, filter).length : 0;
-    if (missing.length > 0) this.opts.status({ fill: 'yellow', shape: 'dot', text: `${shortText(`not on ${gateway}: ${missing.join(', ')}`, 40)} · ${last}` });
+    if (missing.length > 0)
+      this.opts.status({ fill: 'yellow', shape: 'dot', text: `${shortText(`not on ${gateway}: ${missing.join(', ')}`, 40)} · ${last}` });
     else this.opts.status({ fill: 'green', shape: 'dot', text: `${counted(count, 'sensor')} · ${last}` });
   }
 
   private armWatchdog(): void {
     const { gateway, intervalSec } = this.opts;
-    this.watchdog.arm(this.now() + WATCHDOG_INTERVALS * intervalSec * 1000 + WATCHDOG_SLACK_MS, () => {
-      if (this.opts.hub.pollInFlight(gateway)) return this.armWatchdog();
-      this.opts.warn(`gateway ${gateway}: no poll for ${WATCHDOG_INTERVALS} intervals, polling again`);
-      this.start();
-    }, this.now);
+    this.watchdog.arm(
+      this.now() + WATCHDOG_INTERVALS * intervalSec * 1000 + WATCHDOG_SLACK_MS,
+      () => {
+        if (this.opts.hub.pollInFlight(gateway)) return this.armWatchdog();
+        this.opts.warn(`gateway ${gateway}: no poll for ${WATCHDOG_INTERVALS} intervals, polling again`);
+        this.start();
+      },
+      this.now,
+    );
   }
 }

@@ -27,7 +27,10 @@ export function whyNoTariff(seen: TariffsSeen, id: string): string {
   if (seen.fetchedAt === null && seen.tariffs.length === 0 && seen.problems.length === 0) return 'the tariffs have not been fetched yet';
   const rejected = seen.problems.find((p) => p.severity === 'error' && p.tariffId === id);
   if (rejected) return `tariff ${name} was rejected: ${rejected.message}`;
-  const known = seen.tariffs.slice(0, LISTED_IDS).map((t) => t.id).join(', ');
+  const known = seen.tariffs
+    .slice(0, LISTED_IDS)
+    .map((t) => t.id)
+    .join(', ');
   const more = seen.tariffs.length > LISTED_IDS ? ', …' : '';
   return `tariff ${name} is not on the account${known ? ` (it has ${known}${more})` : ''}`;
 }

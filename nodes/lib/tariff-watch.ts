@@ -173,7 +173,12 @@ export class TariffWatch {
       vat: tariff.vat,
       timezone: this.hub.timezone,
       segments: segments.map((s) => ({
-        from: iso(s.from), to: iso(s.to), fromMs: s.from, toMs: s.to, price: roundAmountOrNull(s.price), ruleIndex: s.ruleIndex,
+        from: iso(s.from),
+        to: iso(s.to),
+        fromMs: s.from,
+        toMs: s.to,
+        price: roundAmountOrNull(s.price),
+        ruleIndex: s.ruleIndex,
       })),
     };
   }
@@ -221,7 +226,8 @@ export class TariffWatch {
       result = priceAt(tariff, at, options);
       next = nextPriceChange(tariff, at, options);
       unknownSensors = result ? result.unknownSensors : this.unknownSensors(tariff);
-      if (!result) reason = unknownSensors.length ? `no rule matches: ${sensorWords(unknownSensors)} unknown` : 'no rule matches at this time';
+      if (!result)
+        reason = unknownSensors.length ? `no rule matches: ${sensorWords(unknownSensors)} unknown` : 'no rule matches at this time';
       else reason = unknownSensors.length ? `${sensorWords(unknownSensors)} unknown, priced by a later rule` : null;
     }
 
@@ -260,10 +266,14 @@ export class TariffWatch {
       const boundary = next.at;
       // A timer a few ms late still prices (and dates) the boundary itself; one that
       // slept through it (a suspended machine) prices now.
-      this.timer.arm(boundary, () => {
-        const now = this.now();
-        this.evaluate(now - boundary < LATE_TOLERANCE_MS ? boundary : now);
-      }, this.now);
+      this.timer.arm(
+        boundary,
+        () => {
+          const now = this.now();
+          this.evaluate(now - boundary < LATE_TOLERANCE_MS ? boundary : now);
+        },
+        this.now,
+      );
     } else {
       this.timer.cancel();
     }
@@ -277,7 +287,7 @@ export class TariffWatch {
     for (const ref of sensorsUsedBy(tariff)) {
       const a = this.byGateway.get(sensorKey(ref.gatewayId, ref.sensorId));
       const b = this.byId.get(ref.sensorId);
-      const known = a && b ? (a.seq > b.seq ? a : b) : a ?? b;
+      const known = a && b ? (a.seq > b.seq ? a : b) : (a ?? b);
       if (known) setNested(sensors, ref.gatewayId, ref.sensorId, known.value);
     }
     return { timezone: this.hub.timezone, sensors };
@@ -312,7 +322,8 @@ export class TariffWatch {
   /** Tells each new problem once; a problem that goes away is forgotten, so it is told again if it comes back. */
   private report(snap: TariffSnapshot, tariff: Tariff | undefined, payload: PricePayload): void {
     let problem: string | null = null;
-    if (snap.error) problem = tariff ? `tariffs could not be refreshed: ${snap.error.message} (pricing from the last good ones)` : payload.reason;
+    if (snap.error)
+      problem = tariff ? `tariffs could not be refreshed: ${snap.error.message} (pricing from the last good ones)` : payload.reason;
     else if (!tariff) problem = payload.reason;
     else {
       const failed = [...this.gatewayErrors].find(([, e]) => e);
@@ -344,11 +355,15 @@ export class TariffWatch {
     if (this.keptLoaded && this.awaitingPoll.size === 0) return false;
     if (this.firstPriceBy === Infinity) {
       this.firstPriceBy = at + this.hub.firstAnswerWaitMs;
-      this.holdTimer.arm(this.firstPriceBy, () => {
-        this.awaitingPoll.clear();
-        this.keptLoaded = true;
-        this.evaluate(this.now());
-      }, this.now);
+      this.holdTimer.arm(
+        this.firstPriceBy,
+        () => {
+          this.awaitingPoll.clear();
+          this.keptLoaded = true;
+          this.evaluate(this.now());
+        },
+        this.now,
+      );
     }
     if (at >= this.firstPriceBy) return false;
     this.opts.onStatus({ fill: 'grey', shape: 'ring', text: 'reading sensors…' });
@@ -445,8 +460,22 @@ function reading(gatewayId: string | undefined, topic: unknown, payload: unknown
 /** The payload when there is no price at all, e.g. no account or no tariff id. */
 export function noPrice(tariffId: string, reason: string): PricePayload {
   return {
-    price: null, gross: null, vat: null, currency: null, tariffId, tariffName: null, ruleIndex: null, priority: null,
-    validFrom: null, validUntil: null, validFromMs: null, validUntilMs: null, unknownSensors: [], stale: false, tariffsFetchedAt: null, reason,
+    price: null,
+    gross: null,
+    vat: null,
+    currency: null,
+    tariffId,
+    tariffName: null,
+    ruleIndex: null,
+    priority: null,
+    validFrom: null,
+    validUntil: null,
+    validFromMs: null,
+    validUntilMs: null,
+    unknownSensors: [],
+    stale: false,
+    tariffsFetchedAt: null,
+    reason,
   };
 }
 
@@ -467,7 +496,6 @@ function toNumber(x: unknown): number | null {
   if (typeof x === 'string' && x.trim() !== '' && Number.isFinite(Number(x))) return Number(x);
   return null;
 }
-
 
 function sensorWords(refs: SensorRef[]): string {
   return refs.map((r) => `sensor ${r.gatewayId}/${r.sensorId}`).join(', ');

@@ -113,7 +113,10 @@ class ProblemList {
     if (this.more === 0) return this.kept;
     const errors = this.moreErrors === 0 ? '' : ` (${this.moreErrors} error${this.moreErrors === 1 ? '' : 's'})`;
     return this.kept.concat({
-      severity: this.moreErrors > 0 ? 'error' : 'warning', tariffId: null, ruleIndex: null, field: null,
+      severity: this.moreErrors > 0 ? 'error' : 'warning',
+      tariffId: null,
+      ruleIndex: null,
+      field: null,
       message: `and ${this.more} more problem${this.more === 1 ? '' : 's'}${errors}, not listed (at most ${MAX_PROBLEMS_PER_ANSWER} are)`,
     });
   }
@@ -318,7 +321,11 @@ export function parseTariffs(json: unknown): { tariffs: Tariff[]; problems: Prob
   const tariffs: Tariff[] = [];
   const problems = new ProblemList();
   if (data.length > MAX_TARIFFS_PER_ANSWER) {
-    problems.add(topLevel(`the answer lists ${data.length} tariffs, more than the ${MAX_TARIFFS_PER_ANSWER} allowed: only the first ${MAX_TARIFFS_PER_ANSWER} are read`));
+    problems.add(
+      topLevel(
+        `the answer lists ${data.length} tariffs, more than the ${MAX_TARIFFS_PER_ANSWER} allowed: only the first ${MAX_TARIFFS_PER_ANSWER} are read`,
+      ),
+    );
   }
   const seen = new Set<string>();
   const count = Math.min(data.length, MAX_TARIFFS_PER_ANSWER);
@@ -327,7 +334,13 @@ export function parseTariffs(json: unknown): { tariffs: Tariff[]; problems: Prob
     if (!compiled) continue;
     const id = compiled.id;
     if (seen.has(id)) {
-      problems.add({ severity: 'warning', tariffId: id, ruleIndex: null, field: 'id', message: `tariff ${show(id)}: id is used by more than one tariff` });
+      problems.add({
+        severity: 'warning',
+        tariffId: id,
+        ruleIndex: null,
+        field: 'id',
+        message: `tariff ${show(id)}: id is used by more than one tariff`,
+      });
     }
     seen.add(id);
     tariffs.push(compiled.tariff);

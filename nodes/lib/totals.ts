@@ -150,9 +150,12 @@ export function addReading(
   const price = (i: number, isNew: boolean) => {
     let row = toRow(costOf({ ts: kept[i][0], value: kept[i][1] }, { ts: kept[i + 1][0], value: kept[i + 1][1] }));
     const from = kept[i][0];
-    const buckets = [next.day, next.week, next.month, next.total].filter((b): b is Bucket => !!b && from >= b.from && (b.to === null || from < b.to));
+    const buckets = [next.day, next.week, next.month, next.total].filter(
+      (b): b is Bucket => !!b && from >= b.from && (b.to === null || from < b.to),
+    );
     // each interval is finite (computeCost), but a sum of them may not be: such an interval counts nothing
-    const finiteWith = (b: Bucket) => [b.energy, b.net, b.gross, b.unpricedEnergy].every((sum, k) => Number.isFinite(sum - (isNew ? 0 : costs[i][k]) + row[k]));
+    const finiteWith = (b: Bucket) =>
+      [b.energy, b.net, b.gross, b.unpricedEnergy].every((sum, k) => Number.isFinite(sum - (isNew ? 0 : costs[i][k]) + row[k]));
     if (!row.every(Number.isFinite) || !buckets.every(finiteWith)) {
       row = [...ZERO];
       overflow = true;
@@ -207,8 +210,11 @@ export function addReading(
     state: next,
     closed,
     change: {
-      energy: after.energy - before.energy, net: after.net - before.net, gross: after.gross - before.gross,
-      unpricedEnergy: after.unpricedEnergy - before.unpricedEnergy, resets: after.resets - before.resets,
+      energy: after.energy - before.energy,
+      net: after.net - before.net,
+      gross: after.gross - before.gross,
+      unpricedEnergy: after.unpricedEnergy - before.unpricedEnergy,
+      resets: after.resets - before.resets,
     },
     ...(isNewest ? {} : { late: true }),
     ...(replaced ? { replaced } : {}),
@@ -236,7 +242,10 @@ function copyState(s: TotalsState): TotalsState {
     // rows are never changed in place, only replaced: copying the lists is enough
     kept: s.kept.slice(),
     costs: s.costs.slice(),
-    day: bucket(s.day), week: bucket(s.week), month: bucket(s.month), total: bucket(s.total),
+    day: bucket(s.day),
+    week: bucket(s.week),
+    month: bucket(s.month),
+    total: bucket(s.total),
   };
 }
 
@@ -290,9 +299,15 @@ function isTotalsState(x: unknown): x is TotalsState {
   const rows = (list: unknown[], width: number) => list.every((row) => Array.isArray(row) && row.length === width && row.every(finite));
   const ascending = kept.every((row, i) => i === 0 || (row as number[])[0] > (kept[i - 1] as number[])[0]);
   const shapeOk = rows(kept, 2) && ascending && rows(costs, 5) && costs.length === Math.max(kept.length - 1, 0);
-  return s.version === 1 && typeof s.timezone === 'string' && typeof s.tariffId === 'string' && shapeOk
-    && PERIODS.every((p) => isBucket(s[p], false)) && isBucket(s.total, true)
+  return (
+    s.version === 1 &&
+    typeof s.timezone === 'string' &&
+    typeof s.tariffId === 'string' &&
+    shapeOk &&
+    PERIODS.every((p) => isBucket(s[p], false)) &&
+    isBucket(s.total, true) &&
     // with readings, the total is open; with two or more, every period is
-    && (kept.length === 0 || s.total !== null)
-    && (kept.length < 2 || PERIODS.every((p) => s[p] !== null));
+    (kept.length === 0 || s.total !== null) &&
+    (kept.length < 2 || PERIODS.every((p) => s[p] !== null))
+  );
 }

@@ -14,7 +14,11 @@ const SHOTS = path.join(ROOT, 'docs', 'screenshots');
 const SIM_TARIFFS = ['DEMO-WORKDAY', 'DEMO-NIGHT', 'DEMO-WEEKEND', 'DEMO-GENERATOR', 'DEMO-FLAT', 'Q123456789', 'Q123456799'];
 /** A deployed node of each type in the examples, whose dialog is opened. */
 const DEPLOYED: Record<string, string> = {
-  'easy-account': ACCOUNT_ID, 'easy-tariff': 'relay-price', 'easy-sensors': 'gen-sensors', 'easy-cost': 'month-cost', 'easy-plan': 'plan-heater',
+  'easy-account': ACCOUNT_ID,
+  'easy-tariff': 'relay-price',
+  'easy-sensors': 'gen-sensors',
+  'easy-cost': 'month-cost',
+  'easy-plan': 'plan-heater',
 };
 
 declare const RED: any; // the editor's global, inside page.evaluate
@@ -35,17 +39,30 @@ describe('e2e: the editor in chromium', function () {
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-        '--disable-sync', '--no-first-run'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
       viewport: { width: 1400, height: 900 },
       locale: 'en-US',
     });
-    page = context.pages()[0] ?? await context.newPage();
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+    });
     page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-    page.on('requestfailed', (r) => { if (r.url().startsWith(e2e().redUrl)) errors.push(`request failed: ${r.url()}`); });
+    page.on('requestfailed', (r) => {
+      if (r.url().startsWith(e2e().redUrl)) errors.push(`request failed: ${r.url()}`);
+    });
     // nothing but loopback: no fonts, no catalogues, no telemetry from the editor
-    await context.route((url) => !/^https?:\/\/127\.0\.0\.1[:/]/.test(url.href) && !url.href.startsWith('data:'), (r) => r.abort());
+    await context.route(
+      (url) => !/^https?:\/\/127\.0\.0\.1[:/]/.test(url.href) && !url.href.startsWith('data:'),
+      (r) => r.abort(),
+    );
     await page.goto(`${e2e().redUrl}/`, { waitUntil: 'load' });
     await page.waitForFunction(() => typeof RED !== 'undefined' && RED.nodes && RED.nodes.node('relay-price'), null, { timeout: 60_000 });
     await page.waitForSelector('.red-ui-palette-node[data-palette-type="easy-tariff"]', { timeout: 30_000 });
@@ -61,10 +78,13 @@ describe('e2e: the editor in chromium', function () {
   async function withDialog(type: string, id: string, check: () => Promise<void>): Promise<void> {
     const before = errors.length;
     const isConfig = type === 'easy-account';
-    await page.evaluate(([t, nodeId, config]) => {
-      if (config) RED.editor.editConfig('', t, nodeId);
-      else RED.editor.edit(RED.nodes.node(nodeId));
-    }, [type, id, isConfig] as const);
+    await page.evaluate(
+      ([t, nodeId, config]) => {
+        if (config) RED.editor.editConfig('', t, nodeId);
+        else RED.editor.edit(RED.nodes.node(nodeId));
+      },
+      [type, id, isConfig] as const,
+    );
     const form = isConfig ? '#node-config-dialog-edit-form' : '#dialog-form';
     await page.waitForSelector(`.red-ui-tray ${form}`, { state: 'visible', timeout: 20_000 });
     try {
@@ -84,22 +104,35 @@ describe('e2e: the editor in chromium', function () {
     // the telemetry / update-notification consent dialog would show here with Node-RED's defaults
     await page.waitForTimeout(1500);
     const first = await page.evaluate(() => ({
-      dialogs: $('.ui-dialog:visible, .red-ui-notification:visible').map((_: number, el: any) => el.textContent.trim().slice(0, 80)).get(),
-      tabs: $('#red-ui-workspace-tabs .red-ui-tab:visible').map((_: number, el: any) => el.textContent.trim()).get(),
+      dialogs: $('.ui-dialog:visible, .red-ui-notification:visible')
+        .map((_: number, el: any) => el.textContent.trim().slice(0, 80))
+        .get(),
+      tabs: $('#red-ui-workspace-tabs .red-ui-tab:visible')
+        .map((_: number, el: any) => el.textContent.trim())
+        .get(),
       nodes: $('#red-ui-workspace-chart .red-ui-flow-node-group').length,
     }));
     assert.deepStrictEqual(first.dialogs, []);
-    assert.ok(first.tabs.some((t: string) => /Switch a relay when the price goes up/.test(t)), `tabs: ${first.tabs}`);
+    assert.ok(
+      first.tabs.some((t: string) => /Switch a relay when the price goes up/.test(t)),
+      `tabs: ${first.tabs}`,
+    );
     assert.ok(first.nodes > 0, 'the active flow shows its nodes');
     await page.screenshot({ path: path.join(SHOTS, 'first-screen.png') });
   });
 
   it('shows the flow nodes in the palette under energy (the account is a config node)', async function () {
-    const palette = await page.evaluate(() => $('#red-ui-palette-energy .red-ui-palette-node')
-      .map((_: number, el: any) => el.getAttribute('data-palette-type')).get());
+    const palette = await page.evaluate(() =>
+      $('#red-ui-palette-energy .red-ui-palette-node')
+        .map((_: number, el: any) => el.getAttribute('data-palette-type'))
+        .get(),
+    );
     assert.deepStrictEqual([...palette].sort(), NODE_TYPES.filter((t) => t !== 'easy-account').sort());
-    const icons = await page.evaluate(() => $('#red-ui-palette-energy .red-ui-palette-icon')
-      .map((_: number, el: any) => getComputedStyle(el).backgroundImage).get());
+    const icons = await page.evaluate(() =>
+      $('#red-ui-palette-energy .red-ui-palette-icon')
+        .map((_: number, el: any) => getComputedStyle(el).backgroundImage)
+        .get(),
+    );
     for (const icon of icons) assert.match(icon, /icons\/@tariffkit\/node-red-easy\/easy-/);
     const account = await page.evaluate(() => RED.nodes.getType('easy-account').category);
     assert.strictEqual(account, 'config');
@@ -116,15 +149,20 @@ describe('e2e: the editor in chromium', function () {
     });
   }
 
-  it('lists every time zone in the account dialog, the machine\'s zone (the default) selected; Test connection works', async function () {
+  it("lists every time zone in the account dialog, the machine's zone (the default) selected; Test connection works", async function () {
     await withDialog('easy-account', ACCOUNT_ID, async () => {
       await page.waitForFunction(() => $('#node-config-input-timezone option').length > 300, null, { timeout: 20_000 });
       const zone = await page.evaluate(() => {
         const sel = $('#node-config-input-timezone');
-        return { value: sel.val(), text: sel.find('option:selected').text(), first: sel.find('option').first().val(),
-          london: sel.find('option[value="Europe/London"]').length, count: sel.find('option').length };
+        return {
+          value: sel.val(),
+          text: sel.find('option:selected').text(),
+          first: sel.find('option').first().val(),
+          london: sel.find('option[value="Europe/London"]').length,
+          count: sel.find('option').length,
+        };
       });
-      assert.strictEqual(zone.value, '', 'the default (the machine\'s zone) is selected');
+      assert.strictEqual(zone.value, '', "the default (the machine's zone) is selected");
       assert.strictEqual(zone.first, '');
       assert.strictEqual(zone.london, 1);
       const settings = await getJson<Record<string, unknown>>('/settings');
@@ -133,32 +171,63 @@ describe('e2e: the editor in chromium', function () {
       // Test connection with the deployed token (the editor only knows has_token)
       await page.click('#easy-account-test');
       await page.waitForFunction(() => !!$('#easy-account-test-result').attr('data-outcome'), null, { timeout: 20_000 });
-      const outcome = await page.evaluate(() => ({ code: $('#easy-account-test-result').attr('data-outcome'), text: $('#easy-account-test-result').text() }));
+      const outcome = await page.evaluate(() => ({
+        code: $('#easy-account-test-result').attr('data-outcome'),
+        text: $('#easy-account-test-result').text(),
+      }));
       assert.strictEqual(outcome.code, 'ok', outcome.text);
       assert.match(outcome.text, /7/, outcome.text);
       // hidden, not removed: Node-RED removes a notification itself when it times out, and
       // one already taken out of the page makes that throw (a page error)
-      await page.evaluate(() => { $('.red-ui-notification').hide(); $('.red-ui-help-tips').hide(); });
+      await page.evaluate(() => {
+        $('.red-ui-notification').hide();
+        $('.red-ui-help-tips').hide();
+      });
       await page.mouse.move(0, 0);
-      await page.locator('.red-ui-tray').last().screenshot({ path: path.join(SHOTS, 'account-dialog.png') });
+      await page
+        .locator('.red-ui-tray')
+        .last()
+        .screenshot({ path: path.join(SHOTS, 'account-dialog.png') });
     });
   });
 
-  it('lists the simulator\'s tariffs in a new, undeployed tariff node and draws the week\'s price chart', async function () {
+  it("lists the simulator's tariffs in a new, undeployed tariff node and draws the week's price chart", async function () {
     await page.evaluate(() => {
-      RED.view.importNodes([{ id: 'e2e-new-tariff', type: 'easy-tariff', z: RED.workspaces.active(), x: 400, y: 300,
-        name: '', account: 'easy-example-account', tariff: '', refresh: 60, wires: [[]] }]);
+      RED.view.importNodes([
+        {
+          id: 'e2e-new-tariff',
+          type: 'easy-tariff',
+          z: RED.workspaces.active(),
+          x: 400,
+          y: 300,
+          name: '',
+          account: 'easy-example-account',
+          tariff: '',
+          refresh: 60,
+          wires: [[]],
+        },
+      ]);
     });
     const id = await page.evaluate(() => {
       let found = RED.nodes.node('e2e-new-tariff');
-      if (!found) RED.nodes.eachNode((n: any) => { if (n.type === 'easy-tariff' && n.changed && !found) found = n; });
+      if (!found)
+        RED.nodes.eachNode((n: any) => {
+          if (n.type === 'easy-tariff' && n.changed && !found) found = n;
+        });
       return found && found.id;
     });
     assert.ok(id, 'the new node is in the workspace');
     await withDialog('easy-tariff', id, async () => {
-      await page.waitForFunction((n: number) => $('#node-input-tariff option').filter((_: number, o: any) => o.value).length >= n,
-        SIM_TARIFFS.length, { timeout: 20_000 });
-      const options = await page.evaluate(() => $('#node-input-tariff option').map((_: number, o: any) => o.value).get());
+      await page.waitForFunction(
+        (n: number) => $('#node-input-tariff option').filter((_: number, o: any) => o.value).length >= n,
+        SIM_TARIFFS.length,
+        { timeout: 20_000 },
+      );
+      const options = await page.evaluate(() =>
+        $('#node-input-tariff option')
+          .map((_: number, o: any) => o.value)
+          .get(),
+      );
       for (const t of SIM_TARIFFS) assert.ok(options.includes(t), `${t} in ${options}`);
       await page.selectOption('#node-input-tariff', 'DEMO-WORKDAY');
       await page.waitForSelector('#easy-tariff-chart svg path.easy-chart-line', { timeout: 20_000 });
@@ -175,33 +244,54 @@ describe('e2e: the editor in chromium', function () {
       assert.strictEqual(levels.size, 3, `three price levels: ${chart.d}`);
       assert.ok(chart.rules >= 4, 'the rule table: a header and three rules');
       // the picture: no "Imported" notification over the dialog's title, no tip, no tooltip
-      await page.evaluate(() => { $('.red-ui-notification').hide(); $('.red-ui-help-tips').hide(); });
+      await page.evaluate(() => {
+        $('.red-ui-notification').hide();
+        $('.red-ui-help-tips').hide();
+      });
       await page.mouse.move(0, 0);
       await page.waitForTimeout(300);
       await page.screenshot({ path: path.join(SHOTS, 'tariff-dialog.png') });
     });
-    await page.evaluate(() => { const n = RED.nodes.node('e2e-new-tariff'); if (n) { RED.nodes.remove(n.id); RED.view.redraw(true); } });
+    await page.evaluate(() => {
+      const n = RED.nodes.node('e2e-new-tariff');
+      if (n) {
+        RED.nodes.remove(n.id);
+        RED.view.redraw(true);
+      }
+    });
   });
 
   // The dashboard example's page, served by Dashboard 2 (the repository's devDependency,
   // found by Node-RED beside itself in node_modules): the price and both costs as text,
   // the next 24 h as a chart. Its screenshot is the README's.
-  it('shows the dashboard example: price now, the next 24 h as a step chart, today\'s and this month\'s cost', async function () {
+  it("shows the dashboard example: price now, the next 24 h as a step chart, today's and this month's cost", async function () {
     const dash = await context!.newPage();
     const dashErrors: string[] = [];
     dash.on('pageerror', (e) => dashErrors.push(`page error: ${e.message}`));
     try {
       await dash.setViewportSize({ width: 1280, height: 560 });
       await dash.goto(`${e2e().redUrl}/e2e/dashboard/energy`, { waitUntil: 'load' });
-      const text = await dash.waitForFunction(() => {
-        const t = (document.body as any).innerText as string;
-        return /Price now\s+[\d.]+ GBP\/kWh incl\. VAT/.test(t) && /Today\s+GBP [\d,.]+ \([\d.]+ kWh\)/.test(t)
-          && /This month\s+GBP [\d,.]+ \([\d.]+ kWh\)/.test(t) ? t : null;
-      }, null, { timeout: 60_000 }).then((h) => h.jsonValue());
+      const text = await dash
+        .waitForFunction(
+          () => {
+            const t = (document.body as any).innerText as string;
+            return /Price now\s+[\d.]+ GBP\/kWh incl\. VAT/.test(t) &&
+              /Today\s+GBP [\d,.]+ \([\d.]+ kWh\)/.test(t) &&
+              /This month\s+GBP [\d,.]+ \([\d.]+ kWh\)/.test(t)
+              ? t
+              : null;
+          },
+          null,
+          { timeout: 60_000 },
+        )
+        .then((h) => h.jsonValue());
       assert.match(text as string, /Next 24 hours/);
       // the chart's canvas, drawn (echarts puts the series on a canvas of the chart's size)
-      await dash.waitForFunction(() => Array.from(document.querySelectorAll('canvas')).some((c: any) => c.width > 300 && c.height > 200),
-        null, { timeout: 30_000 });
+      await dash.waitForFunction(
+        () => Array.from(document.querySelectorAll('canvas')).some((c: any) => c.width > 300 && c.height > 200),
+        null,
+        { timeout: 30_000 },
+      );
       await dash.waitForTimeout(1500); // the chart's entry animation
       await dash.evaluate(() => document.querySelectorAll('.v-snackbar, .v-overlay').forEach((el: any) => el.remove()));
       await dash.screenshot({ path: path.join(SHOTS, 'dashboard.png') });
@@ -211,7 +301,7 @@ describe('e2e: the editor in chromium', function () {
     }
   });
 
-  it('marks on the plan dialog\'s chart the slots its settings would plan, and follows an edit', async function () {
+  it("marks on the plan dialog's chart the slots its settings would plan, and follows an edit", async function () {
     await withDialog('easy-plan', 'plan-heater', async () => {
       await page.waitForSelector('#easy-plan-chart svg rect.easy-chart-planned', { timeout: 20_000 });
       const before = await page.evaluate(() => ({
@@ -221,13 +311,23 @@ describe('e2e: the editor in chromium', function () {
       // 3 h every night from 22:00 to 07:00 on the working-hours tariff: at least one slot a night
       assert.ok(before.slots >= 6, `slots: ${before.slots}`);
       assert.match(before.note, /slot\(s\) this node would plan now/);
-      await page.evaluate(() => { $('.red-ui-notification').hide(); $('.red-ui-help-tips').hide(); });
+      await page.evaluate(() => {
+        $('.red-ui-notification').hide();
+        $('.red-ui-help-tips').hide();
+      });
       await page.mouse.move(0, 0);
       await page.locator('#easy-plan-chart').scrollIntoViewIfNeeded();
-      await page.locator('.red-ui-tray').last().screenshot({ path: path.join(SHOTS, 'plan-dialog.png') });
+      await page
+        .locator('.red-ui-tray')
+        .last()
+        .screenshot({ path: path.join(SHOTS, 'plan-dialog.png') });
       await page.fill('#node-input-durationHours', '10');
       await page.dispatchEvent('#node-input-durationHours', 'change');
-      await page.waitForFunction(() => /No plan: the window \(9 h\) is shorter than the duration \(10 h\)/.test($('#easy-plan-chart .easy-chart-plan').text()), null, { timeout: 20_000 });
+      await page.waitForFunction(
+        () => /No plan: the window \(9 h\) is shorter than the duration \(10 h\)/.test($('#easy-plan-chart .easy-chart-plan').text()),
+        null,
+        { timeout: 20_000 },
+      );
       assert.strictEqual(await page.evaluate(() => $('#easy-plan-chart svg rect.easy-chart-planned').length), 0);
     });
   });
@@ -237,10 +337,20 @@ describe('e2e: the editor in chromium', function () {
       const expected = fs.readFileSync(path.join(ROOT, 'nodes', 'locales', 'en-US', `${type}.html`), 'utf8');
       const firstPara = /<p>([^<&]{20,})/.exec(expected)?.[1].trim().slice(0, 40) ?? '';
       await page.evaluate((t: string) => RED.sidebar.help.show(t), type);
-      await page.waitForFunction((p: string) => ($('.red-ui-sidebar-help-stack .red-ui-help').text() || '').replace(/\s+/g, ' ').includes(p),
-        firstPara.replace(/\s+/g, ' '), { timeout: 10_000 });
-      const headings = await page.evaluate(() => $('.red-ui-sidebar-help-stack .red-ui-help h3').map((_: number, h: any) => h.textContent).get());
-      assert.ok(headings.some((h: string) => /Inputs|Outputs|Details|Configuration/.test(h)), `${type}: ${headings}`);
+      await page.waitForFunction(
+        (p: string) => ($('.red-ui-sidebar-help-stack .red-ui-help').text() || '').replace(/\s+/g, ' ').includes(p),
+        firstPara.replace(/\s+/g, ' '),
+        { timeout: 10_000 },
+      );
+      const headings = await page.evaluate(() =>
+        $('.red-ui-sidebar-help-stack .red-ui-help h3')
+          .map((_: number, h: any) => h.textContent)
+          .get(),
+      );
+      assert.ok(
+        headings.some((h: string) => /Inputs|Outputs|Details|Configuration/.test(h)),
+        `${type}: ${headings}`,
+      );
     });
   }
 

@@ -18,7 +18,10 @@ export const ROOT = path.join(__dirname, '..', '..');
 export const HOST = '127.0.0.1';
 export const TOKEN = 'demo-token';
 export const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
-  name: string; version: string; 'node-red': { nodes: Record<string, string> }; devDependencies: Record<string, string>;
+  name: string;
+  version: string;
+  'node-red': { nodes: Record<string, string> };
+  devDependencies: Record<string, string>;
 };
 export const NODE_TYPES = Object.keys(PKG['node-red'].nodes);
 export const ACCOUNT_ID = 'easy-example-account';
@@ -52,28 +55,30 @@ export function e2e(): E2E {
   return env;
 }
 
-
 function npm(args: string[], cwd: string): string {
   const bin = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   return execFileSync(bin, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
 }
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const EDITOR_SETTINGS = require('../../scripts/editor-settings');
 
 /** Stock settings for a loopback install; nothing may call out to the internet. */
 function settingsFile(port: number): string {
-  return `module.exports = ${JSON.stringify({
-    uiHost: HOST,
-    uiPort: port,
-    httpAdminRoot: '/',
-    httpNodeRoot: '/e2e',
-    flowFile: 'flows.json',
-    credentialSecret: 'e2e-not-a-secret',
-    logging: { console: { level: 'info', metrics: false, audit: false } },
-    // the demo's own editor settings, so the first screen checked here is the demo's
-    ...EDITOR_SETTINGS,
-  }, null, 2)};\n`;
+  return `module.exports = ${JSON.stringify(
+    {
+      uiHost: HOST,
+      uiPort: port,
+      httpAdminRoot: '/',
+      httpNodeRoot: '/e2e',
+      flowFile: 'flows.json',
+      credentialSecret: 'e2e-not-a-secret',
+      logging: { console: { level: 'info', metrics: false, audit: false } },
+      // the demo's own editor settings, so the first screen checked here is the demo's
+      ...EDITOR_SETTINGS,
+    },
+    null,
+    2,
+  )};\n`;
 }
 
 export async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | null | undefined>): Promise<T> {
@@ -103,8 +108,10 @@ async function setUp(): Promise<void> {
   // 2. a fresh user directory, the package installed into it like `npm install` in ~/.node-red does
   const userDir = path.join(tmp, 'userDir');
   fs.mkdirSync(userDir);
-  fs.writeFileSync(path.join(userDir, 'package.json'),
-    JSON.stringify({ name: 'node-red-project', description: 'e2e', version: '0.0.1', private: true }, null, 2));
+  fs.writeFileSync(
+    path.join(userDir, 'package.json'),
+    JSON.stringify({ name: 'node-red-project', description: 'e2e', version: '0.0.1', private: true }, null, 2),
+  );
   npm(['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--no-progress'], userDir);
   // 3. the simulator (loopback, any free port)
   const { startSimulator } = require(path.join(ROOT, 'dist', 'sim', 'server.js'));
@@ -118,8 +125,12 @@ async function setUp(): Promise<void> {
     env: { ...process.env, NODE_OPTIONS: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  red.stdout!.on('data', (d) => { redLog += d; });
-  red.stderr!.on('data', (d) => { redLog += d; });
+  red.stdout!.on('data', (d) => {
+    redLog += d;
+  });
+  red.stderr!.on('data', (d) => {
+    redLog += d;
+  });
   const redUrl = `http://${HOST}:${port}`;
   await waitFor('Node-RED to start', 60_000, async () => {
     const res = await fetch(`${redUrl}/settings`);
@@ -134,7 +145,10 @@ function stopRed(): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', () => { clearTimeout(kill); resolve(); });
+    child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
     child.kill('SIGTERM');
   });
 }
@@ -155,7 +169,9 @@ process.once('exit', () => {
   if (tmp && !process.env.E2E_KEEP) fs.rmSync(tmp, { recursive: true, force: true });
 });
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(sig, () => { void tearDown().finally(() => process.exit(130)); });
+  process.once(sig, () => {
+    void tearDown().finally(() => process.exit(130));
+  });
 }
 
 export const mochaHooks = {
@@ -192,7 +208,10 @@ export async function getText(pathname: string, accept = 'text/html'): Promise<{
 export function exampleFlows(simUrl: string): Array<Record<string, any>> {
   const dir = path.join(ROOT, 'examples');
   const byId = new Map<string, Record<string, any>>();
-  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     for (const node of JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'))) {
       if (node.type === 'easy-account') {
         // the token through the credentials of the deploy, as the editor sends it

@@ -6,7 +6,15 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { ACCOUNT_ID, NODE_TYPES, PKG, ROOT, RUNTIME, TOKEN, deploy, e2e, exampleFlows, getJson, getText, waitFor } from './env';
 
-interface NodeSet { id: string; module: string; types: string[]; enabled: boolean; loaded: boolean; err?: string; version?: string }
+interface NodeSet {
+  id: string;
+  module: string;
+  types: string[];
+  enabled: boolean;
+  loaded: boolean;
+  err?: string;
+  version?: string;
+}
 
 /** Where the e2e tab's capture nodes keep what the example nodes sent (global context). */
 const CAPTURES: Record<string, string> = {
@@ -41,30 +49,106 @@ function e2eTab(): Array<Record<string, any>> {
   let y = 40;
   for (const name of Object.keys(CAPTURES)) {
     nodes.push({
-      id: `e2e-cap-${name}`, type: 'change', z, name: `capture ${name}`, x: 200, y, wires: [],
+      id: `e2e-cap-${name}`,
+      type: 'change',
+      z,
+      name: `capture ${name}`,
+      x: 200,
+      y,
+      wires: [],
       rules: [{ t: 'set', p: `e2e_${name}`, pt: 'global', to: 'payload', tot: 'msg' }],
     });
     y += 40;
   }
   // what the examples' own Catch nodes caught: handled errors are not in Node-RED's log
   nodes.push({
-    id: 'e2e-cap-errors', type: 'change', z, name: 'capture errors', x: 200, y, wires: [],
-    rules: [{ t: 'set', p: 'e2e_errors', pt: 'global', tot: 'jsonata',
-      to: '$append($globalContext("e2e_errors"), [{ "node": error.source.type, "message": error.message }])' }],
+    id: 'e2e-cap-errors',
+    type: 'change',
+    z,
+    name: 'capture errors',
+    x: 200,
+    y,
+    wires: [],
+    rules: [
+      {
+        t: 'set',
+        p: 'e2e_errors',
+        pt: 'global',
+        tot: 'jsonata',
+        to: '$append($globalContext("e2e_errors"), [{ "node": error.source.type, "message": error.message }])',
+      },
+    ],
   });
   y += 40;
   const names = [...Object.keys(CAPTURES), 'errors'];
   const expr = `{ ${names.map((n) => `"${n}": $globalContext("e2e_${n}")`).join(', ')} }`;
   nodes.push(
-    { id: 'e2e-http-in', type: 'http in', z, name: '', url: '/state', method: 'get', upload: false, swaggerDoc: '', x: 120, y, wires: [['e2e-state']] },
-    { id: 'e2e-state', type: 'change', z, name: 'state', rules: [{ t: 'set', p: 'payload', pt: 'msg', to: expr, tot: 'jsonata' }], x: 300, y, wires: [['e2e-http-out']] },
+    {
+      id: 'e2e-http-in',
+      type: 'http in',
+      z,
+      name: '',
+      url: '/state',
+      method: 'get',
+      upload: false,
+      swaggerDoc: '',
+      x: 120,
+      y,
+      wires: [['e2e-state']],
+    },
+    {
+      id: 'e2e-state',
+      type: 'change',
+      z,
+      name: 'state',
+      rules: [{ t: 'set', p: 'payload', pt: 'msg', to: expr, tot: 'jsonata' }],
+      x: 300,
+      y,
+      wires: [['e2e-http-out']],
+    },
     { id: 'e2e-http-out', type: 'http response', z, name: '', statusCode: '', headers: {}, x: 480, y, wires: [] },
-    { id: 'e2e-lib-in', type: 'http in', z, name: '', url: '/lib', method: 'get', upload: false, swaggerDoc: '', x: 120, y: y + 40, wires: [['e2e-lib-args']] },
-    { id: 'e2e-lib-args', type: 'change', z, name: 'args', x: 300, y: y + 40, wires: [['e2e-lib']], rules: [
-      { t: 'set', p: 'baseUrl', pt: 'msg', to: 'req.query.base', tot: 'msg' },
-      { t: 'set', p: 'token', pt: 'msg', to: 'req.query.token', tot: 'msg' }] },
-    { id: 'e2e-lib', type: 'function', z, name: 'library', func: README_FUNCTION, outputs: 1, timeout: 0, noerr: 0,
-      initialize: '', finalize: '', libs: [{ var: 'easy', module: PKG.name }], x: 480, y: y + 40, wires: [['e2e-http-out']] },
+    {
+      id: 'e2e-lib-in',
+      type: 'http in',
+      z,
+      name: '',
+      url: '/lib',
+      method: 'get',
+      upload: false,
+      swaggerDoc: '',
+      x: 120,
+      y: y + 40,
+      wires: [['e2e-lib-args']],
+    },
+    {
+      id: 'e2e-lib-args',
+      type: 'change',
+      z,
+      name: 'args',
+      x: 300,
+      y: y + 40,
+      wires: [['e2e-lib']],
+      rules: [
+        { t: 'set', p: 'baseUrl', pt: 'msg', to: 'req.query.base', tot: 'msg' },
+        { t: 'set', p: 'token', pt: 'msg', to: 'req.query.token', tot: 'msg' },
+      ],
+    },
+    {
+      id: 'e2e-lib',
+      type: 'function',
+      z,
+      name: 'library',
+      func: README_FUNCTION,
+      outputs: 1,
+      timeout: 0,
+      noerr: 0,
+      initialize: '',
+      finalize: '',
+      libs: [{ var: 'easy', module: PKG.name }],
+      x: 480,
+      y: y + 40,
+      wires: [['e2e-http-out']],
+    },
   );
   return nodes;
 }
@@ -135,7 +219,7 @@ describe('e2e: installed from the npm tarball into stock Node-RED', function () 
     }
   });
 
-  it('serves each node\'s editor definition in category energy and its help (GET /nodes as HTML)', async function () {
+  it("serves each node's editor definition in category energy and its help (GET /nodes as HTML)", async function () {
     const { body } = await getText('/nodes');
     for (const type of NODE_TYPES) {
       assert.ok(body.includes(`RED.nodes.registerType('${type}'`), `${type} editor definition`);
@@ -206,7 +290,7 @@ describe('e2e: installed from the npm tarball into stock Node-RED', function () 
       assert.strictEqual(sensor.stale, false);
     });
 
-    it('easy-cost stream mode keeps today\'s total from the meter (daily cost report)', async function () {
+    it("easy-cost stream mode keeps today's total from the meter (daily cost report)", async function () {
       const stream = await waitFor('a running total', 30_000, async () => (await state()).stream);
       assert.strictEqual(stream.tariffId, 'DEMO-WORKDAY');
       assert.ok(stream.reading.value > 1000, JSON.stringify(stream.reading));
@@ -221,7 +305,7 @@ describe('e2e: installed from the npm tarball into stock Node-RED', function () 
     it('easy-cost range mode costs last month from the archive (cost of last month)', async function () {
       const res = await fetch(`${e2e().redUrl}/inject/month-inject`, { method: 'POST' });
       assert.strictEqual(res.status, 200);
-      const month = await waitFor('last month\'s cost', 60_000, async () => (await state()).month);
+      const month = await waitFor("last month's cost", 60_000, async () => (await state()).month);
       const from = Date.parse(month.range.from);
       const to = Date.parse(month.range.to);
       const days = (to - from) / 86_400_000;
@@ -234,7 +318,7 @@ describe('e2e: installed from the npm tarball into stock Node-RED', function () 
       assert.match(month.formatted.gross.display, /^(£|GBP )[\d,]+\.\d\d$/);
     });
 
-    it('easy-cost batch mode costs the example\'s three readings', async function () {
+    it("easy-cost batch mode costs the example's three readings", async function () {
       const res = await fetch(`${e2e().redUrl}/inject/batch-inject`, { method: 'POST' });
       assert.strictEqual(res.status, 200);
       const batch = await waitFor('the batch cost', 30_000, async () => (await state()).batch);
@@ -258,9 +342,15 @@ describe('e2e: installed from the npm tarball into stock Node-RED', function () 
       assert.ok(Math.abs(out.cost.net - 12 * 0.28) < 1e-9, JSON.stringify(out.cost));
     });
 
-    it('no node reported an error, in the log or to the examples\' Catch nodes', async function () {
+    it("no node reported an error, in the log or to the examples' Catch nodes", async function () {
       const log = e2e().log();
-      assert.ok(!/\[error\]/.test(log), log.split('\n').filter((l) => /\[error\]/.test(l)).join('\n'));
+      assert.ok(
+        !/\[error\]/.test(log),
+        log
+          .split('\n')
+          .filter((l) => /\[error\]/.test(l))
+          .join('\n'),
+      );
       assert.deepStrictEqual((await state()).errors ?? [], []);
     });
   });

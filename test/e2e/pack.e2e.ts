@@ -12,7 +12,10 @@ import { NODE_TYPES, PKG, ROOT } from './env';
 
 const npmBin = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
-interface PackedFile { path: string; size: number }
+interface PackedFile {
+  path: string;
+  size: number;
+}
 
 describe('e2e: npm pack of a clean clone', function () {
   this.timeout(300_000);
@@ -32,7 +35,10 @@ describe('e2e: npm pack of a clean clone', function () {
     assert.ok(!fs.existsSync(path.join(clone, 'dist')), 'a clean clone has no dist/');
     fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(clone, 'node_modules'), 'junction');
     const out = execFileSync(npmBin, ['pack', '--json', '--pack-destination', tmp], {
-      cwd: clone, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000,
+      cwd: clone,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 240_000,
     });
     const packed = JSON.parse(out) as Array<{ files: PackedFile[] }>;
     files = new Set(packed[0].files.map((f) => f.path));
@@ -46,7 +52,7 @@ describe('e2e: npm pack of a clean clone', function () {
     for (const file of [manifest.main, manifest.types]) assert.ok(files.has(file), `${file} not in the tarball`);
   });
 
-  it('ships each node\'s code, editor file, help, message catalogue and icon', function () {
+  it("ships each node's code, editor file, help, message catalogue and icon", function () {
     for (const type of NODE_TYPES) {
       const js = PKG['node-red'].nodes[type];
       const dir = path.posix.dirname(js);
@@ -58,11 +64,14 @@ describe('e2e: npm pack of a clean clone', function () {
     }
   });
 
-  it('ships every file of the folders package.json lists, and the package\'s own documents', function () {
+  it("ships every file of the folders package.json lists, and the package's own documents", function () {
     for (const entry of manifest.files) {
       const listed = path.join(clone, entry);
       const expected = fs.statSync(listed).isDirectory()
-        ? fs.readdirSync(listed).filter((f) => fs.statSync(path.join(listed, f)).isFile()).map((f) => `${entry}/${f}`)
+        ? fs
+            .readdirSync(listed)
+            .filter((f) => fs.statSync(path.join(listed, f)).isFile())
+            .map((f) => `${entry}/${f}`)
         : [entry];
       if (!entry.startsWith('dist/')) assert.ok(expected.length > 0, `${entry} is empty`);
       for (const file of expected) assert.ok(files.has(file), `${file} not in the tarball`);
@@ -72,8 +81,11 @@ describe('e2e: npm pack of a clean clone', function () {
   });
 
   it('ships nothing else: no sources, tests, simulator, benchmark or caches', function () {
-    const stray = [...files].filter((f) => !/^(dist\/nodes\/|resources\/|icons\/|examples\/)/.test(f)
-      && !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'docs/semantics.md'].includes(f));
+    const stray = [...files].filter(
+      (f) =>
+        !/^(dist\/nodes\/|resources\/|icons\/|examples\/)/.test(f) &&
+        !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'docs/semantics.md'].includes(f),
+    );
     assert.deepStrictEqual(stray, []);
     const shipped = [...files].filter((f) => f.startsWith('dist/nodes/') && f.endsWith('.ts') && !f.endsWith('.d.ts'));
     assert.deepStrictEqual(shipped, [], 'TypeScript sources');

@@ -35,13 +35,29 @@ describe('reading answers', () => {
 
     it('docs-sensors.json: the e1.kwh sensor', () => {
       should(readSensors(fixture('docs-sensors.json'), 'application/json', 'GATEWAY_ID')).eql([
-        { id: 'e1.kwh', name: 'Main Incomer kWh', value: 1544.12, unit: 'kWh', interval: 60, timestamp: Date.UTC(2020, 0, 2, 15, 22), timestampRaw: '2020-01-02T15:22Z' },
+        {
+          id: 'e1.kwh',
+          name: 'Main Incomer kWh',
+          value: 1544.12,
+          unit: 'kWh',
+          interval: 60,
+          timestamp: Date.UTC(2020, 0, 2, 15, 22),
+          timestampRaw: '2020-01-02T15:22Z',
+        },
       ]);
     });
 
     it('docs-sensors.csv: the same sensor (with the docs’ own 1554.12)', () => {
       should(readSensors(fixture('docs-sensors.csv'), 'text/csv', 'GATEWAY_ID')).eql([
-        { id: 'e1.kwh', name: 'Main Incomer kWh', value: 1554.12, unit: 'kWh', interval: 60, timestamp: Date.UTC(2020, 0, 2, 15, 22), timestampRaw: '2020-01-02T15:22Z' },
+        {
+          id: 'e1.kwh',
+          name: 'Main Incomer kWh',
+          value: 1554.12,
+          unit: 'kWh',
+          interval: 60,
+          timestamp: Date.UTC(2020, 0, 2, 15, 22),
+          timestampRaw: '2020-01-02T15:22Z',
+        },
       ]);
     });
 
@@ -107,7 +123,9 @@ describe('reading answers', () => {
       ctx.sim.setAnswers({ tariffs: [{ ...good, id: 'huge', rules }, good] });
       const { tariffs, problems } = await ctx.client().fetchTariffs();
       should(tariffs.map((t) => t.id)).eql(['good']);
-      should(problems.map((p) => p.message)).eql([`tariff "huge": rules has ${MAX_RULES_PER_TARIFF + 1} rules, more than the ${MAX_RULES_PER_TARIFF} a tariff may have`]);
+      should(problems.map((p) => p.message)).eql([
+        `tariff "huge": rules has ${MAX_RULES_PER_TARIFF + 1} rules, more than the ${MAX_RULES_PER_TARIFF} a tariff may have`,
+      ]);
     });
   });
 
@@ -124,7 +142,11 @@ describe('reading answers', () => {
       ['no id', { id: undefined }, /item 0 has id missing, expected a non-empty text/],
       ['a numeric id', { id: 7 }, /item 0 has id a number, expected a non-empty text/],
       ['a name that is not text', { name: null }, /sensor e1\.kwh has name null, expected a text/],
-      ['a timestamp with an offset', { timestamp: '2020-01-02T15:22+01:00' }, /has timestamp the text "2020-01-02T15:22\+01:00", expected a UTC time/],
+      [
+        'a timestamp with an offset',
+        { timestamp: '2020-01-02T15:22+01:00' },
+        /has timestamp the text "2020-01-02T15:22\+01:00", expected a UTC time/,
+      ],
       ['a timestamp without Z', { timestamp: '2020-01-02T15:22' }, /has timestamp the text/],
       ['an impossible date', { timestamp: '2020-13-40T15:22Z' }, /has timestamp the text/],
       ['a numeric timestamp', { timestamp: 1577978520000 }, /has timestamp a number/],
@@ -157,7 +179,9 @@ describe('reading answers', () => {
     it('JSON cut anywhere is "cut off"; broken but complete JSON is "not valid JSON"', () => {
       const body = fixture('docs-sensors.json');
       for (let end = 1; end < body.trimEnd().length - 1; end++) {
-        should(refusal(() => readSensors(body.slice(0, end), '', 'GW'))).equal('the sensors answer of gateway GW is cut off (incomplete JSON)');
+        should(refusal(() => readSensors(body.slice(0, end), '', 'GW'))).equal(
+          'the sensors answer of gateway GW is cut off (incomplete JSON)',
+        );
       }
       for (const broken of ["[{'id': 1}]", '[1,]', '[{"a":"x\\""}]]', '[tru]']) {
         should(refusal(() => readSensors(broken, '', 'GW'))).equal('the sensors answer of gateway GW is not valid JSON');

@@ -236,7 +236,9 @@ describe('EasyClient when things go wrong', () => {
       let used = 0;
       const retries: RetryInfo[] = [];
       const random = () => draws[used++];
-      await rejection(ctx.client({ retries: 4, backoffBaseMs: 16, backoffCapMs: 48, random, onRetry: (i) => retries.push(i) }).fetchTariffs());
+      await rejection(
+        ctx.client({ retries: 4, backoffBaseMs: 16, backoffCapMs: 48, random, onRetry: (i) => retries.push(i) }).fetchTariffs(),
+      );
       should(used).equal(4);
       // ceilings 16, 32, 48, 48: ceiling / 2 + draw * ceiling / 2
       should(retries.map((r) => r.delayMs)).eql([8, 16 + 0.999 * 16, 36, 24 + 0.25 * 24]);
@@ -277,7 +279,12 @@ describe('EasyClient when things go wrong', () => {
     it('aborting during a backoff wait rejects at once and sends no more requests', async () => {
       ctx.sim.setFaults({ serverError: 'all' });
       const controller = new AbortController();
-      const client = ctx.client({ retries: 5, backoffBaseMs: 10_000, backoffCapMs: 10_000, onRetry: () => setTimeout(() => controller.abort(), 20) });
+      const client = ctx.client({
+        retries: 5,
+        backoffBaseMs: 10_000,
+        backoffCapMs: 10_000,
+        onRetry: () => setTimeout(() => controller.abort(), 20),
+      });
       const started = Date.now();
       should(await rejection(client.fetchTariffs({ signal: controller.signal }))).match({ code: 'aborted' });
       should(Date.now() - started).be.below(1000);

@@ -79,7 +79,20 @@ describe('EasyClient', () => {
     it('GETs /easy/v1/gateways/{id}.json and types every sensor', async () => {
       const sensors = await ctx.client().fetchSensors(DEMO_GATEWAY);
       should(ctx.sim.requests.map((r) => r.path)).eql(['/easy/v1/gateways/DEMO.json']);
-      should(sensors.map((s) => s.id)).containDeep(['e1.kwh', 'e1.v3p@1', 'e1.i3p@3', 'e1.freq', 'e1.pf', '1', '2', '17', '18', '129', '130', '158']);
+      should(sensors.map((s) => s.id)).containDeep([
+        'e1.kwh',
+        'e1.v3p@1',
+        'e1.i3p@3',
+        'e1.freq',
+        'e1.pf',
+        '1',
+        '2',
+        '17',
+        '18',
+        '129',
+        '130',
+        '158',
+      ]);
       for (const sensor of sensors) {
         should(Object.keys(sensor).sort()).eql(['id', 'interval', 'name', 'timestamp', 'timestampRaw', 'unit', 'value']);
         should(sensor.value).be.a.Number();
@@ -140,29 +153,92 @@ describe('EasyClient', () => {
     });
 
     it('refuses bad ranges and ids before any request', async () => {
-      await should(ctx.client().fetchData(DEMO_GATEWAY, 'e1.kwh', 'yesterday')).be.rejectedWith({ name: 'TypeError', message: /from must be/ });
-      await should(ctx.client().fetchData(DEMO_GATEWAY, 'e1.kwh', from, 'soon')).be.rejectedWith({ name: 'TypeError', message: /to must be/ });
-      await should(ctx.client().fetchData(DEMO_GATEWAY, 'e1.kwh', to, from)).be.rejectedWith({ name: 'RangeError', message: /to is before from/ });
+      await should(ctx.client().fetchData(DEMO_GATEWAY, 'e1.kwh', 'yesterday')).be.rejectedWith({
+        name: 'TypeError',
+        message: /from must be/,
+      });
+      await should(ctx.client().fetchData(DEMO_GATEWAY, 'e1.kwh', from, 'soon')).be.rejectedWith({
+        name: 'TypeError',
+        message: /to must be/,
+      });
+      await should(ctx.client().fetchData(DEMO_GATEWAY, 'e1.kwh', to, from)).be.rejectedWith({
+        name: 'RangeError',
+        message: /to is before from/,
+      });
       await should(ctx.client().fetchData(DEMO_GATEWAY, '..', from)).be.rejectedWith({ name: 'TypeError', message: /sensorId/ });
       should(ctx.sim.requests).eql([]);
     });
   });
 
   describe('status codes, none of them retried', () => {
-    const cases: Array<{ name: string; token?: string; faults?: object; call: 'tariffs' | 'sensors' | 'data'; code: string; status: number; message: string }> = [
-      { name: 'an unknown token', token: 'not-a-token', call: 'tariffs', code: 'unauthorized', status: 401, message: 'the access token was rejected (401)' },
-      { name: 'an unknown token (sensors)', token: 'not-a-token', call: 'sensors', code: 'unauthorized', status: 401, message: 'the access token was rejected (401)' },
-      { name: 'a token without tariffs', token: 'demo-no-tariffs', call: 'tariffs', code: 'forbidden', status: 403, message: 'this account has no access to tariffs (403)' },
-      { name: 'the tariffs feature removed', faults: { tariffsRemoved: true }, call: 'tariffs', code: 'forbidden', status: 403, message: 'this account has no access to tariffs (403)' },
-      { name: 'the gateway removed', faults: { removedGateways: ['DEMO'] }, call: 'sensors', code: 'not_found', status: 404, message: 'gateway DEMO not found on this account (404)' },
-      { name: 'the gateway removed (data)', faults: { removedGateways: ['DEMO'] }, call: 'data', code: 'not_found', status: 404, message: 'sensor e1.kwh of gateway DEMO not found on this account (404)' },
+    const cases: Array<{
+      name: string;
+      token?: string;
+      faults?: object;
+      call: 'tariffs' | 'sensors' | 'data';
+      code: string;
+      status: number;
+      message: string;
+    }> = [
+      {
+        name: 'an unknown token',
+        token: 'not-a-token',
+        call: 'tariffs',
+        code: 'unauthorized',
+        status: 401,
+        message: 'the access token was rejected (401)',
+      },
+      {
+        name: 'an unknown token (sensors)',
+        token: 'not-a-token',
+        call: 'sensors',
+        code: 'unauthorized',
+        status: 401,
+        message: 'the access token was rejected (401)',
+      },
+      {
+        name: 'a token without tariffs',
+        token: 'demo-no-tariffs',
+        call: 'tariffs',
+        code: 'forbidden',
+        status: 403,
+        message: 'this account has no access to tariffs (403)',
+      },
+      {
+        name: 'the tariffs feature removed',
+        faults: { tariffsRemoved: true },
+        call: 'tariffs',
+        code: 'forbidden',
+        status: 403,
+        message: 'this account has no access to tariffs (403)',
+      },
+      {
+        name: 'the gateway removed',
+        faults: { removedGateways: ['DEMO'] },
+        call: 'sensors',
+        code: 'not_found',
+        status: 404,
+        message: 'gateway DEMO not found on this account (404)',
+      },
+      {
+        name: 'the gateway removed (data)',
+        faults: { removedGateways: ['DEMO'] },
+        call: 'data',
+        code: 'not_found',
+        status: 404,
+        message: 'sensor e1.kwh of gateway DEMO not found on this account (404)',
+      },
     ];
     for (const c of cases) {
       it(`${c.name} → ${c.code} ${c.status}`, async () => {
         if (c.faults) ctx.sim.setFaults(c.faults);
         const client = ctx.client({ token: c.token ?? 'demo-token', retries: 3 });
         const call =
-          c.call === 'tariffs' ? client.fetchTariffs() : c.call === 'sensors' ? client.fetchSensors(DEMO_GATEWAY) : client.fetchData(DEMO_GATEWAY, 'e1.kwh', '2020-02-04T12:00Z');
+          c.call === 'tariffs'
+            ? client.fetchTariffs()
+            : c.call === 'sensors'
+              ? client.fetchSensors(DEMO_GATEWAY)
+              : client.fetchData(DEMO_GATEWAY, 'e1.kwh', '2020-02-04T12:00Z');
         const err = await rejection(call);
         should(err).match({ code: c.code, status: c.status, retryable: false, attempts: 1, message: c.message });
         should(err.name).equal('EasyApiError');

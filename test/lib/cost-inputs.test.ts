@@ -1,6 +1,12 @@
 import should from 'should';
 import {
-  bucketPayload, checkBatchSpan, isEnergyReading, isFlatTariff, rangeRequest, SensorHistory, streamReading,
+  bucketPayload,
+  checkBatchSpan,
+  isEnergyReading,
+  isFlatTariff,
+  rangeRequest,
+  SensorHistory,
+  streamReading,
 } from '../../nodes/lib/cost-inputs';
 import type { CostResult } from '../../nodes/lib/cost';
 import type { TariffSnapshot } from '../../nodes/lib/hub';
@@ -9,7 +15,16 @@ import { parseTariffs } from '../../nodes/lib/tariff';
 
 const NOW = Date.parse('2026-03-04T10:00:00Z');
 const FLAT = { id: 'F', name: 'Flat', vat: 20, currency: 'GBP', rules: [{ priority: 1, price: 0.25 }] };
-const TIMED = { id: 'T', name: 'Timed', vat: 5, currency: 'GBP', rules: [{ priority: 1, price: 0.1, time_start: '22:00', time_end: '06:00' }, { priority: 2, price: 0.3 }] };
+const TIMED = {
+  id: 'T',
+  name: 'Timed',
+  vat: 5,
+  currency: 'GBP',
+  rules: [
+    { priority: 1, price: 0.1, time_start: '22:00', time_end: '06:00' },
+    { priority: 2, price: 0.3 },
+  ],
+};
 const BROKEN = { id: 'B', name: 'Broken', vat: 5, currency: 'GBP', rules: [{ priority: 1 }] };
 
 function snapshot(raw: unknown[], over: Partial<TariffSnapshot> = {}): TariffSnapshot {
@@ -32,7 +47,9 @@ describe('cost node inputs', () => {
       // the parsed answer the editor's routes hold (no fetch time): found or not on the account
       should(() => findTariff(parseTariffs([FLAT]), '__proto__')).throw('tariff "__proto__" is not on the account (it has F)');
       const many = Array.from({ length: 12 }, (_, i) => ({ ...FLAT, id: `t${i}` }));
-      should(() => findTariff(snapshot(many), 'X')).throw('tariff "X" is not on the account (it has t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, …)');
+      should(() => findTariff(snapshot(many), 'X')).throw(
+        'tariff "X" is not on the account (it has t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, …)',
+      );
     });
   });
 
@@ -77,8 +94,12 @@ describe('cost node inputs', () => {
 
   describe('rangeRequest', () => {
     it('reads from/to, defaulting to e1.kwh and now', () => {
-      should(rangeRequest({ gateway: 'DEMO', from: '2026-03-01T00:00:00Z' }, 'UTC', NOW))
-        .eql({ gateway: 'DEMO', sensor: 'e1.kwh', from: Date.parse('2026-03-01T00:00:00Z'), to: NOW });
+      should(rangeRequest({ gateway: 'DEMO', from: '2026-03-01T00:00:00Z' }, 'UTC', NOW)).eql({
+        gateway: 'DEMO',
+        sensor: 'e1.kwh',
+        from: Date.parse('2026-03-01T00:00:00Z'),
+        to: NOW,
+      });
       should(rangeRequest({ gateway: 'DEMO', sensor: 'e2.kwh', from: 0, to: NOW + 1e6 }, 'UTC', NOW).to).equal(NOW);
     });
 
@@ -111,11 +132,23 @@ describe('cost node inputs', () => {
         should(err).be.instanceOf(TypeError);
         should(err!.message).startWith(`msg.period must be one of ${all}, got `);
       }
-      should(rangeRequest({ gateway: 'D', period: 'last-year' }, 'UTC', NOW)).match({ from: Date.UTC(2025, 0, 1), to: Date.UTC(2026, 0, 1) });
+      should(rangeRequest({ gateway: 'D', period: 'last-year' }, 'UTC', NOW)).match({
+        from: Date.UTC(2025, 0, 1),
+        to: Date.UTC(2026, 0, 1),
+      });
     });
 
     it('refuses instants more than 100 years from now with a message naming the field, never "Invalid time value"', () => {
-      const far = [1e300, -1e300, 8.64e15, -8.64e15, '9999-12-31T00:00:00Z', '1900-01-01', new Date(Date.UTC(2200, 0, 1)), NOW + 101 * 365.25 * 864e5];
+      const far = [
+        1e300,
+        -1e300,
+        8.64e15,
+        -8.64e15,
+        '9999-12-31T00:00:00Z',
+        '1900-01-01',
+        new Date(Date.UTC(2200, 0, 1)),
+        NOW + 101 * 365.25 * 864e5,
+      ];
       for (const x of far) {
         should(() => rangeRequest({ gateway: 'D', from: x }, 'UTC', NOW)).throw(/^msg.from must lie within 100 years of now, got /);
         should(() => rangeRequest({ gateway: 'D', from: 0, to: x }, 'UTC', NOW)).throw(/^msg.to must lie within 100 years of now, got /);
@@ -124,8 +157,9 @@ describe('cost node inputs', () => {
         should(() => streamReading({ payload: { value: 1, ts: x } }, NOW)).throw(/^msg.payload.ts must lie within 100 years of now/);
       }
       should(() => rangeRequest({ gateway: 'D', from: 1e300 }, 'UTC', NOW)).throw('msg.from must lie within 100 years of now, got 1e+300');
-      should(() => rangeRequest({ gateway: 'D', from: new Date(Date.UTC(2200, 0, 1)) }, 'UTC', NOW))
-        .throw('msg.from must lie within 100 years of now, got the Date 2200-01-01T00:00:00.000Z');
+      should(() => rangeRequest({ gateway: 'D', from: new Date(Date.UTC(2200, 0, 1)) }, 'UTC', NOW)).throw(
+        'msg.from must lie within 100 years of now, got the Date 2200-01-01T00:00:00.000Z',
+      );
       // 99 years back is a range (an empty archive says so later), not a refusal
       should(rangeRequest({ gateway: 'D', from: NOW - 99 * 365.25 * 864e5 }, 'UTC', NOW).to).equal(NOW);
     });
@@ -138,8 +172,12 @@ describe('cost node inputs', () => {
       checkBatchSpan(result(null, null), NOW);
     });
     it('names the first or last reading that lies further, as text a Date could not give', () => {
-      should(() => checkBatchSpan(result(0, 1e300), NOW)).throw('batch mode takes readings within 100 years of now; the last reading is at 1e+300');
-      should(() => checkBatchSpan(result(Date.UTC(1800, 0, 1), NOW), NOW)).throw('batch mode takes readings within 100 years of now; the first reading is at 1800-01-01T00:00:00.000Z');
+      should(() => checkBatchSpan(result(0, 1e300), NOW)).throw(
+        'batch mode takes readings within 100 years of now; the last reading is at 1e+300',
+      );
+      should(() => checkBatchSpan(result(Date.UTC(1800, 0, 1), NOW), NOW)).throw(
+        'batch mode takes readings within 100 years of now; the first reading is at 1800-01-01T00:00:00.000Z',
+      );
     });
   });
 
@@ -150,15 +188,34 @@ describe('cost node inputs', () => {
     history.record('DEMO', '1', 2000, 1);
     history.record('DEMO', '1', 1500, 0); // late answer of an older poll
     history.record('DEMO', '1', 3000, 0);
-    should(JSON.parse(JSON.stringify(history.timelines()))).eql({ DEMO: { 1: [[1000, 0], [2000, 1], [3000, 0]] } });
+    should(JSON.parse(JSON.stringify(history.timelines()))).eql({
+      DEMO: {
+        1: [
+          [1000, 0],
+          [2000, 1],
+          [3000, 0],
+        ],
+      },
+    });
     history.forget(2500);
-    should(JSON.parse(JSON.stringify(history.timelines()))).eql({ DEMO: { 1: [[2000, 1], [3000, 0]] } });
+    should(JSON.parse(JSON.stringify(history.timelines()))).eql({
+      DEMO: {
+        1: [
+          [2000, 1],
+          [3000, 0],
+        ],
+      },
+    });
   });
 
   it('shapes a period with ISO bounds and amounts formatted to the minor unit', () => {
     const bucket = { from: NOW, to: null, energy: 2, net: 0.123456, gross: 0.2, unpricedEnergy: 0, resets: 0, intervals: 3 };
     should(bucketPayload(bucket, 'BHD', 10)).match({
-      from: '2026-03-04T10:00:00.000Z', to: null, net: 0.123456, vat: 10, currency: 'BHD',
+      from: '2026-03-04T10:00:00.000Z',
+      to: null,
+      net: 0.123456,
+      vat: 10,
+      currency: 'BHD',
       formatted: { net: { text: '0.123' }, gross: { text: '0.200' } },
     });
     should(bucketPayload(null, 'GBP', 0)).be.null();

@@ -13,8 +13,15 @@ import type { Tariff } from '../../nodes/lib/tariff';
 
 // the hour after midnight (missing on a day that starts at 01:00), Sundays, the rest
 const TARIFF = {
-  id: 'D', name: 'd', vat: 20, currency: 'EUR',
-  rules: [{ priority: 1, price: 0.1, time_start: '00:00', time_end: '01:00' }, { priority: 2, price: 0.2, weekdays: [7] }, { priority: 3, price: 0.3 }],
+  id: 'D',
+  name: 'd',
+  vat: 20,
+  currency: 'EUR',
+  rules: [
+    { priority: 1, price: 0.1, time_start: '00:00', time_end: '01:00' },
+    { priority: 2, price: 0.2, weekdays: [7] },
+    { priority: 3, price: 0.3 },
+  ],
 } as Tariff;
 
 /** Zones whose clock changes at local midnight, from noon before such a night to two days later. */
@@ -57,7 +64,12 @@ function prng(seed: number): () => number {
   };
 }
 
-interface Sent { meter: string; ts: number; value: number; at: number }
+interface Sent {
+  meter: string;
+  ts: number;
+  value: number;
+  at: number;
+}
 
 /** Readings every 10 s per meter (with an outage or two), sent late, twice, corrected, interleaved. */
 function traffic(seed: number, start: number, meters: string[]): Sent[] {
@@ -79,7 +91,10 @@ function traffic(seed: number, start: number, meters: string[]): Sent[] {
     }
   });
   // arrival order; equal instants in the order generated
-  return sent.map((s, i) => ({ s, i })).sort((a, b) => a.s.at - b.s.at || a.i - b.i).map((x) => x.s);
+  return sent
+    .map((s, i) => ({ s, i }))
+    .sort((a, b) => a.s.at - b.s.at || a.i - b.i)
+    .map((x) => x.s);
 }
 
 /** The plain model of one meter: every counted reading, and what it still holds. */
@@ -142,7 +157,12 @@ function sameSums(bucket: Bucket | null, expected: ReturnType<ReferenceMeter['su
 
 const memoryStore = (): TotalsStore => {
   let saved: unknown;
-  return { load: async () => saved, save: async (v) => { saved = v; } };
+  return {
+    load: async () => saved,
+    save: async (v) => {
+      saved = v;
+    },
+  };
 };
 
 describe('CostStream against computeCost (differential, property)', function () {
@@ -151,64 +171,84 @@ describe('CostStream against computeCost (differential, property)', function () 
 
   after(() => {
     // the counts the closing note reports
-    console.log(`      stream vs computeCost: ${seen.runs} runs, ${seen.sent} readings sent, ${seen.counted} counted (${seen.late} late, ${seen.replaced} corrected), `
-      + `${seen.tooLate} too late, ${seen.duplicate} duplicates, ${seen.closed} closed periods compared`);
+    console.log(
+      `      stream vs computeCost: ${seen.runs} runs, ${seen.sent} readings sent, ${seen.counted} counted (${seen.late} late, ${seen.replaced} corrected), ` +
+        `${seen.tooLate} too late, ${seen.duplicate} duplicates, ${seen.closed} closed periods compared`,
+    );
   });
 
   for (const [timezone, startIso] of CASES) {
     it(`${timezone} from ${startIso}: every meter's periods and the site's equal computeCost split at localPeriod bounds`, async () => {
       const start = Date.parse(startIso);
-      await fc.assert(fc.asyncProperty(fc.integer({ min: 1, max: 2 ** 31 - 1 }), fc.integer({ min: 1, max: 3 }), async (seed, meterCount) => {
-        const names = Array.from({ length: meterCount }, (_, i) => METER_NAMES[(seed + i) % METER_NAMES.length]);
-        const stream = new CostStream({ timezone, tariffId: 'D', store: memoryStore(), warn: () => undefined, maxKept: MAX_KEPT });
-        await stream.restore();
-        const ref = new Map(names.map((n) => [n, new ReferenceMeter(timezone)]));
-        const last = new Map<string, Record<string, unknown>>();
-        for (const s of traffic(seed, start, names)) {
-          const out = (await stream.handle({ topic: s.meter, gateway: 'G', payload: s.value, ts: s.ts }, TARIFF, s.at))!;
-          const p = out.payload as { ignored?: string; late?: boolean; replaced?: boolean; closed?: Record<string, { from: string; to: string }> };
-          const expected = ref.get(s.meter)!.verdict(s.ts, s.value);
-          should(p.ignored ?? 'counted').equal(expected, `${s.meter} at ${new Date(s.ts).toISOString()}`);
-          seen.sent += 1;
-          if (expected === 'counted') seen.counted += 1;
-          if (expected === 'too_late') seen.tooLate += 1;
-          if (expected === 'duplicate') seen.duplicate += 1;
-          if (p.late) seen.late += 1;
-          if (p.replaced) seen.replaced += 1;
-          // a period that closes is final: it equals computeCost of what was counted by then
-          for (const [name, bucket] of Object.entries(p.closed ?? {})) {
-            const bounds = localPeriod(name as 'day', Date.parse(bucket.from), { timezone });
-            should([bounds.from, bounds.to]).eql([Date.parse(bucket.from), Date.parse(bucket.to)]);
-            const closed = (out.payload.closed as Record<string, Bucket & { from: string }>)[name];
-            sameSums({ ...closed, from: bounds.from, to: bounds.to }, ref.get(s.meter)!.sums(bounds.from, bounds.to), `${s.meter} closed ${name}`);
-            seen.closed += 1;
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 1, max: 2 ** 31 - 1 }), fc.integer({ min: 1, max: 3 }), async (seed, meterCount) => {
+          const names = Array.from({ length: meterCount }, (_, i) => METER_NAMES[(seed + i) % METER_NAMES.length]);
+          const stream = new CostStream({ timezone, tariffId: 'D', store: memoryStore(), warn: () => undefined, maxKept: MAX_KEPT });
+          await stream.restore();
+          const ref = new Map(names.map((n) => [n, new ReferenceMeter(timezone)]));
+          const last = new Map<string, Record<string, unknown>>();
+          for (const s of traffic(seed, start, names)) {
+            const out = (await stream.handle({ topic: s.meter, gateway: 'G', payload: s.value, ts: s.ts }, TARIFF, s.at))!;
+            const p = out.payload as {
+              ignored?: string;
+              late?: boolean;
+              replaced?: boolean;
+              closed?: Record<string, { from: string; to: string }>;
+            };
+            const expected = ref.get(s.meter)!.verdict(s.ts, s.value);
+            should(p.ignored ?? 'counted').equal(expected, `${s.meter} at ${new Date(s.ts).toISOString()}`);
+            seen.sent += 1;
+            if (expected === 'counted') seen.counted += 1;
+            if (expected === 'too_late') seen.tooLate += 1;
+            if (expected === 'duplicate') seen.duplicate += 1;
+            if (p.late) seen.late += 1;
+            if (p.replaced) seen.replaced += 1;
+            // a period that closes is final: it equals computeCost of what was counted by then
+            for (const [name, bucket] of Object.entries(p.closed ?? {})) {
+              const bounds = localPeriod(name as 'day', Date.parse(bucket.from), { timezone });
+              should([bounds.from, bounds.to]).eql([Date.parse(bucket.from), Date.parse(bucket.to)]);
+              const closed = (out.payload.closed as Record<string, Bucket & { from: string }>)[name];
+              sameSums(
+                { ...closed, from: bounds.from, to: bounds.to },
+                ref.get(s.meter)!.sums(bounds.from, bounds.to),
+                `${s.meter} closed ${name}`,
+              );
+              seen.closed += 1;
+            }
+            last.set(s.meter, out.payload);
           }
-          last.set(s.meter, out.payload);
-        }
-        // the periods still open, the total, and the site
-        const site = stream.site();
-        let newest = -Infinity;
-        for (const r of ref.values()) for (const ts of r.counted.keys()) newest = Math.max(newest, ts);
-        for (const name of PERIODS) {
-          const bounds = localPeriod(name, newest, { timezone });
-          should([site[name]!.from, site[name]!.to]).eql([bounds.from, bounds.to]);
-          const sums = [...ref.values()].map((r) => r.sums(bounds.from, bounds.to));
-          const total = sums.reduce((a, b) => ({ energy: a.energy + b.energy, net: a.net + b.net, gross: a.gross + b.gross, intervals: a.intervals + b.intervals, resets: a.resets + b.resets }));
-          sameSums(site[name], total, `site ${name}`);
-        }
-        for (const [meter, r] of ref) {
-          const counted = r.sorted();
-          const meterNewest = counted[counted.length - 1][0];
-          const state = stream.totalsOf({ gateway: 'G', topic: meter })!;
+          // the periods still open, the total, and the site
+          const site = stream.site();
+          let newest = -Infinity;
+          for (const r of ref.values()) for (const ts of r.counted.keys()) newest = Math.max(newest, ts);
           for (const name of PERIODS) {
-            const bounds = localPeriod(name, meterNewest, { timezone });
-            sameSums(state[name], r.sums(bounds.from, bounds.to), `${meter} ${name}`);
+            const bounds = localPeriod(name, newest, { timezone });
+            should([site[name]!.from, site[name]!.to]).eql([bounds.from, bounds.to]);
+            const sums = [...ref.values()].map((r) => r.sums(bounds.from, bounds.to));
+            const total = sums.reduce((a, b) => ({
+              energy: a.energy + b.energy,
+              net: a.net + b.net,
+              gross: a.gross + b.gross,
+              intervals: a.intervals + b.intervals,
+              resets: a.resets + b.resets,
+            }));
+            sameSums(site[name], total, `site ${name}`);
           }
-          sameSums(state.total, r.sums(-Infinity, null), `${meter} total`);
-          should(state.total!.from).equal(counted[0][0]);
-        }
-        seen.runs += 1;
-      }), { seed: 20261123, numRuns: RUNS });
+          for (const [meter, r] of ref) {
+            const counted = r.sorted();
+            const meterNewest = counted[counted.length - 1][0];
+            const state = stream.totalsOf({ gateway: 'G', topic: meter })!;
+            for (const name of PERIODS) {
+              const bounds = localPeriod(name, meterNewest, { timezone });
+              sameSums(state[name], r.sums(bounds.from, bounds.to), `${meter} ${name}`);
+            }
+            sameSums(state.total, r.sums(-Infinity, null), `${meter} total`);
+            should(state.total!.from).equal(counted[0][0]);
+          }
+          seen.runs += 1;
+        }),
+        { seed: 20261123, numRuns: RUNS },
+      );
     });
   }
 });

@@ -26,13 +26,22 @@ type MemoryStore = ReturnType<typeof memoryStore>;
 async function started<S extends TotalsStore = MemoryStore>(opts: { store?: S; timezone?: string; maxMeters?: number } = {}) {
   const warnings: string[] = [];
   const store = (opts.store ?? memoryStore()) as S;
-  const stream = new CostStream({ timezone: opts.timezone ?? 'UTC', tariffId: 'F', store, warn: (w) => warnings.push(w), maxMeters: opts.maxMeters });
+  const stream = new CostStream({
+    timezone: opts.timezone ?? 'UTC',
+    tariffId: 'F',
+    store,
+    warn: (w) => warnings.push(w),
+    maxMeters: opts.maxMeters,
+  });
   const restored = await stream.restore();
   return { stream, warnings, store, restored };
 }
 
-const meter = (gateway: string, id: string, ts: number, value: number, unit = 'kWh') =>
-  ({ topic: id, gateway, payload: { id, value, ts, unit, decoded: { kind: 'modbus', quantity: unit === 'kWh' ? 'energy' : 'voltage' } } });
+const meter = (gateway: string, id: string, ts: number, value: number, unit = 'kWh') => ({
+  topic: id,
+  gateway,
+  payload: { id, value, ts, unit, decoded: { kind: 'modbus', quantity: unit === 'kWh' ? 'energy' : 'voltage' } },
+});
 
 describe('CostStream: per-meter running totals', () => {
   it('keeps meters of one gateway apart at the same instant: 3 + 6 kWh is 9 kWh, not 6', async () => {
@@ -42,7 +51,10 @@ describe('CostStream: per-meter running totals', () => {
     const a = await stream.handle(meter('G', 'e1.kwh', T0 + 60 * MIN, 103), FLAT, T0);
     const b = await stream.handle(meter('G', 'e2.kwh', T0 + 60 * MIN, 5006), FLAT, T0);
     should(a!.payload).match({ today: { energy: 3 }, meter: { gateway: 'G', topic: 'e1.kwh', name: 'G/e1.kwh' } });
-    should(b!.payload).match({ today: { energy: 6, resets: 0 }, site: { meters: 2, today: { energy: 9, resets: 0 }, total: { energy: 9 } } });
+    should(b!.payload).match({
+      today: { energy: 6, resets: 0 },
+      site: { meters: 2, today: { energy: 9, resets: 0 }, total: { energy: 9 } },
+    });
     should((b!.payload.site as { today: { net: number } }).today.net).be.approximately(9 * 0.25, 1e-12);
     should(b!.status).eql({ fill: 'green', shape: 'dot', text: 'today GBP 2.70 · 9.00 kWh · 2 meters' });
   });
@@ -87,7 +99,7 @@ describe('CostStream: per-meter running totals', () => {
     }
     should(stream.site()).match({ meters: 3, total: { energy: 3 } });
     should(Object.keys(Object.prototype)).eql([]);
-    should(({}).constructor).equal(Object);
+    should({}.constructor).equal(Object);
     const again = await started({ store: memoryStore(store.saved) });
     should(again.stream.site()).match({ meters: 3, total: { energy: 3 } });
   });
@@ -97,20 +109,35 @@ describe('CostStream: per-meter running totals', () => {
     const { stream } = await started({ maxMeters: 2 });
     await stream.handle({ payload: 1, ts: T0, topic: 'a' }, FLAT, T0);
     await stream.handle({ payload: 1, ts: T0, topic: 'b' }, FLAT, T0);
-    await should(stream.handle({ payload: 1, ts: T0, topic: 'c' }, FLAT, T0)).be.rejectedWith(/at most 2 meters per node; "c" would be one more \(filter easy-sensors/);
+    await should(stream.handle({ payload: 1, ts: T0, topic: 'c' }, FLAT, T0)).be.rejectedWith(
+      /at most 2 meters per node; "c" would be one more \(filter easy-sensors/,
+    );
     should((await stream.handle({ payload: 2, ts: T0 + MIN, topic: 'a' }, FLAT, T0))!.payload.site).match({ meters: 2 });
   });
 
   it('msg.reset zeroes one meter by topic (and gateway), or every meter; an unknown meter is an error', async () => {
     const { stream } = await started();
-    for (const [gateway, topic] of [['G', 'e1.kwh'], ['G', 'e2.kwh'], ['H', 'e1.kwh']]) {
+    for (const [gateway, topic] of [
+      ['G', 'e1.kwh'],
+      ['G', 'e2.kwh'],
+      ['H', 'e1.kwh'],
+    ]) {
       await stream.handle({ payload: 1, ts: T0, topic, gateway }, FLAT, T0);
       await stream.handle({ payload: 3, ts: T0 + MIN, topic, gateway }, FLAT, T0);
     }
     const one = await stream.handle({ reset: 'e1.kwh', gateway: 'H' }, FLAT, T0);
-    should(one!.payload).match({ today: null, total: null, meter: { gateway: 'H', topic: 'e1.kwh' }, site: { meters: 2, total: { energy: 4 } } });
-    await should(stream.handle({ reset: 'e9.kwh' }, FLAT, T0)).be.rejectedWith('msg.reset names no meter of this node: "e9.kwh" (it counts G/e1.kwh, G/e2.kwh)');
-    await should(stream.handle({ reset: 42 }, FLAT, T0)).be.rejectedWith(/msg.reset must be true \(every meter\) or the topic of one meter/);
+    should(one!.payload).match({
+      today: null,
+      total: null,
+      meter: { gateway: 'H', topic: 'e1.kwh' },
+      site: { meters: 2, total: { energy: 4 } },
+    });
+    await should(stream.handle({ reset: 'e9.kwh' }, FLAT, T0)).be.rejectedWith(
+      'msg.reset names no meter of this node: "e9.kwh" (it counts G/e1.kwh, G/e2.kwh)',
+    );
+    await should(stream.handle({ reset: 42 }, FLAT, T0)).be.rejectedWith(
+      /msg.reset must be true \(every meter\) or the topic of one meter/,
+    );
     const all = await stream.handle({ reset: true }, FLAT, T0);
     should(all!.payload).match({ today: null, site: { meters: 0, today: null, total: null } });
     should(all!.status.text).equal('today GBP 0.00 · 0.00 kWh · 0 meters');
@@ -128,18 +155,35 @@ describe('CostStream: per-meter running totals', () => {
     should(next!.payload).match({ today: { energy: 3, intervals: 2 }, site: { meters: 2, today: { energy: 4 } } });
     const other = await started({ store: memoryStore(first.store.saved), timezone: 'UTC' });
     should(other.warnings).eql(['running totals started from zero: stored totals were counted in Europe/Lisbon']);
-    for (const garbage of ['x', { version: 2, timezone: 'UTC', tariffId: 'F', meters: [{ gateway: 1, topic: null, totals: {} }] },
-      { version: 2, timezone: 'UTC', tariffId: 'F', meters: 'all' }]) {
-      should((await started({ store: memoryStore(garbage) })).warnings).eql(['running totals started from zero: stored totals are unreadable']);
+    for (const garbage of [
+      'x',
+      { version: 2, timezone: 'UTC', tariffId: 'F', meters: [{ gateway: 1, topic: null, totals: {} }] },
+      { version: 2, timezone: 'UTC', tariffId: 'F', meters: 'all' },
+    ]) {
+      should((await started({ store: memoryStore(garbage) })).warnings).eql([
+        'running totals started from zero: stored totals are unreadable',
+      ]);
     }
     const failing = { load: () => Promise.reject(new Error('disk on fire')), save: () => Promise.resolve() };
-    should((await started({ store: failing })).warnings).eql(['running totals started from zero: stored totals could not be read (disk on fire)']);
+    should((await started({ store: failing })).warnings).eql([
+      'running totals started from zero: stored totals could not be read (disk on fire)',
+    ]);
   });
 
   it('takes over totals stored in the single-meter shape: the first meter to report continues them', async () => {
     let old: TotalsState = newTotals('UTC', 'F');
-    const flat = (a: { value: number }, b: { value: number }) => ({ energy: b.value - a.value, net: (b.value - a.value) * 0.25, gross: (b.value - a.value) * 0.3, unpricedEnergy: 0, resets: 0 });
-    for (const [ts, value] of [[T0, 100], [T0 + MIN, 104]]) old = addReading(old, { ts, value }, flat).state;
+    const flat = (a: { value: number }, b: { value: number }) => ({
+      energy: b.value - a.value,
+      net: (b.value - a.value) * 0.25,
+      gross: (b.value - a.value) * 0.3,
+      unpricedEnergy: 0,
+      resets: 0,
+    });
+    for (const [ts, value] of [
+      [T0, 100],
+      [T0 + MIN, 104],
+    ])
+      old = addReading(old, { ts, value }, flat).state;
     const { stream, warnings, restored } = await started({ store: memoryStore(old) });
     should(warnings).eql([]);
     should(restored.text).equal('today 4.00 kWh (restored) · 1 meter');
@@ -165,14 +209,17 @@ describe('CostStream: per-meter running totals', () => {
     const { stream } = await started();
     await stream.handle({ payload: -1e308, ts: T0 }, FLAT, T0);
     const out = await stream.handle({ payload: 1e308, ts: T0 + 60 * MIN }, FLAT, T0);
-    should(out!.payload).match({ today: { energy: 0, net: 0, intervals: 1 }, rejected: [{ reason: 'overflow', fromMs: T0, toMs: T0 + 60 * MIN }] });
+    should(out!.payload).match({
+      today: { energy: 0, net: 0, intervals: 1 },
+      rejected: [{ reason: 'overflow', fromMs: T0, toMs: T0 + 60 * MIN }],
+    });
     should(out!.status).match({ fill: 'yellow', text: 'today GBP 0.00 · 0.00 kWh · 1 meter · interval rejected' });
     const next = await stream.handle({ payload: 1e308, ts: T0 + 120 * MIN }, FLAT, T0);
     should(next!.payload).not.have.property('rejected');
     should(Number.isFinite((next!.payload.site as { total: { gross: number } }).total.gross)).be.true();
   });
 
-  it('sends closed periods as bars; a named meter\'s bars are a series of their own', async () => {
+  it("sends closed periods as bars; a named meter's bars are a series of their own", async () => {
     const { stream } = await started();
     await stream.handle({ payload: 1, ts: Date.parse('2026-03-31T23:00:00Z') }, FLAT, T0);
     const bare = await stream.handle({ payload: 3, ts: Date.parse('2026-04-01T01:00:00Z') }, FLAT, T0);

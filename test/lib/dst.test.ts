@@ -35,7 +35,11 @@ const hhmm = (localMs: number) => new Date(localMs).toISOString().slice(11, 16);
 
 /** A tariff with one local range (rule 0, price 1) over a fallback (rule 1, price 2). */
 const rangeTariff = (startLocal: number, endLocal: number): Tariff => ({
-  id: 'DST', name: 'dst', vat: 0, currency: 'EUR', rules: [
+  id: 'DST',
+  name: 'dst',
+  vat: 0,
+  currency: 'EUR',
+  rules: [
     { priority: 1, price: 1, time_start: hhmm(startLocal), time_end: hhmm(endLocal) },
     { priority: 2, price: 2 },
   ],
@@ -69,7 +73,11 @@ function checkTransition(zone: string, { at, before, after }: Transition): 'gap'
     // A range that starts in the gap and ends after it begins at the jump itself.
     const across = rangeTariff(gapStart + shift / 3, gapStart + shift + 30 * MINUTE);
     const end = gapStart + shift + 30 * MINUTE - after;
-    should(entriesOf(across, zone, at)).eql([[at - WINDOW, at, 1], [at, end, 0], [end, at + WINDOW, 1]]);
+    should(entriesOf(across, zone, at)).eql([
+      [at - WINDOW, at, 1],
+      [at, end, 0],
+      [end, at + WINDOW, 1],
+    ]);
     should(nextPriceChange(across, at - 3 * HOUR, tz)).match({ at, price: { ruleIndex: 0 } });
     should(nextPriceChange(across, at, tz)).match({ at: end, price: { ruleIndex: 1 } });
     agreesWithOracle(across, zone, at);
@@ -83,7 +91,11 @@ function checkTransition(zone: string, { at, before, after }: Transition): 'gap'
   const length = shift / 3;
   should(second - first).equal(shift);
   should(entriesOf(inside, zone, at)).eql([
-    [at - WINDOW, first, 1], [first, first + length, 0], [first + length, second, 1], [second, second + length, 0], [second + length, at + WINDOW, 1],
+    [at - WINDOW, first, 1],
+    [first, first + length, 0],
+    [first + length, second, 1],
+    [second, second + length, 0],
+    [second + length, at + WINDOW, 1],
   ]);
   should(nextPriceChange(inside, at - 3 * HOUR, tz)!.at).equal(first);
   should(nextPriceChange(inside, first, tz)!.at).equal(first + length);
@@ -92,7 +104,13 @@ function checkTransition(zone: string, { at, before, after }: Transition): 'gap'
   // A range that starts in the repeated hour and ends after it: left at the jump back, entered again.
   const across = rangeTariff(repeatStart + shift / 3, repeatStart + shift + 30 * MINUTE);
   const end = repeatStart + shift + 30 * MINUTE - after;
-  should(entriesOf(across, zone, at)).eql([[at - WINDOW, first, 1], [first, at, 0], [at, second, 1], [second, end, 0], [end, at + WINDOW, 1]]);
+  should(entriesOf(across, zone, at)).eql([
+    [at - WINDOW, first, 1],
+    [first, at, 0],
+    [at, second, 1],
+    [second, end, 0],
+    [end, at + WINDOW, 1],
+  ]);
   agreesWithOracle(across, zone, at);
   return 'overlap';
 }
@@ -117,7 +135,16 @@ describe('DST (semantics rule 6), every transition from the zone data', () => {
   }
 
   it('Sao Paulo changed at local midnight: the weekday changes where the wall clock says', () => {
-    const sundays: Tariff = { id: 'S', name: 's', vat: 0, currency: 'BRL', rules: [{ priority: 1, price: 1, weekdays: [7] }, { priority: 2, price: 2 }] };
+    const sundays: Tariff = {
+      id: 'S',
+      name: 's',
+      vat: 0,
+      currency: 'BRL',
+      rules: [
+        { priority: 1, price: 1, weekdays: [7] },
+        { priority: 2, price: 2 },
+      ],
+    };
     const tz = { timezone: 'America/Sao_Paulo' };
     // 2018-11-04: Saturday 23:59:59.999 -03:00 is followed by Sunday 01:00 -02:00
     const springAt = Date.UTC(2018, 10, 4, 3);
@@ -129,7 +156,8 @@ describe('DST (semantics rule 6), every transition from the zone data', () => {
     const fallAt = Date.UTC(2019, 1, 17, 2);
     should(nextPriceChange(sundays, fallAt - 2 * HOUR, tz)).match({ at: fallAt + HOUR, price: { ruleIndex: 0 } });
     should(schedule(sundays, fallAt - HOUR, fallAt + 2 * HOUR, tz).map((e) => [e.from, e.ruleIndex])).eql([
-      [fallAt - HOUR, 1], [fallAt + HOUR, 0],
+      [fallAt - HOUR, 1],
+      [fallAt + HOUR, 0],
     ]);
   });
 

@@ -84,11 +84,14 @@ const ruleArb: fc.Arbitrary<Rule> = fc
     price: fc.constantFrom(0.1, 0.2, 0.3), // few prices, so different rules often share one
     range: fc.option(fc.tuple(timeArb, fc.oneof(timeArb, fc.constant(86400))), { nil: undefined }),
     weekdays: fc.option(fc.uniqueArray(fc.integer({ min: 1, max: 7 }), { maxLength: 4 }), { nil: undefined }),
-    sensor: fc.option(fc.record({ value: fc.constantFrom(0, 1, '1'), condition: fc.constantFrom('eq', 'eq', 'eq', 'ne') }), { nil: undefined }),
+    sensor: fc.option(fc.record({ value: fc.constantFrom(0, 1, '1'), condition: fc.constantFrom('eq', 'eq', 'eq', 'ne') }), {
+      nil: undefined,
+    }),
   })
   .map(({ priority, price, range, weekdays, sensor }) => {
     const rule: Rule = { priority, price };
-    if (range && range[0] !== 86400) Object.assign(rule, { time_start: hhmmss(range[0]), time_end: range[1] === 86400 ? '24:00' : hhmmss(range[1]) });
+    if (range && range[0] !== 86400)
+      Object.assign(rule, { time_start: hhmmss(range[0]), time_end: range[1] === 86400 ? '24:00' : hhmmss(range[1]) });
     if (weekdays) rule.weekdays = weekdays;
     if (sensor) Object.assign(rule, { gateway_id: 'gw', sensor_id: '1', sensor_value: sensor.value, sensor_condition: sensor.condition });
     return rule;
@@ -99,8 +102,15 @@ export const tariffArb: fc.Arbitrary<Tariff> = fc
   .array(ruleArb, { minLength: 1, maxLength: 5 })
   .map((rules) => ({ id: 'R', name: 'random', vat: 20, currency: 'EUR', rules }));
 
-export const DST_ZONES = ['Europe/London', 'America/New_York', 'Australia/Lord_Howe', 'Pacific/Chatham',
-  'America/St_Johns', 'America/Sao_Paulo', 'Asia/Kolkata'];
+export const DST_ZONES = [
+  'Europe/London',
+  'America/New_York',
+  'Australia/Lord_Howe',
+  'Pacific/Chatham',
+  'America/St_Johns',
+  'America/Sao_Paulo',
+  'Asia/Kolkata',
+];
 
 /** A sensor timeline as computeCost takes it: [instant, value], the value holds from then on. */
 export type Timeline = Array<[number, number]>;
@@ -118,7 +128,11 @@ export function valueAt(timeline: Timeline, ms: number): number | undefined {
  * priced at its start. Readings sorted, without duplicates.
  */
 export function slowCost(
-  tariff: Tariff, readings: Array<[number, number]>, zone: string, timeline: Timeline = [], prorateStepMs = 0,
+  tariff: Tariff,
+  readings: Array<[number, number]>,
+  zone: string,
+  timeline: Timeline = [],
+  prorateStepMs = 0,
 ): { net: number; energy: number; unpriced: number } {
   let net = 0;
   let energy = 0;
@@ -134,7 +148,9 @@ export function slowCost(
     if (delta < 0) continue;
     energy += delta;
     const pieces: Array<[number, number]> = [];
-    if (prorateStepMs) for (let s = t0; s < t1; s = Math.min(t1, (Math.floor(s / prorateStepMs) + 1) * prorateStepMs)) pieces.push([s, Math.min(t1, (Math.floor(s / prorateStepMs) + 1) * prorateStepMs)]);
+    if (prorateStepMs)
+      for (let s = t0; s < t1; s = Math.min(t1, (Math.floor(s / prorateStepMs) + 1) * prorateStepMs))
+        pieces.push([s, Math.min(t1, (Math.floor(s / prorateStepMs) + 1) * prorateStepMs)]);
     else pieces.push([t0, t1]);
     for (const [a, b] of pieces) {
       const share = (delta * (b - a)) / (t1 - t0);

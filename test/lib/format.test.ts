@@ -119,21 +119,27 @@ describe('format: against decimal rounding by hand (fast-check, fixed seed)', ()
   );
 
   const thisNode = (run: (format: FormatModule) => void) => run(formatModule);
-  for (const [label, wrap] of [['this Node', thisNode], ['Node 18', withNode18Intl]] as const) {
+  for (const [label, wrap] of [
+    ['this Node', thisNode],
+    ['Node 18', withNode18Intl],
+  ] as const) {
     it(`text is the amount rounded to the minor unit, never "-0" (Intl of ${label})`, () => {
-      wrap((format) => fc.assert(
-        fc.property(amounts, currencies, (amount, [code, digits]) => {
-          const formatted = format.formatMoney(amount, code)!;
-          should(formatted.text).equal(slowText(amount, digits));
-          should(formatted.display.replace(/,/g, '')).equal(
-            formatted.text.startsWith('-') ? `-${code} ${formatted.text.slice(1)}` : `${code} ${formatted.text}`);
-        }),
-        { seed: 1402, numRuns: 4000 },
-      ));
+      wrap((format) =>
+        fc.assert(
+          fc.property(amounts, currencies, (amount, [code, digits]) => {
+            const formatted = format.formatMoney(amount, code)!;
+            should(formatted.text).equal(slowText(amount, digits));
+            should(formatted.display.replace(/,/g, '')).equal(
+              formatted.text.startsWith('-') ? `-${code} ${formatted.text.slice(1)}` : `${code} ${formatted.text}`,
+            );
+          }),
+          { seed: 1402, numRuns: 4000 },
+        ),
+      );
     });
   }
 
-  it('formats a cost result under Node 18\'s Intl', () => {
+  it("formats a cost result under Node 18's Intl", () => {
     withNode18Intl((format) => {
       should(format.formatAmounts({ net: -0.001, gross: 1234.5678 }, 'GBP')).eql({
         net: { text: '0.00', display: 'GBP 0.00' },
@@ -183,7 +189,8 @@ describe('format: amounts in messages', () => {
     const amount = fc.oneof(
       fc.double({ min: -1e7, max: 1e7, noNaN: true }),
       // sums and products of typed-looking numbers: where the noise comes from
-      fc.tuple(fc.integer({ min: -(10 ** 7), max: 10 ** 7 }), fc.integer({ min: 0, max: 10 ** 4 }), fc.integer({ min: 1, max: 30 }))
+      fc
+        .tuple(fc.integer({ min: -(10 ** 7), max: 10 ** 7 }), fc.integer({ min: 0, max: 10 ** 4 }), fc.integer({ min: 1, max: 30 }))
         .map(([a, b, v]) => (a / 100) * (1 + v / 100) + b / 1000),
     );
     fc.assert(

@@ -16,7 +16,10 @@ import { parseTariffs, sensorsUsedBy, Tariff } from '../../nodes/lib/tariff';
 
 const HOSTILE = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'];
 /** [gateway, sensor] pairs: each hostile id both ways, and the Object.length trap. */
-const PAIRS: Array<[string, string]> = HOSTILE.map((id): [string, string] => [id, id]).concat([['constructor', 'length'], ['__proto__', 'toString']]);
+const PAIRS: Array<[string, string]> = HOSTILE.map((id): [string, string] => [id, id]).concat([
+  ['constructor', 'length'],
+  ['__proto__', 'toString'],
+]);
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
@@ -24,7 +27,10 @@ const NOW = Date.UTC(2026, 5, 10, 12);
 
 function sensorTariff(id: string, gw: string, sensor: string): Tariff {
   return {
-    id, name: `tariff ${id}`, vat: 10, currency: 'EUR',
+    id,
+    name: `tariff ${id}`,
+    vat: 10,
+    currency: 'EUR',
     rules: [
       { priority: 1, price: 0.9, gateway_id: gw, sensor_id: sensor, sensor_value: 1, sensor_condition: 'eq' },
       { priority: 2, price: 0.1 },
@@ -33,7 +39,8 @@ function sensorTariff(id: string, gw: string, sensor: string): Tariff {
 }
 
 /** `{ [gw]: { [sensor]: value } }` as JSON gives it: own properties, "__proto__" included. */
-const jsonSensors = (gw: string, sensor: string, value: unknown) => JSON.parse(`{${JSON.stringify(gw)}: {${JSON.stringify(sensor)}: ${JSON.stringify(value)}}}`);
+const jsonSensors = (gw: string, sensor: string, value: unknown) =>
+  JSON.parse(`{${JSON.stringify(gw)}: {${JSON.stringify(sensor)}: ${JSON.stringify(value)}}}`);
 
 describe('hostile ids through every library path', () => {
   const protoKeys = Object.getOwnPropertyNames(Object.prototype).sort();
@@ -48,7 +55,11 @@ describe('hostile ids through every library path', () => {
     const label = `gateway "${gw}", sensor "${sensor}"`;
 
     it(`parseTariffs and sensorsUsedBy: tariff id "${gw}", ${label}`, () => {
-      const { tariffs, problems } = parseTariffs([sensorTariff(gw, gw, sensor), sensorTariff(gw, gw, sensor), sensorTariff('plain', gw, sensor)]);
+      const { tariffs, problems } = parseTariffs([
+        sensorTariff(gw, gw, sensor),
+        sensorTariff(gw, gw, sensor),
+        sensorTariff('plain', gw, sensor),
+      ]);
       should(tariffs.map((t) => t.id)).eql([gw, gw, 'plain']);
       should(problems.map((p) => [p.tariffId, p.message])).eql([[gw, `tariff ${JSON.stringify(gw)}: id is used by more than one tariff`]]);
       should(sensorsUsedBy(tariffs[0])).eql([{ gatewayId: gw, sensorId: sensor }]);
@@ -91,11 +102,29 @@ describe('hostile ids through every library path', () => {
       history.record(gw, sensor, NOW + HOUR, 1);
       history.record(gw, 'other', NOW, 1);
       const timelines = history.timelines();
-      should(nestedField(timelines, gw, sensor)).eql([[NOW, 0], [NOW + HOUR, 1]]);
-      const cost = computeCost(sensorTariff('T', gw, sensor), [[NOW, 0], [NOW + HOUR, 1], [NOW + 2 * HOUR, 3]], { timezone: 'UTC', sensors: timelines });
+      should(nestedField(timelines, gw, sensor)).eql([
+        [NOW, 0],
+        [NOW + HOUR, 1],
+      ]);
+      const cost = computeCost(
+        sensorTariff('T', gw, sensor),
+        [
+          [NOW, 0],
+          [NOW + HOUR, 1],
+          [NOW + 2 * HOUR, 3],
+        ],
+        { timezone: 'UTC', sensors: timelines },
+      );
       should(cost.net).be.approximately(0.1 + 2 * 0.9, 1e-12);
       should(cost.unknownSensors).eql([]);
-      const none = computeCost(sensorTariff('T', gw, sensor), [[NOW, 0], [NOW + HOUR, 1]], { timezone: 'UTC', sensors: {} });
+      const none = computeCost(
+        sensorTariff('T', gw, sensor),
+        [
+          [NOW, 0],
+          [NOW + HOUR, 1],
+        ],
+        { timezone: 'UTC', sensors: {} },
+      );
       should([none.net, none.unknownSensors]).eql([0.1, [{ gatewayId: gw, sensorId: sensor }]]);
     });
   }

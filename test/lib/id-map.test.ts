@@ -32,7 +32,10 @@ describe('id-map: ids are data, never prototype keys', () => {
 
     it(`a sensor rule on gateway "${id}", sensor "${id}" prices as data`, () => {
       const tariff = {
-        id: id, name: 'hostile', vat: 0, currency: 'EUR',
+        id: id,
+        name: 'hostile',
+        vat: 0,
+        currency: 'EUR',
         rules: [
           { priority: 1, price: 0.55, gateway_id: id, sensor_id: id, sensor_value: 1, sensor_condition: 'eq' },
           { priority: 2, price: 0.22 },
@@ -48,9 +51,23 @@ describe('id-map: ids are data, never prototype keys', () => {
       should(unknown.unknownSensors).eql([{ gatewayId: id, sensorId: id }]);
       should(schedule(tariff, 0, 3600_000, { timezone: 'UTC', sensors: {} })[0].price).equal(0.22);
       const timeline = JSON.parse(`{"${id}": {"${id}": [[0, 1]]}}`);
-      const cost = computeCost(tariff, [[0, 0], [3600_000, 2]], { timezone: 'UTC', sensors: timeline });
+      const cost = computeCost(
+        tariff,
+        [
+          [0, 0],
+          [3600_000, 2],
+        ],
+        { timezone: 'UTC', sensors: timeline },
+      );
       should(cost.net).be.approximately(1.1, 1e-12);
-      const none = computeCost(tariff, [[0, 0], [3600_000, 2]], { timezone: 'UTC', sensors: {} });
+      const none = computeCost(
+        tariff,
+        [
+          [0, 0],
+          [3600_000, 2],
+        ],
+        { timezone: 'UTC', sensors: {} },
+      );
       should(none.net).be.approximately(0.44, 1e-12);
     });
   }

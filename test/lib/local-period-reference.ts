@@ -13,8 +13,15 @@ export function intlLocalMs(zone: string, ms: number): number {
   let f = formatters.get(zone);
   if (!f) {
     f = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric',
-      hour: 'numeric', minute: 'numeric', second: 'numeric', fractionalSecondDigits: 3,
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+      fractionalSecondDigits: 3,
     } as Intl.DateTimeFormatOptions);
     formatters.set(zone, f);
   }
@@ -40,9 +47,7 @@ export function transitionsIn(zone: ZoneInfo, from: number, to: number): number[
 }
 
 export type Verdict =
-  | { kind: 'ok'; takenBack: number }
-  | { kind: 'disagree'; at: number; ours: number; intl: number }
-  | { kind: 'wrong'; why: string };
+  { kind: 'ok'; takenBack: number } | { kind: 'disagree'; at: number; ours: number; intl: number } | { kind: 'wrong'; why: string };
 
 /**
  * Judges `period`, claimed to be the `kind` period of instant `at` in `zone`:
@@ -96,9 +101,24 @@ export const iso = (ms: number) => new Date(ms).toISOString();
  */
 export const MIDNIGHT_CASES: Array<{ zone: string; at: string; day?: [string, string]; note: string }> = [
   { zone: 'Atlantic/Azores', at: '2024-03-31T12:00Z', day: ['2024-03-31T01:00Z', '2024-04-01T00:00Z'], note: 'starts at 01:00' },
-  { zone: 'Atlantic/Azores', at: '2024-04-01T00:30Z', day: ['2024-04-01T00:00Z', '2024-04-02T00:00Z'], note: 'after a day that started at 01:00' },
-  { zone: 'Atlantic/Azores', at: '2024-10-27T00:30Z', day: ['2024-10-27T00:00Z', '2024-10-28T01:00Z'], note: 'first pass of a repeated midnight' },
-  { zone: 'Atlantic/Azores', at: '2024-10-27T01:30Z', day: ['2024-10-27T00:00Z', '2024-10-28T01:00Z'], note: 'second pass of a repeated midnight' },
+  {
+    zone: 'Atlantic/Azores',
+    at: '2024-04-01T00:30Z',
+    day: ['2024-04-01T00:00Z', '2024-04-02T00:00Z'],
+    note: 'after a day that started at 01:00',
+  },
+  {
+    zone: 'Atlantic/Azores',
+    at: '2024-10-27T00:30Z',
+    day: ['2024-10-27T00:00Z', '2024-10-28T01:00Z'],
+    note: 'first pass of a repeated midnight',
+  },
+  {
+    zone: 'Atlantic/Azores',
+    at: '2024-10-27T01:30Z',
+    day: ['2024-10-27T00:00Z', '2024-10-28T01:00Z'],
+    note: 'second pass of a repeated midnight',
+  },
   { zone: 'Atlantic/Azores', at: '2024-10-26T23:59Z', day: ['2024-10-26T00:00Z', '2024-10-27T00:00Z'], note: 'before a repeated midnight' },
   { zone: 'America/Havana', at: '2024-03-10T12:00Z', day: ['2024-03-10T05:00Z', '2024-03-11T04:00Z'], note: 'starts at 01:00' },
   { zone: 'America/Havana', at: '2024-11-03T12:00Z', day: ['2024-11-03T04:00Z', '2024-11-04T05:00Z'], note: 'repeated midnight' },
@@ -108,7 +128,12 @@ export const MIDNIGHT_CASES: Array<{ zone: string; at: string; day?: [string, st
   { zone: 'America/Santiago', at: '2024-09-08T12:00Z', day: ['2024-09-08T04:00Z', '2024-09-09T03:00Z'], note: 'starts at 01:00' },
   { zone: 'America/Santiago', at: '2024-04-06T12:00Z', day: ['2024-04-06T03:00Z', '2024-04-07T04:00Z'], note: '23:00 repeats' },
   { zone: 'America/St_Johns', at: '2010-03-14T12:00Z', day: ['2010-03-14T03:30Z', '2010-03-15T02:30Z'], note: 'jumps at 00:01' },
-  { zone: 'America/St_Johns', at: '2010-11-06T12:00Z', day: ['2010-11-06T02:30Z', '2010-11-07T03:30Z'], note: 'set back at 00:01 to 23:01' },
+  {
+    zone: 'America/St_Johns',
+    at: '2010-11-06T12:00Z',
+    day: ['2010-11-06T02:30Z', '2010-11-07T03:30Z'],
+    note: 'set back at 00:01 to 23:01',
+  },
   { zone: 'America/St_Johns', at: '2010-11-07T02:30:30Z', day: ['2010-11-06T02:30Z', '2010-11-07T03:30Z'], note: 'the minute taken back' },
   { zone: 'America/St_Johns', at: '2010-11-07T03:00Z', day: ['2010-11-06T02:30Z', '2010-11-07T03:30Z'], note: 'the repeated 23:01-00:00' },
   { zone: 'America/St_Johns', at: '2010-11-07T12:00Z', day: ['2010-11-07T03:30Z', '2010-11-08T03:30Z'], note: 'after the set-back' },

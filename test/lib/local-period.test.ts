@@ -1,8 +1,18 @@
 import should from 'should';
 import fc from 'fast-check';
 import {
-  civilFromDays, daysFromCivil, localDate, localDayStart, localPeriod, LOCAL_PERIOD_KINDS, LocalPeriodKind, namedPeriod,
-  PERIOD_NAMES, zoneInfo, DAY_MS, HOUR_MS,
+  civilFromDays,
+  daysFromCivil,
+  localDate,
+  localDayStart,
+  localPeriod,
+  LOCAL_PERIOD_KINDS,
+  LocalPeriodKind,
+  namedPeriod,
+  PERIOD_NAMES,
+  zoneInfo,
+  DAY_MS,
+  HOUR_MS,
 } from '../../nodes/lib/time';
 import * as lib from '../../nodes/lib';
 import { FC, withProcessTz } from './engine-fixtures';
@@ -72,9 +82,11 @@ describe('time: localPeriod against an Intl reference in every canonical zone (f
 
   after(() => {
     const list = [...disagreeing].map(([z, n]) => `${z} (${n})`).join(', ');
-    console.log(`      localPeriod: ${judged} cases judged in ${zones.length} zones; instants taken back by a clock set back across midnight: ${takenBack}; `
-      + `cases where ICU ${process.versions.tz} and moment-timezone disagree, not judged: ${list || 'none'}`
-      + `; zones ICU does not know: ${unknownToIntl.join(', ') || 'none'}`);
+    console.log(
+      `      localPeriod: ${judged} cases judged in ${zones.length} zones; instants taken back by a clock set back across midnight: ${takenBack}; ` +
+        `cases where ICU ${process.versions.tz} and moment-timezone disagree, not judged: ${list || 'none'}` +
+        `; zones ICU does not know: ${unknownToIntl.join(', ') || 'none'}`,
+    );
   });
 });
 
@@ -132,7 +144,10 @@ describe('time: namedPeriod', () => {
     should([...PERIOD_NAMES].sort()).eql(Object.keys(expect).sort());
     for (const name of PERIOD_NAMES) {
       const p = namedPeriod(name, now, { timezone: zone });
-      should([iso(p.from), iso(p.to)]).eql(expect[name].map((s) => iso(Date.parse(s))), name);
+      should([iso(p.from), iso(p.to)]).eql(
+        expect[name].map((s) => iso(Date.parse(s))),
+        name,
+      );
     }
   });
 
@@ -146,7 +161,9 @@ describe('time: namedPeriod', () => {
 
   it('names the valid periods for any other name, "constructor" and "__proto__" included', () => {
     for (const bad of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'Today', '', 7, null, undefined]) {
-      should(() => namedPeriod(bad as never, now, { timezone: zone })).throw(/must be one of today, yesterday, this-week, last-week, this-month, last-month, this-year, last-year/);
+      should(() => namedPeriod(bad as never, now, { timezone: zone })).throw(
+        /must be one of today, yesterday, this-week, last-week, this-month, last-month, this-year, last-year/,
+      );
     }
   });
 });

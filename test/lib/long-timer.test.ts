@@ -9,11 +9,16 @@ describe('LongTimer', () => {
     const now = () => start + (Date.now() - start) * 86_400_000;
     const at = start + 31 * 86_400_000;
     const timer = new LongTimer();
-    timer.arm(at, () => {
-      should(now()).be.aboveOrEqual(at);
-      should(timer.armed).be.false();
-      done();
-    }, now, 5);
+    timer.arm(
+      at,
+      () => {
+        should(now()).be.aboveOrEqual(at);
+        should(timer.armed).be.false();
+        done();
+      },
+      now,
+      5,
+    );
   });
 
   it('fires asynchronously for an instant already past, and never after cancel', (done) => {

@@ -42,10 +42,9 @@ describe('package.json and README promise what the compatibility job tested', ()
   const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
   type Cell = { nodeRed: string; node: string; result: string };
   const cells = results.cells as Cell[];
-  const oldest = (versions: string[]) =>
-    [...versions].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))[0];
+  const oldest = (versions: string[]) => [...versions].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))[0];
 
-  it('README\'s compatibility section is the one rendered from docs/compatibility.json', () => {
+  it("README's compatibility section is the one rendered from docs/compatibility.json", () => {
     should(table.currentCompatSection(readme)).equal(table.renderCompatSection(results));
   });
 
@@ -53,7 +52,12 @@ describe('package.json and README promise what the compatibility job tested', ()
     should(cells.length).be.above(0);
     for (const c of cells) should(c.result).equal('pass', `Node-RED ${c.nodeRed} on Node.js ${c.node}`);
     should(pkg['node-red'].version).equal(`>=${oldest(cells.map((c) => c.nodeRed))}`);
-    should(pkg.engines.node).equal(`>=${oldest(cells.map((c) => c.node)).split('.').slice(0, 2).join('.')}`);
+    should(pkg.engines.node).equal(
+      `>=${oldest(cells.map((c) => c.node))
+        .split('.')
+        .slice(0, 2)
+        .join('.')}`,
+    );
   });
 
   it('the results are of this version of the package', () => {

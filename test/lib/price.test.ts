@@ -14,13 +14,21 @@ const london = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0, ms = 0) 
 const LONDON = { timezone: 'Europe/London' };
 
 const tariffOf = (...rules: Rule[]): Tariff => ({ id: 'X', name: 'x', vat: 10, currency: 'EUR', rules });
-const ruleAt = (t: Tariff, when: number, timezone = 'Europe/London', sensors = {}) => priceAt(t, when, { timezone, sensors })?.ruleIndex ?? null;
+const ruleAt = (t: Tariff, when: number, timezone = 'Europe/London', sensors = {}) =>
+  priceAt(t, when, { timezone, sensors })?.ruleIndex ?? null;
 
 describe('price: priceAt', () => {
   it('returns the whole PriceResult of the first matching rule', () => {
     const monday10 = london(2024, 1, 8, 10);
     should(priceAt(workdayTariff('T9'), monday10, LONDON)).eql({
-      price: 0.5, gross: 0.5 * 1.2, vat: 20, currency: 'GBP', ruleIndex: 0, priority: 50, tariffId: 'T9', unknownSensors: [],
+      price: 0.5,
+      gross: 0.5 * 1.2,
+      vat: 20,
+      currency: 'GBP',
+      ruleIndex: 0,
+      priority: 50,
+      tariffId: 'T9',
+      unknownSensors: [],
     });
   });
 
@@ -68,13 +76,16 @@ describe('price: priceAt', () => {
 
     it('end < start wraps midnight: t >= start or t < end', () => {
       const t = tariffOf({ priority: 1, price: 1, time_start: '22:00', time_end: '06:00' }, { priority: 2, price: 2 });
-      should([day(21, 59, 59, 999), day(22), day(23, 59), day(0), day(5, 59, 59, 999), day(6), day(12)].map((i) => ruleAt(t, i)))
-        .eql([1, 0, 0, 0, 0, 1, 1]);
+      should([day(21, 59, 59, 999), day(22), day(23, 59), day(0), day(5, 59, 59, 999), day(6), day(12)].map((i) => ruleAt(t, i))).eql([
+        1, 0, 0, 0, 0, 1, 1,
+      ]);
     });
 
     it('end == start and 00:00-24:00 match the whole day; 24:00 ends at midnight', () => {
-      const whole = [tariffOf({ priority: 1, price: 1, time_start: '07:00', time_end: '07:00' }),
-        tariffOf({ priority: 1, price: 1, time_start: '00:00', time_end: '24:00:00' })];
+      const whole = [
+        tariffOf({ priority: 1, price: 1, time_start: '07:00', time_end: '07:00' }),
+        tariffOf({ priority: 1, price: 1, time_start: '00:00', time_end: '24:00:00' }),
+      ];
       for (const t of whole) for (const h of [0, 6, 7, 23]) should(ruleAt(t, day(h, 59, 59, 999))).equal(0);
       const evening = tariffOf({ priority: 1, price: 1, time_start: '18:00', time_end: '24:00' }, { priority: 2, price: 2 });
       should([day(17, 59, 59, 999), day(18), day(23, 59, 59, 999), day(0)].map((i) => ruleAt(evening, i))).eql([1, 0, 0, 1]);
@@ -82,7 +93,8 @@ describe('price: priceAt', () => {
   });
 
   describe('rule 3: weekdays of the local date of the instant itself', () => {
-    const night = (weekdays: Record<string, number[]>) => tariffOf({ priority: 1, price: 1, time_start: '22:00', time_end: '06:00', ...weekdays }, { priority: 2, price: 2 });
+    const night = (weekdays: Record<string, number[]>) =>
+      tariffOf({ priority: 1, price: 1, time_start: '22:00', time_end: '06:00', ...weekdays }, { priority: 2, price: 2 });
     it('22:00-06:00 with [5] matches Friday 00:00-06:00 and 22:00-24:00, not Saturday morning', () => {
       const t = night({ weekdays: [5] }); // 2024-01-12 is a Friday
       should(ruleAt(t, london(2024, 1, 12, 0))).equal(0);
@@ -113,10 +125,11 @@ describe('price: priceAt', () => {
   });
 
   describe('rule 4: sensor rules', () => {
-    const genset = (value: number | string, condition = 'eq') => tariffOf(
-      { priority: 1, price: 9, gateway_id: 'gw', sensor_id: '1', sensor_value: value, sensor_condition: condition },
-      { priority: 2, price: 2 },
-    );
+    const genset = (value: number | string, condition = 'eq') =>
+      tariffOf(
+        { priority: 1, price: 9, gateway_id: 'gw', sensor_id: '1', sensor_value: value, sensor_condition: condition },
+        { priority: 2, price: 2 },
+      );
     const noon = london(2024, 1, 10, 12);
     it('matches when the known value equals sensor_value numerically (1, 1.0, "1")', () => {
       for (const ruleValue of [1, '1', '1.0']) {
@@ -146,7 +159,20 @@ describe('price: priceAt', () => {
 
   describe('rule 5: combination and order', () => {
     it('properties of one rule combine (AND)', () => {
-      const t = tariffOf({ priority: 1, price: 1, time_start: '09:00', time_end: '17:00', weekdays: [1], gateway_id: 'g', sensor_id: 's', sensor_value: 1, sensor_condition: 'eq' }, { priority: 2, price: 2 });
+      const t = tariffOf(
+        {
+          priority: 1,
+          price: 1,
+          time_start: '09:00',
+          time_end: '17:00',
+          weekdays: [1],
+          gateway_id: 'g',
+          sensor_id: 's',
+          sensor_value: 1,
+          sensor_condition: 'eq',
+        },
+        { priority: 2, price: 2 },
+      );
       const on = { g: { s: 1 } };
       should(ruleAt(t, london(2024, 1, 8, 10), 'Europe/London', on)).equal(0);
       should(ruleAt(t, london(2024, 1, 8, 10), 'Europe/London', { g: { s: 0 } })).equal(1); // sensor off
@@ -155,7 +181,12 @@ describe('price: priceAt', () => {
     });
 
     it('tries rules by ascending priority, equal priorities in array order, and reports the original index', () => {
-      const t = tariffOf({ priority: 9, price: 1 }, { priority: 3, price: 2, weekdays: [7] }, { priority: 5, price: 3 }, { priority: 5, price: 4 });
+      const t = tariffOf(
+        { priority: 9, price: 1 },
+        { priority: 3, price: 2, weekdays: [7] },
+        { priority: 5, price: 3 },
+        { priority: 5, price: 4 },
+      );
       should(priceAt(t, london(2024, 1, 8, 12), LONDON)).match({ ruleIndex: 2, price: 3, priority: 5 });
       should(priceAt(t, london(2024, 1, 14, 12), LONDON)).match({ ruleIndex: 1, price: 2, priority: 3 });
     });
@@ -171,7 +202,9 @@ describe('price: priceAt', () => {
     it('an unknown zone is a clear Error; a missing zone a TypeError', () => {
       should(() => priceAt(workdayTariff(), 0, { timezone: 'Mars/Olympus' })).throw(/unknown time zone "Mars\/Olympus"/);
       should(() => priceAt(workdayTariff(), 0, {} as never)).throw(TypeError, { message: /timezone is required/ });
-      should(() => priceAt(workdayTariff(), 0, undefined as never)).throw(TypeError, { message: /options must be an object with a timezone/ });
+      should(() => priceAt(workdayTariff(), 0, undefined as never)).throw(TypeError, {
+        message: /options must be an object with a timezone/,
+      });
       should(() => priceAt(workdayTariff(), 0, undefined as never)).throw(TypeError);
     });
 
@@ -212,7 +245,10 @@ describe('price: nextPriceChange', () => {
   });
 
   it('skips a change of rule that keeps the price, and reports a change to no price', () => {
-    const same = tariffOf({ priority: 1, price: 1, time_start: '09:00', time_end: '10:00' }, { priority: 2, price: 1, time_start: '10:00', time_end: '11:00' });
+    const same = tariffOf(
+      { priority: 1, price: 1, time_start: '09:00', time_end: '10:00' },
+      { priority: 2, price: 1, time_start: '10:00', time_end: '11:00' },
+    );
     const next = nextPriceChange(same, london(2024, 1, 8, 9, 30), LONDON)!;
     should(next).eql({ at: london(2024, 1, 8, 11), price: null });
     should(nextPriceChange(same, london(2024, 1, 8, 11), LONDON)!.at).equal(london(2024, 1, 9, 9));
@@ -228,12 +264,27 @@ describe('price: nextPriceChange', () => {
     const wednesday = london(2024, 1, 10, 12, 1);
     should(nextPriceChange(weekly, wednesday, LONDON)!.at).equal(london(2024, 1, 17, 12)); // 7 days on
     should(nextPriceChange(weekly, wednesday, { ...LONDON, horizonMs: 6 * 86400000 })).be.null();
-    const yearly = nextPriceChange(tariffOf({ priority: 1, price: 1, weekdays: [3] }, { priority: 2, price: 1 }), 0, { ...LONDON, horizonMs: 400 * 86400000 });
+    const yearly = nextPriceChange(tariffOf({ priority: 1, price: 1, weekdays: [3] }, { priority: 2, price: 1 }), 0, {
+      ...LONDON,
+      horizonMs: 400 * 86400000,
+    });
     should(yearly).be.null(); // same price all year, searched in several steps
   });
 
   it('holds sensors constant', () => {
-    const genset = tariffOf({ priority: 1, price: 9, gateway_id: 'g', sensor_id: 's', sensor_value: 1, sensor_condition: 'eq', time_start: '08:00', time_end: '20:00' }, { priority: 2, price: 1 });
+    const genset = tariffOf(
+      {
+        priority: 1,
+        price: 9,
+        gateway_id: 'g',
+        sensor_id: 's',
+        sensor_value: 1,
+        sensor_condition: 'eq',
+        time_start: '08:00',
+        time_end: '20:00',
+      },
+      { priority: 2, price: 1 },
+    );
     const from = london(2024, 1, 8, 12);
     should(nextPriceChange(genset, from, { ...LONDON, sensors: { g: { s: 1 } } })!.at).equal(london(2024, 1, 8, 20));
     should(nextPriceChange(genset, from, { ...LONDON, sensors: { g: { s: 0 } } })).be.null();
@@ -258,7 +309,11 @@ describe('price: schedule', () => {
   it('shows gaps with no matching rule as null, and is empty for an empty window', () => {
     const t = tariffOf({ priority: 1, price: 1, time_start: '09:00', time_end: '10:00' });
     const day = london(2024, 1, 8);
-    should(schedule(t, day, day + 86400000, LONDON).map((e) => [e.ruleIndex, e.price])).eql([[null, null], [0, 1], [null, null]]);
+    should(schedule(t, day, day + 86400000, LONDON).map((e) => [e.ruleIndex, e.price])).eql([
+      [null, null],
+      [0, 1],
+      [null, null],
+    ]);
     should(schedule(t, day, day, LONDON)).eql([]);
     should(schedule(t, day, day - 1, LONDON)).eql([]);
   });

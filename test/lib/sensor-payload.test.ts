@@ -1,7 +1,12 @@
 import should from 'should';
 import type { Sensor } from '../../nodes/lib/client';
 import {
-  ChangeTracker, missingSensors, parseSensorFilter, selectSensors, sensorPayload, staleAfterMs,
+  ChangeTracker,
+  missingSensors,
+  parseSensorFilter,
+  selectSensors,
+  sensorPayload,
+  staleAfterMs,
 } from '../../nodes/lib/sensor-payload';
 
 const T = Date.parse('2026-03-04T10:00:00Z');
@@ -13,8 +18,14 @@ function sensor(over: Partial<Sensor> = {}): Sensor {
 describe('sensor payloads', () => {
   it('carries the fields of the sensor, both time forms and the decoded id', () => {
     should(sensorPayload(sensor(), T + 1000)).eql({
-      id: 'e1.kwh', name: 'Main', value: 12.5, unit: 'kWh', interval: 60,
-      timestamp: '2026-03-04T10:00:00.000Z', ts: T, stale: false,
+      id: 'e1.kwh',
+      name: 'Main',
+      value: 12.5,
+      unit: 'kWh',
+      interval: 60,
+      timestamp: '2026-03-04T10:00:00.000Z',
+      ts: T,
+      stale: false,
       decoded: { kind: 'modbus', address: 1, subsensor: 'kwh', quantity: 'energy' },
     });
     should(sensorPayload(sensor({ id: '1' }), T).decoded).eql({ kind: 'digital_input', channel: 1 });

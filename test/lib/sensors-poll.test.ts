@@ -4,7 +4,15 @@ import { SensorsPoll, SensorsPollOptions, WATCHDOG_INTERVALS, WATCHDOG_SLACK_MS 
 import { FakeClock, installClock } from '../fake-clock';
 
 const T0 = Date.parse('2026-03-04T10:00:00Z');
-const sensor = (id: string, value: number, ts = T0) => ({ id, name: id, value, unit: 'kWh', interval: 60, timestamp: ts, timestampRaw: '' });
+const sensor = (id: string, value: number, ts = T0) => ({
+  id,
+  name: id,
+  value,
+  unit: 'kWh',
+  interval: 60,
+  timestamp: ts,
+  timestampRaw: '',
+});
 
 /** A hub that hands out what the test pushes, and counts subscriptions. */
 function fakeHub() {
@@ -15,7 +23,9 @@ function fakeHub() {
     watchSensors(_gateway: string, _interval: number, listener: (s: SensorSnapshot) => void) {
       hub.subscriptions += 1;
       hub.listeners.push(listener);
-      return () => { hub.listeners = hub.listeners.filter((l) => l !== listener); };
+      return () => {
+        hub.listeners = hub.listeners.filter((l) => l !== listener);
+      };
     },
     pollInFlight: () => hub.inFlight,
     push(s: Partial<SensorSnapshot>) {
@@ -27,11 +37,26 @@ function fakeHub() {
 
 function setUp(over: Partial<SensorsPollOptions> = {}) {
   const hub = fakeHub();
-  const seen = { sent: [] as unknown[], statuses: [] as string[], problems: [] as string[], warnings: [] as string[], logs: [] as string[] };
+  const seen = {
+    sent: [] as unknown[],
+    statuses: [] as string[],
+    problems: [] as string[],
+    warnings: [] as string[],
+    logs: [] as string[],
+  };
   const poll = new SensorsPoll({
-    hub, gateway: 'G', intervalSec: 60, output: 'each', onlyChanged: false, filter: [], timezone: 'Europe/Lisbon',
-    send: (m) => seen.sent.push(m), status: (s) => seen.statuses.push(`${s.fill}: ${s.text}`),
-    problem: (t) => seen.problems.push(t), warn: (t) => seen.warnings.push(t), log: (t) => seen.logs.push(t),
+    hub,
+    gateway: 'G',
+    intervalSec: 60,
+    output: 'each',
+    onlyChanged: false,
+    filter: [],
+    timezone: 'Europe/Lisbon',
+    send: (m) => seen.sent.push(m),
+    status: (s) => seen.statuses.push(`${s.fill}: ${s.text}`),
+    problem: (t) => seen.problems.push(t),
+    warn: (t) => seen.warnings.push(t),
+    log: (t) => seen.logs.push(t),
     ...over,
   });
   poll.start();
@@ -40,7 +65,9 @@ function setUp(over: Partial<SensorsPollOptions> = {}) {
 
 describe('SensorsPoll: easy-sensors without Node-RED', () => {
   let clock: FakeClock;
-  beforeEach(() => { clock = installClock(); });
+  beforeEach(() => {
+    clock = installClock();
+  });
   afterEach(() => clock.uninstall());
 
   it('sends each poll once, one message per sensor, and says how many and when in the status', () => {

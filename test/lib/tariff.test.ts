@@ -2,7 +2,13 @@ import should from 'should';
 import { parseTariffs, compileTariff, sensorsUsedBy, TIME_WITHIN, TIME_WRAPS, TIME_ALWAYS } from '../../nodes/lib/tariff';
 import type { Problem, Tariff } from '../../nodes/lib/tariff';
 import { workdayTariff } from './engine-fixtures';
-import { MAX_ID_CHARS, MAX_PROBLEMS_PER_ANSWER, MAX_QUOTED_CHARS, MAX_RULES_PER_TARIFF, MAX_TARIFFS_PER_ANSWER } from '../../nodes/lib/limits';
+import {
+  MAX_ID_CHARS,
+  MAX_PROBLEMS_PER_ANSWER,
+  MAX_QUOTED_CHARS,
+  MAX_RULES_PER_TARIFF,
+  MAX_TARIFFS_PER_ANSWER,
+} from '../../nodes/lib/limits';
 
 type Json = Record<string, unknown>;
 
@@ -79,15 +85,26 @@ describe('tariff: parseTariffs rejects a broken tariff as a whole (semantics rul
     ['fractional weekday', withRule(1, (r) => (r.weekdays = [1.5])), 1, 'weekdays'],
     ['weekday as a string', withRule(1, (r) => (r.weekdays = ['1'])), 1, 'weekdays'],
     ['weekdays not a list', withRule(1, (r) => (r.weekdays = 5)), 1, 'weekdays'],
-    ['bad alias weekday', withRule(1, (r) => { delete r.weekdays; r.weekday = [9]; }), 1, 'weekday'],
-    ...(['gateway_id', 'sensor_id', 'sensor_value', 'sensor_condition'] as const).map(
-      (missing): [string, Json, number, string] => {
-        const rule: Json = { priority: 1, price: 9, gateway_id: 'g', sensor_id: '1', sensor_value: 1, sensor_condition: 'eq' };
-        delete rule[missing];
-        return [`sensor rule without ${missing}`, withRule(0, (r) => Object.assign(r, rule)), 0, missing];
-      },
-    ),
-    ['non-numeric sensor_value', withRule(0, (r) => Object.assign(r, { gateway_id: 'g', sensor_id: '1', sensor_value: 'on', sensor_condition: 'eq' })), 0, 'sensor_value'],
+    [
+      'bad alias weekday',
+      withRule(1, (r) => {
+        delete r.weekdays;
+        r.weekday = [9];
+      }),
+      1,
+      'weekday',
+    ],
+    ...(['gateway_id', 'sensor_id', 'sensor_value', 'sensor_condition'] as const).map((missing): [string, Json, number, string] => {
+      const rule: Json = { priority: 1, price: 9, gateway_id: 'g', sensor_id: '1', sensor_value: 1, sensor_condition: 'eq' };
+      delete rule[missing];
+      return [`sensor rule without ${missing}`, withRule(0, (r) => Object.assign(r, rule)), 0, missing];
+    }),
+    [
+      'non-numeric sensor_value',
+      withRule(0, (r) => Object.assign(r, { gateway_id: 'g', sensor_id: '1', sensor_value: 'on', sensor_condition: 'eq' })),
+      0,
+      'sensor_value',
+    ],
     ['vat as a string', { ...workdayTariff('BAD'), vat: '20' }, null, 'vat'],
     ['vat missing', { ...workdayTariff('BAD'), vat: undefined }, null, 'vat'],
     ['no rules', { ...workdayTariff('BAD'), rules: [] }, null, 'rules'],
@@ -132,14 +149,24 @@ describe('tariff: parseTariffs rejects a broken tariff as a whole (semantics rul
   });
 
   it('reports every error of a tariff, not only the first', () => {
-    const t = withRule(0, (r) => { r.price = 'x'; r.weekdays = [0]; });
+    const t = withRule(0, (r) => {
+      r.price = 'x';
+      r.weekdays = [0];
+    });
     should(errors(parseTariffs([t]).problems).map((p) => p.field)).eql(['price', 'weekdays']);
   });
 });
 
 describe('tariff: warnings of semantics rules 3 and 4', () => {
   it('both weekdays and weekday: weekdays wins, with a warning', () => {
-    const t = withRule(1, (r) => { r.weekdays = [6, 7]; r.weekday = [1]; }, 'W');
+    const t = withRule(
+      1,
+      (r) => {
+        r.weekdays = [6, 7];
+        r.weekday = [1];
+      },
+      'W',
+    );
     const { tariffs, problems } = parseTariffs([t]);
     should(tariffs).have.length(1);
     should(warnings(problems)).match([{ tariffId: 'W', ruleIndex: 1, field: 'weekday' }]);
@@ -147,7 +174,10 @@ describe('tariff: warnings of semantics rules 3 and 4', () => {
   });
 
   it('the alias weekday alone works like weekdays, without a warning', () => {
-    const t = withRule(1, (r) => { delete r.weekdays; r.weekday = [6, 7]; });
+    const t = withRule(1, (r) => {
+      delete r.weekdays;
+      r.weekday = [6, 7];
+    });
     should(parseTariffs([t]).problems).eql([]);
     should(compileTariff(t).rules[1].weekdayMask).equal((1 << 6) | (1 << 7));
   });
@@ -171,19 +201,35 @@ describe('tariff: warnings of semantics rules 3 and 4', () => {
 
 describe('tariff: compiled form', () => {
   it('orders rules by ascending priority, equal priorities in array order, keeping original indexes', () => {
-    const t: Tariff = { id: 'P', name: 'p', vat: 0, currency: 'EUR', rules: [
-      { priority: 5, price: 1 }, { priority: 1, price: 2 }, { priority: 5, price: 3 }, { priority: -2, price: 4 }, { priority: 1, price: 5 },
-    ] };
+    const t: Tariff = {
+      id: 'P',
+      name: 'p',
+      vat: 0,
+      currency: 'EUR',
+      rules: [
+        { priority: 5, price: 1 },
+        { priority: 1, price: 2 },
+        { priority: 5, price: 3 },
+        { priority: -2, price: 4 },
+        { priority: 1, price: 5 },
+      ],
+    };
     should(compileTariff(t).rules.map((r) => r.ruleIndex)).eql([3, 1, 4, 0, 2]);
   });
 
   it('turns ranges into local milliseconds of the day and the boundaries where the price can change', () => {
-    const t: Tariff = { id: 'R', name: 'r', vat: 0, currency: 'EUR', rules: [
-      { priority: 1, price: 1, time_start: '22:00', time_end: '06:00:30' },
-      { priority: 2, price: 2, time_start: '09:00', time_end: '24:00' },
-      { priority: 3, price: 3, time_start: '07:00', time_end: '07:00' },
-      { priority: 4, price: 4, time_start: '00:00', time_end: '24:00', weekdays: [1, 2, 3, 4, 5, 6, 7] },
-    ] };
+    const t: Tariff = {
+      id: 'R',
+      name: 'r',
+      vat: 0,
+      currency: 'EUR',
+      rules: [
+        { priority: 1, price: 1, time_start: '22:00', time_end: '06:00:30' },
+        { priority: 2, price: 2, time_start: '09:00', time_end: '24:00' },
+        { priority: 3, price: 3, time_start: '07:00', time_end: '07:00' },
+        { priority: 4, price: 4, time_start: '00:00', time_end: '24:00', weekdays: [1, 2, 3, 4, 5, 6, 7] },
+      ],
+    };
     const c = compileTariff(t);
     should(c.rules.map((r) => [r.timeKind, r.startMs, r.endMs])).eql([
       [TIME_WRAPS, 22 * 3600e3, 6 * 3600e3 + 30e3],
@@ -212,27 +258,42 @@ describe('tariff: compiled form', () => {
 
 describe('tariff: sensorsUsedBy', () => {
   it('lists each sensor of the sensor rules once, in rule order', () => {
-    const sensorRule = (gw: string, id: string, value: number) =>
-      ({ priority: 1, price: 1, gateway_id: gw, sensor_id: id, sensor_value: value, sensor_condition: 'eq' });
+    const sensorRule = (gw: string, id: string, value: number) => ({
+      priority: 1,
+      price: 1,
+      gateway_id: gw,
+      sensor_id: id,
+      sensor_value: value,
+      sensor_condition: 'eq',
+    });
     const t = workdayTariff();
     t.rules.push(sensorRule('gw2', 'e1.kwh', 1), sensorRule('gw1', '1', 1), sensorRule('gw2', 'e1.kwh', 0));
-    should(sensorsUsedBy(t)).eql([{ gatewayId: 'gw2', sensorId: 'e1.kwh' }, { gatewayId: 'gw1', sensorId: '1' }]);
+    should(sensorsUsedBy(t)).eql([
+      { gatewayId: 'gw2', sensorId: 'e1.kwh' },
+      { gatewayId: 'gw1', sensorId: '1' },
+    ]);
     should(sensorsUsedBy(workdayTariff())).eql([]);
   });
 });
 
 describe('tariff: limits on what an answer may hold', () => {
-  const rulesOf = (n: number) => Array.from({ length: n }, (_, k) => ({ priority: k, price: k / 1000, time_start: '00:00', time_end: '00:00:01' }));
+  const rulesOf = (n: number) =>
+    Array.from({ length: n }, (_, k) => ({ priority: k, price: k / 1000, time_start: '00:00', time_end: '00:00:01' }));
   const tariffWith = (id: string, rules: unknown[]): Tariff => ({ id, name: id, vat: 0, currency: 'EUR', rules: rules as Tariff['rules'] });
 
   it(`a tariff may have ${MAX_RULES_PER_TARIFF} rules; one more makes it invalid with one clear error`, () => {
     should(parseTariffs([tariffWith('full', rulesOf(MAX_RULES_PER_TARIFF))]).tariffs).have.length(1);
     const over = parseTariffs([tariffWith('over', rulesOf(MAX_RULES_PER_TARIFF + 1)), workdayTariff()]);
     should(over.tariffs.map((t) => t.id)).eql(['T1']);
-    should(over.problems).eql([{
-      severity: 'error', tariffId: 'over', ruleIndex: null, field: 'rules',
-      message: `tariff "over": rules has ${MAX_RULES_PER_TARIFF + 1} rules, more than the ${MAX_RULES_PER_TARIFF} a tariff may have`,
-    }]);
+    should(over.problems).eql([
+      {
+        severity: 'error',
+        tariffId: 'over',
+        ruleIndex: null,
+        field: 'rules',
+        message: `tariff "over": rules has ${MAX_RULES_PER_TARIFF + 1} rules, more than the ${MAX_RULES_PER_TARIFF} a tariff may have`,
+      },
+    ]);
     should(() => compileTariff(tariffWith('over', rulesOf(MAX_RULES_PER_TARIFF + 1)))).throw(/more than the 1000 a tariff may have/);
   });
 
@@ -241,7 +302,9 @@ describe('tariff: limits on what an answer may hold', () => {
     const { tariffs, problems } = parseTariffs(answer);
     should(tariffs).have.length(MAX_TARIFFS_PER_ANSWER);
     should(tariffs[MAX_TARIFFS_PER_ANSWER - 1].id).equal(`T${MAX_TARIFFS_PER_ANSWER - 1}`);
-    should(problems.map((p) => p.message)).eql([`the answer lists ${MAX_TARIFFS_PER_ANSWER + 5} tariffs, more than the ${MAX_TARIFFS_PER_ANSWER} allowed: only the first ${MAX_TARIFFS_PER_ANSWER} are read`]);
+    should(problems.map((p) => p.message)).eql([
+      `the answer lists ${MAX_TARIFFS_PER_ANSWER + 5} tariffs, more than the ${MAX_TARIFFS_PER_ANSWER} allowed: only the first ${MAX_TARIFFS_PER_ANSWER} are read`,
+    ]);
   });
 
   it(`a 2 MB answer of bare numbers gives ${MAX_PROBLEMS_PER_ANSWER} problems and one counting the rest`, () => {
@@ -253,7 +316,10 @@ describe('tariff: limits on what an answer may hold', () => {
     should(problems[1].message).equal('tariff #0: is not an object (got 1)');
     const rest = 1 + MAX_TARIFFS_PER_ANSWER - MAX_PROBLEMS_PER_ANSWER;
     should(problems[MAX_PROBLEMS_PER_ANSWER]).eql({
-      severity: 'error', tariffId: null, ruleIndex: null, field: null,
+      severity: 'error',
+      tariffId: null,
+      ruleIndex: null,
+      field: null,
       message: `and ${rest} more problem${rest === 1 ? '' : 's'} (${rest} error${rest === 1 ? '' : 's'}), not listed (at most ${MAX_PROBLEMS_PER_ANSWER} are)`,
     });
     should(JSON.stringify(problems).length).be.below(20_000);
@@ -269,13 +335,30 @@ describe('tariff: limits on what an answer may hold', () => {
   it(`quotes at most ${MAX_QUOTED_CHARS} characters of any value, and refuses ids longer than ${MAX_ID_CHARS}`, () => {
     const huge = 'v'.repeat(1_000_000);
     const { problems } = parseTariffs([
-      { id: 'q', name: 'q', currency: 'EUR', vat: huge, rules: [{ priority: 1, price: 1, sensor_condition: huge, gateway_id: 'g', sensor_id: 's', sensor_value: huge }] },
+      {
+        id: 'q',
+        name: 'q',
+        currency: 'EUR',
+        vat: huge,
+        rules: [{ priority: 1, price: 1, sensor_condition: huge, gateway_id: 'g', sensor_id: 's', sensor_value: huge }],
+      },
       { ...workdayTariff(), id: 'i'.repeat(MAX_ID_CHARS + 1) },
-      { ...workdayTariff(), id: 'ok', rules: [{ priority: 1, price: 1, gateway_id: 'g'.repeat(MAX_ID_CHARS + 1), sensor_id: 's', sensor_value: 1, sensor_condition: 'eq' }] },
+      {
+        ...workdayTariff(),
+        id: 'ok',
+        rules: [
+          { priority: 1, price: 1, gateway_id: 'g'.repeat(MAX_ID_CHARS + 1), sensor_id: 's', sensor_value: 1, sensor_condition: 'eq' },
+        ],
+      },
     ]);
     for (const p of problems) should(p.message.length).be.below(3 * MAX_QUOTED_CHARS + 100);
     should(problems.map((p) => [p.field, p.message.endsWith('…)') || p.message.includes('…')])).eql([
-      ['vat', true], ['sensor_condition', false], ['sensor_value', true], ['sensor_condition', true], ['id', true], ['gateway_id', false],
+      ['vat', true],
+      ['sensor_condition', false],
+      ['sensor_value', true],
+      ['sensor_condition', true],
+      ['id', true],
+      ['gateway_id', false],
     ]);
     should(problems[4].message).match(/id is longer than 200 characters$/);
     should(problems[4].tariffId!.length).equal(MAX_ID_CHARS);

@@ -68,10 +68,24 @@ describe('time: toEpochMs (semantics rule 8)', () => {
 
   it('rejects malformed strings and other types', () => {
     const bad = [
-      '', 'garbage', '2020-2-4', '2020-02-30', '2019-02-29', '2020-13-01', '2020-00-10',
-      '2020-02-04T24:00', '2020-02-04T12:60', '2020-02-04T12:00:60', '2020-02-04T12',
-      '2020-02-04T12:00:00.', '2020-02-04T12:00:00Zjunk', '2020-02-04T12:00:00+25:00',
-      '2020-02-04T12:00:00+01:60', '2020-02-04T12:00:00+1', '2020-02-04X12:00', '1580817600000',
+      '',
+      'garbage',
+      '2020-2-4',
+      '2020-02-30',
+      '2019-02-29',
+      '2020-13-01',
+      '2020-00-10',
+      '2020-02-04T24:00',
+      '2020-02-04T12:60',
+      '2020-02-04T12:00:60',
+      '2020-02-04T12',
+      '2020-02-04T12:00:00.',
+      '2020-02-04T12:00:00Zjunk',
+      '2020-02-04T12:00:00+25:00',
+      '2020-02-04T12:00:00+01:60',
+      '2020-02-04T12:00:00+1',
+      '2020-02-04X12:00',
+      '1580817600000',
     ];
     for (const s of bad) assert.strictEqual(toEpochMs(s), null, `${s} should not parse`);
     for (const x of [null, undefined, true, {}, [1], () => 1]) should(toEpochMs(x)).be.null();
@@ -117,8 +131,17 @@ describe('time: zones', () => {
     assertTimeZone(machineTimeZone());
   });
 
-  const zones = ['Europe/London', 'America/New_York', 'Australia/Lord_Howe', 'Pacific/Chatham', 'America/St_Johns',
-    'America/Sao_Paulo', 'Asia/Kolkata', 'Asia/Tokyo', 'UTC'];
+  const zones = [
+    'Europe/London',
+    'America/New_York',
+    'Australia/Lord_Howe',
+    'Pacific/Chatham',
+    'America/St_Johns',
+    'America/Sao_Paulo',
+    'Asia/Kolkata',
+    'Asia/Tokyo',
+    'UTC',
+  ];
 
   it('toLocalMs agrees with moment-timezone formatting (property, 1850-2100)', () => {
     const oracle = (ms: number, zone: string) => Date.parse(`${moment(ms).tz(zone).format('YYYY-MM-DDTHH:mm:ss.SSS')}Z`);

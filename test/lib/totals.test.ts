@@ -2,7 +2,15 @@ import should from 'should';
 import fc from 'fast-check';
 import { computeCost } from '../../nodes/lib/cost';
 import {
-  addReading, IntervalCost, MAX_KEPT, newTotals, periodBounds, Reading, restoreTotals, TotalsState, WINDOW_MS,
+  addReading,
+  IntervalCost,
+  MAX_KEPT,
+  newTotals,
+  periodBounds,
+  Reading,
+  restoreTotals,
+  TotalsState,
+  WINDOW_MS,
 } from '../../nodes/lib/totals';
 import { judgePeriod, MIDNIGHT_CASES } from './local-period-reference';
 
@@ -38,7 +46,9 @@ describe('totals: running totals by local period', () => {
 
   it('adds each interval to day, week, month and total', () => {
     const { state, results } = feed(newTotals('UTC', 't1'), [
-      ['2026-03-04T10:00:00Z', 100], ['2026-03-04T11:00:00Z', 101.5], ['2026-03-04T12:00:00Z', 104],
+      ['2026-03-04T10:00:00Z', 100],
+      ['2026-03-04T11:00:00Z', 101.5],
+      ['2026-03-04T12:00:00Z', 104],
     ]);
     for (const b of [state.day!, state.week!, state.month!, state.total!]) {
       should(b).match({ energy: 4, net: 8, intervals: 2 });
@@ -50,7 +60,10 @@ describe('totals: running totals by local period', () => {
   it('resets today at local midnight of a non-UTC zone, not at UTC midnight', () => {
     // Asia/Kolkata is UTC+05:30: local midnight of 5 March is 18:30Z on 4 March.
     const { state, results } = feed(newTotals('Asia/Kolkata', 't1'), [
-      ['2026-03-04T18:00:00Z', 10], ['2026-03-04T18:29:59Z', 12], ['2026-03-04T18:30:00Z', 15], ['2026-03-04T19:00:00Z', 16],
+      ['2026-03-04T18:00:00Z', 10],
+      ['2026-03-04T18:29:59Z', 12],
+      ['2026-03-04T18:30:00Z', 15],
+      ['2026-03-04T19:00:00Z', 16],
     ]);
     should(results[1].closed).eql({});
     should(results[2].closed.day).match({ energy: 5, intervals: 2 }); // the interval starting 18:29:59 counts for the 4th
@@ -87,7 +100,10 @@ describe('totals: running totals by local period', () => {
       }
       if (c.day) {
         const day = periodBounds('day', Date.parse(c.at), c.zone);
-        should([iso(day.from), iso(day.to)]).eql(c.day.map((s) => iso(Date.parse(s))), `${c.zone} ${c.at}`);
+        should([iso(day.from), iso(day.to)]).eql(
+          c.day.map((s) => iso(Date.parse(s))),
+          `${c.zone} ${c.at}`,
+        );
       }
     }
   });
@@ -95,7 +111,14 @@ describe('totals: running totals by local period', () => {
   it('counts nothing for an interval with which a sum would not be finite, and says so', () => {
     const flat = { id: 'f', name: 'f', vat: 20, currency: 'GBP', rules: [{ priority: 1, price: 1 }] };
     const priced = (from: Reading, to: Reading): IntervalCost => {
-      const r = computeCost(flat, [[from.ts, from.value], [to.ts, to.value]], { timezone: 'UTC' });
+      const r = computeCost(
+        flat,
+        [
+          [from.ts, from.value],
+          [to.ts, to.value],
+        ],
+        { timezone: 'UTC' },
+      );
       return { energy: r.energy, net: r.net, gross: r.gross, unpricedEnergy: r.unpricedEnergy, resets: r.resets.length };
     };
     let state = newTotals('UTC', 'f');
@@ -114,7 +137,10 @@ describe('totals: running totals by local period', () => {
   });
 
   it('ignores a duplicate; a reading at a kept instant with another value replaces it', () => {
-    const { state } = feed(newTotals('UTC', 't1'), [['2026-03-04T10:00:00Z', 100], ['2026-03-04T11:00:00Z', 101]]);
+    const { state } = feed(newTotals('UTC', 't1'), [
+      ['2026-03-04T10:00:00Z', 100],
+      ['2026-03-04T11:00:00Z', 101],
+    ]);
     const dup = addReading(state, { ts: Date.parse('2026-03-04T11:00:00Z'), value: 101 }, flatCost);
     should(dup.ignored).equal('duplicate');
     should(dup.state).equal(state);
@@ -125,7 +151,10 @@ describe('totals: running totals by local period', () => {
 
   it('places a late reading in the interval it falls into', () => {
     const { state, results } = feed(newTotals('UTC', 't1'), [
-      ['2026-03-04T10:00:00Z', 100], ['2026-03-04T12:00:00Z', 104], ['2026-03-04T11:00:00Z', 101], ['2026-03-04T09:00:00Z', 99],
+      ['2026-03-04T10:00:00Z', 100],
+      ['2026-03-04T12:00:00Z', 104],
+      ['2026-03-04T11:00:00Z', 101],
+      ['2026-03-04T09:00:00Z', 99],
     ]);
     should(results[2]).match({ late: true, change: { energy: 0 } });
     should(results[3]).match({ late: true, change: { energy: 1 } });
@@ -135,7 +164,10 @@ describe('totals: running totals by local period', () => {
 
   it('changes a closed day no more: a late reading of yesterday counts in week, month and total only', () => {
     const { state } = feed(newTotals('UTC', 't1'), [
-      ['2026-03-04T20:00:00Z', 0], ['2026-03-04T22:00:00Z', 2], ['2026-03-05T01:00:00Z', 5], ['2026-03-05T02:00:00Z', 6],
+      ['2026-03-04T20:00:00Z', 0],
+      ['2026-03-04T22:00:00Z', 2],
+      ['2026-03-05T01:00:00Z', 5],
+      ['2026-03-05T02:00:00Z', 6],
     ]);
     const late = addReading(state, { ts: Date.parse('2026-03-04T23:00:00Z'), value: 3 }, flatCost);
     // 22:00 -> 01:00 counted for the 4th becomes 22:00 -> 23:00 (4th) and 23:00 -> 01:00 (4th): today is untouched
@@ -174,29 +206,55 @@ describe('totals: running totals by local period', () => {
     should(addReading(state, { ts: oldestTs, value: oldestValue }, flatCost).ignored).equal('duplicate');
     should(addReading(state, { ts: oldestTs, value: oldestValue + 1 }, flatCost).ignored).equal('too_late');
     // one between kept readings still splits its interval
-    should(addReading(state, { ts: state.kept[1][0] - 5000, value: state.kept[1][1] }, flatCost)).match({ late: true, change: { energy: 0 } });
+    should(addReading(state, { ts: state.kept[1][0] - 5000, value: state.kept[1][1] }, flatCost)).match({
+      late: true,
+      change: { energy: 0 },
+    });
     should(state.total).eql(total);
     should(state.total!.from).equal(t0);
   });
 
   it('ends with the same totals whatever the order of the same readings, duplicates included (property)', () => {
     const zone = 'America/New_York';
-    const tariff = { id: 'N', name: 'n', vat: 20, currency: 'USD', rules: [{ priority: 1, price: 0.1, time_start: '22:00', time_end: '06:00' }, { priority: 2, price: 0.3 }] };
+    const tariff = {
+      id: 'N',
+      name: 'n',
+      vat: 20,
+      currency: 'USD',
+      rules: [
+        { priority: 1, price: 0.1, time_start: '22:00', time_end: '06:00' },
+        { priority: 2, price: 0.3 },
+      ],
+    };
     const costOf = (a: Reading, b: Reading): IntervalCost => {
-      const r = computeCost(tariff, [[a.ts, a.value], [b.ts, b.value]], { timezone: zone });
+      const r = computeCost(
+        tariff,
+        [
+          [a.ts, a.value],
+          [b.ts, b.value],
+        ],
+        { timezone: zone },
+      );
       return { energy: r.energy, net: r.net, gross: r.gross, unpricedEnergy: r.unpricedEnergy, resets: r.resets.length };
     };
     const start = Date.parse('2026-03-07T12:00:00Z'); // a Saturday: crosses a local midnight, a week start and DST
-    const readings = fc.uniqueArray(fc.integer({ min: 0, max: 40 * 60 }), { minLength: 2, maxLength: 30 })
-      .map((minutes) => minutes.sort((a, b) => a - b).map((m, i) => ({ ts: start + m * 60_000, value: 1000 + i * 1.5 + (i % 7 === 6 ? -900 : 0) })));
+    const readings = fc
+      .uniqueArray(fc.integer({ min: 0, max: 40 * 60 }), { minLength: 2, maxLength: 30 })
+      .map((minutes) =>
+        minutes.sort((a, b) => a - b).map((m, i) => ({ ts: start + m * 60_000, value: 1000 + i * 1.5 + (i % 7 === 6 ? -900 : 0) })),
+      );
     const arrival = readings.chain((rs) => fc.tuple(fc.constant(rs), fc.shuffledSubarray([...rs, ...rs], { minLength: 2 * rs.length })));
-    const sums = (s: TotalsState) => [s.day, s.week, s.month, s.total].map((b) => b && [b.from, b.to, b.energy, b.net, b.gross, b.resets, b.intervals]);
-    fc.assert(fc.property(arrival, ([inOrder, shuffled]) => {
-      const run = (rs: Reading[]) => rs.reduce((s, r) => addReading(s, r, costOf).state, newTotals(zone, 'N'));
-      const a = sums(run(inOrder));
-      const b = sums(run(shuffled));
-      a.forEach((row, i) => row!.forEach((x, j) => should(b[i]![j]).be.approximately(x as number, 1e-9)));
-    }), { seed: 20261121, numRuns: 150 });
+    const sums = (s: TotalsState) =>
+      [s.day, s.week, s.month, s.total].map((b) => b && [b.from, b.to, b.energy, b.net, b.gross, b.resets, b.intervals]);
+    fc.assert(
+      fc.property(arrival, ([inOrder, shuffled]) => {
+        const run = (rs: Reading[]) => rs.reduce((s, r) => addReading(s, r, costOf).state, newTotals(zone, 'N'));
+        const a = sums(run(inOrder));
+        const b = sums(run(shuffled));
+        a.forEach((row, i) => row!.forEach((x, j) => should(b[i]![j]).be.approximately(x as number, 1e-9)));
+      }),
+      { seed: 20261121, numRuns: 150 },
+    );
   });
 
   it('does not change the state it was given', () => {
@@ -208,13 +266,18 @@ describe('totals: running totals by local period', () => {
 
   it('counts a counter reset as 0 kWh and continues from the new value', () => {
     const { state } = feed(newTotals('UTC', 't1'), [
-      ['2026-03-04T10:00:00Z', 100], ['2026-03-04T11:00:00Z', 3], ['2026-03-04T12:00:00Z', 5],
+      ['2026-03-04T10:00:00Z', 100],
+      ['2026-03-04T11:00:00Z', 3],
+      ['2026-03-04T12:00:00Z', 5],
     ]);
     should(state.day).match({ energy: 2, resets: 1, intervals: 2 });
   });
 
   describe('restoreTotals', () => {
-    const saved = feed(newTotals('Asia/Kolkata', 't1'), [['2026-03-04T10:00:00Z', 1], ['2026-03-04T11:00:00Z', 2]]).state;
+    const saved = feed(newTotals('Asia/Kolkata', 't1'), [
+      ['2026-03-04T10:00:00Z', 1],
+      ['2026-03-04T11:00:00Z', 2],
+    ]).state;
 
     it('restores a stored state of the same tariff and zone', () => {
       const restored = restoreTotals(JSON.parse(JSON.stringify(saved)), 'Asia/Kolkata', 't1');
@@ -227,8 +290,23 @@ describe('totals: running totals by local period', () => {
     });
 
     it('starts from zero and says why for unreadable, foreign or other-zone totals', () => {
-      const garbage = ['x', 42, {}, { ...saved, version: 2 }, { ...saved, day: { ...saved.day, net: 'NaN' } }, { ...saved, day: null },
-        { ...saved, kept: [...saved.kept].reverse() }, { ...saved, costs: [] }, { ...saved, kept: [[1, 'x'], [2, 3]] }];
+      const garbage = [
+        'x',
+        42,
+        {},
+        { ...saved, version: 2 },
+        { ...saved, day: { ...saved.day, net: 'NaN' } },
+        { ...saved, day: null },
+        { ...saved, kept: [...saved.kept].reverse() },
+        { ...saved, costs: [] },
+        {
+          ...saved,
+          kept: [
+            [1, 'x'],
+            [2, 3],
+          ],
+        },
+      ];
       for (const stored of garbage) {
         should(restoreTotals(stored, 'Asia/Kolkata', 't1').problem).equal('stored totals are unreadable');
       }

@@ -40,7 +40,9 @@ describe('easy-account node', function () {
     const snapshot = await firstTariffs(account());
     should(snapshot.error).be.null();
     should(snapshot.tariffs.map((t) => t.id)).containEql('DEMO-NIGHT');
-    const kept = await new Promise<any>((resolve) => (account() as any).context().get('lastGoodTariffs', (_e: unknown, v: unknown) => resolve(v)));
+    const kept = await new Promise<any>((resolve) =>
+      (account() as any).context().get('lastGoodTariffs', (_e: unknown, v: unknown) => resolve(v)),
+    );
     should(kept.baseUrl).equal(sim.url);
     should(kept.lastGood.tariffs.map((t: any) => t.id)).eql(snapshot.tariffs.map((t) => t.id));
     should(kept.lastGood.fetchedAt).equal(snapshot.fetchedAt);

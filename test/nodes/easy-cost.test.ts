@@ -7,7 +7,19 @@ import { archive, DEMO_TARIFFS, findDemoSensor, GENERATOR_ON_MS, GENERATOR_PERIO
 import { computeCost } from '../../nodes/lib/cost';
 import { roundAmount } from '../../nodes/lib/format';
 import easyCost = require('../../nodes/easy-cost');
-import { accountNode, catchNodes, FlowNode, GATEWAY, helper, inbox, lastStatus, loadFlow, quiet, statuses, withSimulator } from './flow-support';
+import {
+  accountNode,
+  catchNodes,
+  FlowNode,
+  GATEWAY,
+  helper,
+  inbox,
+  lastStatus,
+  loadFlow,
+  quiet,
+  statuses,
+  withSimulator,
+} from './flow-support';
 
 const HOUR = 3600_000;
 const tariff = (id: string) => DEMO_TARIFFS.find((t) => t.id === id)!;
@@ -33,7 +45,13 @@ describe('easy-cost node', function () {
         ...JSON.parse(JSON.stringify(DEMO_TARIFFS)),
         { id: 'BROKEN', name: 'b', vat: 0, currency: 'GBP', rules: [{ priority: 1 }] },
         // prices only while the generator runs: with input "1" unknown nothing is priced
-        { id: 'GENERATOR-ONLY', name: 'g', vat: 0, currency: 'GBP', rules: [{ priority: 1, price: 0.5, gateway_id: GATEWAY, sensor_id: '1', sensor_value: 1, sensor_condition: 'eq' }] },
+        {
+          id: 'GENERATOR-ONLY',
+          name: 'g',
+          vat: 0,
+          currency: 'GBP',
+          rules: [{ priority: 1, price: 0.5, gateway_id: GATEWAY, sensor_id: '1', sensor_value: 1, sensor_condition: 'eq' }],
+        },
       ],
     });
   });
@@ -75,16 +93,32 @@ describe('easy-cost node', function () {
     it('costs readings, reports garbage rows, and formats amounts to the minor unit', async () => {
       const { node, out } = await load();
       const readings = [
-        ['2026-03-04T21:00:00Z', 100], ['2026-03-04T23:00:00Z', 103], 'junk', [null, 5], ['2026-03-05T07:00:00Z', 'NaN'],
+        ['2026-03-04T21:00:00Z', 100],
+        ['2026-03-04T23:00:00Z', 103],
+        'junk',
+        [null, 5],
+        ['2026-03-05T07:00:00Z', 'NaN'],
         { ts: '2026-03-05T07:00:00Z', value: 110 },
       ];
       node.receive({ payload: readings, topic: 'kept' });
       const [msg] = await out.next(1);
       const expected = computeCost(tariff('DEMO-NIGHT'), readings, { timezone: 'Europe/London' });
       should(msg.topic).equal('kept');
-      should(msg.payload).match({ net: roundAmount(expected.net), gross: roundAmount(expected.gross), energy: 10, currency: 'GBP', tariffId: 'DEMO-NIGHT', tariffName: 'Night and day' });
+      should(msg.payload).match({
+        net: roundAmount(expected.net),
+        gross: roundAmount(expected.gross),
+        energy: 10,
+        currency: 'GBP',
+        tariffId: 'DEMO-NIGHT',
+        tariffName: 'Night and day',
+      });
       // times as ISO strings, with their epoch ms beside them
-      should(msg.payload).match({ from: '2026-03-04T21:00:00.000Z', to: '2026-03-05T07:00:00.000Z', fromMs: expected.from, toMs: expected.to });
+      should(msg.payload).match({
+        from: '2026-03-04T21:00:00.000Z',
+        to: '2026-03-05T07:00:00.000Z',
+        fromMs: expected.from,
+        toMs: expected.to,
+      });
       should(msg.payload.net).be.approximately(3 * 0.28 + 7 * 0.12, 1e-9); // 21:00-23:00 priced where it starts
       should(msg.payload.dropped).have.length(3);
       should(msg.payload.formatted.gross).eql({ text: expected.gross.toFixed(2), display: `GBP ${expected.gross.toFixed(2)}` });
@@ -93,7 +127,21 @@ describe('easy-cost node', function () {
     it('prices sensor rules from the msg.sensors timeline', async () => {
       const { node, out } = await load({ tariff: 'DEMO-GENERATOR' });
       const t0 = Date.parse('2026-03-04T10:00:00Z');
-      node.receive({ payload: [[t0, 0], [t0 + HOUR, 1], [t0 + 2 * HOUR, 3]], sensors: { DEMO: { 1: [[t0, 0], [t0 + HOUR, 1]] } } });
+      node.receive({
+        payload: [
+          [t0, 0],
+          [t0 + HOUR, 1],
+          [t0 + 2 * HOUR, 3],
+        ],
+        sensors: {
+          DEMO: {
+            1: [
+              [t0, 0],
+              [t0 + HOUR, 1],
+            ],
+          },
+        },
+      });
       const [msg] = await out.next(1);
       should(msg.payload.net).be.approximately(1 * 0.22 + 2 * 0.55, 1e-9);
     });
@@ -104,7 +152,12 @@ describe('easy-cost node', function () {
       const [err] = await caught.next(1);
       should(err.error.message).match(/batch mode needs msg.payload as an array of readings/);
       should(err.payload).equal('readings please');
-      node.receive({ payload: [[0, 1], [HOUR, 2]] });
+      node.receive({
+        payload: [
+          [0, 1],
+          [HOUR, 2],
+        ],
+      });
       await out.next(1);
     });
 
@@ -112,32 +165,66 @@ describe('easy-cost node', function () {
       const { node, out, caught } = await load();
       node.receive({ payload: [] });
       should((await caught.next(1))[0].error.message).match(/at least two readings .*\(got 0\)/);
-      node.receive({ payload: [['2026-03-04T21:00:00Z', 100], ['garbage', 1]] });
+      node.receive({
+        payload: [
+          ['2026-03-04T21:00:00Z', 100],
+          ['garbage', 1],
+        ],
+      });
       should((await caught.next(1))[0].error.message).match(/\(got 2, 1 dropped as unreadable\)/);
-      node.receive({ payload: [[0, 1], [HOUR, 2]] });
+      node.receive({
+        payload: [
+          [0, 1],
+          [HOUR, 2],
+        ],
+      });
       await out.next(1);
     });
 
     it('rejects and lists an interval that would overflow, never Infinity nor a TypeError; refuses readings 100 years away', async () => {
       const { node, out, caught } = await load({ tariff: 'DEMO-FLAT' });
-      node.receive({ payload: [[0, -1e308], [HOUR, 1e308]] });
+      node.receive({
+        payload: [
+          [0, -1e308],
+          [HOUR, 1e308],
+        ],
+      });
       const [msg] = await out.next(1);
       should(msg.payload).match({ energy: 0, net: 0, gross: 0, intervals: 1 });
       should(msg.payload.rejected).match([{ fromMs: 0, toMs: HOUR, reason: 'overflow' }]);
       should(msg.payload.formatted.gross.text).equal('0.00');
       should(lastStatus('c')!.text).match(/^GBP 0\.00 · 1 interval rejected$/);
-      node.receive({ payload: [[Date.now() - HOUR, 1], [1e300, 2]] });
-      should((await caught.next(1))[0].error.message).equal('RangeError: batch mode takes readings within 100 years of now; the last reading is at 1e+300');
-      node.receive({ payload: [[0, 1], [HOUR, 2]] });
+      node.receive({
+        payload: [
+          [Date.now() - HOUR, 1],
+          [1e300, 2],
+        ],
+      });
+      should((await caught.next(1))[0].error.message).equal(
+        'RangeError: batch mode takes readings within 100 years of now; the last reading is at 1e+300',
+      );
+      node.receive({
+        payload: [
+          [0, 1],
+          [HOUR, 2],
+        ],
+      });
       await out.next(1);
       should(caught.received).be.empty();
     });
 
     it('hands an unknown or broken tariff to Catch, saying which and why', async () => {
-      await loadFlow([easyCost], [
-        accountNode(sim), costNode({ id: 'unknown', tariff: 'NOPE' }), costNode({ id: 'broken', tariff: 'BROKEN' }), costNode({ id: 'none', tariff: '' }),
-        { id: 'out', type: 'helper' }, ...catchNodes(),
-      ]);
+      await loadFlow(
+        [easyCost],
+        [
+          accountNode(sim),
+          costNode({ id: 'unknown', tariff: 'NOPE' }),
+          costNode({ id: 'broken', tariff: 'BROKEN' }),
+          costNode({ id: 'none', tariff: '' }),
+          { id: 'out', type: 'helper' },
+          ...catchNodes(),
+        ],
+      );
       const caught = inbox('caught');
       for (const id of ['unknown', 'broken', 'none']) helper.getNode(id).receive({ payload: [] });
       const errs = await caught.next(3);
@@ -149,18 +236,27 @@ describe('easy-cost node', function () {
 
     it('hands missing tariffs (revoked token), a broken account or none to Catch without the token', async () => {
       sim.setFaults({ revokedTokens: ['demo-token'] });
-      await loadFlow([easyCost], [
-        accountNode(sim), { ...accountNode(sim), id: 'badzone', timezone: 'Mars/Olympus' },
-        costNode({ id: 'revoked' }), costNode({ id: 'zone', account: 'badzone' }), costNode({ id: 'noacc', account: '' }),
-        { id: 'out', type: 'helper' }, ...catchNodes(),
-      ]);
+      await loadFlow(
+        [easyCost],
+        [
+          accountNode(sim),
+          { ...accountNode(sim), id: 'badzone', timezone: 'Mars/Olympus' },
+          costNode({ id: 'revoked' }),
+          costNode({ id: 'zone', account: 'badzone' }),
+          costNode({ id: 'noacc', account: '' }),
+          { id: 'out', type: 'helper' },
+          ...catchNodes(),
+        ],
+      );
       const caught = inbox('caught');
       for (const id of ['revoked', 'zone', 'noacc']) helper.getNode(id).receive({ payload: [] });
       // the broken account may report itself to Catch too; collect past it
       const errs = [...(await caught.next(3, 5000))];
       await quiet(100);
       errs.push(...caught.received);
-      const byNode = Object.fromEntries(errs.filter((e) => e.error.source.type === 'easy-cost').map((e) => [e.error.source.id, e.error.message]));
+      const byNode = Object.fromEntries(
+        errs.filter((e) => e.error.source.type === 'easy-cost').map((e) => [e.error.source.id, e.error.message]),
+      );
       should(byNode.revoked).match(/^Error: tariffs could not be fetched: .*(token|401)/);
       should(byNode.zone).match(/^Error: account: unknown time zone "Mars\/Olympus"/);
       should(byNode.noacc).equal('Error: no easy-account configured');
@@ -172,7 +268,12 @@ describe('easy-cost node', function () {
     it('resets today at local midnight of the account zone and reports the day that closed', async () => {
       // Asia/Kolkata (UTC+05:30): local midnight of 5 March is 18:30Z on 4 March
       const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-FLAT' }, 'Asia/Kolkata');
-      const feed = [['2026-03-04T18:00:00Z', 10], ['2026-03-04T18:29:00Z', 12], ['2026-03-04T18:31:00Z', 16], ['2026-03-04T19:00:00Z', 17]];
+      const feed = [
+        ['2026-03-04T18:00:00Z', 10],
+        ['2026-03-04T18:29:00Z', 12],
+        ['2026-03-04T18:31:00Z', 16],
+        ['2026-03-04T19:00:00Z', 17],
+      ];
       for (const [ts, value] of feed) node.receive({ payload: value, ts });
       const msgs = await out.next(4);
       should(msgs[1].payload.today).match({ energy: 2, from: '2026-03-03T18:30:00.000Z', to: '2026-03-04T18:30:00.000Z' });
@@ -193,7 +294,11 @@ describe('easy-cost node', function () {
       const msgs = await out.next(feed.length, 20_000);
       const last = msgs[msgs.length - 1].payload;
       const reference = computeCost(tariff('DEMO-FLAT'), feed, { timezone: 'UTC' });
-      should(last.total).match({ energy: roundAmount(reference.energy), net: roundAmount(reference.net), gross: roundAmount(reference.gross) });
+      should(last.total).match({
+        energy: roundAmount(reference.energy),
+        net: roundAmount(reference.net),
+        gross: roundAmount(reference.gross),
+      });
       should(last.total.energy).equal(2);
       should(last.total.gross).equal(0.6);
       should(last.total).match({ fromMs: t0, from: '2026-03-04T10:00:00.000Z' });
@@ -207,12 +312,25 @@ describe('easy-cost node', function () {
     });
 
     it('sends each closed day and month as a bar for Dashboard 2 on the second output', async () => {
-      await loadFlow([easyCost], [accountNode(sim, 'Asia/Kolkata'), costNode({ mode: 'stream', tariff: 'DEMO-FLAT', wires: [['out'], ['bars']] }),
-        { id: 'out', type: 'helper' }, { id: 'bars', type: 'helper' }, ...catchNodes()]);
+      await loadFlow(
+        [easyCost],
+        [
+          accountNode(sim, 'Asia/Kolkata'),
+          costNode({ mode: 'stream', tariff: 'DEMO-FLAT', wires: [['out'], ['bars']] }),
+          { id: 'out', type: 'helper' },
+          { id: 'bars', type: 'helper' },
+          ...catchNodes(),
+        ],
+      );
       const node = helper.getNode('c');
       const bars = inbox('bars');
       // local midnight of 1 April in Kolkata is 18:30Z on 31 March: a day and a month end
-      for (const [ts, value] of [['2026-03-31T18:00:00Z', 10], ['2026-03-31T18:29:00Z', 12], ['2026-03-31T18:31:00Z', 16]]) node.receive({ payload: value, ts });
+      for (const [ts, value] of [
+        ['2026-03-31T18:00:00Z', 10],
+        ['2026-03-31T18:29:00Z', 12],
+        ['2026-03-31T18:31:00Z', 16],
+      ])
+        node.receive({ payload: value, ts });
       await inbox('out').next(3);
       const [day, month] = await bars.next(2);
       // 6 kWh at 0.25 + 20 % VAT
@@ -222,26 +340,40 @@ describe('easy-cost node', function () {
       should(bars.received).eql([]);
     });
 
-    it('takes easy-sensors messages: meter readings counted, the tariff\'s own sensor as a live value', async () => {
+    it("takes easy-sensors messages: meter readings counted, the tariff's own sensor as a live value", async () => {
       const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-GENERATOR' });
       const warnings: string[] = [];
       node.on('call:warn', (call: { args: [string] }) => warnings.push(call.args[0]));
       const t0 = Date.parse('2026-03-04T10:00:00Z');
-      const meter = (ts: number, value: number) => ({ topic: 'e1.kwh', gateway: GATEWAY, payload: { id: 'e1.kwh', value, ts, decoded: { kind: 'modbus', quantity: 'energy' } } });
-      const input1 = (ts: number, value: number) => ({ topic: '1', gateway: GATEWAY, payload: { id: '1', value, ts, decoded: { kind: 'digital_input', channel: 1 } } });
+      const meter = (ts: number, value: number) => ({
+        topic: 'e1.kwh',
+        gateway: GATEWAY,
+        payload: { id: 'e1.kwh', value, ts, decoded: { kind: 'modbus', quantity: 'energy' } },
+      });
+      const input1 = (ts: number, value: number) => ({
+        topic: '1',
+        gateway: GATEWAY,
+        payload: { id: '1', value, ts, decoded: { kind: 'digital_input', channel: 1 } },
+      });
       node.receive(input1(t0 - GENERATOR_PERIOD_MS, 0));
       node.receive(meter(t0, 100));
       node.receive(input1(t0 + HOUR, 1)); // the generator starts
       node.receive(meter(t0 + HOUR, 101));
       node.receive(meter(t0 + 2 * HOUR, 103));
-      const volts = { topic: 'e1.v3p@1', gateway: GATEWAY, payload: { id: 'e1.v3p@1', value: 230, ts: t0, decoded: { kind: 'modbus', quantity: 'voltage' } } };
+      const volts = {
+        topic: 'e1.v3p@1',
+        gateway: GATEWAY,
+        payload: { id: 'e1.v3p@1', value: 230, ts: t0, decoded: { kind: 'modbus', quantity: 'voltage' } },
+      };
       node.receive(volts);
       node.receive(volts);
       const msgs = await out.next(3);
       should(msgs[2].payload.total.net).be.approximately(1 * 0.22 + 2 * 0.55, 1e-9);
       await quiet(100);
       should(out.received).be.empty(); // neither the input nor the voltage made a message
-      should(warnings).eql([`stream mode ignores sensor ${GATEWAY}/e1.v3p@1: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)`]);
+      should(warnings).eql([
+        `stream mode ignores sensor ${GATEWAY}/e1.v3p@1: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)`,
+      ]);
     });
 
     it('places late readings, reports duplicates, too-late and garbage readings, and keeps counting', async () => {
@@ -280,7 +412,11 @@ describe('easy-cost node', function () {
       const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-FLAT' }, 'UTC');
       const seen = statuses('c');
       const t0 = Date.parse('2026-03-04T10:00:00Z');
-      const reading = (id: string, ts: number, value: number) => ({ topic: id, gateway: GATEWAY, payload: { id, value, ts, unit: 'kWh', decoded: { kind: 'modbus', quantity: 'energy' } } });
+      const reading = (id: string, ts: number, value: number) => ({
+        topic: id,
+        gateway: GATEWAY,
+        payload: { id, value, ts, unit: 'kWh', decoded: { kind: 'modbus', quantity: 'energy' } },
+      });
       // e2 at the same instant as e1, then 30 s later: each counts against its own previous reading
       node.receive(reading('e1.kwh', t0, 100));
       node.receive(reading('e2.kwh', t0, 5000));
@@ -288,7 +424,11 @@ describe('easy-cost node', function () {
       node.receive(reading('e2.kwh', t0 + HOUR + 30_000, 5006));
       const msgs = await out.next(4);
       should(msgs[2].payload).match({ today: { energy: 3, resets: 0 }, meter: { gateway: GATEWAY, topic: 'e1.kwh' } });
-      should(msgs[3].payload).match({ today: { energy: 6, resets: 0 }, meter: { topic: 'e2.kwh' }, site: { meters: 2, today: { energy: 9, resets: 0 }, total: { energy: 9 } } });
+      should(msgs[3].payload).match({
+        today: { energy: 6, resets: 0 },
+        meter: { topic: 'e2.kwh' },
+        site: { meters: 2, today: { energy: 9, resets: 0 }, total: { energy: 9 } },
+      });
       await quiet(20);
       should(seen[seen.length - 1]).eql({ fill: 'green', shape: 'dot', text: 'today GBP 2.70 · 9.00 kWh · 2 meters' });
       node.receive({ reset: 'e1.kwh', gateway: GATEWAY });
@@ -296,10 +436,16 @@ describe('easy-cost node', function () {
       should(reset.payload).match({ today: null, meter: { topic: 'e1.kwh' }, site: { meters: 1, today: { energy: 6 } } });
     });
 
-    it('restores every meter\'s totals after a restart of the runtime', async () => {
+    it("restores every meter's totals after a restart of the runtime", async () => {
       const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-FLAT' }, 'UTC', [fileContextStore()]);
       const t0 = Date.parse('2026-03-04T10:00:00Z');
-      for (const [topic, ts, value] of [['a', t0, 1], ['b', t0, 10], ['a', t0 + HOUR, 2], ['b', t0 + HOUR, 14]] as const) node.receive({ topic, payload: value, ts });
+      for (const [topic, ts, value] of [
+        ['a', t0, 1],
+        ['b', t0, 10],
+        ['a', t0 + HOUR, 2],
+        ['b', t0 + HOUR, 14],
+      ] as const)
+        node.receive({ topic, payload: value, ts });
       await out.next(4);
       await restartRuntime();
       await quiet(50);
@@ -379,10 +525,17 @@ describe('easy-cost node', function () {
     });
 
     it('ends every message exactly once: Complete for the counted, Catch for the refused', async () => {
-      await loadFlow([easyCost], [
-        accountNode(sim), costNode({ mode: 'stream', tariff: 'DEMO-FLAT' }), { id: 'out', type: 'helper' }, ...catchNodes(),
-        { id: 'completer', type: 'complete', scope: ['c'], uncaught: false, wires: [['completed']] }, { id: 'completed', type: 'helper' },
-      ]);
+      await loadFlow(
+        [easyCost],
+        [
+          accountNode(sim),
+          costNode({ mode: 'stream', tariff: 'DEMO-FLAT' }),
+          { id: 'out', type: 'helper' },
+          ...catchNodes(),
+          { id: 'completer', type: 'complete', scope: ['c'], uncaught: false, wires: [['completed']] },
+          { id: 'completed', type: 'helper' },
+        ],
+      );
       const completed = inbox('completed');
       const caught = inbox('caught');
       const inputs = [1, 'x', 2, null, { value: 3 }, 3, [4], 4, { value: 5, ts: 5 * HOUR }];
@@ -404,7 +557,12 @@ describe('easy-cost node', function () {
       const [msg] = await out.next(1);
       const expected = computeCost(tariff('DEMO-NIGHT'), archived('e1.kwh', from, to), { timezone: 'Europe/London' });
       // the sum is unrounded inside, rounded once on output: 3.976, not 3.9759999999991855
-      should(msg.payload).match({ net: roundAmount(expected.net), energy: roundAmount(expected.energy), gateway: GATEWAY, sensor: 'e1.kwh' });
+      should(msg.payload).match({
+        net: roundAmount(expected.net),
+        energy: roundAmount(expected.energy),
+        gateway: GATEWAY,
+        sensor: 'e1.kwh',
+      });
       for (const amount of [msg.payload.net, msg.payload.gross, msg.payload.energy]) should(amount).equal(Number(amount.toFixed(9)));
       should(msg.payload.fetched).eql({ readings: 6 * 60 + 1, requests: 1, shortcut: false });
       should(sim.requests.filter((r) => r.endpoint === 'data')).have.length(1);
@@ -441,7 +599,9 @@ describe('easy-cost node', function () {
       node.receive({ gateway: GATEWAY, from: 0, to: -1e300 });
       const errs = (await caught.next(5)).map((e) => e.error.message);
       for (const [i, name] of ['"constructor"', '"toString"', '"__proto__"'].entries()) {
-        should(errs[i]).equal(`TypeError: msg.period must be one of today, yesterday, this-week, last-week, this-month, last-month, this-year, last-year, got ${name}`);
+        should(errs[i]).equal(
+          `TypeError: msg.period must be one of today, yesterday, this-week, last-week, this-month, last-month, this-year, last-year, got ${name}`,
+        );
       }
       should(errs[3]).equal('RangeError: msg.from must lie within 100 years of now, got 1e+300');
       should(errs[4]).equal('RangeError: msg.to must lie within 100 years of now, got -1e+300');
@@ -457,7 +617,9 @@ describe('easy-cost node', function () {
       should(bad[1].error.message).match(/msg.from must be/);
       node.receive({ gateway: GATEWAY, from: '2019-06-01T00:00:00Z', to: '2019-07-01T00:00:00Z' }); // before the meter existed
       const [empty] = await caught.next(1);
-      should(empty.error.message).equal('Error: the archive has 0 readings of e1.kwh on DEMO from 2019-06-01T00:00:00.000Z to 2019-07-01T00:00:00.000Z: nothing to cost');
+      should(empty.error.message).equal(
+        'Error: the archive has 0 readings of e1.kwh on DEMO from 2019-06-01T00:00:00.000Z to 2019-07-01T00:00:00.000Z: nothing to cost',
+      );
       sim.setFaults({ removedGateways: [GATEWAY] });
       node.receive({ gateway: GATEWAY, period: 'today' });
       const [failed] = await caught.next(1);

@@ -12,7 +12,8 @@ import { DEMO_TARIFFS } from '../../sim/demo-data';
 import { FlowNode, helper, inbox, loadFlow, withSimulator } from './flow-support';
 
 const CORE = ['common/20-inject.js', 'function/10-switch.js', 'function/15-change.js'].map((file) =>
-  require(require.resolve(`@node-red/nodes/core/${file}`)));
+  require(require.resolve(`@node-red/nodes/core/${file}`)),
+);
 const OURS = new Set(['easy-account', 'easy-sensors', 'easy-cost', 'easy-tariff']);
 const CORE_TYPES = new Set(['tab', 'inject', 'switch', 'change', 'debug', 'catch', 'comment', 'function']);
 
@@ -92,18 +93,30 @@ describe('examples of easy-sensors and easy-cost', function () {
       const flow = example('price-and-cost-dashboard');
       const ids = new Set(flow.map((n) => n.id));
       for (const node of flow) {
-        should(OURS.has(node.type) || CORE_TYPES.has(node.type) || DASHBOARD_CONFIG.has(node.type) || ['ui-text', 'ui-chart'].includes(node.type))
-          .be.true(node.type);
+        should(
+          OURS.has(node.type) ||
+            CORE_TYPES.has(node.type) ||
+            DASHBOARD_CONFIG.has(node.type) ||
+            ['ui-text', 'ui-chart'].includes(node.type),
+        ).be.true(node.type);
         should(node.type).not.equal('function');
         for (const wire of ((node.wires as string[][]) ?? []).flat()) should(ids.has(wire)).be.true(`wire to ${wire}`);
       }
       const chart = flow.find((n) => n.type === 'ui-chart')!;
       // what the tariff node sends: series from msg.topic, x and y from each point, time axis kept whole
-      should(chart).match({ category: 'topic', categoryType: 'msg', xAxisProperty: 'x', xAxisPropertyType: 'property',
-        yAxisProperty: 'y', yAxisPropertyType: 'property', xAxisType: 'time', removeOlder: '0' });
+      should(chart).match({
+        category: 'topic',
+        categoryType: 'msg',
+        xAxisProperty: 'x',
+        xAxisPropertyType: 'property',
+        yAxisProperty: 'y',
+        yAxisPropertyType: 'property',
+        xAxisType: 'time',
+        removeOlder: '0',
+      });
     });
 
-    it('shows the price now, the next 24 h as step lines, and today\'s and this month\'s cost', async () => {
+    it("shows the price now, the next 24 h as step lines, and today's and this month's cost", async () => {
       const flow = example('price-and-cost-dashboard')
         .filter((n) => !DASHBOARD_CONFIG.has(n.type))
         .map((n) => {
@@ -115,7 +128,11 @@ describe('examples of easy-sensors and easy-cost', function () {
       await loadFlow([easySensors, easyCost, easyTariff, ...CORE], flow);
       const [prices, charts, todays, months] = ['dash-price', 'dash-chart', 'dash-cost-today', 'dash-cost-month'].map(inbox);
       const [price] = await prices.next(1);
-      const now = priceAt(DEMO_TARIFFS.find((t) => t.id === 'DEMO-WORKDAY')!, Date.now(), { timezone: 'UTC' })!;
+      const now = priceAt(
+        DEMO_TARIFFS.find((t) => t.id === 'DEMO-WORKDAY')!,
+        Date.now(),
+        { timezone: 'UTC' },
+      )!;
       should(price.payload).equal(`${now.gross.toFixed(4).replace(/0{1,2}$/, '')} GBP/kWh incl. VAT`);
       const [net, gross] = await charts.next(2);
       should([net.topic, net.action, gross.topic, gross.action]).eql(['net GBP/kWh', 'replace', 'gross GBP/kWh', 'append']);

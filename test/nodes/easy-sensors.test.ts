@@ -4,13 +4,35 @@ import { DEMO_SENSORS, sampleTime } from '../../sim/demo-data';
 import easySensors = require('../../nodes/easy-sensors');
 import { AccountHub } from '../../nodes/lib/hub';
 import {
-  accountNode, catchNodes, FakeClock, FlowNode, GATEWAY, helper, inbox, installClock, loadFlow, quiet, statuses, withSimulator,
+  accountNode,
+  catchNodes,
+  FakeClock,
+  FlowNode,
+  GATEWAY,
+  helper,
+  inbox,
+  installClock,
+  loadFlow,
+  quiet,
+  statuses,
+  withSimulator,
 } from './flow-support';
 
 const T0 = Date.parse('2026-03-04T10:00:30Z');
 
 function sensorsNode(over: Record<string, unknown> = {}): FlowNode {
-  return { id: 's', type: 'easy-sensors', account: 'acc', gateway: GATEWAY, interval: 10, output: 'each', onlyChanged: false, sensors: '', wires: [['out']], ...over };
+  return {
+    id: 's',
+    type: 'easy-sensors',
+    account: 'acc',
+    gateway: GATEWAY,
+    interval: 10,
+    output: 'each',
+    onlyChanged: false,
+    sensors: '',
+    wires: [['out']],
+    ...over,
+  };
 }
 
 describe('easy-sensors node', function () {
@@ -43,8 +65,14 @@ describe('easy-sensors node', function () {
     should(kwh.gateway).equal(GATEWAY);
     const sampled = sampleTime(DEMO_SENSORS[0], T0);
     should(kwh.payload).eql({
-      id: 'e1.kwh', name: 'Main Incomer kWh', value: DEMO_SENSORS[0].valueAt(sampled), unit: 'kWh', interval: 60,
-      timestamp: new Date(sampled).toISOString(), ts: sampled, stale: true, // the simulator lives in 2026-03-04, long ago
+      id: 'e1.kwh',
+      name: 'Main Incomer kWh',
+      value: DEMO_SENSORS[0].valueAt(sampled),
+      unit: 'kWh',
+      interval: 60,
+      timestamp: new Date(sampled).toISOString(),
+      ts: sampled,
+      stale: true, // the simulator lives in 2026-03-04, long ago
       decoded: { kind: 'modbus', address: 1, subsensor: 'kwh', quantity: 'energy' },
     });
     should(msgs.find((m) => m.topic === '17')!.payload.decoded).eql({ kind: 'relay', channel: 1 });
@@ -199,12 +227,24 @@ describe('easy-sensors node', function () {
   });
 
   it('warns of the 10 s minimum only for an interval it raised, not for one that means the default', async () => {
-    await loadFlow([easySensors], [
-      accountNode(sim), { id: 'out', type: 'helper' }, ...catchNodes(),
-      ...[['none', ''], ['zero', 0], ['negative', -5], ['short', 2.5]].map(([id, interval]) => sensorsNode({ id, interval })),
-    ]);
+    await loadFlow(
+      [easySensors],
+      [
+        accountNode(sim),
+        { id: 'out', type: 'helper' },
+        ...catchNodes(),
+        ...[
+          ['none', ''],
+          ['zero', 0],
+          ['negative', -5],
+          ['short', 2.5],
+        ].map(([id, interval]) => sensorsNode({ id, interval })),
+      ],
+    );
     // the helper's warn spy is shared by the nodes of a type: tell them apart by `this`
-    const warned = helper.getNode('short').warn.getCalls()
+    const warned = helper
+      .getNode('short')
+      .warn.getCalls()
       .filter((c: { args: unknown[] }) => /minimum/.test(String(c.args[0])))
       .map((c: { thisValue: { id: string }; args: unknown[] }) => [c.thisValue.id, c.args[0]]);
     should(warned).eql([['short', 'interval 2.5 s is below the minimum: polling every 10 s']]);
@@ -230,17 +270,27 @@ describe('easy-sensors node', function () {
   });
 
   it('hands an input to Catch when the account or gateway is missing or broken', async () => {
-    await loadFlow([easySensors], [
-      sensorsNode({ id: 'noacc', account: '' }), sensorsNode({ id: 'nogw', gateway: ' ' }), sensorsNode({ id: 'zone', account: 'badzone' }),
-      accountNode(sim), { ...accountNode(sim), id: 'badzone', timezone: 'Mars/Olympus' }, { id: 'out', type: 'helper' }, ...catchNodes(),
-    ]);
+    await loadFlow(
+      [easySensors],
+      [
+        sensorsNode({ id: 'noacc', account: '' }),
+        sensorsNode({ id: 'nogw', gateway: ' ' }),
+        sensorsNode({ id: 'zone', account: 'badzone' }),
+        accountNode(sim),
+        { ...accountNode(sim), id: 'badzone', timezone: 'Mars/Olympus' },
+        { id: 'out', type: 'helper' },
+        ...catchNodes(),
+      ],
+    );
     const caught = inbox('caught');
     await quiet(50); // the broken account may report itself first
     caught.received.length = 0;
     for (const id of ['noacc', 'nogw', 'zone']) helper.getNode(id).receive({ payload: id });
     const errs = await caught.next(3);
     should(errs.map((e) => e.error.message)).eql([
-      'Error: no easy-account configured', 'Error: no gateway configured', 'Error: account: unknown time zone "Mars/Olympus" (use an IANA name such as Europe/London)',
+      'Error: no easy-account configured',
+      'Error: no gateway configured',
+      'Error: account: unknown time zone "Mars/Olympus" (use an IANA name such as Europe/London)',
     ]);
   });
 });

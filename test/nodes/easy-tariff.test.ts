@@ -11,7 +11,19 @@ import { priceAt } from '../../nodes/lib/price';
 import easyTariff = require('../../nodes/easy-tariff');
 import easyAccount = require('../../nodes/easy-account');
 import easySensors = require('../../nodes/easy-sensors');
-import { accountNode, catchNodes, FlowNode, helper, inbox, installClock, lastStatus, quiet, statuses, TOKEN, withSimulator } from './flow-support';
+import {
+  accountNode,
+  catchNodes,
+  FlowNode,
+  helper,
+  inbox,
+  installClock,
+  lastStatus,
+  quiet,
+  statuses,
+  TOKEN,
+  withSimulator,
+} from './flow-support';
 import { until } from '../fake-clock';
 
 const ZONE = 'Asia/Kolkata'; // +05:30: a boundary read in UTC or the process zone would be off by hours
@@ -41,7 +53,11 @@ describe('easy-tariff node', function () {
     await sim?.close();
   });
 
-  async function start(opts: { tariffs?: () => unknown[]; now?: () => number; token?: string; zone?: string } = {}, over = {}, extra: FlowNode[] = []) {
+  async function start(
+    opts: { tariffs?: () => unknown[]; now?: () => number; token?: string; zone?: string } = {},
+    over = {},
+    extra: FlowNode[] = [],
+  ) {
     sim = await withSimulator({ tariffs: opts.tariffs, now: opts.now });
     const flow = [accountNode(sim, opts.zone ?? ZONE), tariffNode(over), { id: 'out', type: 'helper' }, ...catchNodes(), ...extra];
     await helper.load([easyAccount, easyTariff], flow, { acc: { token: opts.token ?? TOKEN } });
@@ -53,9 +69,22 @@ describe('easy-tariff node', function () {
     const [msg] = await out.next(1);
     should(msg.topic).equal('price');
     should(msg.payload).eql({
-      price: 0.25, gross: 0.3, vat: 20, currency: 'GBP', tariffId: 'DEMO-FLAT', tariffName: 'Flat rate', ruleIndex: 0, priority: 1,
-      validFrom: null, validUntil: null, validFromMs: null, validUntilMs: null, unknownSensors: [], stale: false,
-      tariffsFetchedAt: msg.payload.tariffsFetchedAt, reason: null,
+      price: 0.25,
+      gross: 0.3,
+      vat: 20,
+      currency: 'GBP',
+      tariffId: 'DEMO-FLAT',
+      tariffName: 'Flat rate',
+      ruleIndex: 0,
+      priority: 1,
+      validFrom: null,
+      validUntil: null,
+      validFromMs: null,
+      validUntilMs: null,
+      unknownSensors: [],
+      stale: false,
+      tariffsFetchedAt: msg.payload.tariffsFetchedAt,
+      reason: null,
     });
     should(Date.parse(msg.payload.tariffsFetchedAt)).be.approximately(Date.now(), 5000);
     should(shown[shown.length - 1]).eql({ fill: 'green', shape: 'dot', text: '0.25 GBP/kWh' });
@@ -80,7 +109,13 @@ describe('easy-tariff node', function () {
   it('without a price, sends a message each time the reason changes (missing → no rule matches)', async () => {
     // a rule for one minute half a day away never matches now, whatever the clock says
     const far = localHms(Date.now() + 12 * 3600_000).slice(0, 5);
-    const later = { id: 'LATE', name: 'Late', vat: 20, currency: 'GBP', rules: [{ priority: 1, price: 0.5, time_start: far, time_end: `${far}:59` }] };
+    const later = {
+      id: 'LATE',
+      name: 'Late',
+      vat: 20,
+      currency: 'GBP',
+      rules: [{ priority: 1, price: 0.5, time_start: far, time_end: `${far}:59` }],
+    };
     let served: unknown[] = [];
     const { out } = await start({ tariffs: () => served }, { tariff: 'LATE' });
     const [missing] = await out.next(1);
@@ -96,7 +131,10 @@ describe('easy-tariff node', function () {
     this.timeout(8000);
     const boundary = Math.ceil((Date.now() + 2500) / 1000) * 1000;
     const tariff = {
-      id: 'SOON', name: 'Peak soon', vat: 20, currency: 'GBP',
+      id: 'SOON',
+      name: 'Peak soon',
+      vat: 20,
+      currency: 'GBP',
       rules: [
         { priority: 10, price: 0.45, time_start: localHms(boundary), time_end: localHms(boundary + 3_600_000) },
         { priority: 20, price: 0.3 },
@@ -140,7 +178,14 @@ describe('easy-tariff node', function () {
     should(on.payload.price).equal(0.55);
 
     // easy-sensors in 'all' mode: the array of the gateway's sensors
-    node.receive({ topic: 'DEMO', gateway: 'DEMO', payload: [{ id: 'e1.kwh', value: 1234.5 }, { id: '1', value: 0 }] });
+    node.receive({
+      topic: 'DEMO',
+      gateway: 'DEMO',
+      payload: [
+        { id: 'e1.kwh', value: 1234.5 },
+        { id: '1', value: 0 },
+      ],
+    });
     should((await out.next(1))[0].payload.price).equal(0.22);
 
     // other sensors of the same poll are none of this tariff's business
@@ -174,11 +219,25 @@ describe('easy-tariff node', function () {
     await expectOneFresh(inbox('out'), inbox('out2'), before);
 
     // a new runtime whose context holds the last good tariffs and the generator's last sensor value
-    const kept = await new Promise((resolve) => helper.getNode('acc').context().get('lastGoodTariffs', (_e: unknown, v: unknown) => resolve(v)));
-    const sensors = await new Promise((resolve) => helper.getNode('g').context().get('lastKnownSensors', (_e: unknown, v: unknown) => resolve(v)));
+    const kept = await new Promise((resolve) =>
+      helper
+        .getNode('acc')
+        .context()
+        .get('lastGoodTariffs', (_e: unknown, v: unknown) => resolve(v)),
+    );
+    const sensors = await new Promise((resolve) =>
+      helper
+        .getNode('g')
+        .context()
+        .get('lastKnownSensors', (_e: unknown, v: unknown) => resolve(v)),
+    );
     should(sensors).eql([{ gatewayId: 'DEMO', sensorId: '1', value: 1 }]);
     await helper.unload();
-    await helper.load([easyAccount, easyTariff], flow.filter((n) => n.type !== 'easy-account' && n.type !== 'easy-tariff'), {});
+    await helper.load(
+      [easyAccount, easyTariff],
+      flow.filter((n) => n.type !== 'easy-account' && n.type !== 'easy-tariff'),
+      {},
+    );
     (helper as any)._context.get('acc', undefined).set('lastGoodTariffs', kept);
     (helper as any)._context.get('g', undefined).set('lastKnownSensors', [{ gatewayId: 'DEMO', sensorId: '1', value: 0 }]);
     const [restartedFlat, restartedGenerator] = [inbox('out'), inbox('out2')];
@@ -191,8 +250,17 @@ describe('easy-tariff node', function () {
   it('a sensor poll slower than the request deadline: priced at the deadline from the value kept in context', async () => {
     const at = generatorInstant(true);
     sim = await withSimulator({ now: () => at, faults: { scope: 'sensors', latencyMs: 3000 } });
-    const flow = [{ ...accountNode(sim, ZONE), timeoutMs: 400, retries: 0 }, tariffNode({ tariff: 'DEMO-GENERATOR' }), { id: 'out', type: 'helper' }, ...catchNodes()];
-    await helper.load([easyAccount, easyTariff], flow.filter((n) => n.type === 'helper' || n.type === 'catch'), {});
+    const flow = [
+      { ...accountNode(sim, ZONE), timeoutMs: 400, retries: 0 },
+      tariffNode({ tariff: 'DEMO-GENERATOR' }),
+      { id: 'out', type: 'helper' },
+      ...catchNodes(),
+    ];
+    await helper.load(
+      [easyAccount, easyTariff],
+      flow.filter((n) => n.type === 'helper' || n.type === 'catch'),
+      {},
+    );
     (helper as any)._context.get('t', undefined).set('lastKnownSensors', [{ gatewayId: 'DEMO', sensorId: '1', value: 0 }, { junk: true }]);
     const out = inbox('out');
     const caught = inbox('caught');
@@ -273,7 +341,9 @@ describe('easy-tariff node', function () {
   });
 
   it('with Chart ticked, sends the chart data with the price at each change (7 days when set)', async () => {
-    const { out } = await start({}, { tariff: 'DEMO-NIGHT', chart: true, chartDays: '7', wires: [['out'], ['chart']] }, [{ id: 'chart', type: 'helper' }]);
+    const { out } = await start({}, { tariff: 'DEMO-NIGHT', chart: true, chartDays: '7', wires: [['out'], ['chart']] }, [
+      { id: 'chart', type: 'helper' },
+    ]);
     const charts = inbox('chart');
     const [price] = await out.next(1);
     const [net] = await charts.next(2);
@@ -297,14 +367,23 @@ describe('easy-tariff node', function () {
   it("after a restart without network prices from the tariffs in the account's context store", async () => {
     const { out, flow } = await start();
     await out.next(1);
-    const saved = await new Promise((resolve) => helper.getNode('acc').context().get('lastGoodTariffs', (_e: unknown, v: unknown) => resolve(v)));
+    const saved = await new Promise((resolve) =>
+      helper
+        .getNode('acc')
+        .context()
+        .get('lastGoodTariffs', (_e: unknown, v: unknown) => resolve(v)),
+    );
     await helper.unload();
     await sim.close();
 
     // A new runtime whose persistent context store holds what the account saved, changed
     // so that only the context (not the account's in-process copy) can explain the price.
     (saved as any).lastGood.tariffs.find((t: any) => t.id === 'DEMO-FLAT').rules[0].price = 0.99;
-    await helper.load([easyAccount, easyTariff], flow.filter((n) => n.type !== 'easy-account' && n.type !== 'easy-tariff'), {});
+    await helper.load(
+      [easyAccount, easyTariff],
+      flow.filter((n) => n.type !== 'easy-account' && n.type !== 'easy-tariff'),
+      {},
+    );
     const again = inbox('out');
     (helper as any)._context.get('acc', undefined).set('lastGoodTariffs', saved);
     const offline = flow.map((n) => (n.id === 'acc' ? { ...n, baseUrl: sim.url, retries: 0 } : n));
@@ -316,7 +395,12 @@ describe('easy-tariff node', function () {
 
   describe('every error reaches a Catch node, with price null and a red status', () => {
     const cases: Array<{ name: string; opts?: object; over?: object; tariffs?: () => unknown[]; error: RegExp; status: string }> = [
-      { name: 'token rejected (401)', opts: { token: 'not-a-token' }, error: /tariffs could not be fetched: .*(401|token)/i, status: 'token rejected' },
+      {
+        name: 'token rejected (401)',
+        opts: { token: 'not-a-token' },
+        error: /tariffs could not be fetched: .*(401|token)/i,
+        status: 'token rejected',
+      },
       { name: 'no tariff access (403)', opts: { token: 'demo-no-tariffs' }, error: /no access to tariffs/, status: 'no tariff access' },
       { name: 'unknown tariff id', over: { tariff: 'NOPE' }, error: /tariff "NOPE" is not on the account/, status: 'tariff not found' },
       {
@@ -345,7 +429,10 @@ describe('easy-tariff node', function () {
     }
 
     it('a bad input message ends in done(err) once, and the node keeps working', async () => {
-      const { out, caught } = await start({}, {}, [{ id: 'done', type: 'complete', scope: ['t'], wires: [['completed']] }, { id: 'completed', type: 'helper' }]);
+      const { out, caught } = await start({}, {}, [
+        { id: 'done', type: 'complete', scope: ['t'], wires: [['completed']] },
+        { id: 'completed', type: 'helper' },
+      ]);
       await out.next(1);
       const completed = inbox('completed');
       helper.getNode('t').receive({ topic: '1', payload: 'on' });
@@ -365,7 +452,8 @@ describe('easy-tariff node', function () {
 
   describe('examples', () => {
     const CORE = ['common/20-inject.js', 'function/10-switch.js', 'function/15-change.js'].map((file) =>
-      require(require.resolve(`@node-red/nodes/core/${file}`)));
+      require(require.resolve(`@node-red/nodes/core/${file}`)),
+    );
 
     /** The example as shipped, the account pointed at the simulator, debug nodes read through helper nodes. */
     async function runExample(name: string, now?: () => number) {
@@ -388,7 +476,9 @@ describe('easy-tariff node', function () {
     });
 
     it('switch a relay: under a fake clock the relay goes off at 09:00 and on at 17:00 on weekdays, as its text says', async () => {
-      const shipped: FlowNode[] = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'switch-a-relay-when-the-price-goes-up.json'), 'utf8'));
+      const shipped: FlowNode[] = JSON.parse(
+        fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'switch-a-relay-when-the-price-goes-up.json'), 'utf8'),
+      );
       should(shipped[0].info).match(/off at 09:00, on at 17:00/);
       const clock = installClock(Date.parse('2026-03-01T12:00:00Z')); // a Sunday noon
       try {
@@ -412,7 +502,10 @@ describe('easy-tariff node', function () {
         const weekdays = ['02', '03', '04', '05', '06'];
         should(switched).eql([
           { on: true, at: '2026-03-01T12:00:00.000Z' },
-          ...weekdays.flatMap((d) => [{ on: false, at: `2026-03-${d}T09:00:00.000Z` }, { on: true, at: `2026-03-${d}T17:00:00.000Z` }]),
+          ...weekdays.flatMap((d) => [
+            { on: false, at: `2026-03-${d}T09:00:00.000Z` },
+            { on: true, at: `2026-03-${d}T17:00:00.000Z` },
+          ]),
         ]);
       } finally {
         clock.uninstall();

@@ -6,12 +6,26 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { lookup, read, ROOT } from './editor-support';
 
-
 const NODES = [
   { type: 'easy-account', category: 'config', defaults: ['name', 'baseUrl', 'timezone'], help: [] as string[] },
-  { type: 'easy-tariff', category: 'energy', defaults: ['name', 'account', 'tariff', 'refresh', 'chart', 'chartDays'], help: ['Inputs', 'Outputs', 'Details'] },
-  { type: 'easy-sensors', category: 'energy', defaults: ['name', 'account', 'gateway', 'interval', 'output', 'onlyChanged', 'sensors'], help: ['Inputs', 'Outputs', 'Details'] },
-  { type: 'easy-cost', category: 'energy', defaults: ['name', 'account', 'tariff', 'mode', 'outputs'], help: ['Inputs', 'Outputs', 'Details'] },
+  {
+    type: 'easy-tariff',
+    category: 'energy',
+    defaults: ['name', 'account', 'tariff', 'refresh', 'chart', 'chartDays'],
+    help: ['Inputs', 'Outputs', 'Details'],
+  },
+  {
+    type: 'easy-sensors',
+    category: 'energy',
+    defaults: ['name', 'account', 'gateway', 'interval', 'output', 'onlyChanged', 'sensors'],
+    help: ['Inputs', 'Outputs', 'Details'],
+  },
+  {
+    type: 'easy-cost',
+    category: 'energy',
+    defaults: ['name', 'account', 'tariff', 'mode', 'outputs'],
+    help: ['Inputs', 'Outputs', 'Details'],
+  },
 ];
 
 /** The keys of `defaults: { ... }` in the editor definition (top-level names only). */
@@ -20,7 +34,6 @@ function defaultNames(html: string): string[] {
   should(body).not.be.null();
   return [...body![1].matchAll(/^\s{6}(\w+):/gm)].map((m) => m[1]);
 }
-
 
 describe('editor files of easy-account and easy-tariff', () => {
   for (const node of NODES) {

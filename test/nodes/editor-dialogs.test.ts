@@ -12,13 +12,49 @@ const ACCOUNT = JSON.parse(read('nodes', 'locales', 'en-US', 'easy-account.json'
 
 /** The ids the browser test (test/e2e) and users' own tests find the dialogs' parts by. */
 export const DIALOG_IDS: Record<string, string[]> = {
-  'easy-account': ['node-config-input-baseUrl', 'node-config-input-token', 'node-config-input-timezone', 'easy-account-zone-search', 'easy-account-test', 'easy-account-test-result'],
-  'easy-tariff': ['node-input-account', 'node-input-tariff', 'easy-tariff-tariff-status', 'easy-tariff-rules', 'easy-tariff-chart-status', 'easy-tariff-chart'],
-  'easy-sensors': ['node-input-account', 'node-input-gateway', 'easy-sensors-gateways', 'node-input-sensors', 'easy-sensors-status', 'easy-sensors-list'],
-  'easy-cost': ['node-input-account', 'node-input-tariff', 'easy-cost-tariff-status', 'easy-cost-rules', 'node-input-mode', 'easy-cost-mode-help'],
-  'easy-plan': ['node-input-account', 'node-input-tariff', 'easy-plan-tariff-status', 'easy-plan-rules', 'easy-plan-chart-status', 'easy-plan-chart', 'node-input-durationHours', 'node-input-mode'],
+  'easy-account': [
+    'node-config-input-baseUrl',
+    'node-config-input-token',
+    'node-config-input-timezone',
+    'easy-account-zone-search',
+    'easy-account-test',
+    'easy-account-test-result',
+  ],
+  'easy-tariff': [
+    'node-input-account',
+    'node-input-tariff',
+    'easy-tariff-tariff-status',
+    'easy-tariff-rules',
+    'easy-tariff-chart-status',
+    'easy-tariff-chart',
+  ],
+  'easy-sensors': [
+    'node-input-account',
+    'node-input-gateway',
+    'easy-sensors-gateways',
+    'node-input-sensors',
+    'easy-sensors-status',
+    'easy-sensors-list',
+  ],
+  'easy-cost': [
+    'node-input-account',
+    'node-input-tariff',
+    'easy-cost-tariff-status',
+    'easy-cost-rules',
+    'node-input-mode',
+    'easy-cost-mode-help',
+  ],
+  'easy-plan': [
+    'node-input-account',
+    'node-input-tariff',
+    'easy-plan-tariff-status',
+    'easy-plan-rules',
+    'easy-plan-chart-status',
+    'easy-plan-chart',
+    'node-input-durationHours',
+    'node-input-mode',
+  ],
 };
-
 
 describe('editor dialogs', () => {
   it('one shared script, served from resources/ under the scoped package name and shipped', () => {
@@ -47,18 +83,34 @@ describe('editor dialogs', () => {
   });
 
   it('the dialogs call only routes that exist', () => {
-    const called = [...SCRIPT.matchAll(/E\.(post|get)\('([^']+)'/g), ...[...read('nodes', 'easy-account.html').matchAll(/EasyEditor\.(post|get)\('([^']+)'/g)]];
+    const called = [
+      ...SCRIPT.matchAll(/E\.(post|get)\('([^']+)'/g),
+      ...[...read('nodes', 'easy-account.html').matchAll(/EasyEditor\.(post|get)\('([^']+)'/g)],
+    ];
     should(called.length).be.above(4);
     for (const [, method, route] of called) {
       should(ADMIN_ROUTES.some((r) => r.method === method && r.path === `/${route}`)).be.true(`${method} ${route}`);
     }
   });
 
-  it('every message the shared script shows is in easy-account\'s catalogue', () => {
+  it("every message the shared script shows is in easy-account's catalogue", () => {
     const literal = [...SCRIPT.matchAll(/\bt\('([^']+)'/g)].map((m) => m[1]).filter((k) => !k.endsWith('.'));
     should(literal.length).be.above(30);
     const dynamic = [
-      ...['bad_request', 'token_rejected', 'no_access', 'not_found', 'unreachable', 'rate_limited', 'server', 'invalid_response', 'unknown_tariff', 'permission', 'no_runtime', 'failed'].map((c) => `errors.${c}`),
+      ...[
+        'bad_request',
+        'token_rejected',
+        'no_access',
+        'not_found',
+        'unreachable',
+        'rate_limited',
+        'server',
+        'invalid_response',
+        'unknown_tariff',
+        'permission',
+        'no_runtime',
+        'failed',
+      ].map((c) => `errors.${c}`),
       ...['ok', 'invalid', 'token_rejected', 'no_access', 'unreachable'].map((c) => `test.${c}`),
       ...[1, 2, 3, 4, 5, 6, 7].map((d) => `days.${d}`),
       ...['priority', 'net', 'gross', 'time', 'days', 'sensor'].map((k) => `rules.head.${k}`),

@@ -97,7 +97,12 @@ describe('editor admin routes', function () {
       const byId = Object.fromEntries(r.body.tariffs.map((t: any) => [t.id, t]));
       should(byId['DEMO-WORKDAY']).match({ name: tariffOf('DEMO-WORKDAY').name, currency: 'GBP', vat: 20 });
       should(byId['DEMO-WORKDAY'].rules.map((x: any) => x.priority)).eql([50, 60, 70]);
-      should(byId['DEMO-WORKDAY'].rules[0]).match({ net: 0.42, time: { start: '09:00', end: '17:00', wraps: false, allDay: false }, days: [1, 2, 3, 4, 5], daysField: 'weekdays' });
+      should(byId['DEMO-WORKDAY'].rules[0]).match({
+        net: 0.42,
+        time: { start: '09:00', end: '17:00', wraps: false, allDay: false },
+        days: [1, 2, 3, 4, 5],
+        daysField: 'weekdays',
+      });
       should(byId['DEMO-WORKDAY'].rules[0].gross).be.approximately(0.504, 1e-12);
       const night = byId['DEMO-NIGHT'].rules.find((x: any) => x.time);
       // the tariff says 22:00 and 06:00:00: one time-of-day shape in the rules table
@@ -167,7 +172,7 @@ describe('editor admin routes', function () {
       should(other.requests).have.length(0);
     });
 
-    it('offline: the tariffs list falls back on the deployed account\'s last good tariffs, marked stale', async () => {
+    it("offline: the tariffs list falls back on the deployed account's last good tariffs, marked stale", async () => {
       should((await post('/easy-account/tariffs', { id: 'acc' })).body.stale).be.false();
       // the next deploy of the account starts from its last good tariffs and cannot fetch
       await helper.unload();
@@ -182,7 +187,7 @@ describe('editor admin routes', function () {
       should(test.body).match({ ok: false, outcome: 'server' });
     });
 
-    it('the stored token\'s answers are shared: 1,000 calls in a burst make one tariffs and one sensors request', async function () {
+    it("the stored token's answers are shared: 1,000 calls in a burst make one tariffs and one sensors request", async function () {
       // 1,000 real HTTP round trips through the admin API: seconds on a loaded 2-core machine
       this.timeout(60000);
       sim.setFaults({ latencyMs: 50 });
@@ -194,7 +199,8 @@ describe('editor admin routes', function () {
         calls.push(() => post('/easy-account/sensors', { id: 'acc', gateway: 'DEMO' }));
       }
       const statuses: number[] = [];
-      for (let i = 0; i < calls.length; i += 100) statuses.push(...(await Promise.all(calls.slice(i, i + 100).map((c) => c()))).map((a) => a.status));
+      for (let i = 0; i < calls.length; i += 100)
+        statuses.push(...(await Promise.all(calls.slice(i, i + 100).map((c) => c()))).map((a) => a.status));
       should(new Set(statuses)).eql(new Set([200]));
       should(sim.requests.filter((r) => r.endpoint === 'tariffs')).have.length(1);
       should(sim.requests.filter((r) => r.endpoint === 'sensors')).have.length(1);
@@ -210,11 +216,22 @@ describe('editor admin routes', function () {
       await helper.unload();
       await load([
         account(sim),
-        { id: 's', type: 'easy-sensors', account: 'acc', gateway: 'DEMO', interval: 60, output: 'all', onlyChanged: false, sensors: '', wires: [] },
+        {
+          id: 's',
+          type: 'easy-sensors',
+          account: 'acc',
+          gateway: 'DEMO',
+          interval: 60,
+          output: 'all',
+          onlyChanged: false,
+          sensors: '',
+          wires: [],
+        },
         { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-FLAT', refresh: 60, wires: [] },
       ]);
       const hub = helper.getNode('acc').hub;
-      for (let i = 0; i < 200 && !(hub.tariffs().fetchedAt && sim.requests.some((r) => r.endpoint === 'sensors' && r.status === 200)); i++) await quiet(20);
+      for (let i = 0; i < 200 && !(hub.tariffs().fetchedAt && sim.requests.some((r) => r.endpoint === 'sensors' && r.status === 200)); i++)
+        await quiet(20);
       const before = sim.requests.length;
       for (let i = 0; i < 20; i++) {
         should((await post('/easy-account/tariffs', { id: 'acc' })).status).equal(200);
@@ -242,7 +259,7 @@ describe('editor admin routes', function () {
       should(machine.body.timezone).equal(machineTimeZone());
     });
 
-    it('a typed token wins over a deployed account\'s (a new token is tried before deploy)', async () => {
+    it("a typed token wins over a deployed account's (a new token is tried before deploy)", async () => {
       await helper.unload();
       await load([account(sim)], 'an-old-token');
       const r = await post('/easy-account/test-connection', { id: 'acc', ...typed() });
@@ -261,7 +278,7 @@ describe('editor admin routes', function () {
       should(sim.requests).have.length(before);
     });
 
-    it('the editor\'s password placeholder is no token', async () => {
+    it("the editor's password placeholder is no token", async () => {
       const r = await post('/easy-account/test-connection', { baseUrl: sim.url, token: '__PWRD__' });
       should(r.status).equal(400);
       should(r.body.error.message).match(/no token/);
@@ -308,7 +325,13 @@ describe('editor admin routes', function () {
     });
 
     it('only http(s) base URLs, no credentials in them', async () => {
-      for (const baseUrl of ['ftp://127.0.0.1/', 'file:///etc/passwd', 'javascript:alert(1)', 'not a url', `http://user:pw@127.0.0.1:${sim.port}`]) {
+      for (const baseUrl of [
+        'ftp://127.0.0.1/',
+        'file:///etc/passwd',
+        'javascript:alert(1)',
+        'not a url',
+        `http://user:pw@127.0.0.1:${sim.port}`,
+      ]) {
         for (const path of ['/easy-account/test-connection', '/easy-account/tariffs', '/easy-account/sensors']) {
           const r = await post(path, { baseUrl, token: CANARY, gateway: 'DEMO' });
           should(r.status).equal(400, `${path} ${baseUrl}`);
@@ -362,19 +385,26 @@ describe('editor admin routes', function () {
   });
 
   describe('gateways the account has used', () => {
-    it('from deployed easy-sensors nodes and the sensor rules of the account\'s tariffs', async () => {
+    it("from deployed easy-sensors nodes and the sensor rules of the account's tariffs", async () => {
       await load([
         account(sim),
-        { id: 's', type: 'easy-sensors', account: 'acc', gateway: 'DEMO', interval: 60, output: 'each', onlyChanged: false, sensors: '', wires: [] },
+        {
+          id: 's',
+          type: 'easy-sensors',
+          account: 'acc',
+          gateway: 'DEMO',
+          interval: 60,
+          output: 'each',
+          onlyChanged: false,
+          sensors: '',
+          wires: [],
+        },
         { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-GENERATOR', refresh: 60, wires: [] },
       ]);
       should((await post('/easy-account/gateways', { id: 'acc' })).body).eql({ gateways: ['DEMO'] });
       should((await post('/easy-account/gateways', { id: 'other-account' })).body).eql({ gateways: [] });
       await helper.unload();
-      await load([
-        account(sim),
-        { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-GENERATOR', refresh: 60, wires: [] },
-      ]);
+      await load([account(sim), { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-GENERATOR', refresh: 60, wires: [] }]);
       const hub = helper.getNode('acc').hub;
       for (let i = 0; i < 100 && !hub.tariffs().fetchedAt; i++) await quiet(20);
       should((await post('/easy-account/gateways', { id: 'acc' })).body).eql({ gateways: ['DEMO'] });
@@ -407,7 +437,8 @@ describe('editor admin routes', function () {
           needsPermission: (permission: string) => {
             asked.push(permission);
             // the permissions a request holds, as a header: a list
-            return (req: any, res: any, next: () => void) => (String(req.get('x-permissions')).split(',').includes(permission) ? next() : res.status(401).end());
+            return (req: any, res: any, next: () => void) =>
+              String(req.get('x-permissions')).split(',').includes(permission) ? next() : res.status(401).end();
           },
         },
         nodes: { getNode: () => null, eachNode: () => undefined },
@@ -427,9 +458,16 @@ describe('editor admin routes', function () {
         // a typed token needs write as well; the password placeholder is no typed token
         const reader = await request(app)[route.method](route.path).set('x-permissions', route.permission).send(typed);
         should(reader.status).equal(route.typedToken ? 401 : 200, `${route.path} with a typed token and read only`);
-        const placeholder = await request(app)[route.method](route.path).set('x-permissions', route.permission).send({ ...typed, token: '__PWRD__' });
+        const placeholder = await request(app)
+          [route.method](route.path)
+          .set('x-permissions', route.permission)
+          .send({ ...typed, token: '__PWRD__' });
         should(placeholder.status).not.equal(401, route.path);
-        const writer = await request(app)[route.method](route.path).set('x-permissions', `${route.permission},easy-account.write`).query(route.method === 'get' ? typed : {}).send(typed);
+        const writer = await request(app)
+          [route.method](route.path)
+          .set('x-permissions', `${route.permission},easy-account.write`)
+          .query(route.method === 'get' ? typed : {})
+          .send(typed);
         should(writer.status).not.equal(401, route.path);
       }
       // a token in the query string counts as typed too

@@ -57,14 +57,29 @@ describe('hostile ids through the runtime', function () {
 
   before(async () => {
     sim = await withSimulator();
-    const sensorRows = (sensor: string) => [{ id: sensor, name: `sensor ${sensor}`, timestamp: new Date(now).toISOString().slice(0, 16) + 'Z', value: 1, unit: null, interval: 60 }];
+    const sensorRows = (sensor: string) => [
+      {
+        id: sensor,
+        name: `sensor ${sensor}`,
+        timestamp: new Date(now).toISOString().slice(0, 16) + 'Z',
+        value: 1,
+        unit: null,
+        interval: 60,
+      },
+    ];
     sim.setAnswers({
       tariffs: PAIRS.map(tariffFor),
       sensors: record(PAIRS.map(([g, s]) => [g, sensorRows(s)])),
       // each rule's sensor is on (1) over the whole range, and a meter that counts 10 kWh in it
       data: record([
         ...PAIRS.map(([g, s]): [string, unknown] => [`${g}/${s}`, [[new Date(from - HOUR).toISOString(), 1]]]),
-        ['meter/e1.kwh', [[new Date(from).toISOString(), 100], [new Date(to).toISOString(), 110]]],
+        [
+          'meter/e1.kwh',
+          [
+            [new Date(from).toISOString(), 100],
+            [new Date(to).toISOString(), 110],
+          ],
+        ],
       ]),
     });
   });
@@ -82,7 +97,12 @@ describe('hostile ids through the runtime', function () {
 
   it('easy-tariff polls the sensors its rules read and prices each hostile id right', async () => {
     const flow: FlowNode[] = [accountNode(sim, 'UTC')];
-    PAIRS.forEach(([g], i) => flow.push({ id: `t${i}`, type: 'easy-tariff', account: 'acc', tariff: g, refresh: 60, wires: [[`out${i}`]] }, { id: `out${i}`, type: 'helper' }));
+    PAIRS.forEach(([g], i) =>
+      flow.push(
+        { id: `t${i}`, type: 'easy-tariff', account: 'acc', tariff: g, refresh: 60, wires: [[`out${i}`]] },
+        { id: `out${i}`, type: 'helper' },
+      ),
+    );
     await loadFlow([easyTariff], flow);
     for (let i = 0; i < PAIRS.length; i++) {
       const box = inbox(`out${i}`);
@@ -95,7 +115,22 @@ describe('hostile ids through the runtime', function () {
 
   it('easy-sensors sends the sensors of hostile gateways under their own ids', async () => {
     const flow: FlowNode[] = [accountNode(sim, 'UTC')];
-    PAIRS.forEach(([g], i) => flow.push({ id: `s${i}`, type: 'easy-sensors', account: 'acc', gateway: g, interval: 60, output: 'each', onlyChanged: false, sensors: '', wires: [[`out${i}`]] }, { id: `out${i}`, type: 'helper' }));
+    PAIRS.forEach(([g], i) =>
+      flow.push(
+        {
+          id: `s${i}`,
+          type: 'easy-sensors',
+          account: 'acc',
+          gateway: g,
+          interval: 60,
+          output: 'each',
+          onlyChanged: false,
+          sensors: '',
+          wires: [[`out${i}`]],
+        },
+        { id: `out${i}`, type: 'helper' },
+      ),
+    );
     await loadFlow([easySensors], flow);
     for (let i = 0; i < PAIRS.length; i++) {
       const [msg] = await inbox(`out${i}`).next(1, 5000);
@@ -106,13 +141,22 @@ describe('hostile ids through the runtime', function () {
 
   it('easy-cost range mode reads the sensor timelines of hostile ids and costs at their price', async () => {
     const flow: FlowNode[] = [accountNode(sim, 'UTC'), ...catchNodes()];
-    PAIRS.forEach(([g], i) => flow.push({ id: `c${i}`, type: 'easy-cost', account: 'acc', tariff: g, mode: 'range', wires: [[`out${i}`]] }, { id: `out${i}`, type: 'helper' }));
+    PAIRS.forEach(([g], i) =>
+      flow.push(
+        { id: `c${i}`, type: 'easy-cost', account: 'acc', tariff: g, mode: 'range', wires: [[`out${i}`]] },
+        { id: `out${i}`, type: 'helper' },
+      ),
+    );
     await loadFlow([easyCost], flow);
     const caught = inbox('caught');
     for (let i = 0; i < PAIRS.length; i++) {
       const out = inbox(`out${i}`);
       helper.getNode(`c${i}`).receive({ gateway: 'meter', sensor: 'e1.kwh', from, to });
-      const [msg] = await out.next(1, 5000).catch((err) => Promise.reject(new Error(`${err.message}; caught: ${JSON.stringify(caught.received.map((m) => m.error?.message))}`)));
+      const [msg] = await out
+        .next(1, 5000)
+        .catch((err) =>
+          Promise.reject(new Error(`${err.message}; caught: ${JSON.stringify(caught.received.map((m) => m.error?.message))}`)),
+        );
       should(msg.payload.energy).be.approximately(10, 1e-9);
       should(msg.payload.net).be.approximately(10 * ON_PRICE, 1e-9);
       should(msg.payload.unpricedEnergy).equal(0);
@@ -121,11 +165,21 @@ describe('hostile ids through the runtime', function () {
 
   it('easy-cost stream mode follows the live values of hostile sensors and costs at their price', async () => {
     const flow: FlowNode[] = [accountNode(sim, 'UTC'), ...catchNodes()];
-    PAIRS.forEach(([g], i) => flow.push({ id: `c${i}`, type: 'easy-cost', account: 'acc', tariff: g, mode: 'stream', wires: [[`out${i}`]] }, { id: `out${i}`, type: 'helper' }));
+    PAIRS.forEach(([g], i) =>
+      flow.push(
+        { id: `c${i}`, type: 'easy-cost', account: 'acc', tariff: g, mode: 'stream', wires: [[`out${i}`]] },
+        { id: `out${i}`, type: 'helper' },
+      ),
+    );
     sim.resetRequests();
     await loadFlow([easyCost], flow);
     // every gateway polled (the sensor's value is 1 from `now` on)
-    for (let k = 0; k < 200 && new Set(sim.requests.filter((r) => r.endpoint === 'sensors' && r.status === 200).map((r) => r.path)).size < PAIRS.length; k++) await quiet(20);
+    for (
+      let k = 0;
+      k < 200 && new Set(sim.requests.filter((r) => r.endpoint === 'sensors' && r.status === 200).map((r) => r.path)).size < PAIRS.length;
+      k++
+    )
+      await quiet(20);
     await quiet(50);
     for (let i = 0; i < PAIRS.length; i++) {
       const out = inbox(`out${i}`);
@@ -140,7 +194,14 @@ describe('hostile ids through the runtime', function () {
 
   it('easy-tariff takes hostile sensor ids from wired-in messages too', async () => {
     const [g, s] = PAIRS[1];
-    await loadFlow([easyTariff], [accountNode(sim, 'UTC'), { id: 't', type: 'easy-tariff', account: 'acc', tariff: g, refresh: 60, wires: [['out']] }, { id: 'out', type: 'helper' }]);
+    await loadFlow(
+      [easyTariff],
+      [
+        accountNode(sim, 'UTC'),
+        { id: 't', type: 'easy-tariff', account: 'acc', tariff: g, refresh: 60, wires: [['out']] },
+        { id: 'out', type: 'helper' },
+      ],
+    );
     const out = inbox('out');
     let last: Record<string, any> | undefined;
     for (let k = 0; k < 3 && last?.payload.price !== ON_PRICE; k++) [last] = await out.next(1, 5000);
@@ -155,14 +216,22 @@ describe('hostile ids through the runtime', function () {
   it('the schedule route charts hostile ids: the base line at the fallback, the sensor line at its price', async () => {
     await loadFlow([], [accountNode(sim, 'UTC')]);
     for (const [g, s] of PAIRS) {
-      const res = await (helper as any).request().post('/easy-account/schedule').send({ id: 'acc', tariff: g }).set('Content-Type', 'application/json');
+      const res = await (helper as any)
+        .request()
+        .post('/easy-account/schedule')
+        .send({ id: 'acc', tariff: g })
+        .set('Content-Type', 'application/json');
       should(res.status).equal(200, res.text);
       should(res.body).match({ tariffId: g, minPrice: OFF_PRICE, maxPrice: ON_PRICE });
       should(res.body.lines.map((l: any) => l.key)).eql(['base', `${g}/${s}=1`]);
       should(res.body.lines[1].changed).eql({ gatewayId: g, sensorId: s, value: 1 });
       should(res.body.lines[0].segments.every((x: any) => x.price === OFF_PRICE)).be.true();
       should(res.body.lines[1].segments.every((x: any) => x.price === ON_PRICE)).be.true();
-      const list = await (helper as any).request().post('/easy-account/tariffs').send({ id: 'acc' }).set('Content-Type', 'application/json');
+      const list = await (helper as any)
+        .request()
+        .post('/easy-account/tariffs')
+        .send({ id: 'acc' })
+        .set('Content-Type', 'application/json');
       should(list.body.tariffs.map((t: any) => t.id)).eql(PAIRS.map(([id]) => id));
     }
     should((await (helper as any).request().get('/easy-account/timezones')).status).equal(200);

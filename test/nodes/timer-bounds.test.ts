@@ -42,7 +42,14 @@ describe('timer bounds', function () {
   }
 
   it('easy-tariff refresh 0.001 min: clamped to 1 min with one warning, at most one tariffs request a minute', async () => {
-    await loadFlow([easyTariff], [accountNode(sim, 'UTC'), { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-FLAT', refresh: 0.001, wires: [['out']] }, { id: 'out', type: 'helper' }]);
+    await loadFlow(
+      [easyTariff],
+      [
+        accountNode(sim, 'UTC'),
+        { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-FLAT', refresh: 0.001, wires: [['out']] },
+        { id: 'out', type: 'helper' },
+      ],
+    );
     await inbox('out').next(1);
     await advance(5 * MINUTE, 10_000);
     should(count('tariffs')).be.within(5, 6); // the first, then one a minute
@@ -50,7 +57,14 @@ describe('timer bounds', function () {
   });
 
   it('easy-tariff refresh beyond a week: clamped to a week, with one warning', async () => {
-    await loadFlow([easyTariff], [accountNode(sim, 'UTC'), { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-FLAT', refresh: 1e12, wires: [['out']] }, { id: 'out', type: 'helper' }]);
+    await loadFlow(
+      [easyTariff],
+      [
+        accountNode(sim, 'UTC'),
+        { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-FLAT', refresh: 1e12, wires: [['out']] },
+        { id: 'out', type: 'helper' },
+      ],
+    );
     await inbox('out').next(1);
     await advance(6 * DAY, DAY / 4);
     should(count('tariffs')).equal(1);
@@ -62,11 +76,24 @@ describe('timer bounds', function () {
   });
 
   it('easy-sensors interval of 10 days: clamped to a day with one warning, no poll storm (its watchdog would pass 2^31 ms)', async () => {
-    await loadFlow([easySensors], [
-      accountNode(sim, 'UTC'),
-      { id: 's', type: 'easy-sensors', account: 'acc', gateway: GATEWAY, interval: 864000, output: 'all', onlyChanged: false, sensors: '', wires: [['out']] },
-      { id: 'out', type: 'helper' },
-    ]);
+    await loadFlow(
+      [easySensors],
+      [
+        accountNode(sim, 'UTC'),
+        {
+          id: 's',
+          type: 'easy-sensors',
+          account: 'acc',
+          gateway: GATEWAY,
+          interval: 864000,
+          output: 'all',
+          onlyChanged: false,
+          sensors: '',
+          wires: [['out']],
+        },
+        { id: 'out', type: 'helper' },
+      ],
+    );
     await inbox('out').next(1);
     await advance(10 * MINUTE, MINUTE);
     should(count('sensors')).equal(1);
@@ -79,7 +106,10 @@ describe('timer bounds', function () {
   });
 
   it('bounds and fallbacks of the settings themselves', () => {
-    should(boundedSetting('0.5', TARIFF_REFRESH)).eql({ value: 1, warning: 'refresh 0.5 min is below the minimum: refreshing every 1 min' });
+    should(boundedSetting('0.5', TARIFF_REFRESH)).eql({
+      value: 1,
+      warning: 'refresh 0.5 min is below the minimum: refreshing every 1 min',
+    });
     should(boundedSetting(30, TARIFF_REFRESH)).eql({ value: 30, warning: null });
     for (const missing of [undefined, null, '', 'soon', 0, -5, NaN, Infinity, {}, [5]]) {
       should(boundedSetting(missing, SENSOR_INTERVAL)).eql({ value: 60, warning: null });
@@ -95,7 +125,10 @@ describe('timer bounds', function () {
       const script = /<script type="text\/javascript">([\s\S]*?)<\/script>/.exec(html)![1];
       let def: any;
       // the editor's own number validator: a finite number or numeric text
-      const RED = { nodes: { registerType: (_t: string, d: unknown) => (def = d) }, validators: { number: () => (v: unknown) => String(v).trim() !== '' && !isNaN(Number(v)) } };
+      const RED = {
+        nodes: { registerType: (_t: string, d: unknown) => (def = d) },
+        validators: { number: () => (v: unknown) => String(v).trim() !== '' && !isNaN(Number(v)) },
+      };
       new Function('RED', '$', script)(RED, () => undefined);
       return def.defaults;
     };
@@ -109,7 +142,10 @@ describe('timer bounds', function () {
 
   it('the package has no raw setTimeout or setInterval: every timer goes through LongTimer', () => {
     const root = path.join(__dirname, '..', '..', 'nodes');
-    const files = fs.readdirSync(root, { recursive: true }).map(String).filter((f) => f.endsWith('.ts') && !f.endsWith('long-timer.ts'));
+    const files = fs
+      .readdirSync(root, { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('long-timer.ts'));
     should(files.length).be.above(10);
     for (const file of files) {
       const code = fs.readFileSync(path.join(root, file), 'utf8').replace(/\/\/.*$/gm, '');

@@ -39,11 +39,14 @@ describe('reliability: a Node-RED process with adminAuth', function () {
     should(login.status).equal(200);
     const auth = { authorization: `Bearer ${((await login.json()) as { access_token: string }).access_token}` };
 
-    await red.deploy([
-      { id: 'z1', type: 'tab', label: 'access' },
-      { id: 'acc', type: 'easy-account', name: 'rel', baseUrl: sim.url, timezone: 'UTC', credentials: { token: CANARY } },
-      { id: 't', z: 'z1', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-FLAT', refresh: 60, wires: [] },
-    ], auth);
+    await red.deploy(
+      [
+        { id: 'z1', type: 'tab', label: 'access' },
+        { id: 'acc', type: 'easy-account', name: 'rel', baseUrl: sim.url, timezone: 'UTC', credentials: { token: CANARY } },
+        { id: 't', z: 'z1', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-FLAT', refresh: 60, wires: [] },
+      ],
+      auth,
+    );
     await red.waitFor(() => sim.requests.some((r) => r.endpoint === 'tariffs' && r.status === 200), 'a tariff fetch with the token');
 
     // the package's routes, from the runtime's admin app: those under a path named after one of its node types
@@ -52,13 +55,21 @@ describe('reliability: a Node-RED process with adminAuth', function () {
     const ours = routes.filter((r) => types.some((type) => r.path.startsWith(`/${type}/`)));
     should(ours.length).be.above(0);
     for (const r of ours) {
-      const res = await fetch(`${red.url}${r.path}`, { method: r.method.toUpperCase(), headers: { 'content-type': 'application/json' }, body: r.method === 'get' ? undefined : JSON.stringify({ id: 'acc' }) });
+      const res = await fetch(`${red.url}${r.path}`, {
+        method: r.method.toUpperCase(),
+        headers: { 'content-type': 'application/json' },
+        body: r.method === 'get' ? undefined : JSON.stringify({ id: 'acc' }),
+      });
       should(res.status).equal(401, `${r.method.toUpperCase()} ${r.path} answered ${res.status} without a login`);
     }
     // logged in, they answer (the 401 is the guard, not a broken route), without the token
     const zones = await fetch(`${red.url}/easy-account/timezones`, { headers: auth });
     should(zones.status).equal(200);
-    const lent = await fetch(`${red.url}/easy-account/tariffs`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ id: 'acc', token: '__PWRD__' }) });
+    const lent = await fetch(`${red.url}/easy-account/tariffs`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'acc', token: '__PWRD__' }),
+    });
     should(lent.status).equal(200);
     should(await lent.text()).not.containEql(CANARY);
 
@@ -102,7 +113,11 @@ describe('reliability: read-only and anonymous editor users', function () {
   }
 
   async function call(headers: Record<string, string>, route: string, body: object): Promise<{ status: number; text: string }> {
-    const res = await fetch(`${red.url}${route}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${red.url}${route}`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, text: await res.text() };
   }
 
@@ -120,12 +135,18 @@ describe('reliability: read-only and anonymous editor users', function () {
     const admin = await login('admin', '*');
     const viewer = await login('viewer', 'read');
     const anonymous = {};
-    await red.deploy([{ id: 'acc', type: 'easy-account', name: 'rel', baseUrl: sim.url, timezone: 'UTC', credentials: { token: CANARY } }], admin);
+    await red.deploy(
+      [{ id: 'acc', type: 'easy-account', name: 'rel', baseUrl: sim.url, timezone: 'UTC', credentials: { token: CANARY } }],
+      admin,
+    );
 
     // a typed token (and the URL beside it): write permission only
     const typed = { baseUrl: elsewhere.url, token: CANARY, tariff: 'DEMO-FLAT', gateway: 'DEMO' };
     for (const route of ['/easy-account/test-connection', '/easy-account/tariffs', '/easy-account/schedule', '/easy-account/sensors']) {
-      for (const [who, headers] of [['viewer', viewer], ['anonymous', anonymous]] as const) {
+      for (const [who, headers] of [
+        ['viewer', viewer],
+        ['anonymous', anonymous],
+      ] as const) {
         const r = await call(headers, route, typed);
         should(r.status === 401 || r.status === 403).be.true(`${who} ${route} with a typed token answered ${r.status}`);
       }
@@ -138,7 +159,9 @@ describe('reliability: read-only and anonymous editor users', function () {
     const reads = ['/easy-account/tariffs', '/easy-account/schedule', '/easy-account/test-connection', '/easy-account/sensors'];
     const statuses: number[] = [];
     for (let i = 0; i < 1000; i += 100) {
-      const batch = Array.from({ length: 100 }, (_, k) => call(k % 2 ? viewer : anonymous, reads[k % reads.length], { id: 'acc', tariff: 'DEMO-FLAT', gateway: 'DEMO' }));
+      const batch = Array.from({ length: 100 }, (_, k) =>
+        call(k % 2 ? viewer : anonymous, reads[k % reads.length], { id: 'acc', tariff: 'DEMO-FLAT', gateway: 'DEMO' }),
+      );
       for (const r of await Promise.all(batch)) {
         statuses.push(r.status);
         should(r.text).not.containEql(CANARY);

@@ -31,12 +31,15 @@ describe('reliability: bad input to the nodes', function () {
 
   async function costFlow(mode: string, tariff = 'DEMO-FLAT') {
     sim = await canarySimulator();
-    await loadWithCanary([easyCost], [
-      fastAccount(sim),
-      { id: 'c', type: 'easy-cost', account: 'acc', tariff, mode, wires: [['out']] },
-      { id: 'out', type: 'helper' },
-      ...completeNodes('c'),
-    ]);
+    await loadWithCanary(
+      [easyCost],
+      [
+        fastAccount(sim),
+        { id: 'c', type: 'easy-cost', account: 'acc', tariff, mode, wires: [['out']] },
+        { id: 'out', type: 'helper' },
+        ...completeNodes('c'),
+      ],
+    );
     return { node: helper.getNode('c'), out: inbox('out'), caught: inbox('caught'), completed: inbox('completed') };
   }
 
@@ -46,7 +49,11 @@ describe('reliability: bad input to the nodes', function () {
       { name: 'NaN', msg: { payload: NaN, ts: T0 + 3 * HOUR }, error: /one cumulative kWh reading per message .*got NaN|finite/ },
       { name: 'a word', msg: { payload: 'lots', ts: T0 + 3 * HOUR }, error: /got "lots"/ },
       { name: 'null', msg: { payload: null, ts: T0 + 3 * HOUR }, error: /got null/ },
-      { name: 'an object without a value', msg: { payload: { id: 'e1.kwh', value: null, ts: T0 } }, error: /msg.payload.value as a finite number of kWh, got null/ },
+      {
+        name: 'an object without a value',
+        msg: { payload: { id: 'e1.kwh', value: null, ts: T0 } },
+        error: /msg.payload.value as a finite number of kWh, got null/,
+      },
       { name: 'a boolean', msg: { payload: true }, error: /got true/ },
       { name: 'an array (batch input in stream mode)', msg: { payload: [[T0, 1]] }, error: /got an array of 1/ },
       { name: 'a bad timestamp', msg: { payload: 5, ts: 'yesterday' }, error: /msg\.ts/ },
@@ -91,7 +98,11 @@ describe('reliability: bad input to the nodes', function () {
       const { node, out } = await costFlow('stream');
       const warnings: string[] = [];
       node.on('call:warn', (call: { args: [string] }) => warnings.push(call.args[0]));
-      const msg = (id: string, kind: object, value: number, ts: number) => ({ topic: id, gateway: 'DEMO', payload: { id, value, ts, decoded: kind } });
+      const msg = (id: string, kind: object, value: number, ts: number) => ({
+        topic: id,
+        gateway: 'DEMO',
+        payload: { id, value, ts, decoded: kind },
+      });
       node.receive(msg('x9', { kind: 'unknown' }, 1, T0));
       node.receive(msg('x9', { kind: 'unknown' }, 3, T0 + HOUR));
       for (let k = 0; k < 3; k++) node.receive(msg('e1.freq', { kind: 'modbus', quantity: 'frequency' }, 50, T0 + k));
@@ -99,7 +110,9 @@ describe('reliability: bad input to the nodes', function () {
       should(msgs[1].payload.total.energy).equal(2);
       await quiet(50);
       should(out.received).eql([]);
-      should(warnings).eql(['stream mode ignores sensor DEMO/e1.freq: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)']);
+      should(warnings).eql([
+        'stream mode ignores sensor DEMO/e1.freq: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)',
+      ]);
     });
   });
 
@@ -108,7 +121,9 @@ describe('reliability: bad input to the nodes', function () {
     for (const payload of [42, 'readings', { ts: 1, value: 2 }, null]) node.receive({ payload });
     const errs = await caught.next(4);
     for (const e of errs) should(e.error.message).match(/batch mode needs msg.payload as an array of readings/);
-    node.receive({ payload: [[T0, 1], [T0 + HOUR, NaN], ['1970-13-01', 2], null, [T0 + 2 * HOUR, 'x'], [T0 + 3 * HOUR, 4], [T0 + 3 * HOUR, 4]] });
+    node.receive({
+      payload: [[T0, 1], [T0 + HOUR, NaN], ['1970-13-01', 2], null, [T0 + 2 * HOUR, 'x'], [T0 + 3 * HOUR, 4], [T0 + 3 * HOUR, 4]],
+    });
     const [msg] = await out.next(1);
     should(msg.payload.energy).equal(3);
     should(msg.payload.dropped.map((d: { reason: string }) => d.reason)).eql(['value', 'timestamp', 'row', 'value', 'duplicate']);
@@ -116,12 +131,15 @@ describe('reliability: bad input to the nodes', function () {
 
   it('easy-tariff: a payload of the wrong type or an unknown sensor ends the message once, the price holds', async () => {
     sim = await canarySimulator();
-    await loadWithCanary([easyTariff], [
-      fastAccount(sim),
-      { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-FLAT', refresh: 60, wires: [['out']] },
-      { id: 'out', type: 'helper' },
-      ...completeNodes('t'),
-    ]);
+    await loadWithCanary(
+      [easyTariff],
+      [
+        fastAccount(sim),
+        { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-FLAT', refresh: 60, wires: [['out']] },
+        { id: 'out', type: 'helper' },
+        ...completeNodes('t'),
+      ],
+    );
     const out = inbox('out');
     const caught = inbox('caught');
     const completed = inbox('completed');
@@ -146,7 +164,14 @@ describe('reliability: bad input to the nodes', function () {
     const good = { priority: 1, price: 0.3 };
     const sensor = { priority: 1, price: 0.5, gateway_id: 'DEMO', sensor_id: '1', sensor_value: 1, sensor_condition: 'eq' };
     const without = (key: string) => Object.fromEntries(Object.entries(sensor).filter(([k]) => k !== key));
-    const tariff = (id: string, rules: unknown, over: Record<string, unknown> = {}) => ({ id, name: id, vat: 20, currency: 'GBP', rules, ...over });
+    const tariff = (id: string, rules: unknown, over: Record<string, unknown> = {}) => ({
+      id,
+      name: id,
+      vat: 20,
+      currency: 'GBP',
+      rules,
+      ...over,
+    });
     const BAD: Array<[ReturnType<typeof tariff>, RegExp]> = [
       [tariff('NO-PRIORITY', [good, { price: 0.2 }]), /rule 1: priority/],
       [tariff('TEXT-PRIORITY', [{ ...good, priority: 'high' }]), /rule 0: priority/],
@@ -158,9 +183,10 @@ describe('reliability: bad input to the nodes', function () {
       [tariff('AMPM-TIME', [{ ...good, time_start: '9am', time_end: '5pm' }]), /rule 0: time_start/],
       [tariff('WEEKDAY-0', [{ ...good, weekdays: [0, 1] }]), /rule 0: weekdays/],
       [tariff('WEEKDAY-8', [{ ...good, weekday: [8] }]), /rule 0: weekday/],
-      ...(['gateway_id', 'sensor_id', 'sensor_value', 'sensor_condition'] as const).map(
-        (key): [ReturnType<typeof tariff>, RegExp] => [tariff(`NO-${key.toUpperCase()}`, [without(key), good]), new RegExp(`rule 0: .*${key}|rule 0: sensor`)],
-      ),
+      ...(['gateway_id', 'sensor_id', 'sensor_value', 'sensor_condition'] as const).map((key): [ReturnType<typeof tariff>, RegExp] => [
+        tariff(`NO-${key.toUpperCase()}`, [without(key), good]),
+        new RegExp(`rule 0: .*${key}|rule 0: sensor`),
+      ]),
       [tariff('TEXT-VAT', [good], { vat: '20' }), /vat/],
       [tariff('NO-RULES', []), /rules/],
       [tariff('RULES-MISSING', undefined), /rules/],
@@ -168,7 +194,14 @@ describe('reliability: bad input to the nodes', function () {
 
     it('each is refused by name, rule and field, price null, while the good ones price', async () => {
       sim = await canarySimulator({ tariffs: () => [...BAD.map(([t]) => t), ...DEMO_TARIFFS] });
-      const nodes: FlowNode[] = BAD.map(([t]) => ({ id: `t-${t.id}`, type: 'easy-tariff', account: 'acc', tariff: t.id, refresh: 60, wires: [['out']] }));
+      const nodes: FlowNode[] = BAD.map(([t]) => ({
+        id: `t-${t.id}`,
+        type: 'easy-tariff',
+        account: 'acc',
+        tariff: t.id,
+        refresh: 60,
+        wires: [['out']],
+      }));
       nodes.push({ id: 't-good', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-FLAT', refresh: 60, wires: [['good']] });
       await loadWithCanary([easyTariff], [fastAccount(sim), ...nodes, { id: 'out', type: 'helper' }, { id: 'good', type: 'helper' }]);
       const out = inbox('out');
@@ -206,7 +239,10 @@ describe('reliability: bad input to the nodes', function () {
       };
       // cumulative readings within 40 h (inside the 48 h window), with a meter swap now and then
       const readingsArb = fc
-        .array(fc.record({ gapMin: fc.integer({ min: 1, max: 300 }), use: fc.double({ min: 0, max: 5, noNaN: true }), reset: fc.boolean() }), { minLength: 2, maxLength: 12 })
+        .array(
+          fc.record({ gapMin: fc.integer({ min: 1, max: 300 }), use: fc.double({ min: 0, max: 5, noNaN: true }), reset: fc.boolean() }),
+          { minLength: 2, maxLength: 12 },
+        )
         .map((steps) => {
           let ts = Date.parse('2026-03-03T20:00:00Z');
           let value = 100;
@@ -225,7 +261,10 @@ describe('reliability: bad input to the nodes', function () {
       await fc.assert(
         fc.asyncProperty(readingsArb, fc.infiniteStream(fc.nat()), fc.array(fc.nat(), { maxLength: 4 }), async (readings, keys, dupes) => {
           const inOrder = await feed(readings);
-          const shuffled = readings.map((r) => ({ r, k: keys.next().value as number })).sort((a, b) => a.k - b.k).map((x) => x.r);
+          const shuffled = readings
+            .map((r) => ({ r, k: keys.next().value as number }))
+            .sort((a, b) => a.k - b.k)
+            .map((x) => x.r);
           for (const d of dupes) shuffled.splice(d % (shuffled.length + 1), 0, readings[d % readings.length]);
           const mixed = await feed(shuffled);
           close(mixed.total, inOrder.total);

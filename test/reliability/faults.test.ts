@@ -9,7 +9,17 @@ import type { AccountNode } from '../../nodes/red-types';
 import easyTariff = require('../../nodes/easy-tariff');
 import easySensors = require('../../nodes/easy-sensors');
 import { FakeClock, helper, installClock, quiet } from '../nodes/flow-support';
-import { canarySimulator, CANARY, lastStatus, SERVICE_FAULTS, fastAccount, inbox, loadWithCanary, shouldNotLeakAnywhere, tariffsWithFlicker } from './support';
+import {
+  canarySimulator,
+  CANARY,
+  lastStatus,
+  SERVICE_FAULTS,
+  fastAccount,
+  inbox,
+  loadWithCanary,
+  shouldNotLeakAnywhere,
+  tariffsWithFlicker,
+} from './support';
 
 /** The tariff node's refresh: 0.015 min = 900 ms. */
 const REFRESH_MIN = 0.015;
@@ -66,11 +76,14 @@ describe('reliability: faults of the service, with the real runtime', function (
     for (const c of CASES) {
       it(c.name, async () => {
         sim = await canarySimulator({ tariffs: tariffsWithFlicker() });
-        await loadWithCanary([easyTariff], [
-          fastAccount(sim),
-          { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'FLICKER', refresh: REFRESH_MIN, wires: [['out']] },
-          { id: 'out', type: 'helper' },
-        ]);
+        await loadWithCanary(
+          [easyTariff],
+          [
+            fastAccount(sim),
+            { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'FLICKER', refresh: REFRESH_MIN, wires: [['out']] },
+            { id: 'out', type: 'helper' },
+          ],
+        );
         const out = inbox('out');
         const caught = inbox('caught');
         const node = helper.getNode('t');
@@ -120,11 +133,14 @@ describe('reliability: faults of the service, with the real runtime', function (
 
     it("429 with a Retry-After beyond the client's cap: the account waits it out before asking again", async () => {
       sim = await canarySimulator({ tariffs: tariffsWithFlicker(), faults: { scope: 'tariffs', rateLimit: 'all', retryAfter: 2 } });
-      await loadWithCanary([easyTariff], [
-        fastAccount(sim),
-        { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'FLICKER', refresh: REFRESH_MIN, wires: [['out']] },
-        { id: 'out', type: 'helper' },
-      ]);
+      await loadWithCanary(
+        [easyTariff],
+        [
+          fastAccount(sim),
+          { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'FLICKER', refresh: REFRESH_MIN, wires: [['out']] },
+          { id: 'out', type: 'helper' },
+        ],
+      );
       const [err] = await inbox('caught').next(1, 3000);
       should(err.error.message).match(/limiting requests \(429\), it asks to wait 2 s \(gave up after 2 attempts\)/);
       const gaveUp = Date.now();
@@ -138,11 +154,14 @@ describe('reliability: faults of the service, with the real runtime', function (
 
     it('DNS failure (unresolvable host): says so, prices nothing, bounded retries', async () => {
       sim = await canarySimulator();
-      await loadWithCanary([easyTariff], [
-        fastAccount({ url: 'http://nonexistent.invalid' }),
-        { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'FLICKER', refresh: REFRESH_MIN, wires: [['out']] },
-        { id: 'out', type: 'helper' },
-      ]);
+      await loadWithCanary(
+        [easyTariff],
+        [
+          fastAccount({ url: 'http://nonexistent.invalid' }),
+          { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'FLICKER', refresh: REFRESH_MIN, wires: [['out']] },
+          { id: 'out', type: 'helper' },
+        ],
+      );
       const out = inbox('out');
       const caught = inbox('caught');
       const [msg] = await out.next(1, 3000);
@@ -167,27 +186,80 @@ describe('reliability: faults of the service, with the real runtime', function (
     });
 
     const SENSOR_CASES: Array<{ name: string; faults: () => Partial<Faults>; words: RegExp }> = [
-      { name: 'gateway removed (404)', faults: () => ({ removedGateways: ['DEMO'] }), words: /gateway DEMO: gateway DEMO not found on this account \(404\)/ },
-      { name: 'token revoked mid-run (401)', faults: () => ({ revokedTokens: [CANARY] }), words: /gateway DEMO: the access token was rejected \(401\)/ },
-      { name: 'a burst of 503s', faults: () => ({ scope: 'sensors', serverError: 'all' }), words: /gateway DEMO: the service has a problem on its side \(503\)/ },
-      { name: 'dropped connections', faults: () => ({ scope: 'sensors', drop: 'all' }), words: /gateway DEMO: could not reach 127\.0\.0\.1: the connection was dropped/ },
-      { name: 'malformed JSON', faults: () => ({ scope: 'sensors', body: 'malformed' }), words: /gateway DEMO: the sensors answer of gateway DEMO is not valid JSON/ },
-      { name: 'truncated JSON', faults: () => ({ scope: 'sensors', body: 'truncated' }), words: /gateway DEMO: the sensors answer of gateway DEMO is cut off/ },
-      { name: 'an object instead of the list', faults: () => ({ scope: 'sensors', body: 'object' }), words: /is an object, not a list of sensors/ },
-      { name: 'a sensor missing its value', faults: () => ({ scope: 'sensors', body: 'missing-fields' }), words: /has value missing, expected a number/ },
-      { name: 'a 5 MB body', faults: () => ({ scope: 'sensors', body: 'huge' }), words: /gateway DEMO: the answer was larger than the 2 MB limit/ },
-      { name: 'sensor value sent as text', faults: () => ({ scope: 'sensors', body: 'string-numbers' }), words: /gateway DEMO: .*has value the text "[-0-9.]+", expected a number/ },
+      {
+        name: 'gateway removed (404)',
+        faults: () => ({ removedGateways: ['DEMO'] }),
+        words: /gateway DEMO: gateway DEMO not found on this account \(404\)/,
+      },
+      {
+        name: 'token revoked mid-run (401)',
+        faults: () => ({ revokedTokens: [CANARY] }),
+        words: /gateway DEMO: the access token was rejected \(401\)/,
+      },
+      {
+        name: 'a burst of 503s',
+        faults: () => ({ scope: 'sensors', serverError: 'all' }),
+        words: /gateway DEMO: the service has a problem on its side \(503\)/,
+      },
+      {
+        name: 'dropped connections',
+        faults: () => ({ scope: 'sensors', drop: 'all' }),
+        words: /gateway DEMO: could not reach 127\.0\.0\.1: the connection was dropped/,
+      },
+      {
+        name: 'malformed JSON',
+        faults: () => ({ scope: 'sensors', body: 'malformed' }),
+        words: /gateway DEMO: the sensors answer of gateway DEMO is not valid JSON/,
+      },
+      {
+        name: 'truncated JSON',
+        faults: () => ({ scope: 'sensors', body: 'truncated' }),
+        words: /gateway DEMO: the sensors answer of gateway DEMO is cut off/,
+      },
+      {
+        name: 'an object instead of the list',
+        faults: () => ({ scope: 'sensors', body: 'object' }),
+        words: /is an object, not a list of sensors/,
+      },
+      {
+        name: 'a sensor missing its value',
+        faults: () => ({ scope: 'sensors', body: 'missing-fields' }),
+        words: /has value missing, expected a number/,
+      },
+      {
+        name: 'a 5 MB body',
+        faults: () => ({ scope: 'sensors', body: 'huge' }),
+        words: /gateway DEMO: the answer was larger than the 2 MB limit/,
+      },
+      {
+        name: 'sensor value sent as text',
+        faults: () => ({ scope: 'sensors', body: 'string-numbers' }),
+        words: /gateway DEMO: .*has value the text "[-0-9.]+", expected a number/,
+      },
     ];
     for (const c of SENSOR_CASES) {
       it(c.name, async () => {
         sim = await canarySimulator();
         clock = installClock();
-        await loadWithCanary([easySensors], [
-          // a retry's wait and the deadline would be fake time too: a 5 MB answer still on its way in real time must not time out
-          fastAccount(sim, { retries: 0, timeoutMs: 3_600_000 }),
-          { id: 's', type: 'easy-sensors', account: 'acc', gateway: 'DEMO', interval: 10, output: 'all', onlyChanged: false, sensors: '', wires: [['out']] },
-          { id: 'out', type: 'helper' },
-        ]);
+        await loadWithCanary(
+          [easySensors],
+          [
+            // a retry's wait and the deadline would be fake time too: a 5 MB answer still on its way in real time must not time out
+            fastAccount(sim, { retries: 0, timeoutMs: 3_600_000 }),
+            {
+              id: 's',
+              type: 'easy-sensors',
+              account: 'acc',
+              gateway: 'DEMO',
+              interval: 10,
+              output: 'all',
+              onlyChanged: false,
+              sensors: '',
+              wires: [['out']],
+            },
+            { id: 'out', type: 'helper' },
+          ],
+        );
         const out = inbox('out');
         const caught = inbox('caught');
         const node = helper.getNode('s');

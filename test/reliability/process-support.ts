@@ -36,7 +36,6 @@ const ROUTE_LISTER = `module.exports = function (RED) {
 };
 `;
 
-
 export class RedProcess {
   readonly userDir: string;
   port = 0;
@@ -44,7 +43,8 @@ export class RedProcess {
   output = '';
 
   constructor(private readonly opts: RedOptions = {}) {
-    if (!fs.existsSync(path.join(ROOT, 'dist', 'nodes', 'easy-cost.js'))) throw new Error('run `npm run build` first: the process loads the package from dist/');
+    if (!fs.existsSync(path.join(ROOT, 'dist', 'nodes', 'easy-cost.js')))
+      throw new Error('run `npm run build` first: the process loads the package from dist/');
     this.userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'easy-red-'));
     const link = path.join(this.userDir, 'node_modules', '@tariffkit', 'node-red-easy');
     fs.mkdirSync(path.dirname(link), { recursive: true });
@@ -52,10 +52,15 @@ export class RedProcess {
     if (this.opts.listRoutes) {
       const dir = path.join(this.userDir, 'node_modules', 'route-lister');
       fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'route-lister', version: '1.0.0', 'node-red': { nodes: { 'route-lister': 'index.js' } } }));
+      fs.writeFileSync(
+        path.join(dir, 'package.json'),
+        JSON.stringify({ name: 'route-lister', version: '1.0.0', 'node-red': { nodes: { 'route-lister': 'index.js' } } }),
+      );
       fs.writeFileSync(path.join(dir, 'index.js'), ROUTE_LISTER);
     }
-    fs.writeFileSync(path.join(this.userDir, 'settings.js'), `module.exports = {
+    fs.writeFileSync(
+      path.join(this.userDir, 'settings.js'),
+      `module.exports = {
   uiHost: '127.0.0.1',
   flowFile: 'flows.json',
   credentialSecret: ${JSON.stringify(CREDENTIAL_SECRET)},
@@ -68,7 +73,8 @@ export class RedProcess {
   editorTheme: { tours: false },
   ${this.opts.extraSettings ?? ''}
 };
-`);
+`,
+    );
   }
 
   get url(): string {
@@ -121,7 +127,10 @@ export class RedProcess {
 
   async post(pathname: string, body: unknown): Promise<any> {
     const res = await fetch(`${this.url}${pathname}`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(5000),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(5000),
     });
     const text = await res.text();
     if (res.status !== 200 || !text) throw new Error(`${pathname} answered ${res.status}: ${text}\n${this.output.slice(-2000)}`);
@@ -154,6 +163,9 @@ export class RedProcess {
   contextFiles(): string[] {
     const dir = path.join(this.userDir, 'context');
     if (!fs.existsSync(dir)) return [];
-    return fs.readdirSync(dir, { recursive: true }).map((f) => path.join(dir, String(f))).filter((f) => f.endsWith('.json'));
+    return fs
+      .readdirSync(dir, { recursive: true })
+      .map((f) => path.join(dir, String(f)))
+      .filter((f) => f.endsWith('.json'));
   }
 }

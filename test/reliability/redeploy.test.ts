@@ -64,7 +64,13 @@ describe('reliability: 100 deploy/redeploy cycles', function () {
           const node = helper.getNode(id);
           const _msgid = `m${k}-${id}`;
           sent.push(`${id} ${_msgid}`);
-          node.receive(id === 't' ? { _msgid, payload: 'schedule' } : id === 'c' ? { _msgid, payload: k, ts: Date.parse('2026-03-04T00:00Z') + k * HOUR } : { _msgid });
+          node.receive(
+            id === 't'
+              ? { _msgid, payload: 'schedule' }
+              : id === 'c'
+                ? { _msgid, payload: k, ts: Date.parse('2026-03-04T00:00Z') + k * HOUR }
+                : { _msgid },
+          );
         }
         if (k % 7 === 0) await quiet(30); // now and then the requests get going
         const started = Date.now();
@@ -100,11 +106,15 @@ describe('reliability: 100 deploy/redeploy cycles', function () {
   it('closes within a second while requests hang (15 s deadline)', async () => {
     sim = await canarySimulator();
     sim.setFaults({ latencyMs: 10000 });
-    await loadWithCanary([easyTariff, easySensors], [
-      fastAccount(sim, { timeoutMs: 15000 }),
-      { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-GENERATOR', refresh: 60, wires: [] },
-      { id: 's', type: 'easy-sensors', account: 'acc', gateway: 'DEMO', interval: 10, output: 'all', wires: [] },
-    ], false);
+    await loadWithCanary(
+      [easyTariff, easySensors],
+      [
+        fastAccount(sim, { timeoutMs: 15000 }),
+        { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-GENERATOR', refresh: 60, wires: [] },
+        { id: 's', type: 'easy-sensors', account: 'acc', gateway: 'DEMO', interval: 10, output: 'all', wires: [] },
+      ],
+      false,
+    );
     await quiet(200);
     should(sim.requests.length).be.above(0);
     const started = Date.now();

@@ -24,7 +24,13 @@ function flows(sim: Simulator): object[] {
     { id: 'tariff', z: Z, type: 'easy-tariff', account: 'acc', tariff: 'DEMO-FLAT', refresh: 60, wires: [['keep']] },
     { id: 'keep', z: Z, type: 'change', rules: [{ t: 'set', p: '#:(memory)::price', pt: 'flow', to: 'payload', tot: 'msg' }], wires: [] },
     { id: 'pin', z: Z, type: 'http in', url: '/price', method: 'get', wires: [['read']] },
-    { id: 'read', z: Z, type: 'change', rules: [{ t: 'set', p: 'payload', pt: 'msg', to: '#:(memory)::price', tot: 'flow' }], wires: [['res2']] },
+    {
+      id: 'read',
+      z: Z,
+      type: 'change',
+      rules: [{ t: 'set', p: 'payload', pt: 'msg', to: '#:(memory)::price', tot: 'flow' }],
+      wires: [['res2']],
+    },
     { id: 'res2', z: Z, type: 'http response', wires: [] },
   ];
 }
@@ -85,7 +91,11 @@ describe('reliability: restarts of a real Node-RED process', function () {
   }
 
   for (const [name, content, words] of [
-    ['unreadable totals', '{"totals": {"version": 1, "kept": "garbage"}}', /\[warn\] \[easy-cost:cost\] running totals started from zero: stored totals are unreadable/],
+    [
+      'unreadable totals',
+      '{"totals": {"version": 1, "kept": "garbage"}}',
+      /\[warn\] \[easy-cost:cost\] running totals started from zero: stored totals are unreadable/,
+    ],
     ['an empty context file', '', /\[info\] \[easy-cost:cost\] running totals start from zero: none are stored/],
   ] as const) {
     it(`starts with ${name}, and the cost node says it started from zero`, async () => {
@@ -101,6 +111,8 @@ describe('reliability: restarts of a real Node-RED process', function () {
   // start on a context file that is not JSON, before any node runs: no node package can
   // help there. Pinned so that a Node-RED that copes shows up here.
   it('a context file that is not JSON stops Node-RED itself (upstream limitation, pinned)', async () => {
-    await should(restartWithContextFile('{"totals": {not json')).be.rejectedWith(/Error loading context store: .*Invalid JSON in context file/);
+    await should(restartWithContextFile('{"totals": {not json')).be.rejectedWith(
+      /Error loading context store: .*Invalid JSON in context file/,
+    );
   });
 });

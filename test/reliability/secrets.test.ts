@@ -10,7 +10,16 @@ import easyTariff = require('../../nodes/easy-tariff');
 import easySensors = require('../../nodes/easy-sensors');
 import easyCost = require('../../nodes/easy-cost');
 import { helper, quiet } from '../nodes/flow-support';
-import { canarySimulator, CANARY, fastAccount, loadWithCanary, logLines, SERVICE_FAULTS, shouldNotLeak, shouldNotLeakAnywhere } from './support';
+import {
+  canarySimulator,
+  CANARY,
+  fastAccount,
+  loadWithCanary,
+  logLines,
+  SERVICE_FAULTS,
+  shouldNotLeak,
+  shouldNotLeakAnywhere,
+} from './support';
 
 interface Route {
   method: 'get' | 'post';
@@ -22,7 +31,9 @@ function listRoutes(app: any): Route[] {
   const stack: any[] = (app._router ?? app.router).stack;
   return stack
     .filter((layer) => layer.route)
-    .flatMap((layer) => Object.keys(layer.route.methods).map((method) => ({ method: method as Route['method'], path: layer.route.path as string })));
+    .flatMap((layer) =>
+      Object.keys(layer.route.methods).map((method) => ({ method: method as Route['method'], path: layer.route.path as string })),
+    );
 }
 
 async function ask(route: Route, body: Record<string, unknown>): Promise<{ status: number; text: string }> {
@@ -39,13 +50,16 @@ describe('reliability: the token never leaks', function () {
 
   beforeEach(async () => {
     sim = await canarySimulator();
-    await loadWithCanary([easyTariff, easySensors, easyCost], [
-      fastAccount(sim),
-      { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-GENERATOR', refresh: 60, wires: [['out']] },
-      { id: 's', type: 'easy-sensors', account: 'acc', gateway: 'DEMO', interval: 10, output: 'all', wires: [['out']] },
-      { id: 'c', type: 'easy-cost', account: 'acc', tariff: 'DEMO-FLAT', mode: 'batch', wires: [['out']] },
-      { id: 'out', type: 'helper' },
-    ]);
+    await loadWithCanary(
+      [easyTariff, easySensors, easyCost],
+      [
+        fastAccount(sim),
+        { id: 't', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-GENERATOR', refresh: 60, wires: [['out']] },
+        { id: 's', type: 'easy-sensors', account: 'acc', gateway: 'DEMO', interval: 10, output: 'all', wires: [['out']] },
+        { id: 'c', type: 'easy-cost', account: 'acc', tariff: 'DEMO-FLAT', mode: 'batch', wires: [['out']] },
+        { id: 'out', type: 'helper' },
+      ],
+    );
     routes = listRoutes((helper as any)._httpAdmin);
   });
   afterEach(async () => {

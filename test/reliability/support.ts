@@ -19,7 +19,15 @@ export const CANARY = 'CANARY-rel-7c41d09e55';
  * account's first tariff retry 300 ms after a failure.
  */
 // the deadline leaves a loaded 2-core CI machine room to get a request to the simulator at all
-export const FAST_ACCOUNT = { timeoutMs: 1000, retries: 1, backoffBaseMs: 20, backoffCapMs: 50, retryAfterCapMs: 250, retryMs: 300, minRefreshMs: 100 };
+export const FAST_ACCOUNT = {
+  timeoutMs: 1000,
+  retries: 1,
+  backoffBaseMs: 20,
+  backoffCapMs: 50,
+  retryAfterCapMs: 250,
+  retryMs: 300,
+  minRefreshMs: 100,
+};
 
 export async function canarySimulator(opts: Parameters<typeof startSimulator>[0] = {}): Promise<Simulator> {
   return startSimulator({ port: 0, tokens: { ...DEMO_TOKENS, [CANARY]: { tariffs: true } }, ...opts });

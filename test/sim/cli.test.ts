@@ -14,11 +14,32 @@ describe('simulator: command line', () => {
     });
 
     it('reads --port, --host and fault switches as kebab-case flags, with a space or =', () => {
-      const options = parseCli(['--port', '0', '--host=::1', '--latency-ms', '200', '--scope=tariffs,data', '--tariffs-removed', '--drop', 'all', '--retry-after', 'Wed, 06 Mar 2024 14:09:00 GMT'], {});
+      const options = parseCli(
+        [
+          '--port',
+          '0',
+          '--host=::1',
+          '--latency-ms',
+          '200',
+          '--scope=tariffs,data',
+          '--tariffs-removed',
+          '--drop',
+          'all',
+          '--retry-after',
+          'Wed, 06 Mar 2024 14:09:00 GMT',
+        ],
+        {},
+      );
       should(options).eql({
         port: 0,
         host: '::1',
-        faults: { latencyMs: 200, scope: ['tariffs', 'data'], tariffsRemoved: true, drop: 'all', retryAfter: 'Wed, 06 Mar 2024 14:09:00 GMT' },
+        faults: {
+          latencyMs: 200,
+          scope: ['tariffs', 'data'],
+          tariffsRemoved: true,
+          drop: 'all',
+          retryAfter: 'Wed, 06 Mar 2024 14:09:00 GMT',
+        },
       });
     });
 

@@ -26,11 +26,17 @@ describe('simulator: control endpoints and request log', () => {
 
     it('setAnswers serves any JSON verbatim, for any gateway and sensor id, __proto__ included', async () => {
       const sensors = [{ id: 'keys', name: 'x', value: 1, unit: null, interval: 60, timestamp: '2026-01-01T00:00:00Z' }];
-      sim.setAnswers({ tariffs: [1, 'two', { id: '__proto__' }], sensors: JSON.parse('{"__proto__": [], "constructor": ' + JSON.stringify(sensors) + '}'), data: { 'toString/valueOf': [['2026-01-01T00:00:00', 1]] } });
+      sim.setAnswers({
+        tariffs: [1, 'two', { id: '__proto__' }],
+        sensors: JSON.parse('{"__proto__": [], "constructor": ' + JSON.stringify(sensors) + '}'),
+        data: { 'toString/valueOf': [['2026-01-01T00:00:00', 1]] },
+      });
       should(JSON.parse((await request(sim.url, '/easy/v1/tariffs.json')).body)).eql([1, 'two', { id: '__proto__' }]);
       should(JSON.parse((await request(sim.url, '/easy/v1/gateways/constructor.json')).body)).eql(sensors);
       should(JSON.parse((await request(sim.url, '/easy/v1/gateways/__proto__.json')).body)).eql([]);
-      should(JSON.parse((await request(sim.url, '/easy/v1/gateways/toString/valueOf/data.json?from=2026-01-01T00:00Z')).body)).eql([['2026-01-01T00:00:00', 1]]);
+      should(JSON.parse((await request(sim.url, '/easy/v1/gateways/toString/valueOf/data.json?from=2026-01-01T00:00Z')).body)).eql([
+        ['2026-01-01T00:00:00', 1],
+      ]);
       // ids not given are the demo account's (and an unknown gateway still 404)
       should((await request(sim.url, '/easy/v1/gateways/DEMO.json')).status).equal(200);
       for (const id of hostile.slice(2)) should((await request(sim.url, `/easy/v1/gateways/${id}.json`)).status).equal(404, id);
@@ -72,7 +78,11 @@ describe('simulator: control endpoints and request log', () => {
     });
 
     it('sets switches from query parameters, camelCase or kebab-case, lists comma separated', async () => {
-      const res = await control(sim, 'GET', '/__sim/faults?drop=all&scope=tariffs,data&retry-after=Wed,%2006%20Mar%202024%2014:09:00%20GMT&revokedTokens=a,b&tariffs-removed=true&body=null&latencyMs=0');
+      const res = await control(
+        sim,
+        'GET',
+        '/__sim/faults?drop=all&scope=tariffs,data&retry-after=Wed,%2006%20Mar%202024%2014:09:00%20GMT&revokedTokens=a,b&tariffs-removed=true&body=null&latencyMs=0',
+      );
       should(JSON.parse(res.body)).containEql({
         drop: 'all',
         scope: ['tariffs', 'data'],
@@ -111,7 +121,8 @@ describe('simulator: control endpoints and request log', () => {
 
   it('lets only loopback addresses use the control routes', () => {
     for (const address of ['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1']) should(isLoopback(address)).be.true(address);
-    for (const address of ['10.0.0.5', '192.168.1.127', '::ffff:10.0.0.5', 'fe80::1', '', undefined]) should(isLoopback(address)).be.false(String(address));
+    for (const address of ['10.0.0.5', '192.168.1.127', '::ffff:10.0.0.5', 'fe80::1', '', undefined])
+      should(isLoopback(address)).be.false(String(address));
   });
 
   it('answers 404 to an unknown control route', async () => {
@@ -148,7 +159,8 @@ describe('simulator: control endpoints and request log', () => {
     it('keeps only the latest logLimit requests', async () => {
       const small = await startSimulator({ logLimit: 2 });
       try {
-        for (const path of ['/easy/v1/tariffs.json', '/easy/v1/gateways/DEMO.json', '/easy/v1/gateways/DEMO.csv']) await request(small.url, path);
+        for (const path of ['/easy/v1/tariffs.json', '/easy/v1/gateways/DEMO.json', '/easy/v1/gateways/DEMO.csv'])
+          await request(small.url, path);
         should(small.requests.map((r) => r.path)).eql(['/easy/v1/gateways/DEMO.json', '/easy/v1/gateways/DEMO.csv']);
       } finally {
         await small.close();

@@ -103,7 +103,9 @@ describe('simulator: demo data', () => {
           should(rows.length).be.belowOrEqual(MAX_ARCHIVE_POINTS);
           const step = archiveStepMs(from, to);
           // Plain checks per row (thousands of rows per run), one assertion for all of them.
-          const misplaced = times.filter((t, i) => t % step !== 0 || t < Math.max(from, METER_START) || t > to || (i > 0 && t - times[i - 1] !== step));
+          const misplaced = times.filter(
+            (t, i) => t % step !== 0 || t < Math.max(from, METER_START) || t > to || (i > 0 && t - times[i - 1] !== step),
+          );
           should(misplaced).eql([]);
           // The range is covered: no room for another row before the first or after the last.
           if (times.length) {

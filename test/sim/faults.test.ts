@@ -186,7 +186,9 @@ describe('simulator: fault switches', () => {
         for (const rule of tariff.rules) should(rule.price).be.a.String();
       }
       should(sensors.map((s: { value: unknown }) => typeof s.value)).matchEach('string');
-      should(sensors.map((s: { value: string }) => Number(s.value))).eql(JSON.parse(healthy.sensors!).map((s: { value: number }) => s.value));
+      should(sensors.map((s: { value: string }) => Number(s.value))).eql(
+        JSON.parse(healthy.sensors!).map((s: { value: number }) => s.value),
+      );
       should(rows.map((r: [string, unknown]) => typeof r[1])).matchEach('string');
     });
 
@@ -253,12 +255,14 @@ describe('simulator: fault switches', () => {
       const started = Date.now();
       let headersAfter = 0;
       const body = await new Promise<string>((resolve, reject) => {
-        http.get(`${sim.url}${PATHS.sensors}`, { headers: { Authorization: 'Bearer demo-token' }, agent: false }, (res) => {
-          headersAfter = Date.now() - started;
-          let text = '';
-          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-          res.on('end', () => resolve(text));
-        }).on('error', reject);
+        http
+          .get(`${sim.url}${PATHS.sensors}`, { headers: { Authorization: 'Bearer demo-token' }, agent: false }, (res) => {
+            headersAfter = Date.now() - started;
+            let text = '';
+            res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+            res.on('end', () => resolve(text));
+          })
+          .on('error', reject);
       });
       should(headersAfter).be.below(90);
       should(Date.now() - started).be.aboveOrEqual(990);

@@ -52,7 +52,9 @@ describe('simulator: the docs samples (test/fixtures)', () => {
     // Digits aside, the e1.kwh line reads exactly like the docs' line.
     should(digitsAside(served[1])).equal(digitsAside(docs[1]));
     const docsRows = parseCsv(fixture('docs-sensors.csv'), { columns: true });
-    should(docsRows).eql([{ id: 'e1.kwh', name: 'Main Incomer kWh', timestamp: '2020-01-02T15:22Z', value: '1554.12', unit: 'kWh', interval: '60' }]);
+    should(docsRows).eql([
+      { id: 'e1.kwh', name: 'Main Incomer kWh', timestamp: '2020-01-02T15:22Z', value: '1554.12', unit: 'kWh', interval: '60' },
+    ]);
   });
 
   it('serves archive rows shaped like the docs sample, one a minute, for the same range', async () => {
@@ -64,7 +66,9 @@ describe('simulator: the docs samples (test/fixtures)', () => {
 
   it('serves the archive CSV with the header and quoted timestamps of the docs sample', async () => {
     const docs = fixture('docs-data.csv').split('\n');
-    const served = (await request(sim.url, '/easy/v1/gateways/DEMO/e1.kwh/data.csv?from=2020-02-04T12:00Z&to=2020-02-04T12:01Z')).body.split('\n');
+    const served = (
+      await request(sim.url, '/easy/v1/gateways/DEMO/e1.kwh/data.csv?from=2020-02-04T12:00Z&to=2020-02-04T12:01Z')
+    ).body.split('\n');
     should(served[0]).equal(docs[0]);
     // The docs end each row with a comma; the simulator does not.
     const withoutTrailingComma = (line: string) => line.replace(/,$/, '');

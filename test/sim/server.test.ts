@@ -47,7 +47,9 @@ describe('simulator: endpoints', () => {
 
     it('answers with the tariffs option instead of the demo tariffs, asked afresh each request', async () => {
       let calls = 0;
-      const custom = await startSimulator({ tariffs: () => [{ id: `T${++calls}`, name: 'n', vat: 0, currency: 'GBP', rules: [{ priority: 1, price: 1 }] }] });
+      const custom = await startSimulator({
+        tariffs: () => [{ id: `T${++calls}`, name: 'n', vat: 0, currency: 'GBP', rules: [{ priority: 1, price: 1 }] }],
+      });
       try {
         should((await getJson(custom.url, '/easy/v1/tariffs.json')).json[0].id).equal('T1');
         should((await getJson(custom.url, '/easy/v1/tariffs.json')).json[0].id).equal('T2');
@@ -70,7 +72,11 @@ describe('simulator: endpoints', () => {
       ['an empty token', ''],
     ] as const) {
       it(`answers 401 with a JSON error to ${label}, on every endpoint`, async () => {
-        for (const path of ['/easy/v1/tariffs.json', '/easy/v1/gateways/DEMO.json', '/easy/v1/gateways/DEMO/e1.kwh/data.json?from=2024-03-06T14:00Z']) {
+        for (const path of [
+          '/easy/v1/tariffs.json',
+          '/easy/v1/gateways/DEMO.json',
+          '/easy/v1/gateways/DEMO/e1.kwh/data.json?from=2024-03-06T14:00Z',
+        ]) {
           const res = await request(sim.url, path, { token });
           should(res.status).equal(401, path);
           should(JSON.parse(res.body)).have.property('error', 'unauthorized');
@@ -107,9 +113,29 @@ describe('simulator: endpoints', () => {
       const { status, json } = await getJson(sim.url, '/easy/v1/gateways/DEMO.json');
       should(status).equal(200);
       should(json.map((s: { id: string }) => s.id)).eql(DEMO_SENSORS.map((s) => s.id));
-      should(json.map((s: { id: string }) => s.id)).containDeep(['e1.kwh', 'e1.v3p@1', 'e1.i3p@3', 'e1.freq', 'e1.pf', '1', '2', '17', '18', '129', '130', '158']);
+      should(json.map((s: { id: string }) => s.id)).containDeep([
+        'e1.kwh',
+        'e1.v3p@1',
+        'e1.i3p@3',
+        'e1.freq',
+        'e1.pf',
+        '1',
+        '2',
+        '17',
+        '18',
+        '129',
+        '130',
+        '158',
+      ]);
       const kwh = json.find((s: { id: string }) => s.id === 'e1.kwh');
-      should(kwh).eql({ id: 'e1.kwh', name: 'Main Incomer kWh', timestamp: '2024-03-06T14:07Z', value: Math.round(energyKwh(Date.parse('2024-03-06T14:07Z')) * 100) / 100, unit: 'kWh', interval: 60 });
+      should(kwh).eql({
+        id: 'e1.kwh',
+        name: 'Main Incomer kWh',
+        timestamp: '2024-03-06T14:07Z',
+        value: Math.round(energyKwh(Date.parse('2024-03-06T14:07Z')) * 100) / 100,
+        unit: 'kWh',
+        interval: 60,
+      });
       for (const sensor of json) {
         should(sensor.timestamp).match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z$/);
         should(sensor.value).be.a.Number();
@@ -157,7 +183,13 @@ describe('simulator: endpoints', () => {
     });
 
     it('reports generator input "1" and relay 17 as the schedule says', async () => {
-      for (const at of ['2024-03-06T14:00:00Z', '2024-03-06T14:04:59Z', '2024-03-06T14:05:00Z', '2024-03-06T14:16:00Z', '2024-03-06T14:29:00Z']) {
+      for (const at of [
+        '2024-03-06T14:00:00Z',
+        '2024-03-06T14:04:59Z',
+        '2024-03-06T14:05:00Z',
+        '2024-03-06T14:16:00Z',
+        '2024-03-06T14:29:00Z',
+      ]) {
         clock.set(at);
         const { json } = await getJson(sim.url, '/easy/v1/gateways/DEMO.json');
         const expected = generatorOn(Date.parse(at)) ? 1 : 0;
@@ -173,7 +205,12 @@ describe('simulator: endpoints', () => {
     it('returns one row per minute, both ends included, timestamps UTC without offset', async () => {
       const { status, json } = await getJson(sim.url, `${data}?from=2024-03-06T12:00Z&to=2024-03-06T12:03:00Z`);
       should(status).equal(200);
-      should(json.map((row: [string, number]) => row[0])).eql(['2024-03-06T12:00:00', '2024-03-06T12:01:00', '2024-03-06T12:02:00', '2024-03-06T12:03:00']);
+      should(json.map((row: [string, number]) => row[0])).eql([
+        '2024-03-06T12:00:00',
+        '2024-03-06T12:01:00',
+        '2024-03-06T12:02:00',
+        '2024-03-06T12:03:00',
+      ]);
       for (const [ts, value] of json) should(value).equal(Math.round(energyKwh(Date.parse(`${ts}Z`)) * 100) / 100);
     });
 
@@ -266,10 +303,12 @@ describe('simulator: close()', () => {
     const sim = await startSimulator();
     const agent = new http.Agent({ keepAlive: true });
     const keepAlive = await new Promise<string | undefined>((resolve, reject) => {
-      http.get(`${sim.url}/easy/v1/tariffs.json`, { agent, headers: { Authorization: 'Bearer demo-token' } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(String(res.headers['keep-alive'])));
-      }).on('error', reject);
+      http
+        .get(`${sim.url}/easy/v1/tariffs.json`, { agent, headers: { Authorization: 'Bearer demo-token' } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(String(res.headers['keep-alive'])));
+        })
+        .on('error', reject);
     });
     should(keepAlive).equal('timeout=30');
     const started = Date.now();
