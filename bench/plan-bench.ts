@@ -52,6 +52,19 @@ function main(): void {
       `  ${label.padEnd(7)}${String(segments).padStart(10)}${sched.toFixed(3).padStart(10)} ms${split.toFixed(3).padStart(9)} ms${block.toFixed(3).padStart(9)} ms${(split / sched).toFixed(1).padStart(12)} x${(block / sched).toFixed(1).padStart(16)} x${((block * 1000) / segments).toFixed(2).padStart(18)}`,
     );
   }
+  // minimum block: a 36 h window on a 1-minute grid, 35 h planned in blocks of at least 1 h
+  // (cells × planned cells near the worst case), beside the split plan without a minimum
+  const grid = { ...TARIFF, rules: [...TARIFF.rules, { priority: 0, price: 0.05, time_start: '02:31', time_end: '03:07' }] };
+  const window = { timezone: ZONE, from: FROM, to: FROM + 36 * HOUR, duration: 35 * HOUR };
+  const pair: number[][] = [[], []];
+  for (let r = 0; r < 8; r++) {
+    const t = [elapsedMs(() => cheapestWindows(grid, window)), elapsedMs(() => cheapestWindows(grid, { ...window, minBlock: HOUR }))];
+    if (r >= 2) t.forEach((ms, k) => pair[k].push(ms));
+  }
+  const [plain, blocks] = pair.map(median);
+  console.log(
+    `  minBlock 1 h, 36 h window, 1-minute grid (${36 * 60} × ${35 * 60} cells): split ${plain.toFixed(3)} ms, with minBlock ${blocks.toFixed(1)} ms (${(blocks / plain).toFixed(0)} x)`,
+  );
 }
 
 main();

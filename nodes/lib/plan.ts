@@ -6,6 +6,10 @@
 // - contiguous (one block): the cost of a block is piecewise linear in its start, so a
 //   minimum lies where the block's start or end meets a segment boundary; every such
 //   start is tried, the earliest of the cheapest wins.
+// - split with minBlock (blocks each at least minBlock long): every input is cut on the
+//   grid of the gcd of the boundaries, window, duration and minBlock; an optimal plan lies
+//   on that grid (interval constraints are totally unimodular), found by dynamic programming
+//   over cells and cells planned so far.
 import { engineContext, schedule, PriceOptions, ScheduleEntry } from './price';
 import { HOUR_MS, requireEpochMs } from './time';
 
@@ -16,6 +20,8 @@ export interface PlanOptions extends PriceOptions {
   duration: number;
   /** One block (true) or any number of blocks (false, the default). */
   contiguous?: boolean;
+  /** Split mode: every block at least this long, in ms (absent or <= 0: no minimum; ignored when contiguous). */
+  minBlock?: number;
   /** Never run where the net price is above this. */
   maxPrice?: number;
 }
@@ -70,9 +76,21 @@ export function cheapestWindows(tariff: unknown, options: PlanOptions): PlanResu
   if (to - from < duration) {
     throw new RangeError(`the window (${hours(Math.max(0, to - from))}) is shorter than the duration (${hours(duration)})`);
   }
+  const minBlock = options.minBlock ?? 0;
+  if (typeof minBlock !== 'number' || !Number.isFinite(minBlock)) {
+    throw new TypeError(`minBlock must be a number of milliseconds, got ${String(minBlock)}`);
+  }
+  const blocked = !options.contiguous && minBlock > 0;
+  if (blocked && minBlock > duration) {
+    throw new RangeError(`the minimum block (${hours(minBlock)}) is longer than the duration (${hours(duration)})`);
+  }
   const segments = schedule(tariff, from, to, options);
   const usable = usablePieces(segments, maxPrice);
-  const pieces = options.contiguous ? cheapestBlock(usable, duration) : cheapestPieces(usable, duration);
+  const pieces = options.contiguous
+    ? cheapestBlock(usable, duration)
+    : blocked
+      ? cheapestBlocks(segments, usable, from, to, duration, minBlock)
+      : cheapestPieces(usable, duration);
   const slots = mergeSlots(pieces);
   const planned = slots.reduce((sum, s) => sum + (s.to - s.from), 0);
   const net = pieces.reduce((sum, p) => sum + p.price * ((p.to - p.from) / HOUR_MS), 0);
@@ -80,7 +98,7 @@ export function cheapestWindows(tariff: unknown, options: PlanOptions): PlanResu
   let shortfall: string | null = null;
   if (planned < duration) {
     const why = maxPrice !== undefined ? `the price is above ${maxPrice} or no rule prices` : 'no rule prices';
-    shortfall = `only ${hours(planned)} of ${hours(duration)} planned${options.contiguous ? ' in one block' : ''}: ${why} in the rest of the window`;
+    shortfall = `only ${hours(planned)} of ${hours(duration)} planned${options.contiguous ? ' in one block' : blocked ? ` in blocks of at least ${hours(minBlock)}` : ''}: ${why} in the rest of the window`;
   }
   return {
     slots,
@@ -138,6 +156,109 @@ function cheapestPieces(usable: Piece[], duration: number): Piece[] {
     left -= take;
   }
   return chosen.sort((a, b) => a.from - b.from);
+}
+
+/** Most cells × planned cells the minimum-block search may visit: bounds time and memory. */
+export const MAX_BLOCK_WORK = 20_000_000;
+
+const gcd = (a: number, b: number): number => {
+  while (b) [a, b] = [b, a % b];
+  return a;
+};
+
+/**
+ * Split with a minimum block: the cheapest cells on the common grid, every run of chosen
+ * cells at least minBlock long; when the full duration cannot be planned, the most that can.
+ * in/free: best cost with the last cell chosen (its block already long enough) / not chosen.
+ */
+function cheapestBlocks(segments: ScheduleEntry[], usable: Piece[], from: number, to: number, duration: number, minBlock: number): Piece[] {
+  let g = gcd(to - from, gcd(Math.round(duration), Math.round(minBlock)));
+  for (const s of segments) g = gcd(g, gcd(s.from - from, s.to - from));
+  if (duration % 1 !== 0 || minBlock % 1 !== 0) g = 1;
+  const n = Math.round((to - from) / g);
+  const need = Math.floor(duration / g);
+  const m = Math.ceil(minBlock / g);
+  if (n * need > MAX_BLOCK_WORK) {
+    throw new RangeError(
+      `the window is too long for a minimum block at this resolution: ${n} steps of ${g} ms × ${need} planned steps ` +
+        `is more than ${MAX_BLOCK_WORK}; use whole minutes for the duration, minimum block and price times, or a shorter window`,
+    );
+  }
+  const price = new Float64Array(n).fill(Infinity);
+  for (const p of usable) for (let c = (p.from - from) / g; c < (p.to - from) / g; c++) price[c] = p.price;
+  // prefix sums of the finite prices, and of the unusable cells
+  const sum = new Float64Array(n + 1);
+  const bad = new Int32Array(n + 1);
+  for (let c = 0; c < n; c++) {
+    sum[c + 1] = sum[c] + (price[c] === Infinity ? 0 : price[c]);
+    bad[c + 1] = bad[c] + (price[c] === Infinity ? 1 : 0);
+  }
+  const width = need + 1;
+  // free rows for t-m..t kept in a ring; in rows: previous and current
+  const freeRing = new Float64Array((m + 1) * width).fill(Infinity);
+  let inPrev = new Float64Array(width).fill(Infinity);
+  let inCur = new Float64Array(width);
+  freeRing[0] = 0;
+  // choice bits per (t, d): for in, a new block (1) or extending (0); for free, from in (1) or free (0)
+  const inNew = new Uint8Array(Math.ceil(((n + 1) * width) / 8));
+  const freeFromIn = new Uint8Array(inNew.length);
+  const setBit = (bits: Uint8Array, i: number) => (bits[i >> 3] |= 1 << (i & 7));
+  const bit = (bits: Uint8Array, i: number) => (bits[i >> 3] >> (i & 7)) & 1;
+  for (let t = 1; t <= n; t++) {
+    const row = (t % (m + 1)) * width;
+    const prevRow = ((t - 1) % (m + 1)) * width;
+    const backRow = t >= m ? ((t - m) % (m + 1)) * width : -1;
+    const block = t >= m && bad[t] - bad[t - m] === 0 ? sum[t] - sum[t - m] : Infinity;
+    const cell = price[t - 1];
+    for (let d = 0; d < width; d++) {
+      let best = d >= 1 ? inPrev[d - 1] + cell : Infinity;
+      if (backRow >= 0 && d >= m) {
+        const fresh = freeRing[backRow + d - m] + block;
+        if (fresh < best) {
+          best = fresh;
+          setBit(inNew, t * width + d);
+        }
+      }
+      inCur[d] = best;
+      const stay = freeRing[prevRow + d];
+      if (inPrev[d] < stay) {
+        freeRing[row + d] = inPrev[d];
+        setBit(freeFromIn, t * width + d);
+      } else {
+        freeRing[row + d] = stay;
+      }
+    }
+    [inPrev, inCur] = [inCur, inPrev];
+  }
+  const lastRow = (n % (m + 1)) * width;
+  let d = need;
+  while (d > 0 && Math.min(freeRing[lastRow + d], inPrev[d]) === Infinity) d--;
+  const chosen = new Uint8Array(n);
+  let inBlock = inPrev[d] < freeRing[lastRow + d];
+  for (let t = n; t > 0 && d > 0;) {
+    if (!inBlock) {
+      inBlock = bit(freeFromIn, t * width + d) === 1;
+      t--;
+    } else if (bit(inNew, t * width + d) === 1) {
+      chosen.fill(1, t - m, t);
+      t -= m;
+      d -= m;
+      inBlock = false;
+    } else {
+      chosen[t - 1] = 1;
+      t--;
+      d--;
+    }
+  }
+  const out: Piece[] = [];
+  for (let c = 0; c < n; c++) {
+    if (!chosen[c]) continue;
+    const last = out[out.length - 1];
+    const at = from + c * g;
+    if (last && last.to === at && last.price === price[c]) last.to = at + g;
+    else out.push({ from: at, to: at + g, price: price[c] });
+  }
+  return out;
 }
 
 /**
