@@ -12,6 +12,8 @@ export interface PlanSettings {
   durationMs: number;
   window: PlanWindow;
   contiguous: boolean;
+  /** split plans only: each block lasts at least this long (0 = no minimum) */
+  minBlockMs: number;
   maxPrice: number | undefined;
 }
 
@@ -65,7 +67,19 @@ export function planSettings(config: Record<string, unknown>): PlanSettings {
     config.maxPrice === undefined || config.maxPrice === null || String(config.maxPrice).trim() === ''
       ? undefined
       : numberIn(config.maxPrice, 'the highest price', -1e6, 1e6);
-  return { durationMs, window, contiguous: config.contiguous === true || config.contiguous === 'true', maxPrice };
+  const contiguous = config.contiguous === true || config.contiguous === 'true';
+  const minBlockMs = contiguous
+    ? 0
+    : numberIn(config.minBlockHours ?? 0, 'the minimum block (hours)', 0, 192) * HOUR_MS +
+      numberIn(config.minBlockMinutes ?? 0, 'the minimum block (minutes)', 0, 59) * MINUTE_MS;
+  if (minBlockMs > durationMs)
+    throw new Error(`the minimum block (${hours(minBlockMs)}) is longer than the duration (${hours(durationMs)})`);
+  return { durationMs, window, contiguous, minBlockMs, maxPrice };
+}
+
+/** The minimum block for a plan of `duration`: never longer than what is planned (a late start plans less). */
+export function minBlockFor(settings: PlanSettings, duration: number): number {
+  return Math.min(settings.minBlockMs, duration);
 }
 
 /**
@@ -186,6 +200,7 @@ export function planPreview(
         to: cycle.to,
         duration,
         contiguous: settings.contiguous,
+        minBlock: minBlockFor(settings, duration),
         maxPrice: settings.maxPrice,
       });
       for (const slot of plan.slots) slots.push(slot);

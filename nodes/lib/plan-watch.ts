@@ -10,7 +10,7 @@
 import type { AccountHub } from './hub';
 import { LongTimer } from './long-timer';
 import { cheapestWindows, hours, mergeSlots, PlanResult, PlanSlot } from './plan';
-import { configuredCycle, Cycle, overrideCycle, PlanSettings } from './plan-settings';
+import { configuredCycle, Cycle, minBlockFor, overrideCycle, PlanSettings } from './plan-settings';
 import { localTime, TariffWatch, WatchStatus } from './tariff-watch';
 import { roundAmount, roundAmountOrNull, shortText } from './format';
 import { HOUR_MS, localIsoText, toLocalMs, zoneInfo } from './time';
@@ -146,6 +146,7 @@ export class PlanWatch {
       to: cycle.to,
       duration: cycle.requested,
       contiguous: this.opts.settings.contiguous,
+      minBlock: minBlockFor(this.opts.settings, cycle.requested),
       maxPrice: this.opts.settings.maxPrice,
     });
     this.cycle = cycle;
@@ -211,6 +212,7 @@ export class PlanWatch {
       to: cycle.to,
       duration: fits,
       contiguous: this.opts.settings.contiguous,
+      minBlock: minBlockFor(this.opts.settings, fits),
       maxPrice: this.opts.settings.maxPrice,
     });
     this.cycle = cycle;

@@ -9,6 +9,7 @@ import type { Rule, Tariff } from '../../nodes/lib/tariff';
 import { dataRecord } from '../../nodes/lib/id-map';
 import type { SensorValues } from '../../nodes/lib/price';
 import { FC, slowPrice, workdayTariff } from './engine-fixtures';
+import { minBlockFor, planPreview, planSettings } from '../../nodes/lib/plan-settings';
 
 const HALF = 1_800_000;
 const HOUR = 3_600_000;
@@ -158,5 +159,45 @@ describe('cheapestWindows with minBlock', () => {
     const odd = { ...base, to: '2026-01-02T12:00:00.001Z', duration: 20 * HOUR, minBlock: HOUR };
     should(() => cheapestWindows(tariff, odd)).throw(/the window is too long for a minimum block at this resolution/);
     should(MAX_BLOCK_WORK).be.aboveOrEqual(36 * 60 * 36 * 60);
+  });
+});
+
+describe('easy-plan settings with a minimum block', () => {
+  it('reads minBlockHours/Minutes for split plans, ignores them in one block, refuses one longer than the run', () => {
+    const base = { durationHours: 3, durationMinutes: 0, mode: 'daily', from: '22:00', until: '07:00' };
+    should(planSettings({ ...base, minBlockHours: 1, minBlockMinutes: 30 }).minBlockMs).equal(90 * 60_000);
+    should(planSettings({ ...base }).minBlockMs).equal(0);
+    should(planSettings({ ...base, contiguous: true, minBlockHours: 5 }).minBlockMs).equal(0);
+    should(() => planSettings({ ...base, minBlockHours: 4 })).throw(/minimum block \(4 h\) is longer than the duration \(3 h\)/);
+    should(() => planSettings({ ...base, minBlockMinutes: 75 })).throw(/minimum block \(minutes\)/);
+    const s = planSettings({ ...base, minBlockHours: 2 });
+    should(minBlockFor(s, 3 * 3_600_000)).equal(2 * 3_600_000);
+    should(minBlockFor(s, 3_600_000)).equal(3_600_000); // a late start plans less: never a minimum above it
+  });
+
+  it('the dialog preview plans with the minimum: split slots of half an hour become one block of at least an hour', () => {
+    const tariff = {
+      id: 'HALF-HOURS',
+      name: 'two cheap half hours',
+      vat: 0,
+      currency: 'EUR',
+      rules: [
+        { priority: 1, price: 0.1, time_start: '01:00', time_end: '01:30' },
+        { priority: 1, price: 0.1, time_start: '04:00', time_end: '04:30' },
+        { priority: 2, price: 0.3 },
+      ],
+    };
+    const now = Date.parse('2026-03-02T00:00:00Z');
+    const config = { durationHours: 1, durationMinutes: 0, mode: 'rolling', hours: 24 };
+    const free = planPreview(tariff, config, now, now + 86_400_000, { timezone: 'UTC' });
+    should(free.error).be.null();
+    should(free.slots.map((x) => (x.to - x.from) / 60_000)).eql([30, 30]);
+    const blocked = planPreview(tariff, { ...config, minBlockHours: 1 }, now, now + 86_400_000, { timezone: 'UTC' });
+    should(blocked.error).be.null();
+    // one block of an hour, half of it in a cheap half hour (0.2 per kW): 00:30, 01:00, 03:30 and 04:00 tie
+    should(blocked.slots).have.length(1);
+    const [only] = blocked.slots;
+    should(only.to - only.from).equal(3_600_000);
+    should(only.price).be.approximately(0.2, 1e-12);
   });
 });
