@@ -37,6 +37,10 @@ function numberIn(value: unknown, what: string, min: number, max: number): numbe
   return n;
 }
 
+/** An optional field left empty (a node saved before it existed, an emptied input) means 0. */
+const blankAsZero = (value: unknown): unknown =>
+  value === undefined || value === null || (typeof value === 'string' && value.trim() === '') ? 0 : value;
+
 function timeOfDay(value: unknown, what: string): number {
   const seconds = parseTimeOfDay(typeof value === 'string' ? value.trim() : value, false);
   if (seconds === null) throw new Error(`${what} must be a local time such as 22:00, got ${JSON.stringify(value) ?? String(value)}`);
@@ -70,8 +74,8 @@ export function planSettings(config: Record<string, unknown>): PlanSettings {
   const contiguous = config.contiguous === true || config.contiguous === 'true';
   const minBlockMs = contiguous
     ? 0
-    : numberIn(config.minBlockHours ?? 0, 'the minimum block (hours)', 0, 192) * HOUR_MS +
-      numberIn(config.minBlockMinutes ?? 0, 'the minimum block (minutes)', 0, 59) * MINUTE_MS;
+    : numberIn(blankAsZero(config.minBlockHours), 'the minimum block (hours)', 0, 192) * HOUR_MS +
+      numberIn(blankAsZero(config.minBlockMinutes), 'the minimum block (minutes)', 0, 59) * MINUTE_MS;
   if (minBlockMs > durationMs)
     throw new Error(`the minimum block (${hours(minBlockMs)}) is longer than the duration (${hours(durationMs)})`);
   return { durationMs, window, contiguous, minBlockMs, maxPrice };

@@ -167,6 +167,9 @@ describe('easy-plan settings with a minimum block', () => {
     const base = { durationHours: 3, durationMinutes: 0, mode: 'daily', from: '22:00', until: '07:00' };
     should(planSettings({ ...base, minBlockHours: 1, minBlockMinutes: 30 }).minBlockMs).equal(90 * 60_000);
     should(planSettings({ ...base }).minBlockMs).equal(0);
+    // a node saved before the field existed, or the dialog's emptied inputs
+    should(planSettings({ ...base, minBlockHours: '', minBlockMinutes: '' }).minBlockMs).equal(0);
+    should(planSettings({ ...base, minBlockHours: null, minBlockMinutes: undefined }).minBlockMs).equal(0);
     should(planSettings({ ...base, contiguous: true, minBlockHours: 5 }).minBlockMs).equal(0);
     should(() => planSettings({ ...base, minBlockHours: 4 })).throw(/minimum block \(4 h\) is longer than the duration \(3 h\)/);
     should(() => planSettings({ ...base, minBlockMinutes: 75 })).throw(/minimum block \(minutes\)/);
