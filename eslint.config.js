@@ -16,6 +16,50 @@ const tseslint = require('typescript-eslint');
 const prettier = require('eslint-config-prettier');
 const globals = require('globals');
 
+// The layers of nodes/lib (docs/architecture.md): each folder may import only the floors
+// below it — engine ← api ← runtime ← editor ← the node files — and only node files and
+// the runtime's red-types speak of Node-RED. Type imports count too: a layer that needs a
+// type from above is drawn wrong.
+const NODE_RED = ['node-red', 'node-red/*', '@node-red/*'];
+const layer = (files, forbidden, why) => ({
+  files,
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          { group: forbidden, message: why },
+          { group: NODE_RED, message: 'no layer of nodes/lib imports Node-RED' },
+        ],
+      },
+    ],
+  },
+});
+const layers = [
+  layer(
+    ['nodes/lib/engine/**/*.ts'],
+    ['../api/*', '../runtime/*', '../editor/*', '../../*', '../index'],
+    'the engine imports no other layer (docs/architecture.md)',
+  ),
+  layer(
+    ['nodes/lib/api/**/*.ts'],
+    ['../runtime/*', '../editor/*', '../../*', '../index'],
+    'the API client imports only the engine (docs/architecture.md)',
+  ),
+  layer(
+    ['nodes/lib/runtime/**/*.ts'],
+    ['../editor/*', '../../*', '../index'],
+    'the runtime imports only the engine and the API client (docs/architecture.md)',
+  ),
+  layer(['nodes/lib/editor/**/*.ts'], ['../../*', '../index'], 'the editor layer imports no node file (docs/architecture.md)'),
+  layer(['nodes/lib/index.ts'], ['./runtime/*', './editor/*', '../*'], "the package's main exports the engine and the API client only"),
+  layer(
+    ['nodes/*.ts'],
+    ['./lib/engine/*', './lib/api/*', './lib/index'],
+    'node files are glue over the runtime and editor layers (docs/architecture.md)',
+  ),
+];
+
 module.exports = tseslint.config(
   { ignores: ['dist/', 'node_modules/', '.cache/', '.demo/', '.e2e/', 'coverage/'] },
   js.configs.recommended,
@@ -44,5 +88,6 @@ module.exports = tseslint.config(
     files: ['resources/**/*.js'],
     languageOptions: { sourceType: 'script', globals: { ...globals.browser, ...globals.jquery, RED: 'readonly' } },
   },
+  ...layers,
   prettier,
 );

@@ -4,8 +4,8 @@
 // planner works on its segments). Time per segment staying flat from a day to a year is
 // the "linear in the number of price segments" claim.
 import * as os from 'os';
-import { cheapestWindows } from '../nodes/lib/plan';
-import { schedule } from '../nodes/lib/price';
+import { cheapestWindows } from '../nodes/lib/engine/plan';
+import { schedule } from '../nodes/lib/engine/price';
 import { elapsedMs, median } from './measure';
 
 const ZONE = 'Europe/London';

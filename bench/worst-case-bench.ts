@@ -6,11 +6,11 @@
 // 2 MB answer of bare numbers costs to read, in a child process of its own.
 import { spawnSync } from 'child_process';
 import * as os from 'os';
-import { chartData } from '../nodes/lib/editor-data';
-import { MAX_RULES_PER_TARIFF } from '../nodes/lib/limits';
-import { nextPriceChange, priceAt, schedule } from '../nodes/lib/price';
-import { readTariffs } from '../nodes/lib/responses';
-import type { Rule, Tariff } from '../nodes/lib/tariff';
+import { chartData } from '../nodes/lib/editor/editor-data';
+import { MAX_RULES_PER_TARIFF } from '../nodes/lib/engine/limits';
+import { nextPriceChange, priceAt, schedule } from '../nodes/lib/engine/price';
+import { readTariffs } from '../nodes/lib/api/responses';
+import type { Rule, Tariff } from '../nodes/lib/engine/tariff';
 import { BASELINE_TARIFF, interleaved } from './measure';
 
 const ZONE = 'Europe/London';

@@ -2,16 +2,12 @@
 // and hands the hub persistence through the node's own context (default store), so
 // the last good tariffs survive a restart. Nodes register with it like core MQTT's broker.
 
-import { AccountHub, HubStore } from './lib/hub';
-import { CLIENT_DEFAULTS, DEFAULT_BASE_URL, EasyClient } from './lib/client';
-import { machineTimeZone } from './lib/time';
-import { accountTuning, plainHttpWarning } from './lib/account-config';
-import { AdminRED, registerAdminRoutes } from './admin-routes';
-import type { AccountNode, NodeAPI, NodeDef, NodeStatus } from './red-types';
+import type { HubStore } from './lib/runtime/hub';
+import { accountBasics, createAccount, DEFAULT_MIN_REFRESH_MS, machineTimeZone } from './lib/runtime/account-setup';
+import { AdminRED, registerAdminRoutes } from './lib/editor/admin-routes';
+import type { AccountNode, NodeAPI, NodeDef, NodeStatus } from './lib/runtime/red-types';
 
 const STORE_KEY = 'lastGoodTariffs';
-/** Tariff nodes of the account refresh at most once a minute (flow-file tuning may lower it, for tests). */
-const DEFAULT_MIN_REFRESH_MS = 60_000;
 
 /**
  * The last good tariffs per account and base URL within this process as well: with no
@@ -52,24 +48,18 @@ export = function register(RED: NodeAPI): void {
   function EasyAccountNode(this: AccountNode, config: NodeDef) {
     RED.nodes.createNode(this, config);
     const node = this;
-    node.baseUrl = String(config.baseUrl || DEFAULT_BASE_URL).trim();
-    node.timezone = String(config.timezone || '').trim() || machineTimeZone();
+    const basics = accountBasics(config);
+    node.baseUrl = basics.baseUrl;
+    node.timezone = basics.timezone;
     node.users = {};
     node.hub = null;
     node.configError = null;
     node.minRefreshMs = DEFAULT_MIN_REFRESH_MS;
 
     try {
-      const warning = plainHttpWarning(node.baseUrl);
-      if (warning) node.warn(warning);
-      const token = node.credentials?.token;
-      // timeoutMs, retries, backoff…: flow-file only (lib/account-config.ts), defaults otherwise
-      const { retryMs, minRefreshMs, ...tuning } = accountTuning(config);
-      if (minRefreshMs !== undefined) node.minRefreshMs = minRefreshMs;
-      const client = token ? new EasyClient({ baseUrl: node.baseUrl, token, ...tuning }) : null;
-      // first answers are waited for as long as one request may take, then the kept data prices
-      const firstAnswerWaitMs = tuning.timeoutMs || CLIENT_DEFAULTS.timeoutMs;
-      node.hub = new AccountHub({ client, timezone: node.timezone, store: contextStore(node), retryMs, firstAnswerWaitMs });
+      const parts = createAccount(basics, config, node.credentials?.token, contextStore(node), (text) => node.warn(text));
+      node.hub = parts.hub;
+      node.minRefreshMs = parts.minRefreshMs;
     } catch (err) {
       // a bad zone or URL must not stop the runtime: the users show it and report it
       node.configError = err instanceof Error ? err : new Error(String(err));

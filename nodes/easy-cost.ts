@@ -6,17 +6,14 @@
 // Messages are handled one at a time, in arrival order, so stream totals never race.
 // Second output (stream mode): each closed day, week and month as a bar for Dashboard 2.
 
-import { linkAccount, reportProblem, settleOnce, shortText } from './account-user';
-import { computeCost, CostResult } from './lib/cost';
-import { checkBatchSpan, costPayload } from './lib/cost-inputs';
-import { CostRange } from './lib/cost-range';
-import { CostStream } from './lib/cost-stream';
-import { counted, formatMoney } from './lib/format';
-import type { AccountHub, TariffSnapshot } from './lib/hub';
-import { SensorFollower } from './lib/sensor-follower';
-import { sensorsUsedBy, Tariff } from './lib/tariff';
-import { findTariff, tariffById } from './lib/tariff-lookup';
-import type { Node, NodeAPI, NodeDef, NodeMessage, Outgoing } from './red-types';
+import { linkAccount, reportProblem, settleOnce, problemStatus } from './lib/runtime/account-link';
+import { costBatch, costStatus } from './lib/runtime/cost-batch';
+import { CostRange } from './lib/runtime/cost-range';
+import { CostStream } from './lib/runtime/cost-stream';
+import type { AccountHub, TariffSnapshot } from './lib/runtime/hub';
+import { SensorFollower } from './lib/runtime/sensor-follower';
+import { findTariff, tariffById } from './lib/runtime/tariff-lookup';
+import type { Node, NodeAPI, NodeDef, NodeMessage, Outgoing } from './lib/runtime/red-types';
 
 type Mode = 'batch' | 'stream' | 'range';
 const MODES: Mode[] = ['batch', 'stream', 'range'];
@@ -56,20 +53,9 @@ export = function register(RED: NodeAPI): void {
       for (const sensor of poll.error ? [] : poll.sensors) stream.recordSensor(poll.gatewayId, sensor.id, sensor.timestamp, sensor.value);
     });
 
-    async function tariff(): Promise<Tariff> {
+    async function tariff(): Promise<ReturnType<typeof findTariff>> {
       const current = snapshot && snapshot.fetchedAt !== null ? snapshot : await hub.refreshTariffs();
       return findTariff(current, tariffId);
-    }
-
-    function showCostStatus(result: CostResult, t: Tariff): void {
-      const amount = formatMoney(result.gross, t.currency)?.display ?? 'no amount';
-      const left = [
-        result.dropped.length ? `${counted(result.dropped.length, 'reading')} dropped` : '',
-        result.rejected.length ? `${counted(result.rejected.length, 'interval')} rejected` : '',
-      ].filter(Boolean);
-      node.status(
-        left.length ? { fill: 'yellow', shape: 'dot', text: [amount, ...left].join(' · ') } : { fill: 'green', shape: 'dot', text: amount },
-      );
     }
 
     async function onStream(msg: NodeMessage): Promise<Outgoing> {
@@ -81,19 +67,10 @@ export = function register(RED: NodeAPI): void {
     }
 
     async function onBatch(msg: NodeMessage): Promise<NodeMessage> {
-      if (!Array.isArray(msg.payload)) {
-        throw new TypeError('batch mode needs msg.payload as an array of readings: [[timestamp, kWh], …] or [{ ts, value }, …]');
-      }
       const t = await tariff();
-      const result = computeCost(t, msg.payload, { timezone, sensors: msg.sensors as never });
-      checkBatchSpan(result, Date.now());
-      // one usable reading or none is no usage at all, not a cost of zero (as in range mode)
-      if (result.intervals === 0) {
-        const dropped = result.dropped.length ? `, ${result.dropped.length} dropped as unreadable` : '';
-        throw new Error(`batch mode needs at least two readings with a timestamp and a kWh value (got ${msg.payload.length}${dropped})`);
-      }
-      msg.payload = costPayload(result, t);
-      showCostStatus(result, t);
+      const { payload, result } = costBatch(msg.payload, msg.sensors, t, timezone, Date.now());
+      msg.payload = payload;
+      node.status(costStatus(result, t));
       return msg;
     }
 
@@ -101,7 +78,7 @@ export = function register(RED: NodeAPI): void {
       const t = await tariff();
       const { payload, result } = await range.cost(msg, t, Date.now());
       msg.payload = payload;
-      showCostStatus(result, t);
+      node.status(costStatus(result, t));
       return msg;
     }
 
@@ -112,8 +89,8 @@ export = function register(RED: NodeAPI): void {
       unwatchTariffs = hub.watchTariffs(TARIFF_REFRESH_MIN, (s) => {
         snapshot = s;
         if (mode !== 'stream') return;
-        const t = tariffById(s, tariffId);
-        if (t && sensors.follow(sensorsUsedBy(t))) stream.followSensors(sensorsUsedBy(t));
+        const refs = sensors.followTariff(tariffById(s, tariffId));
+        if (refs) stream.followSensors(refs);
       });
       // restored at deploy, so a restart says at once what it carried over (or that it could not)
       if (mode === 'stream') {
@@ -135,7 +112,7 @@ export = function register(RED: NodeAPI): void {
           if (out) send(out);
           finish();
         } catch (err) {
-          node.status({ fill: 'red', shape: 'ring', text: shortText(err instanceof Error ? err.message : String(err)) });
+          node.status(problemStatus(err));
           finish(err);
         }
       });

@@ -2,11 +2,11 @@
 // exact instants a planned slot starts and ends, output 2 the plan. Glue only: planning,
 // timers and persistence are in lib/plan-watch.
 
-import { linkAccount, nodeContextStore, reportProblem, settleOnce, shortText } from './account-user';
-import { PlanWatch } from './lib/plan-watch';
-import { planSettings, PlanSettings } from './lib/plan-settings';
-import { sensorsFromMessage } from './lib/tariff-watch';
-import type { Node, NodeAPI, NodeDef, NodeMessage } from './red-types';
+import { linkAccount, nodeContextStore, reportProblem, settleOnce, problemStatus } from './lib/runtime/account-link';
+import { PlanWatch } from './lib/runtime/plan-watch';
+import { planSettings, PlanSettings } from './lib/runtime/plan-settings';
+import { sensorsFromMessage } from './lib/runtime/tariff-watch';
+import type { Node, NodeAPI, NodeDef, NodeMessage } from './lib/runtime/red-types';
 
 const TARIFF_REFRESH_MINUTES = 60;
 const STORE_KEY = 'plan';
@@ -51,7 +51,7 @@ export = function register(RED: NodeAPI): void {
       watch.start().catch((err: Error) => reportProblem(node, `the plan could not be started: ${err.message}`, { topic: 'plan' }));
     });
     if (problem) {
-      if (!link.account?.configError) node.status({ fill: 'red', shape: 'ring', text: shortText(problem) });
+      if (!link.account?.configError) node.status(problemStatus(problem));
     } else {
       node.status({ fill: 'grey', shape: 'ring', text: 'fetching tariffs…' });
     }

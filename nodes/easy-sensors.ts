@@ -3,11 +3,11 @@
 // Glue only: polling, messages, error reports and the watchdog are in lib/sensors-poll,
 // payloads, staleness and change tracking in lib/sensor-payload.
 
-import { linkAccount, reportProblem, settleOnce } from './account-user';
-import { boundedSetting, SENSOR_INTERVAL } from './lib/node-settings';
-import { parseSensorFilter } from './lib/sensor-payload';
-import { SensorsPoll } from './lib/sensors-poll';
-import type { Node, NodeAPI, NodeDef } from './red-types';
+import { linkAccount, reportProblem, settleOnce } from './lib/runtime/account-link';
+import { boundedSetting, SENSOR_INTERVAL } from './lib/runtime/node-settings';
+import { parseSensorFilter } from './lib/runtime/sensor-payload';
+import { SensorsPoll } from './lib/runtime/sensors-poll';
+import type { Node, NodeAPI, NodeDef } from './lib/runtime/red-types';
 
 export = function register(RED: NodeAPI): void {
   function EasySensorsNode(this: Node, config: NodeDef) {

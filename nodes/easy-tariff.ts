@@ -3,11 +3,11 @@
 // at each price change when configured). Glue only: the pricing, timers and sensor
 // handling are in lib/tariff-watch, the chart data in lib/chart.
 
-import { linkAccount, nodeContextStore, settleOnce } from './account-user';
-import { chartDays, ChartMessage, scheduleAnswerChart } from './lib/chart';
-import { noPrice, PricePayload, sensorsFromMessage, TariffWatch } from './lib/tariff-watch';
-import { boundedSetting, TARIFF_REFRESH } from './lib/node-settings';
-import type { Node, NodeAPI, NodeDef, NodeMessage } from './red-types';
+import { linkAccount, nodeContextStore, settleOnce } from './lib/runtime/account-link';
+import { ChartMessage, tariffChart } from './lib/runtime/tariff-chart';
+import { noPrice, PricePayload, sensorsFromMessage, TariffWatch } from './lib/runtime/tariff-watch';
+import { boundedSetting, chartDays, TARIFF_REFRESH } from './lib/runtime/node-settings';
+import type { Node, NodeAPI, NodeDef, NodeMessage } from './lib/runtime/red-types';
 
 const SENSORS_KEY = 'lastKnownSensors';
 
@@ -35,7 +35,7 @@ export = function register(RED: NodeAPI): void {
     /** The schedule as chart messages; null while there is no tariff to chart (the price message says why). */
     function chartMessages(days: number): ChartMessage[] | null {
       try {
-        return scheduleAnswerChart(watch!.schedule(days * 24));
+        return tariffChart(watch!, days);
       } catch {
         return null;
       }
@@ -86,7 +86,7 @@ export = function register(RED: NodeAPI): void {
           });
           send(msg);
         } else if (msg.payload === 'chart') {
-          send([null, scheduleAnswerChart(watch.schedule(chartDays(msg.days) * 24))]);
+          send([null, tariffChart(watch, chartDays(msg.days))]);
         } else {
           // sensors the rules do not read (e.g. the rest of an easy-sensors poll) are ignored
           for (const { gatewayId, sensorId, value } of sensorsFromMessage(msg)) watch.setSensor(gatewayId, sensorId, value);

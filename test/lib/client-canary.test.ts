@@ -2,7 +2,7 @@
 // client, and every way an error can be turned into text is searched for it.
 import should from 'should';
 import * as util from 'util';
-import { EasyApiError, EasyClient, EasyClientOptions, RetryInfo } from '../../nodes/lib/client';
+import { EasyApiError, EasyClient, EasyClientOptions, RetryInfo } from '../../nodes/lib/api/client';
 import { Simulator, startSimulator } from '../../sim/server';
 import { CANARY, FAST, rejection, useSimulator } from './client-support';
 

@@ -3,10 +3,10 @@
 import should from 'should';
 import * as fs from 'fs';
 import * as path from 'path';
-import { EasyApiError } from '../../nodes/lib/client';
-import { readReadings, readSensors, readTariffs } from '../../nodes/lib/responses';
+import { EasyApiError } from '../../nodes/lib/api/client';
+import { readReadings, readSensors, readTariffs } from '../../nodes/lib/api/responses';
 import { rejection, useSimulator } from './client-support';
-import { MAX_PROBLEMS_PER_ANSWER, MAX_RULES_PER_TARIFF } from '../../nodes/lib/limits';
+import { MAX_PROBLEMS_PER_ANSWER, MAX_RULES_PER_TARIFF } from '../../nodes/lib/engine/limits';
 
 const fixture = (name: string) => fs.readFileSync(path.join(__dirname, '..', 'fixtures', name), 'utf8');
 

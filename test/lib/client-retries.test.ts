@@ -4,8 +4,8 @@
 // and more run on a fake clock (the simulator's latency and request times included).
 import should from 'should';
 import { FakeClock, installClock, until } from '../fake-clock';
-import { RetryInfo } from '../../nodes/lib/client';
-import { parseRetryAfter } from '../../nodes/lib/http';
+import { RetryInfo } from '../../nodes/lib/api/client';
+import { parseRetryAfter } from '../../nodes/lib/api/http';
 import { startSimulator } from '../../sim/server';
 import { delay, rejection, useSimulator } from './client-support';
 

@@ -1,7 +1,7 @@
 // Shared by the client test files: a simulator per file on loopback, reset between
 // tests, and timings small enough for the whole client suite to run in seconds.
 import should from 'should';
-import { EasyApiError, EasyClient, EasyClientOptions } from '../../nodes/lib/client';
+import { EasyApiError, EasyClient, EasyClientOptions } from '../../nodes/lib/api/client';
 import { DEMO_TOKENS, Simulator, startSimulator } from '../../sim/server';
 
 /** Fast retries: the logic is the same at 5 ms as at 1 s. */

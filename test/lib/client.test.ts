@@ -1,8 +1,8 @@
 // EasyClient against the simulator on loopback: options, paths, what comes back, the
 // status codes of the interface and the shapes it must refuse.
 import should from 'should';
-import { CLIENT_DEFAULTS, DEFAULT_BASE_URL, EasyClient } from '../../nodes/lib/client';
-import { parseTariffs } from '../../nodes/lib/tariff';
+import { CLIENT_DEFAULTS, DEFAULT_BASE_URL, EasyClient } from '../../nodes/lib/api/client';
+import { parseTariffs } from '../../nodes/lib/engine/tariff';
 import { DEMO_GATEWAY } from '../../sim/demo-data';
 import { rejection, useSimulator } from './client-support';
 

@@ -1,7 +1,7 @@
 import should from 'should';
-import { computeCost } from '../../nodes/lib/cost';
-import { CostRange, FLAT_WINDOW_MS, SENSOR_LEAD_MS } from '../../nodes/lib/cost-range';
-import type { Tariff } from '../../nodes/lib/tariff';
+import { computeCost } from '../../nodes/lib/engine/cost';
+import { CostRange, FLAT_WINDOW_MS, SENSOR_LEAD_MS } from '../../nodes/lib/runtime/cost-range';
+import type { Tariff } from '../../nodes/lib/engine/tariff';
 
 const HOUR = 3600_000;
 const NOW = Date.parse('2026-03-04T12:00:00Z');

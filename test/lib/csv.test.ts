@@ -1,5 +1,5 @@
 import should from 'should';
-import { looksLikeSensorsCsv, parseSensorsCsv } from '../../nodes/lib/csv';
+import { looksLikeSensorsCsv, parseSensorsCsv } from '../../nodes/lib/api/csv';
 
 const HEADER = 'id,name,timestamp,value,unit,interval';
 

@@ -11,11 +11,11 @@ import {
   ruleRow,
   samePrices,
   tariffList,
-} from '../../nodes/lib/editor-data';
-import { EasyApiError } from '../../nodes/lib/client';
-import { schedule, ScheduleEntry } from '../../nodes/lib/price';
+} from '../../nodes/lib/editor/editor-data';
+import { EasyApiError } from '../../nodes/lib/api/client';
+import { schedule, ScheduleEntry } from '../../nodes/lib/engine/price';
 import { FC } from './engine-fixtures';
-import { parseTariffs, Tariff } from '../../nodes/lib/tariff';
+import { parseTariffs, Tariff } from '../../nodes/lib/engine/tariff';
 
 const HOUR = 3600e3;
 

@@ -1,8 +1,8 @@
 import should from 'should';
 import fc from 'fast-check';
-import * as formatModule from '../../nodes/lib/format';
-import { formatAmounts, formatClock, formatMoney, minorUnits, roundAmount, roundAmountOrNull, timeOfDay } from '../../nodes/lib/format';
-import { parseTimeOfDay } from '../../nodes/lib/tariff';
+import * as formatModule from '../../nodes/lib/engine/format';
+import { formatAmounts, formatClock, formatMoney, minorUnits, roundAmount, roundAmountOrNull, timeOfDay } from '../../nodes/lib/engine/format';
+import { parseTimeOfDay } from '../../nodes/lib/engine/tariff';
 
 describe('format: money to the minor unit', () => {
   it('takes the minor unit of each currency from Intl (ISO 4217)', () => {
@@ -77,7 +77,7 @@ function withNode18Intl(run: (format: FormatModule) => void): void {
     return new Real(locales, options);
   } as unknown as typeof Intl.NumberFormat;
   Intl.NumberFormat = Node18;
-  const id = require.resolve('../../nodes/lib/format');
+  const id = require.resolve('../../nodes/lib/engine/format');
   const loaded = require.cache[id];
   delete require.cache[id];
   try {

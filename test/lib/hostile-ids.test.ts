@@ -4,15 +4,15 @@
 // Gateway "constructor" with sensor "length" is the sharpest case: on a plain object,
 // {}.constructor.length is Object.length, 1, which would match a rule "value 1".
 import should from 'should';
-import { chartData, gatewaysOfTariffs, tariffList } from '../../nodes/lib/editor-data';
-import { nestedField } from '../../nodes/lib/id-map';
-import { nextPriceChange, priceAt, schedule } from '../../nodes/lib/price';
-import { cheapestWindows } from '../../nodes/lib/plan';
-import { readSensors } from '../../nodes/lib/responses';
-import { SensorHistory } from '../../nodes/lib/cost-inputs';
-import { computeCost } from '../../nodes/lib/cost';
-import { decodeSensorId } from '../../nodes/lib/sensor-ids';
-import { parseTariffs, sensorsUsedBy, Tariff } from '../../nodes/lib/tariff';
+import { chartData, gatewaysOfTariffs, tariffList } from '../../nodes/lib/editor/editor-data';
+import { nestedField } from '../../nodes/lib/engine/id-map';
+import { nextPriceChange, priceAt, schedule } from '../../nodes/lib/engine/price';
+import { cheapestWindows } from '../../nodes/lib/engine/plan';
+import { readSensors } from '../../nodes/lib/api/responses';
+import { SensorHistory } from '../../nodes/lib/runtime/cost-inputs';
+import { computeCost } from '../../nodes/lib/engine/cost';
+import { decodeSensorId } from '../../nodes/lib/api/sensor-ids';
+import { parseTariffs, sensorsUsedBy, Tariff } from '../../nodes/lib/engine/tariff';
 
 const HOSTILE = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'];
 /** [gateway, sensor] pairs: each hostile id both ways, and the Object.length trap. */

@@ -2,8 +2,8 @@
 // What depends on waiting (retries, poll intervals, no timer left) runs on a fake clock.
 import should from 'should';
 import { FakeClock, installClock, until } from '../fake-clock';
-import { AccountHub, HubStore, NoTokenError, SensorSnapshot, TariffSnapshot } from '../../nodes/lib/hub';
-import { EasyClient } from '../../nodes/lib/client';
+import { AccountHub, HubStore, NoTokenError, SensorSnapshot, TariffSnapshot } from '../../nodes/lib/runtime/hub';
+import { EasyClient } from '../../nodes/lib/api/client';
 import { startSimulator, Simulator } from '../../sim/server';
 
 const FAST = { retries: 0, timeoutMs: 2000 };

@@ -1,7 +1,7 @@
 import should from 'should';
-import { dataRecord, nestedField, ownField, setNested } from '../../nodes/lib/id-map';
-import { priceAt, schedule } from '../../nodes/lib/price';
-import { computeCost } from '../../nodes/lib/cost';
+import { dataRecord, nestedField, ownField, setNested } from '../../nodes/lib/engine/id-map';
+import { priceAt, schedule } from '../../nodes/lib/engine/price';
+import { computeCost } from '../../nodes/lib/engine/cost';
 
 const HOSTILE = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'];
 

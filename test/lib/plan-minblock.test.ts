@@ -4,12 +4,12 @@
 import should from 'should';
 import fc from 'fast-check';
 import moment from 'moment-timezone';
-import { cheapestWindows, MAX_BLOCK_WORK } from '../../nodes/lib/plan';
-import type { Rule, Tariff } from '../../nodes/lib/tariff';
-import { dataRecord } from '../../nodes/lib/id-map';
-import type { SensorValues } from '../../nodes/lib/price';
+import { cheapestWindows, MAX_BLOCK_WORK } from '../../nodes/lib/engine/plan';
+import type { Rule, Tariff } from '../../nodes/lib/engine/tariff';
+import { dataRecord } from '../../nodes/lib/engine/id-map';
+import type { SensorValues } from '../../nodes/lib/engine/price';
 import { FC, slowPrice, workdayTariff } from './engine-fixtures';
-import { minBlockFor, planPreview, planSettings } from '../../nodes/lib/plan-settings';
+import { minBlockFor, planPreview, planSettings } from '../../nodes/lib/runtime/plan-settings';
 
 const HALF = 1_800_000;
 const HOUR = 3_600_000;

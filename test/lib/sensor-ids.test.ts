@@ -1,5 +1,5 @@
 import should from 'should';
-import { decodeSensorId } from '../../nodes/lib/sensor-ids';
+import { decodeSensorId } from '../../nodes/lib/api/sensor-ids';
 
 describe('decodeSensorId', () => {
   describe('modbus slaves eX.SID', () => {

@@ -1,5 +1,5 @@
 import should from 'should';
-import type { Sensor } from '../../nodes/lib/client';
+import type { Sensor } from '../../nodes/lib/api/client';
 import {
   ChangeTracker,
   missingSensors,
@@ -7,7 +7,7 @@ import {
   selectSensors,
   sensorPayload,
   staleAfterMs,
-} from '../../nodes/lib/sensor-payload';
+} from '../../nodes/lib/runtime/sensor-payload';
 
 const T = Date.parse('2026-03-04T10:00:00Z');
 

@@ -2,9 +2,9 @@
 // context it keeps, its warnings, and what a bad configuration does.
 import should from 'should';
 import type { Simulator } from '../../sim/server';
-import type { TariffSnapshot } from '../../nodes/lib/hub';
-import type { AccountNode } from '../../nodes/red-types';
-import { machineTimeZone } from '../../nodes/lib/time';
+import type { TariffSnapshot } from '../../nodes/lib/runtime/hub';
+import type { AccountNode } from '../../nodes/lib/runtime/red-types';
+import { machineTimeZone } from '../../nodes/lib/engine/time';
 import { accountNode, FlowNode, helper, loadFlow, quiet, TOKEN, withSimulator } from './flow-support';
 
 function firstTariffs(account: AccountNode): Promise<TariffSnapshot> {

@@ -7,7 +7,7 @@ import type { Simulator } from '../../sim/server';
 import easyCost = require('../../nodes/easy-cost');
 import easySensors = require('../../nodes/easy-sensors');
 import easyTariff = require('../../nodes/easy-tariff');
-import { priceAt } from '../../nodes/lib/price';
+import { priceAt } from '../../nodes/lib/engine/price';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
 import { FlowNode, helper, inbox, loadFlow, withSimulator } from './flow-support';
 

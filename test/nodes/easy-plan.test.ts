@@ -12,8 +12,8 @@ import easyAccount = require('../../nodes/easy-account');
 import { catchNodes, FakeClock, FlowNode, helper, inbox, lastStatus, quiet, TOKEN, withSimulator } from './flow-support';
 import moment from 'moment-timezone';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
-import { cheapestWindows } from '../../nodes/lib/plan';
-import { configuredCycle, planSettings } from '../../nodes/lib/plan-settings';
+import { cheapestWindows } from '../../nodes/lib/engine/plan';
+import { configuredCycle, planSettings } from '../../nodes/lib/runtime/plan-settings';
 
 const ZONE = 'Europe/London';
 const at = (iso: string) => Date.parse(iso);

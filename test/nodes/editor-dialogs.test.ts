@@ -4,7 +4,7 @@
 // show resolving in easy-account's catalogue.
 import should from 'should';
 import { lookup, read } from './editor-support';
-import { ADMIN_ROUTES } from '../../nodes/admin-routes';
+import { ADMIN_ROUTES } from '../../nodes/lib/editor/admin-routes';
 
 const pkg = JSON.parse(read('package.json'));
 const SCRIPT = read('resources', 'easy-editor.js');

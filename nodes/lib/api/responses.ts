@@ -3,11 +3,11 @@
 // EasyApiError 'invalid_response' that names what was wrong; nothing here throws
 // anything else or trusts the service.
 import { looksLikeSensorsCsv, parseSensorsCsv } from './csv';
-import { shortText } from './format';
+import { shortText } from '../engine/format';
 import { EasyApiError } from './http';
-import { MAX_QUOTED_CHARS } from './limits';
-import { Problem, Tariff, parseTariffs } from './tariff';
-import { toEpochMs } from './time';
+import { MAX_QUOTED_CHARS } from '../engine/limits';
+import { Problem, Tariff, parseTariffs } from '../engine/tariff';
+import { toEpochMs } from '../engine/time';
 
 export interface Sensor {
   id: string;

@@ -1,12 +1,12 @@
 // easy-cost's range mode without Node-RED: the range a message asks for, the archive
 // fetched through the account hub (only both ends for a flat tariff), the sensors the
 // tariff's rules read fetched with a lead-in, and the cost of it all.
-import { computeCost, CostResult } from './cost';
+import { computeCost, CostResult } from '../engine/cost';
 import { costPayload, isFlatTariff, RangeRequest, rangeRequest } from './cost-inputs';
-import { counted } from './format';
+import { counted } from '../engine/format';
 import type { AccountHub } from './hub';
-import { dataRecord, setNested } from './id-map';
-import { sensorsUsedBy, Tariff } from './tariff';
+import { dataRecord, setNested } from '../engine/id-map';
+import { sensorsUsedBy, Tariff } from '../engine/tariff';
 
 /** With a flat tariff, this much is fetched at each end instead of the whole range. */
 export const FLAT_WINDOW_MS = 3600_000;

@@ -9,7 +9,7 @@
 //     shared and cached for the refresh period, so `read` users at any rate cost the
 //     service no more than the account's own nodes do.
 // Nothing here ever puts the token into an answer, and the client follows no redirect.
-import { DEFAULT_BASE_URL, EasyClient } from './lib/client';
+import { DEFAULT_BASE_URL, EasyClient } from '../api/client';
 import {
   chartData,
   connectionFailed,
@@ -22,12 +22,12 @@ import {
   sensorList,
   tariffList,
   zoneList,
-} from './lib/editor-data';
-import type { AccountHub, TariffSnapshot } from './lib/hub';
-import { isObject } from './lib/tariff';
-import { planPreview } from './lib/plan-settings';
-import { assertTimeZone, machineTimeZone, toEpochMs } from './lib/time';
-import type { AccountNode, NodeAPI, NodeDef } from './red-types';
+} from './editor-data';
+import type { AccountHub, TariffSnapshot } from '../runtime/hub';
+import { isObject } from '../engine/tariff';
+import { planPreview } from '../runtime/plan-settings';
+import { assertTimeZone, machineTimeZone, toEpochMs } from '../engine/time';
+import type { AccountNode, NodeAPI, NodeDef } from '../runtime/red-types';
 
 /** The Express slice the routes use (Node-RED's httpAdmin; no @types/express needed). */
 export interface AdminRequest {

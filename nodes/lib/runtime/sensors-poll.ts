@@ -2,9 +2,9 @@
 // account hub, turn each poll into messages (one per sensor or one for all, only the
 // changed ones if asked), report a failing poll once per error state, and subscribe again
 // when the hub has gone quiet (a watchdog that leaves a slow but live poll alone).
-import { counted, formatClock, shortText } from './format';
+import { counted, formatClock, shortText } from '../engine/format';
 import type { AccountHub, SensorSnapshot } from './hub';
-import { LongTimer } from './long-timer';
+import { LongTimer } from '../engine/long-timer';
 import { ChangeTracker, missingSensors, selectSensors, sensorPayload } from './sensor-payload';
 
 /**

@@ -3,7 +3,7 @@
 // others when the tariff changes. Used by easy-tariff's TariffWatch and easy-cost's
 // stream mode alike.
 import type { AccountHub, SensorSnapshot } from './hub';
-import type { SensorRef } from './tariff';
+import { sensorsUsedBy, SensorRef, Tariff } from '../engine/tariff';
 
 export class SensorFollower {
   private readonly watches = new Map<string, () => void>();
@@ -38,6 +38,13 @@ export class SensorFollower {
       );
     }
     return true;
+  }
+
+  /** Follows the sensors `tariff` reads (no tariff: no change); the refs when they changed, else null. */
+  followTariff(tariff: Tariff | null | undefined): SensorRef[] | null {
+    if (!tariff) return null;
+    const refs = sensorsUsedBy(tariff);
+    return this.follow(refs) ? refs : null;
   }
 
   /** Whether the gateway is watched now. */

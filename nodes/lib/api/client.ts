@@ -3,8 +3,8 @@
 // checking of what comes back in ./responses.
 import { EndpointWords, RequestCore, RetryInfo } from './http';
 import { Sensor, readReadings, readSensors, readTariffs } from './responses';
-import { Problem, Tariff } from './tariff';
-import { toEpochMs } from './time';
+import { Problem, Tariff } from '../engine/tariff';
+import { toEpochMs } from '../engine/time';
 
 export { EasyApiError } from './http';
 export type { EasyApiErrorCode, RetryInfo } from './http';

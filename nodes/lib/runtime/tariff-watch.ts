@@ -4,14 +4,14 @@
 
 import type { AccountHub, HubStore, SensorSnapshot, TariffSnapshot } from './hub';
 import { NoTokenError } from './hub';
-import { LongTimer } from './long-timer';
-import { nextPriceChange, priceAt, PriceResult, schedule, SensorValues } from './price';
-import { SensorRef, sensorKey, sensorsUsedBy, Tariff } from './tariff';
-import { roundAmount, roundAmountOrNull, shortText, timeOfDay } from './format';
+import { LongTimer } from '../engine/long-timer';
+import { nextPriceChange, priceAt, PriceResult, schedule, SensorValues } from '../engine/price';
+import { SensorRef, sensorKey, sensorsUsedBy, Tariff } from '../engine/tariff';
+import { roundAmount, roundAmountOrNull, shortText, timeOfDay } from '../engine/format';
 import { SensorFollower } from './sensor-follower';
 import { tariffById, whyNoTariff } from './tariff-lookup';
-import { DAY_MS, HOUR_MS, MINUTE_MS, localDayNumber, toLocalMs, zoneInfo } from './time';
-import { dataRecord, nestedField, setNested } from './id-map';
+import { DAY_MS, HOUR_MS, MINUTE_MS, localDayNumber, toLocalMs, zoneInfo } from '../engine/time';
+import { dataRecord, nestedField, setNested } from '../engine/id-map';
 
 export interface PricePayload {
   price: number | null;

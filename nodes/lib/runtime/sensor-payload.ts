@@ -1,7 +1,7 @@
 // What the sensors node sends for each sensor, its staleness, the filter and the
 // "only changed" comparison. Node-RED-free so it is tested alone.
-import type { Sensor } from './client';
-import { decodeSensorId, DecodedSensorId } from './sensor-ids';
+import type { Sensor } from '../api/client';
+import { decodeSensorId, DecodedSensorId } from '../api/sensor-ids';
 
 export interface SensorPayload {
   id: string;

@@ -2,15 +2,15 @@
 // connection outcomes in words, tariffs with readable rule rows, the 7-day price chart
 // straight from the engine's `schedule`, a gateway's sensors with their decoded kind,
 // and the time zone list. No Node-RED here; the routes only pick the credentials.
-import { EasyApiError, Sensor } from './client';
-import { compiledSchedule, engineContext, ScheduleEntry, SensorValues } from './price';
-import { decodeSensorId, DecodedSensorId } from './sensor-ids';
-import { parseTimeOfDay, Problem, Rule, sensorKey, sensorNumber, sensorsUsedBy, Tariff } from './tariff';
-import { localPeriodIn, machineTimeZone, timeZoneNames, zoneInfo } from './time';
-import { dataRecord, setNested } from './id-map';
-import { MAX_SENSORS_LISTED } from './limits';
-import { tariffById, TariffsSeen, whyNoTariff } from './tariff-lookup';
-import { roundAmount, timeOfDay } from './format';
+import { EasyApiError, Sensor } from '../api/client';
+import { compiledSchedule, engineContext, ScheduleEntry, SensorValues } from '../engine/price';
+import { decodeSensorId, DecodedSensorId } from '../api/sensor-ids';
+import { parseTimeOfDay, Problem, Rule, sensorKey, sensorNumber, sensorsUsedBy, Tariff } from '../engine/tariff';
+import { localPeriodIn, machineTimeZone, timeZoneNames, zoneInfo } from '../engine/time';
+import { dataRecord, setNested } from '../engine/id-map';
+import { MAX_SENSORS_LISTED } from '../engine/limits';
+import { tariffById, TariffsSeen, whyNoTariff } from '../runtime/tariff-lookup';
+import { roundAmount, timeOfDay } from '../engine/format';
 
 /** How a dialog's request went wrong, for the editor to put in words (its catalogue) and for the HTTP status. */
 export type EditorErrorCode =

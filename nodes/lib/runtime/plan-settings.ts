@@ -1,10 +1,10 @@
 // What an easy-plan node is asked to do: its configuration and the one-off overrides a
 // message may carry, read into numbers or refused with a message a Node-RED user
 // understands.
-import { parseTimeOfDay } from './tariff';
-import { cheapestWindows, hours } from './plan';
-import type { SensorValues } from './price';
-import { DAY_MS, HOUR_MS, MINUTE_MS, instantOfLocal, localDayNumber, requireEpochMs, zoneInfo } from './time';
+import { parseTimeOfDay } from '../engine/tariff';
+import { cheapestWindows, hours } from '../engine/plan';
+import type { SensorValues } from '../engine/price';
+import { DAY_MS, HOUR_MS, MINUTE_MS, instantOfLocal, localDayNumber, requireEpochMs, zoneInfo } from '../engine/time';
 
 export type PlanWindow = { kind: 'daily'; fromMs: number; untilMs: number } | { kind: 'rolling'; lengthMs: number };
 

@@ -98,18 +98,6 @@ export function closedPeriodBar(period: PeriodName, closed: ClosedPeriod, curren
   };
 }
 
-export const MAX_CHART_DAYS = 7;
-
-/** The days a chart request asks for (`msg.days`, default 1 = the next 24 h); a TypeError a user understands otherwise. */
-export function chartDays(value: unknown): number {
-  if (value === undefined || value === null || value === '') return 1;
-  const days = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof days !== 'number' || !Number.isInteger(days) || days < 1 || days > MAX_CHART_DAYS) {
-    throw new TypeError(`msg.days must be a whole number of days from 1 to ${MAX_CHART_DAYS}, got ${JSON.stringify(value)}`);
-  }
-  return days;
-}
-
 /** An easy-tariff schedule answer (ISO times) as ui-chart messages, labelled with the tariff. */
 export function scheduleAnswerChart(answer: {
   tariffId: string;

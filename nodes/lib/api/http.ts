@@ -12,7 +12,7 @@
 // library would add ~20 MB of memory and ~100 ms of start-up to every Node-RED on a Pi.
 import * as http from 'http';
 import * as https from 'https';
-import { LongTimer } from './long-timer';
+import { LongTimer } from '../engine/long-timer';
 
 export type EasyApiErrorCode =
   'unauthorized' | 'forbidden' | 'not_found' | 'rate_limited' | 'server' | 'network' | 'timeout' | 'invalid_response' | 'aborted';

@@ -38,3 +38,17 @@ export const TARIFF_REFRESH: BoundedSpec = {
 
 /** easy-sensors' poll interval, in seconds: between 10 s and a day. */
 export const SENSOR_INTERVAL: BoundedSpec = { name: 'interval', unit: 's', using: 'polling every', min: 10, max: 24 * 3600, fallback: 60 };
+
+/** The longest chart easy-tariff draws: a week. */
+export const MAX_CHART_DAYS = 7;
+
+/** The days a chart request asks for (`msg.days`, default 1 = the next 24 h); a TypeError a user understands otherwise. */
+export function chartDays(value: unknown): number {
+  if (value === undefined || value === null || value === '') return 1;
+  // digits only: "0x7", "7 " or "1e0" are not a number of days a user meant
+  const days = typeof value === 'string' ? (/^[0-9]+$/.test(value) ? Number(value) : NaN) : value;
+  if (typeof days !== 'number' || !Number.isInteger(days) || days < 1 || days > MAX_CHART_DAYS) {
+    throw new TypeError(`msg.days must be a whole number of days from 1 to ${MAX_CHART_DAYS}, got ${JSON.stringify(value)}`);
+  }
+  return days;
+}

@@ -2,8 +2,9 @@
 // register (so its errors reach their Catch nodes) and get its hub, or learn in words
 // why there is none.
 
-import type { AccountHub, HubStore } from './lib/hub';
-import type { AccountNode, Node, NodeAPI } from './red-types';
+import { shortText } from '../engine/format';
+import type { AccountHub, HubStore } from './hub';
+import type { AccountNode, Node, NodeAPI, NodeStatus } from './red-types';
 
 export interface AccountLink {
   account: AccountNode | null;
@@ -55,5 +56,7 @@ export function nodeContextStore(node: Node, key: string): HubStore {
   };
 }
 
-// status lines stay short in the editor; the full text is in the log and at the Catch node
-export { shortText } from './lib/format';
+/** The red status of a failure: short in the editor; the full text is in the log and at the Catch node. */
+export function problemStatus(problem: unknown): NodeStatus {
+  return { fill: 'red', shape: 'ring', text: shortText(problem instanceof Error ? problem.message : String(problem)) };
+}

@@ -1,7 +1,7 @@
 // Find the tariff a node is configured with, or say why it cannot be used: one wording
 // for every node, the editor's routes and the library.
-import type { Problem, Tariff } from './tariff';
-import { shortText } from './format';
+import type { Problem, Tariff } from '../engine/tariff';
+import { shortText } from '../engine/format';
 
 /** What a lookup needs of the account's tariffs (a hub snapshot, or a parsed answer). */
 export interface TariffsSeen {

@@ -5,12 +5,12 @@
 // gateway through one wire, and each must count against its own previous reading. A bare
 // number with no topic is the one default meter. Each meter's totals follow totals.ts
 // (late readings, local periods); the site is the sum over meters per period.
-import { closedPeriodBar } from './chart';
-import { computeCost, RejectedInterval } from './cost';
+import { closedPeriodBar } from '../engine/chart';
+import { computeCost, RejectedInterval } from '../engine/cost';
 import { bucketPayload, changePayload, isEnergyReading, rejectedPayload, SensorHistory, streamReading } from './cost-inputs';
-import { formatMoney, shortText } from './format';
-import { SensorRef, Tariff } from './tariff';
-import { localPeriod } from './time';
+import { formatMoney, shortText } from '../engine/format';
+import { SensorRef, Tariff } from '../engine/tariff';
+import { localPeriod } from '../engine/time';
 import {
   addReading,
   AddResult,
@@ -24,7 +24,7 @@ import {
   restoreTotals,
   TotalsState,
   windowStart,
-} from './totals';
+} from '../engine/totals';
 
 /** More meters than this on one node is a wiring mistake (an unfiltered gateway), not a site. */
 export const MAX_METERS = 128;

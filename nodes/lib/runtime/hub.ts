@@ -3,12 +3,12 @@
 // sensor watcher; the last good tariffs are kept in a store so a restart without network
 // still prices. The contract is in docs/architecture.md ("Account hub").
 
-import { assertTimeZone, MINUTE_MS, SECOND_MS } from './time';
-import { parseTariffs } from './tariff';
-import type { Problem, Tariff } from './tariff';
-import { EasyApiError } from './client';
-import type { EasyClient, Sensor } from './client';
-import { LongTimer } from './long-timer';
+import { assertTimeZone, MINUTE_MS, SECOND_MS } from '../engine/time';
+import { parseTariffs } from '../engine/tariff';
+import type { Problem, Tariff } from '../engine/tariff';
+import { EasyApiError } from '../api/client';
+import type { EasyClient, Sensor } from '../api/client';
+import { LongTimer } from '../engine/long-timer';
 
 export interface TariffSnapshot {
   tariffs: Tariff[];

@@ -8,12 +8,12 @@
 // a cycle keeps what has already run and plans only the rest of the run time, from now.
 
 import type { AccountHub } from './hub';
-import { LongTimer } from './long-timer';
-import { cheapestWindows, hours, mergeSlots, PlanResult, PlanSlot } from './plan';
+import { LongTimer } from '../engine/long-timer';
+import { cheapestWindows, hours, mergeSlots, PlanResult, PlanSlot } from '../engine/plan';
 import { configuredCycle, Cycle, minBlockFor, overrideCycle, PlanSettings } from './plan-settings';
 import { localTime, TariffWatch, WatchStatus } from './tariff-watch';
-import { roundAmount, roundAmountOrNull, shortText } from './format';
-import { HOUR_MS, localIsoText, toLocalMs, zoneInfo } from './time';
+import { roundAmount, roundAmountOrNull, shortText } from '../engine/format';
+import { HOUR_MS, localIsoText, toLocalMs, zoneInfo } from '../engine/time';
 
 export interface PlanStore {
   load(): Promise<unknown>;

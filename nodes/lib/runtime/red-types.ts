@@ -1,7 +1,7 @@
 // The slice of the Node-RED runtime API the nodes of this package use, typed here so
 // the package needs no @types/node-red (which lags behind Node-RED 4). Types only.
 
-import type { AccountHub } from './lib/hub';
+import type { AccountHub } from './hub';
 
 export interface NodeStatus {
   fill?: 'red' | 'green' | 'yellow' | 'blue' | 'grey';

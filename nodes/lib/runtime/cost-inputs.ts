@@ -1,11 +1,20 @@
 // What the cost node reads from messages and tariffs, and how it shapes what it sends:
 // Node-RED-free so every rule about bad input is tested alone.
-import { CostResult, Interval, RejectedInterval } from './cost';
-import { formatAmounts, roundAmount } from './format';
-import { compileTariff, SensorRef, sensorKey, Tariff, TIME_ALWAYS } from './tariff';
-import { Bucket, IntervalCost } from './totals';
-import { instantText, isNearNow, isPeriodName, namedPeriod, NEAR_NOW_YEARS, PERIOD_NAMES, requireInstantNearNow, toEpochMs } from './time';
-import { dataRecord, setNested } from './id-map';
+import { CostResult, Interval, RejectedInterval } from '../engine/cost';
+import { formatAmounts, roundAmount } from '../engine/format';
+import { compileTariff, SensorRef, sensorKey, Tariff, TIME_ALWAYS } from '../engine/tariff';
+import { Bucket, IntervalCost } from '../engine/totals';
+import {
+  instantText,
+  isNearNow,
+  isPeriodName,
+  namedPeriod,
+  NEAR_NOW_YEARS,
+  PERIOD_NAMES,
+  requireInstantNearNow,
+  toEpochMs,
+} from '../engine/time';
+import { dataRecord, setNested } from '../engine/id-map';
 
 export const DEFAULT_SENSOR = 'e1.kwh';
 

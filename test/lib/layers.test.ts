@@ -1,0 +1,80 @@
+// The package's public face and its floors: the names main exports are pinned (new ones
+// are added here on purpose), and the linter refuses an import that runs up a floor.
+import * as path from 'path';
+import should from 'should';
+import * as lib from '../../nodes/lib';
+
+const root = path.join(__dirname, '..', '..');
+
+describe('layers', () => {
+  it("main exports exactly the library API's names", () => {
+    should(Object.keys(lib).sort()).eql([
+      'CLIENT_DEFAULTS',
+      'DEFAULT_BASE_URL',
+      'EasyApiError',
+      'EasyClient',
+      'PERIOD_NAMES',
+      'assertTimeZone',
+      'cheapestWindows',
+      'computeCost',
+      'decodeSensorId',
+      'formatMoney',
+      'localDate',
+      'localPeriod',
+      'machineTimeZone',
+      'minorUnits',
+      'namedPeriod',
+      'nextPriceChange',
+      'parseTariffs',
+      'periodBounds',
+      'priceAt',
+      'requireEpochMs',
+      'schedule',
+      'sensorsUsedBy',
+      'toEpochMs',
+    ]);
+  });
+
+  describe('the linter keeps the floors apart', function () {
+    this.timeout(60_000);
+    // eslint loads typescript-eslint once for all cases
+    let eslint: {
+      lintText(
+        text: string,
+        options: { filePath: string },
+      ): Promise<Array<{ messages: Array<{ ruleId: string | null; message: string }> }>>;
+    };
+    before(async () => {
+      const { ESLint } = require('eslint');
+      eslint = new ESLint({ cwd: root });
+    });
+
+    const restricted = async (file: string, text: string) => {
+      const [result] = await eslint.lintText(text, { filePath: path.join(root, file) });
+      return result.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+    };
+
+    const cases: Array<[string, string, boolean]> = [
+      ['nodes/lib/engine/scratch.ts', "import type { AccountHub } from '../runtime/hub';\nexport type X = AccountHub;\n", false],
+      ['nodes/lib/engine/scratch.ts', "import { EasyClient } from '../api/client';\nexport const x = EasyClient;\n", false],
+      ['nodes/lib/engine/scratch.ts', "import RED from 'node-red';\nexport const x = RED;\n", false],
+      ['nodes/lib/engine/scratch.ts', "import { priceAt } from './price';\nexport const x = priceAt;\n", true],
+      ['nodes/lib/api/scratch.ts', "import { AccountHub } from '../runtime/hub';\nexport const x = AccountHub;\n", false],
+      ['nodes/lib/api/scratch.ts', "import { priceAt } from '../engine/price';\nexport const x = priceAt;\n", true],
+      ['nodes/lib/runtime/scratch.ts', "import { editorTariffs } from '../editor/editor-data';\nexport const x = editorTariffs;\n", false],
+      ['nodes/lib/runtime/scratch.ts', "import { EasyClient } from '../api/client';\nexport const x = EasyClient;\n", true],
+      ['nodes/lib/editor/scratch.ts', "import x from '../../easy-cost';\nexport const y = x;\n", false],
+      ['nodes/lib/index.ts', "export { AccountHub } from './runtime/hub';\n", false],
+      ['nodes/scratch.ts', "import { computeCost } from './lib/engine/cost';\nexport const x = computeCost;\n", false],
+      ['nodes/scratch.ts', "import { EasyClient } from './lib/api/client';\nexport const x = EasyClient;\n", false],
+      ['nodes/scratch.ts', "import { CostStream } from './lib/runtime/cost-stream';\nexport const x = CostStream;\n", true],
+    ];
+    for (const [file, text, allowed] of cases) {
+      const first = text.split('\n')[0];
+      it(`${allowed ? 'allows' : 'refuses'} in ${file}: ${first}`, async () => {
+        const messages = await restricted(file, text);
+        should(messages.length === 0).equal(allowed, messages.join('; '));
+      });
+    }
+  });
+});
