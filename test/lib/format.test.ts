@@ -1,7 +1,15 @@
 import should from 'should';
 import fc from 'fast-check';
 import * as formatModule from '../../nodes/lib/engine/format';
-import { formatAmounts, formatClock, formatMoney, minorUnits, roundAmount, roundAmountOrNull, timeOfDay } from '../../nodes/lib/engine/format';
+import {
+  formatAmounts,
+  formatClock,
+  formatMoney,
+  minorUnits,
+  roundAmount,
+  roundAmountOrNull,
+  timeOfDay,
+} from '../../nodes/lib/engine/format';
 import { parseTimeOfDay } from '../../nodes/lib/engine/tariff';
 
 describe('format: money to the minor unit', () => {
