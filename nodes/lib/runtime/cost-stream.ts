@@ -5,63 +5,27 @@
 // gateway through one wire, and each must count against its own previous reading. A bare
 // number with no topic is the one default meter. Each meter's totals follow totals.ts
 // (late readings, local periods); the site is the sum over meters per period.
-import { closedPeriodBar } from '../engine/chart';
 import { computeCost, RejectedInterval } from '../engine/cost';
-import { bucketPayload, changePayload, isEnergyReading, rejectedPayload, SensorHistory, streamReading } from './cost-inputs';
-import { formatMoney, shortText } from '../engine/format';
+import { shortText } from '../engine/format';
 import { SensorRef, Tariff } from '../engine/tariff';
-import { localPeriod } from '../engine/time';
-import {
-  addReading,
-  AddResult,
-  Bucket,
-  IntervalCost,
-  MAX_KEPT,
-  newTotals,
-  PERIODS,
-  PeriodName,
-  Reading,
-  restoreTotals,
-  TotalsState,
-  windowStart,
-} from '../engine/totals';
+import { addReading, AddResult, IntervalCost, MAX_KEPT, newTotals, PERIODS, Reading, TotalsState, windowStart } from '../engine/totals';
+import { isEnergyReading, rejectedPayload, SensorHistory, streamReading } from './cost-inputs';
+import { meterBar, meterPayload, restoredStatus, SiteSums, siteStatus, siteSums, StreamStatus } from './stream-output';
+import { decodeStored, encodeStored, MeterId, meterKey, meterName, StoredMeter, TotalsStore } from './stream-store';
+
+export type { MeterId, TotalsStore } from './stream-store';
+export type { StreamStatus } from './stream-output';
+export { meterName } from './stream-store';
 
 /** More meters than this on one node is a wiring mistake (an unfiltered gateway), not a site. */
 export const MAX_METERS = 128;
 
-/** Where the totals live across restarts (the node's context). */
-export interface TotalsStore {
-  load(): Promise<unknown>;
-  save(value: unknown): Promise<void>;
-}
-
-export interface MeterId {
-  gateway: string | null;
-  topic: string | null;
-}
-
-interface Meter extends MeterId {
-  totals: TotalsState;
-}
-
-/** What is stored: every meter's totals, in arrival order (meter names are data, never keys). */
-interface StoredMeters {
-  version: 2;
-  timezone: string;
-  tariffId: string;
-  meters: Array<{ gateway: string | null; topic: string | null; totals: unknown }>;
-}
-
-export interface StreamStatus {
-  fill: 'green' | 'yellow' | 'grey';
-  shape: 'dot' | 'ring';
-  text: string;
-}
+type Meter = StoredMeter;
 
 export interface StreamOutput {
   payload: Record<string, unknown>;
   /** Closed periods as Dashboard 2 bars (second output). */
-  bars: Array<ReturnType<typeof closedPeriodBar>>;
+  bars: Array<ReturnType<typeof meterBar>>;
   status: StreamStatus;
 }
 
@@ -77,16 +41,6 @@ export interface CostStreamOptions {
 }
 
 type StreamMessage = Record<string, unknown>;
-
-const meterKey = (m: MeterId): string => JSON.stringify([m.gateway, m.topic]);
-
-/** A meter as people name it: `DEMO/e1.kwh`, `kitchen`, or `default`. */
-export function meterName(m: MeterId): string {
-  const topic = m.topic ?? 'default';
-  return m.gateway === null ? topic : `${m.gateway}/${topic}`;
-}
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export class CostStream {
   private readonly meters = new Map<string, Meter>();
@@ -115,53 +69,22 @@ export class CostStream {
     } catch (err) {
       problem = `stored totals could not be read (${(err as Error).message})`;
     }
-    if (problem === null) problem = this.adopt(stored);
+    if (problem === null) {
+      const restored = decodeStored(stored, { timezone: this.opts.timezone, tariffId: this.opts.tariffId, maxMeters: this.maxMeters });
+      problem = restored.problem;
+      for (const meter of restored.meters) this.meters.set(meterKey(meter), meter);
+      this.legacy = restored.legacy;
+    }
     this.ready = true;
     if (problem) this.opts.warn(`running totals started from zero: ${problem}`);
     // an emptied context file looks like a first deploy: say it either way
     else if (stored === undefined || stored === null)
       this.opts.log?.('running totals start from zero: none are stored (a first deploy, or the context store lost them)');
-    const site = this.site();
-    if (site.day)
-      return { fill: 'grey', shape: 'dot', text: `today ${site.day.energy.toFixed(2)} kWh (restored) · ${plural(site.meters, 'meter')}` };
-    return { fill: 'grey', shape: 'ring', text: 'stream · totals from zero' };
-  }
-
-  /** Takes the stored value in; returns why it could not be (or null). */
-  private adopt(stored: unknown): string | null {
-    const { timezone, tariffId } = this.opts;
-    if (stored === undefined || stored === null) return null;
-    if (typeof stored === 'object' && (stored as { version?: unknown }).version === 1) {
-      // the single-meter shape of earlier versions: kept whole, for the first meter to report
-      const restored = restoreTotals(stored, timezone, tariffId);
-      if (!restored.problem && restored.state.total) this.legacy = restored.state;
-      return restored.problem;
-    }
-    const s = stored as Partial<StoredMeters>;
-    if (typeof stored !== 'object' || s.version !== 2 || !Array.isArray(s.meters) || s.meters.length > this.maxMeters)
-      return 'stored totals are unreadable';
-    if (s.tariffId !== tariffId) return `stored totals belong to tariff "${String(s.tariffId)}"`;
-    if (s.timezone !== timezone) return `stored totals were counted in ${String(s.timezone)}`;
-    const meters = new Map<string, Meter>();
-    for (const m of s.meters) {
-      const id = { gateway: nameOrNull(m?.gateway), topic: nameOrNull(m?.topic) };
-      const restored = restoreTotals(m?.totals, timezone, tariffId);
-      if (id.gateway === undefined || id.topic === undefined || restored.problem || meters.has(meterKey(id as MeterId)))
-        return 'stored totals are unreadable';
-      meters.set(meterKey(id as MeterId), { ...(id as MeterId), totals: restored.state });
-    }
-    for (const [key, meter] of meters) this.meters.set(key, meter);
-    return null;
+    return restoredStatus(this.site());
   }
 
   private async save(): Promise<void> {
-    const stored: StoredMeters = {
-      version: 2,
-      timezone: this.opts.timezone,
-      tariffId: this.opts.tariffId,
-      meters: [...this.meters.values()].map((m) => ({ gateway: m.gateway, topic: m.topic, totals: m.totals })),
-    };
-    await this.opts.store.save(stored);
+    await this.opts.store.save(encodeStored(this.meters.values(), this.opts));
   }
 
   // -------------------------------------------------------------------------------------
@@ -221,7 +144,9 @@ export class CostStream {
     const payload = this.payload(tariff, meter, added, reading);
     // an interval whose energy or amounts would not be finite counts nothing: said, never Infinity
     if (rejected.length) payload.rejected = rejected.map(rejectedPayload);
-    const bars = PERIODS.filter((name) => added.closed[name]).map((name) => this.bar(name, added.closed[name]!, tariff, meter));
+    const bars = PERIODS.filter((name) => added.closed[name]).map((name) =>
+      meterBar(name, added.closed[name]!, tariff, this.opts.timezone, meter),
+    );
     return { payload, bars, status: this.status(tariff, added.ignored ?? (rejected.length ? 'interval rejected' : undefined)) };
   }
 
@@ -308,101 +233,22 @@ export class CostStream {
     return oldest;
   }
 
-  /**
-   * The sum over meters of each period that contains the site's newest reading (a meter
-   * with no reading in it yet adds nothing), and of every meter's total.
-   */
-  site(): { day: Bucket | null; week: Bucket | null; month: Bucket | null; total: Bucket | null; meters: number } {
+  /** The sum over meters of each period that contains the site's newest reading, and of every total. */
+  site(): SiteSums {
     const all = [...this.meters.values()].map((m) => m.totals);
     if (this.legacy) all.push(this.legacy);
-    let newest = -Infinity;
-    for (const t of all) if (t.kept.length) newest = Math.max(newest, t.kept[t.kept.length - 1][0]);
-    const sum = (from: number, to: number | null, buckets: Array<Bucket | null>): Bucket => {
-      const s: Bucket = { from, to, energy: 0, net: 0, gross: 0, unpricedEnergy: 0, resets: 0, intervals: 0 };
-      for (const b of buckets) {
-        if (!b || (to !== null && b.from !== from)) continue;
-        s.energy += b.energy;
-        s.net += b.net;
-        s.gross += b.gross;
-        s.unpricedEnergy += b.unpricedEnergy;
-        s.resets += b.resets;
-        s.intervals += b.intervals;
-      }
-      return s;
-    };
-    const period = (name: PeriodName) => {
-      if (newest === -Infinity) return null;
-      const { from, to } = localPeriod(name, newest, { timezone: this.opts.timezone });
-      return sum(
-        from,
-        to,
-        all.map((t) => t[name]),
-      );
-    };
-    const totals = all.map((t) => t.total).filter((b): b is Bucket => b !== null);
-    let first = Infinity;
-    for (const b of totals) first = Math.min(first, b.from);
-    const total = totals.length ? sum(first, null, totals) : null;
-    return { day: period('day'), week: period('week'), month: period('month'), total, meters: this.meters.size + (this.legacy ? 1 : 0) };
+    return siteSums(all, this.opts.timezone);
   }
 
   // -------------------------------------------------------------------------------------
   // what is sent and shown
 
   private payload(t: Tariff, meter: Meter, added?: AddResult, reading?: Reading): Record<string, unknown> {
-    const money = (b: Bucket | null) => bucketPayload(b, t.currency, t.vat);
-    const s = meter.totals;
-    const closed: Record<string, unknown> = {};
-    for (const name of PERIODS) if (added?.closed[name]) closed[name] = money(added.closed[name]!);
-    const site = this.site();
-    return {
-      tariffId: t.id,
-      tariffName: t.name,
-      currency: t.currency,
-      vat: t.vat,
-      timezone: this.opts.timezone,
-      today: money(s.day),
-      week: money(s.week),
-      month: money(s.month),
-      total: money(s.total),
-      meter: { gateway: meter.gateway, topic: meter.topic, name: meterName(meter) },
-      site: { meters: site.meters, today: money(site.day), week: money(site.week), month: money(site.month), total: money(site.total) },
-      ...(reading ? { reading: { ts: reading.ts, timestamp: new Date(reading.ts).toISOString(), value: reading.value } } : {}),
-      ...(added ? { change: changePayload(added.change) } : {}),
-      ...(Object.keys(closed).length ? { closed } : {}),
-      ...(added?.ignored ? { ignored: added.ignored } : {}),
-      ...(added?.late ? { late: true } : {}),
-      ...(added?.replaced ? { replaced: true } : {}),
-      ...(added?.rejected ? { rejected: added.rejected } : {}),
-    };
-  }
-
-  /** A closed period as a bar; bars of a named meter are a series of their own. */
-  private bar(name: PeriodName, closed: Bucket, t: Tariff, meter: Meter) {
-    const bar = closedPeriodBar(name, closed, t.currency, this.opts.timezone);
-    if (meter.gateway !== null || meter.topic !== null) bar.topic = `${bar.topic} · ${meterName(meter)}`;
-    return bar;
+    return meterPayload(t, this.opts.timezone, meter, this.site(), added, reading);
   }
 
   /** The site's today and how many meters count; unpriced energy and ignored readings in yellow. */
   status(t: Tariff, ignored?: string): StreamStatus {
-    const site = this.site();
-    const today = site.day;
-    const amount = formatMoney(today ? today.gross : 0, t.currency)?.display ?? 'no amount';
-    const energy = today ? today.energy.toFixed(2) : '0.00';
-    // energy no rule priced (a sensor rule whose sensor is unknown) must not pass unnoticed
-    const unpriced = today && today.unpricedEnergy > 0 ? ` · ${today.unpricedEnergy.toFixed(2)} kWh unpriced` : '';
-    const note = ignored === 'interval rejected' ? ` · ${ignored}` : ignored ? ` · ${ignored.replace('_', ' ')} reading ignored` : unpriced;
-    return {
-      fill: note ? 'yellow' : 'green',
-      shape: 'dot',
-      text: `today ${amount} · ${energy} kWh · ${plural(site.meters, 'meter')}${note}`,
-    };
+    return siteStatus(this.site(), t, ignored);
   }
-}
-
-/** A stored meter name: a string, or null for the default; undefined when it is neither. */
-function nameOrNull(x: unknown): string | null | undefined {
-  if (x === null) return null;
-  return typeof x === 'string' && x !== '' ? x : undefined;
 }
