@@ -1,13 +1,23 @@
 // The dialogs' static side: every node's HTML loads the one shared editor
-// script from the package's resources/ folder (shipped in the package), the stable
-// element ids other suites and users rely on, and every message the shared script can
-// show resolving in easy-account's catalogue.
+// script from the package's resources/ folder (shipped in the package), then the dialog
+// scripts it calls, the stable element ids other suites and users rely on, and every
+// message the editor scripts can show resolving in easy-account's catalogue.
 import should from 'should';
-import { lookup, read } from './editor-support';
+import * as fs from 'fs';
+import * as path from 'path';
+import { lookup, read, ROOT } from './editor-support';
 import { ADMIN_ROUTES } from '../../nodes/lib/editor/admin-routes';
 
 const pkg = JSON.parse(read('package.json'));
-const SCRIPT = read('resources', 'easy-editor.js');
+/** The editor scripts in resources/: the shared one and one per dialog part. */
+const SCRIPTS = new Map(
+  fs
+    .readdirSync(path.join(ROOT, 'resources'))
+    .filter((f) => f.endsWith('.js'))
+    .map((f) => [f, read('resources', f)] as const),
+);
+const SHARED = read('resources', 'easy-editor.js');
+const SCRIPT = [...SCRIPTS.values()].join('\n');
 const ACCOUNT = JSON.parse(read('nodes', 'locales', 'en-US', 'easy-account.json'))['easy-account'].editor;
 
 /** The ids the browser test (test/e2e) and users' own tests find the dialogs' parts by. */
@@ -66,7 +76,25 @@ describe('editor dialogs', () => {
     should(pkg.files).containEql('resources');
     // Node-RED's editor serves /resources/<module>/<file>, scoped names included
     should(/^\/resources\/((?:@[^/]+\/)?[^/]+)\/(.+)$/.exec(`/${src}`)![1]).equal(pkg.name);
-    should(SCRIPT).match(/if \(window\.EasyEditor\) return;/);
+    should(SHARED).match(/if \(window\.EasyEditor\) return;/);
+  });
+
+  it('each dialog loads the shared script first, then a script for each EasyEditor function it calls', () => {
+    /** EasyEditor's functions by the script defining them. */
+    const definedIn = new Map<string, string>();
+    for (const [file, text] of SCRIPTS) for (const m of text.matchAll(/^ {2}E\.(\w+) = /gm)) definedIn.set(m[1], file);
+    should(definedIn.get('tariffPicker')).equal('easy-tariff-editor.js');
+    for (const type of Object.keys(DIALOG_IDS)) {
+      const html = read('nodes', `${type}.html`);
+      const loaded = [...html.matchAll(/<script type="text\/javascript" src="resources\/[^"]+\/([^"/]+)"><\/script>/g)].map((m) => m[1]);
+      should(loaded[0]).equal('easy-editor.js', type);
+      for (const file of loaded) should(SCRIPTS.has(file)).be.true(`${type} loads ${file}`);
+      const called = [...html.matchAll(/EasyEditor\.(\w+)\(/g)].map((m) => m[1]);
+      // the tariff dropdown draws the week's chart where the dialog asks for one
+      if (/\bchart: '#/.test(html)) called.push('renderChart');
+      should(called.length > 0).be.true(type);
+      for (const name of called) should(loaded.includes(definedIn.get(name) ?? '')).be.true(`${type} calls EasyEditor.${name}`);
+    }
   });
 
   for (const [type, ids] of Object.entries(DIALOG_IDS)) {

@@ -1,0 +1,209 @@
+/*
+ * The tariff part of the easy-tariff, easy-cost and easy-plan dialogs: the tariff
+ * dropdown and the tariff's rule table, and (with easy-chart-editor.js loaded) the
+ * week's chart under it. Loaded after easy-editor.js, which defines window.EasyEditor.
+ */
+(function () {
+  'use strict';
+  var E = window.EasyEditor;
+  if (E.tariffPicker) return;
+  var t = E.t;
+  var setStatus = E.setStatus;
+  var priceText = E.priceText;
+
+  var DAY_KEYS = ['', 'days.1', 'days.2', 'days.3', 'days.4', 'days.5', 'days.6', 'days.7'];
+
+  /** "Mon–Fri", "Sat, Sun", "Mon, Wed–Fri": runs of consecutive days joined. */
+  function daysText(days) {
+    var parts = [];
+    for (var i = 0; i < days.length; i++) {
+      var start = days[i];
+      while (i + 1 < days.length && days[i + 1] === days[i] + 1) i++;
+      var end = days[i];
+      if (end - start >= 2) parts.push(t(DAY_KEYS[start]) + '–' + t(DAY_KEYS[end]));
+      else if (end > start) parts.push(t(DAY_KEYS[start]) + ', ' + t(DAY_KEYS[end]));
+      else parts.push(t(DAY_KEYS[start]));
+    }
+    return parts.join(', ');
+  }
+
+  E.ruleTexts = function (row) {
+    var time = t('rules.anyTime');
+    if (row.time) {
+      if (row.time.allDay) time = t('rules.allDay');
+      else time = t(row.time.wraps ? 'rules.rangeWraps' : 'rules.range', { start: row.time.start, end: row.time.end });
+    }
+    var days = row.days ? daysText(row.days) : t('rules.everyDay');
+    if (row.daysField === 'weekday') days += ' ' + t('rules.asWeekday');
+    if (row.daysConflict) days += ' ' + t('rules.weekdayIgnored');
+    var sensor = '—';
+    if (row.sensor) {
+      sensor = row.sensor.never
+        ? t('rules.sensorNever', { gateway: row.sensor.gatewayId, sensor: row.sensor.sensorId, condition: row.sensor.condition })
+        : t('rules.sensorEq', { gateway: row.sensor.gatewayId, sensor: row.sensor.sensorId, value: row.sensor.value });
+    }
+    return { priority: String(row.priority), net: priceText(row.net), gross: priceText(row.gross), time: time, days: days, sensor: sensor };
+  };
+
+  /** The tariff's rules in evaluation order as a table, its warnings under it. */
+  E.renderRules = function (container, info) {
+    var $c = $(container).empty();
+    if (!info) return;
+    var $table = $('<table class="easy-rules">').appendTo($c);
+    var $head = $('<tr>').appendTo($('<thead>').appendTo($table));
+    ['priority', 'net', 'gross', 'time', 'days', 'sensor'].forEach(function (k) {
+      $('<th>')
+        .text(t('rules.head.' + k, { currency: info.currency, vat: info.vat }))
+        .appendTo($head);
+    });
+    var $body = $('<tbody>').appendTo($table);
+    info.rules.forEach(function (row) {
+      var texts = E.ruleTexts(row);
+      var $tr = $('<tr>').attr('data-rule-index', row.index).appendTo($body);
+      ['priority', 'net', 'gross', 'time', 'days', 'sensor'].forEach(function (k) {
+        $('<td>')
+          .addClass('easy-rules-' + k)
+          .text(texts[k])
+          .appendTo($tr);
+      });
+    });
+    $('<div class="easy-note easy-rules-note">').text(t('rules.note')).appendTo($c);
+    (info.problems || []).forEach(function (p) {
+      $('<div class="easy-problem">').text(p.message).appendTo($c);
+    });
+  };
+
+  /**
+   * The tariff dropdown of a dialog (a <select>, the node's property) with its rule
+   * table and, when asked, the week's chart. Reloads when the account changes; an id
+   * the account does not list stays selectable so nothing is lost offline.
+   */
+  E.tariffPicker = function (opts) {
+    var $sel = $(opts.select);
+    var $account = $(opts.account);
+    var $status = $(opts.status);
+    var current = opts.value || '';
+    var list = [];
+    var body = null;
+    var seq = 0;
+    var chartSeq = 0;
+    var pending = null;
+
+    // short enough for the dialog's width; the full text (with the currency) is the tooltip
+    function label(info) {
+      return info.name + ' (' + info.id + ')';
+    }
+    function title(info) {
+      return info.name + ' — ' + info.currency + ' (' + info.id + ')';
+    }
+    function fill() {
+      $sel.empty();
+      $('<option>').val('').text(t('tariff.choose')).prop('disabled', true).appendTo($sel);
+      var listed = list.some(function (x) {
+        return x.id === current;
+      });
+      if (current && !listed)
+        $('<option>')
+          .val(current)
+          .text(t('tariff.notListed', { id: current }))
+          .appendTo($sel);
+      list.forEach(function (info) {
+        $('<option>').val(info.id).text(label(info)).attr('title', title(info)).appendTo($sel);
+      });
+      $sel.val(current);
+      $sel.attr('title', $sel.find('option:selected').attr('title') || '');
+    }
+    function show() {
+      var info = null;
+      list.forEach(function (x) {
+        if (x.id === current) info = x;
+      });
+      E.renderRules(opts.rules, info);
+      if (opts.chart) chart(info);
+    }
+    function chart(info) {
+      var $chart = $(opts.chart);
+      var $chartStatus = $(opts.chartStatus);
+      var mine = ++chartSeq;
+      $chart.empty();
+      if (!info || !body) {
+        $chartStatus.text('');
+        return;
+      }
+      setStatus($chartStatus, 'loading', t('chart.loading'));
+      E.post('easy-account/schedule', $.extend({}, body, { tariff: info.id }, opts.plan ? { plan: opts.plan() } : {})).then(
+        function (data) {
+          if (mine !== chartSeq) return;
+          E.renderChart(opts.chart, data);
+          if (data.stale) setStatus($chartStatus, 'warning', t('status.stale') + ' ' + E.errorText(data.error));
+          else $chartStatus.text('').attr('data-state', 'ok');
+        },
+        function (err) {
+          if (mine === chartSeq) setStatus($chartStatus, 'error', E.errorText(err));
+        },
+      );
+    }
+    function load() {
+      pending = null;
+      var mine = ++seq;
+      body = E.accountBody($account.val());
+      if (!body) {
+        list = [];
+        fill();
+        show();
+        setStatus($status, 'warning', t('status.noAccount'));
+        return;
+      }
+      setStatus($status, 'loading', t('status.loadingTariffs'));
+      E.post('easy-account/tariffs', body).then(
+        function (res) {
+          if (mine !== seq) return;
+          list = res.tariffs || [];
+          fill();
+          show();
+          var invalid = (res.problems || []).filter(function (p) {
+            return p.severity === 'error';
+          });
+          var text = t('status.tariffs', { count: list.length });
+          if (invalid.length)
+            text +=
+              ' ' +
+              t('status.invalid', {
+                messages: invalid
+                  .map(function (p) {
+                    return p.message;
+                  })
+                  .join('; '),
+              });
+          if (res.stale) setStatus($status, 'warning', text + ' ' + t('status.stale') + ' ' + E.errorText(res.error));
+          else setStatus($status, invalid.length ? 'warning' : 'ok', text);
+        },
+        function (err) {
+          if (mine !== seq) return;
+          list = [];
+          fill();
+          show();
+          setStatus($status, 'error', E.errorText(err));
+        },
+      );
+    }
+    function later() {
+      if (!pending) pending = setTimeout(load, 0);
+    }
+
+    $sel.on('change', function () {
+      var v = $sel.val();
+      if (v === null || v === undefined || v === current) return;
+      current = v;
+      show();
+    });
+    $account.on('change', later);
+    // easy-plan: the chart's planned slots follow the settings as they are typed
+    if (opts.planFields)
+      $(opts.planFields).on('change', function () {
+        if (!pending) show();
+      });
+    fill();
+    later();
+  };
+})();
