@@ -5,7 +5,7 @@
 import { linkAccount, nodeContextStore, reportProblem, settleOnce, problemStatus } from './lib/runtime/account-link';
 import { PlanWatch } from './lib/runtime/plan-watch';
 import { planSettings, PlanSettings } from './lib/runtime/plan-settings';
-import { sensorsFromMessage } from './lib/runtime/tariff-watch';
+import { sensorsFromMessage } from './lib/runtime/sensor-message';
 import type { Node, NodeAPI, NodeDef, NodeMessage } from './lib/runtime/red-types';
 
 const TARIFF_REFRESH_MINUTES = 60;

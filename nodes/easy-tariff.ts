@@ -5,7 +5,9 @@
 
 import { linkAccount, nodeContextStore, settleOnce } from './lib/runtime/account-link';
 import { ChartMessage, tariffChart } from './lib/runtime/tariff-chart';
-import { noPrice, PricePayload, sensorsFromMessage, TariffWatch } from './lib/runtime/tariff-watch';
+import { TariffWatch } from './lib/runtime/tariff-watch';
+import { noPrice, PricePayload } from './lib/runtime/price-payload';
+import { sensorsFromMessage } from './lib/runtime/sensor-message';
 import { boundedSetting, chartDays, TARIFF_REFRESH } from './lib/runtime/node-settings';
 import type { Node, NodeAPI, NodeDef, NodeMessage } from './lib/runtime/red-types';
 

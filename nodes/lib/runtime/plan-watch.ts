@@ -11,7 +11,8 @@ import type { AccountHub } from './hub';
 import { LongTimer } from '../engine/long-timer';
 import { cheapestWindows, hours, mergeSlots, PlanResult, PlanSlot } from '../engine/plan';
 import { configuredCycle, Cycle, minBlockFor, overrideCycle, PlanSettings } from './plan-settings';
-import { localTime, TariffWatch, WatchStatus } from './tariff-watch';
+import { TariffWatch } from './tariff-watch';
+import { localTime, WatchStatus } from './watch-status';
 import { roundAmount, roundAmountOrNull, shortText } from '../engine/format';
 import { HOUR_MS, localIsoText, toLocalMs, zoneInfo } from '../engine/time';
 

@@ -1,48 +1,21 @@
 // What an easy-tariff node does, free of Node-RED: follow one tariff through the account
 // hub, price it now, and price it again exactly when the price changes (a timer at
-// nextPriceChange, never a polling tick) or when a sensor its rules read changes.
+// nextPriceChange, never a polling tick) or when a sensor its rules read changes. The
+// payload it sends is price-payload's, its status watch-status's, and the sensor values
+// it prices with are RuleSensors'.
 
 import type { AccountHub, HubStore, SensorSnapshot, TariffSnapshot } from './hub';
-import { NoTokenError } from './hub';
 import { LongTimer } from '../engine/long-timer';
 import { nextPriceChange, priceAt, PriceResult, schedule, SensorValues } from '../engine/price';
-import { SensorRef, sensorKey, sensorsUsedBy, Tariff } from '../engine/tariff';
-import { roundAmount, roundAmountOrNull, shortText, timeOfDay } from '../engine/format';
+import { SensorRef, sensorsUsedBy, Tariff } from '../engine/tariff';
+import { roundAmountOrNull } from '../engine/format';
 import { SensorFollower } from './sensor-follower';
 import { tariffById, whyNoTariff } from './tariff-lookup';
-import { DAY_MS, HOUR_MS, MINUTE_MS, localDayNumber, toLocalMs, zoneInfo } from '../engine/time';
-import { dataRecord, nestedField, setNested } from '../engine/id-map';
-
-export interface PricePayload {
-  price: number | null;
-  gross: number | null;
-  vat: number | null;
-  currency: string | null;
-  tariffId: string;
-  tariffName: string | null;
-  ruleIndex: number | null;
-  priority: number | null;
-  /** Since when this price applies (ISO), null when that lies beyond the look-back. */
-  validFrom: string | null;
-  /** The next price change (ISO), null when none within the engine's horizon. */
-  validUntil: string | null;
-  /** validFrom and validUntil in epoch ms. */
-  validFromMs: number | null;
-  validUntilMs: number | null;
-  /** Sensors the rules read whose value is not known (their rules did not match). */
-  unknownSensors: SensorRef[];
-  /** Priced from tariffs of an earlier fetch: the last fetch failed, or none answered within the request deadline. */
-  stale: boolean;
-  tariffsFetchedAt: string | null;
-  /** Why there is no price, or a caveat about it; null when all is well. */
-  reason: string | null;
-}
-
-export interface WatchStatus {
-  fill: 'green' | 'yellow' | 'red' | 'grey';
-  shape: 'dot' | 'ring';
-  text: string;
-}
+import { DAY_MS, HOUR_MS } from '../engine/time';
+import { iso, noPrice, PricePayload, priceReason, pricePayload } from './price-payload';
+import { RuleSensors } from './rule-sensors';
+import { FirstPriceHold } from './first-price-hold';
+import { watchStatus, WatchStatus } from './watch-status';
 
 export interface TariffWatchOptions {
   hub: AccountHub;
@@ -74,21 +47,6 @@ export const DEFAULT_SENSOR_POLL_SEC = 60;
 /** How far back validFrom is looked for; older starts are reported as null. */
 const LOOK_BACK_MS = 8 * DAY_MS;
 const LATE_TOLERANCE_MS = 1000;
-/** Far above any tariff's sensor rules; what is kept beyond it is dropped. */
-const MAX_KEPT_SENSORS = 1000;
-
-/** A kept sensor value, as stored: plain JSON. */
-interface KeptSensor {
-  gatewayId: string;
-  sensorId: string;
-  value: number;
-}
-
-/** A sensor value and the order in which it arrived, so the latest source wins. */
-interface Known {
-  value: number;
-  seq: number;
-}
 
 export class TariffWatch {
   private readonly hub: AccountHub;
@@ -99,21 +57,10 @@ export class TariffWatch {
   private unwatchTariffs: (() => void) | null = null;
   private readonly sensors: SensorFollower;
   private readonly gatewayErrors = new Map<string, Error | null>();
-  /** By `gateway \0 sensor` (polls and messages naming a gateway) and by sensor id alone. */
-  private readonly byGateway = new Map<string, Known>();
-  private readonly byId = new Map<string, Known>();
-  /** The last polled value and timestamp per sensor: a poll only counts when it brings news. */
-  private readonly lastPolled = new Map<string, string>();
-  private seq = 0;
+  private readonly ruleSensors = new RuleSensors();
   private emitted: { key: string; stale: boolean; validFrom: number | null } | null = null;
-  /**
-   * Before the first price: gateways whose first poll has not answered. A price that a
-   * poll may change a moment later is not sent; the wait ends at `firstPriceBy`.
-   */
-  private readonly awaitingPoll = new Set<string>();
-  private keptLoaded = false;
-  private firstPriceBy = Infinity;
-  private readonly holdTimer = new LongTimer();
+  /** Before the first price: a price that a poll or the kept values may change a moment later is not sent. */
+  private readonly firstPrice: FirstPriceHold;
   private reported: string | null = null;
   private closed = false;
 
@@ -122,6 +69,11 @@ export class TariffWatch {
     this.tariffId = opts.tariffId;
     this.now = opts.now ?? Date.now;
     this.sensors = new SensorFollower(opts.hub, opts.sensorPollSec ?? DEFAULT_SENSOR_POLL_SEC, (s) => this.onSensors(s));
+    this.firstPrice = new FirstPriceHold(
+      () => this.hub.firstAnswerWaitMs,
+      this.now,
+      () => this.evaluate(this.now()),
+    );
   }
 
   start(): void {
@@ -137,7 +89,7 @@ export class TariffWatch {
   close(): void {
     this.closed = true;
     this.timer.cancel();
-    this.holdTimer.cancel();
+    this.firstPrice.cancel();
     this.unwatchTariffs?.();
     this.sensors.close();
   }
@@ -152,9 +104,7 @@ export class TariffWatch {
       const used = sensorsUsedBy(tariff).some((r) => r.sensorId === sensorId && (gatewayId === undefined || r.gatewayId === gatewayId));
       if (!used) return false;
     }
-    const known = { value, seq: ++this.seq };
-    if (gatewayId === undefined) this.byId.set(sensorId, known);
-    else this.byGateway.set(sensorKey(gatewayId, sensorId), known);
+    this.ruleSensors.set(gatewayId, sensorId, value);
     this.saveKept();
     this.evaluate(this.now());
     this.opts.onInputs?.();
@@ -225,10 +175,8 @@ export class TariffWatch {
       const options = this.priceOptions(tariff);
       result = priceAt(tariff, at, options);
       next = nextPriceChange(tariff, at, options);
-      unknownSensors = result ? result.unknownSensors : this.unknownSensors(tariff);
-      if (!result)
-        reason = unknownSensors.length ? `no rule matches: ${sensorWords(unknownSensors)} unknown` : 'no rule matches at this time';
-      else reason = unknownSensors.length ? `${sensorWords(unknownSensors)} unknown, priced by a later rule` : null;
+      unknownSensors = result ? result.unknownSensors : this.ruleSensors.unknown(tariff);
+      reason = priceReason(result !== null, unknownSensors);
     }
 
     // Without a price the reason is what changes (tariff missing → rejected → no rule):
@@ -243,24 +191,7 @@ export class TariffWatch {
     else validFrom = tariff ? this.priceSince(tariff, at) : null;
     this.emitted = { key, stale: snap.stale, validFrom };
 
-    const payload: PricePayload = {
-      price: result ? roundAmount(result.price) : null,
-      gross: result ? roundAmount(result.gross) : null,
-      vat: result?.vat ?? tariff?.vat ?? null,
-      currency: result?.currency ?? tariff?.currency ?? null,
-      tariffId: this.tariffId,
-      tariffName: tariff?.name ?? null,
-      ruleIndex: result?.ruleIndex ?? null,
-      priority: result?.priority ?? null,
-      validFrom: validFrom === null ? null : iso(validFrom),
-      validUntil: next ? iso(next.at) : null,
-      validFromMs: validFrom,
-      validUntilMs: next ? next.at : null,
-      unknownSensors,
-      stale: snap.stale,
-      tariffsFetchedAt: snap.fetchedAt === null ? null : iso(snap.fetchedAt),
-      reason,
-    };
+    const payload = pricePayload({ tariffId: this.tariffId, tariff, result, next, validFrom, unknownSensors, snap, reason });
 
     if (next) {
       const boundary = next.at;
@@ -277,25 +208,13 @@ export class TariffWatch {
     } else {
       this.timer.cancel();
     }
-    this.opts.onStatus(this.status(payload, snap, at));
+    this.opts.onStatus(watchStatus(payload, snap, at, this.hub.timezone));
     if (changed) this.opts.onPrice(payload);
     this.report(snap, tariff, payload);
   }
 
   private priceOptions(tariff: Tariff): { timezone: string; sensors: SensorValues } {
-    const sensors: SensorValues = dataRecord();
-    for (const ref of sensorsUsedBy(tariff)) {
-      const a = this.byGateway.get(sensorKey(ref.gatewayId, ref.sensorId));
-      const b = this.byId.get(ref.sensorId);
-      const known = a && b ? (a.seq > b.seq ? a : b) : (a ?? b);
-      if (known) setNested(sensors, ref.gatewayId, ref.sensorId, known.value);
-    }
-    return { timezone: this.hub.timezone, sensors };
-  }
-
-  private unknownSensors(tariff: Tariff): SensorRef[] {
-    const { sensors } = this.priceOptions(tariff);
-    return sensorsUsedBy(tariff).filter((r) => nestedField(sensors, r.gatewayId, r.sensorId) === undefined);
+    return { timezone: this.hub.timezone, sensors: this.ruleSensors.values(tariff) };
   }
 
   /** Where the current price began, looking back with today's sensor values. */
@@ -305,18 +224,6 @@ export class TariffWatch {
     const current = segments[k].price;
     while (k > 0 && segments[k - 1].price === current) k--;
     return segments[k].from > at - LOOK_BACK_MS ? segments[k].from : null;
-  }
-
-  private status(p: PricePayload, snap: TariffSnapshot, at: number): WatchStatus {
-    const until = p.validUntil ? ` until ${localTime(Date.parse(p.validUntil), at, this.hub.timezone)}` : '';
-    const age = snap.stale && snap.fetchedAt !== null ? ` · tariffs ${ageWords(at - snap.fetchedAt)} old` : '';
-    if (p.price !== null) {
-      const caveat = p.unknownSensors.length ? ` · ${sensorWords(p.unknownSensors)} unknown` : '';
-      return { fill: snap.stale ? 'yellow' : 'green', shape: 'dot', text: `${rate(p.price)} ${p.currency}/kWh${until}${age}${caveat}` };
-    }
-    if (p.tariffName !== null) return { fill: 'yellow', shape: 'ring', text: `no price${until}: ${p.reason}${age}` };
-    if (snap.error && snap.fetchedAt === null) return { fill: 'red', shape: 'ring', text: shortError(snap.error) };
-    return { fill: 'red', shape: 'ring', text: /rejected/.test(p.reason ?? '') ? 'tariff invalid' : 'tariff not found' };
   }
 
   /** Tells each new problem once; a problem that goes away is forgotten, so it is told again if it comes back. */
@@ -341,7 +248,7 @@ export class TariffWatch {
     const tariff = this.tariff();
     // a gateway watched before the first price is awaited: its first poll may change that price
     this.sensors.follow(tariff ? sensorsUsedBy(tariff) : [], (gatewayId) => {
-      if (!this.emitted) this.awaitingPoll.add(gatewayId);
+      if (!this.emitted) this.firstPrice.awaitPoll(gatewayId);
     });
     for (const gatewayId of [...this.gatewayErrors.keys()]) if (!this.sensors.watching(gatewayId)) this.gatewayErrors.delete(gatewayId);
   }
@@ -352,20 +259,7 @@ export class TariffWatch {
    */
   private holdingFirstPrice(tariff: Tariff | undefined, at: number): boolean {
     if (this.emitted || !tariff || sensorsUsedBy(tariff).length === 0) return false;
-    if (this.keptLoaded && this.awaitingPoll.size === 0) return false;
-    if (this.firstPriceBy === Infinity) {
-      this.firstPriceBy = at + this.hub.firstAnswerWaitMs;
-      this.holdTimer.arm(
-        this.firstPriceBy,
-        () => {
-          this.awaitingPoll.clear();
-          this.keptLoaded = true;
-          this.evaluate(this.now());
-        },
-        this.now,
-      );
-    }
-    if (at >= this.firstPriceBy) return false;
+    if (!this.firstPrice.holding(at)) return false;
     this.opts.onStatus({ fill: 'grey', shape: 'ring', text: 'reading sensors…' });
     return true;
   }
@@ -374,19 +268,13 @@ export class TariffWatch {
   private loadKept(): void {
     const store = this.opts.sensorStore;
     if (!store) {
-      this.keptLoaded = true;
+      this.firstPrice.keptDone();
       return;
     }
     const apply = (kept: unknown) => {
       if (this.closed) return;
-      if (Array.isArray(kept)) {
-        for (const k of kept.slice(0, MAX_KEPT_SENSORS)) {
-          if (!isKeptSensor(k)) continue;
-          const key = sensorKey(k.gatewayId, k.sensorId);
-          if (!this.byGateway.has(key)) this.byGateway.set(key, { value: k.value, seq: 0 });
-        }
-      }
-      this.keptLoaded = true;
+      this.ruleSensors.restore(kept);
+      this.firstPrice.keptDone();
       this.evaluate(this.now());
     };
     // an unreadable store is an empty one: the sensors are polled anyway
@@ -395,155 +283,18 @@ export class TariffWatch {
 
   private saveKept(): void {
     const tariff = this.tariff();
-    if (!this.opts.sensorStore || !tariff) return;
-    const kept: KeptSensor[] = [];
-    const { sensors } = this.priceOptions(tariff);
-    for (const ref of sensorsUsedBy(tariff)) {
-      const value = nestedField(sensors, ref.gatewayId, ref.sensorId);
-      if (typeof value === 'number') kept.push({ gatewayId: ref.gatewayId, sensorId: ref.sensorId, value });
-    }
-    // losing them only costs a wait for the first poll after a restart
-    this.opts.sensorStore.save(kept).catch(() => undefined);
+    if (this.opts.sensorStore && tariff) this.ruleSensors.keep(tariff, this.opts.sensorStore);
   }
 
   private onSensors(s: SensorSnapshot): void {
-    const firstAnswer = this.awaitingPoll.delete(s.gatewayId);
+    const firstAnswer = this.firstPrice.pollAnswered(s.gatewayId);
     let changed = firstAnswer || (this.gatewayErrors.get(s.gatewayId) ?? null) !== s.error;
     this.gatewayErrors.set(s.gatewayId, s.error);
-    for (const sensor of s.sensors) {
-      const key = sensorKey(s.gatewayId, sensor.id);
-      const reading = `${sensor.value}@${sensor.timestamp}`;
-      if (this.lastPolled.get(key) === reading) continue;
-      this.lastPolled.set(key, reading);
-      this.byGateway.set(key, { value: sensor.value, seq: ++this.seq });
-      changed = true;
-    }
+    if (this.ruleSensors.setPolled(s)) changed = true;
     if (changed) {
       this.saveKept();
       this.evaluate(this.now());
       this.opts.onInputs?.();
     }
   }
-}
-
-export interface SensorReading {
-  gatewayId: string | undefined;
-  sensorId: string;
-  value: number;
-}
-
-/**
- * The sensor values a message carries: msg.topic = sensor id (or payload.id), msg.gateway
- * optional, msg.payload a number, a numeric string, a boolean, an easy-sensors payload
- * `{ id, value, ... }`, or the array of those that easy-sensors sends in `all` mode.
- * Throws a TypeError a user understands otherwise.
- */
-export function sensorsFromMessage(msg: { topic?: unknown; gateway?: unknown; payload?: unknown }): SensorReading[] {
-  const gatewayId = nonEmpty(msg.gateway) ?? undefined;
-  if (Array.isArray(msg.payload)) return msg.payload.map((item) => reading(gatewayId, undefined, item));
-  return [reading(gatewayId, msg.topic, msg.payload)];
-}
-
-function reading(gatewayId: string | undefined, topic: unknown, payload: unknown): SensorReading {
-  const inner = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : null;
-  const sensorId = nonEmpty(topic) ?? nonEmpty(inner?.id);
-  if (!sensorId) {
-    throw new TypeError("expected msg.payload 'schedule', or a sensor value with msg.topic set to the sensor id");
-  }
-  const value = toNumber(inner ? inner.value : payload);
-  if (value === null) {
-    throw new TypeError(`sensor ${sensorId}: msg.payload must be a number (or an easy-sensors payload with a numeric value)`);
-  }
-  return { gatewayId, sensorId, value };
-}
-
-/** The payload when there is no price at all, e.g. no account or no tariff id. */
-export function noPrice(tariffId: string, reason: string): PricePayload {
-  return {
-    price: null,
-    gross: null,
-    vat: null,
-    currency: null,
-    tariffId,
-    tariffName: null,
-    ruleIndex: null,
-    priority: null,
-    validFrom: null,
-    validUntil: null,
-    validFromMs: null,
-    validUntilMs: null,
-    unknownSensors: [],
-    stale: false,
-    tariffsFetchedAt: null,
-    reason,
-  };
-}
-
-function isKeptSensor(x: unknown): x is KeptSensor {
-  if (typeof x !== 'object' || x === null) return false;
-  const k = x as Record<string, unknown>;
-  return typeof k.gatewayId === 'string' && typeof k.sensorId === 'string' && typeof k.value === 'number' && Number.isFinite(k.value);
-}
-
-function nonEmpty(x: unknown): string | null {
-  if (typeof x === 'number' && Number.isFinite(x)) return String(x);
-  return typeof x === 'string' && x.trim() !== '' ? x.trim() : null;
-}
-
-function toNumber(x: unknown): number | null {
-  if (typeof x === 'boolean') return x ? 1 : 0;
-  if (typeof x === 'number') return Number.isFinite(x) ? x : null;
-  if (typeof x === 'string' && x.trim() !== '' && Number.isFinite(Number(x))) return Number(x);
-  return null;
-}
-
-function sensorWords(refs: SensorRef[]): string {
-  return refs.map((r) => `sensor ${r.gatewayId}/${r.sensorId}`).join(', ');
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
-}
-
-/** A rate with at least 2 and at most 4 decimals: 0.45, 0.30, 0.1234. */
-export function rate(price: number): string {
-  return price.toFixed(4).replace(/0{1,2}$/, '');
-}
-
-const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-
-/** `19:00` (timeOfDay: seconds only when not :00), with the weekday when it is not the local day of `now`. */
-export function localTime(at: number, now: number, timezone: string): string {
-  const zone = zoneInfo(timezone);
-  const local = new Date(toLocalMs(zone, at));
-  const time = timeOfDay(Math.floor((local.getTime() - Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate())) / 1000));
-  const sameDay = localDayNumber(zone, at) === localDayNumber(zone, now);
-  return sameDay ? time : `${WEEKDAYS[local.getUTCDay()]} ${time}`;
-}
-
-export function ageWords(ms: number): string {
-  if (ms < MINUTE_MS) return 'under a minute';
-  if (ms < HOUR_MS) return `${Math.floor(ms / MINUTE_MS)} min`;
-  if (ms < DAY_MS) return `${Math.floor(ms / HOUR_MS)} h`;
-  return `${Math.floor(ms / DAY_MS)} d`;
-}
-
-const SHORT_ERRORS: Record<string, string> = {
-  unauthorized: 'token rejected',
-  forbidden: 'no tariff access',
-  not_found: 'not found: check base URL',
-  rate_limited: 'rate limited',
-  server: 'service error',
-  network: 'service unreachable',
-  timeout: 'service timed out',
-  invalid_response: 'bad answer from service',
-  aborted: 'request aborted',
-};
-
-/** A status-sized word for an error: the client's code, or the start of its message. */
-export function shortError(err: Error): string {
-  if (err instanceof NoTokenError) return 'no token on the account';
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && SHORT_ERRORS[code]) return SHORT_ERRORS[code];
-  return shortText(err.message, 40);
 }
