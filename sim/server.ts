@@ -4,7 +4,7 @@
 import * as http from 'http';
 import type { AddressInfo, Socket } from 'net';
 import { DEMO_GATEWAY, DEMO_SENSORS, archive, demoTariffs, findDemoSensor, sensorReading } from './demo-data';
-import { DEFAULT_FAULTS, Endpoint, Faults, applyBodyFault, faultsFromEntries, normaliseFaults } from './faults';
+import { DEFAULT_FAULTS, Endpoint, Faults, applyBodyFault, normaliseFaults } from './faults';
 
 export type { Faults, Endpoint } from './faults';
 
@@ -170,6 +170,38 @@ export function isLoopback(address: string | undefined): boolean {
   return !!address && (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'));
 }
 
+/** Host names a request to the control routes may carry: this machine, by name or address. */
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])(:\d+)?$/i;
+
+/**
+ * Why a control request is refused, or null. Any web page open in a browser on this
+ * machine can send a request to loopback: a "simple" cross-origin POST (text/plain, a
+ * form) or a GET reaches the server without asking first. So the control routes change
+ * nothing on GET, take state changes only as a JSON body (which a page of another origin
+ * cannot send without a CORS preflight this server never grants), take no query
+ * parameters, and answer only requests addressed to a loopback host name (a DNS-rebound
+ * name of another site is refused).
+ */
+function controlRefusal(req: http.IncomingMessage, url: URL): Reply | null {
+  if (!isLoopback(req.socket.remoteAddress)) return errorReply(403, 'forbidden', 'simulator control is loopback only');
+  if (!LOOPBACK_HOST.test(String(req.headers.host ?? ''))) {
+    return errorReply(403, 'forbidden', 'simulator control answers only requests to localhost or a loopback address');
+  }
+  if (url.search !== '') return errorReply(400, 'bad_request', 'simulator control takes no query parameters: POST a JSON body');
+  if (req.method === 'POST' && !/^application\/json\s*(;|$)/i.test(String(req.headers['content-type'] ?? ''))) {
+    return errorReply(415, 'unsupported_media_type', 'simulator control accepts only JSON bodies (Content-Type: application/json)', {
+      Accept: 'application/json',
+    });
+  }
+  return null;
+}
+
+/** The JSON body of a control request; `empty` when there is none. */
+async function readJsonBody<T>(req: http.IncomingMessage, empty: T): Promise<T> {
+  const body = await readBody(req);
+  return body.trim() ? (JSON.parse(body) as T) : empty;
+}
+
 function readBody(req: http.IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -272,16 +304,17 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   }
 
   async function answerControl(req: http.IncomingMessage, url: URL): Promise<Reply> {
-    if (!isLoopback(req.socket.remoteAddress)) return errorReply(403, 'forbidden', 'simulator control is loopback only');
+    const refused = controlRefusal(req, url);
+    if (refused) return refused;
     const route = `${req.method} ${url.pathname}`;
     try {
-      if (route === 'GET /__sim/faults' || route === 'POST /__sim/faults') {
-        const fromQuery = faultsFromEntries([...url.searchParams.entries()]);
-        const body = req.method === 'POST' ? await readBody(req) : '';
-        simulator.setFaults({ ...fromQuery, ...(body.trim() ? JSON.parse(body) : {}) });
+      if (route === 'GET /__sim/faults') return jsonReply(200, faults);
+      if (route === 'POST /__sim/faults') {
+        simulator.setFaults(await readJsonBody(req, {}));
         return jsonReply(200, faults);
       }
       if (route === 'POST /__sim/reset') {
+        await readJsonBody(req, null);
         simulator.clearFaults();
         simulator.setAnswers(null);
         simulator.resetRequests();
@@ -289,8 +322,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       }
       if (route === 'GET /__sim/answers') return jsonReply(200, answersJson(served));
       if (route === 'POST /__sim/answers') {
-        const body = await readBody(req);
-        simulator.setAnswers(body.trim() ? (JSON.parse(body) as ServedAnswers | null) : null);
+        simulator.setAnswers(await readJsonBody(req, null));
         return jsonReply(200, answersJson(served));
       }
       if (route === 'GET /__sim/requests') return jsonReply(200, requests);

@@ -6,7 +6,12 @@ import { getJson, request } from './helpers';
 /** A control request: no token, as a test in another process would send it. */
 function control(sim: Simulator, method: 'GET' | 'POST', path: string, body?: unknown) {
   const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-  return request(sim.url, path, { method, token: null, body: text, headers: text ? { 'Content-Type': 'application/json' } : {} });
+  return request(sim.url, path, {
+    method,
+    token: null,
+    body: text,
+    headers: method === 'POST' ? { 'Content-Type': 'application/json' } : {},
+  });
 }
 
 describe('simulator: control endpoints and request log', () => {
@@ -77,22 +82,60 @@ describe('simulator: control endpoints and request log', () => {
       should((await request(sim.url, '/easy/v1/gateways/DEMO.json')).status).equal(504);
     });
 
-    it('sets switches from query parameters, camelCase or kebab-case, lists comma separated', async () => {
-      const res = await control(
-        sim,
-        'GET',
-        '/__sim/faults?drop=all&scope=tariffs,data&retry-after=Wed,%2006%20Mar%202024%2014:09:00%20GMT&revokedTokens=a,b&tariffs-removed=true&body=null&latencyMs=0',
-      );
-      should(JSON.parse(res.body)).containEql({
-        drop: 'all',
-        scope: ['tariffs', 'data'],
-        retryAfter: 'Wed, 06 Mar 2024 14:09:00 GMT',
-        revokedTokens: ['a', 'b'],
-        tariffsRemoved: true,
-        body: null,
+    it('changes nothing on GET: query parameters are refused, the switches stay as they were', async () => {
+      sim.setFaults({ latencyMs: 7 });
+      for (const path of [
+        '/__sim/faults?revokedTokens=demo-token',
+        '/__sim/faults?drop=all',
+        '/__sim/answers?tariffs=[]',
+        '/__sim/requests?x=1',
+      ]) {
+        const res = await control(sim, 'GET', path);
+        should(res.status).equal(400, path);
+        should(JSON.parse(res.body).message).match(/no query parameters/);
+      }
+      should(sim.faults()).eql({ ...DEFAULT_FAULTS, latencyMs: 7 });
+      should((await request(sim.url, '/easy/v1/tariffs.json')).status).not.equal(401);
+      // a GET of a route that changes state is no route at all
+      should((await control(sim, 'GET', '/__sim/reset')).status).equal(404);
+      should(sim.faults().latencyMs).equal(7);
+    });
+
+    it('revokes a token by a JSON POST only', async () => {
+      const res = await control(sim, 'POST', '/__sim/faults', { revokedTokens: ['demo-token'] });
+      should(JSON.parse(res.body).revokedTokens).eql(['demo-token']);
+      should((await request(sim.url, '/easy/v1/tariffs.json')).status).equal(401);
+    });
+
+    // what any web page can send to loopback without a CORS preflight: text/plain, a form, no type
+    for (const [label, type, body] of [
+      ['text/plain', 'text/plain', '{"revokedTokens":["demo-token"]}'],
+      ['a form post', 'application/x-www-form-urlencoded', 'revokedTokens=demo-token'],
+      ['a multipart form', 'multipart/form-data; boundary=x', '--x\r\n\r\n{}\r\n--x--'],
+      ['no content type', undefined, '{"revokedTokens":["demo-token"]}'],
+      ['a JSON-looking type', 'text/json', '{"revokedTokens":["demo-token"]}'],
+    ] as const) {
+      it(`answers 415 to ${label} on every state-changing route and changes nothing`, async () => {
+        sim.setFaults({ latencyMs: 7 });
+        await request(sim.url, '/easy/v1/tariffs.json').catch(() => undefined);
+        for (const path of ['/__sim/faults', '/__sim/reset', '/__sim/answers']) {
+          const res = await request(sim.url, path, { method: 'POST', token: null, body, headers: type ? { 'Content-Type': type } : {} });
+          should(res.status).equal(415, path);
+          should(JSON.parse(res.body)).have.property('error', 'unsupported_media_type');
+        }
+        should(sim.faults()).eql({ ...DEFAULT_FAULTS, latencyMs: 7 });
+        should(sim.requests).have.length(1);
+        should(JSON.parse((await control(sim, 'GET', '/__sim/answers')).body).tariffs).be.undefined();
       });
-      await control(sim, 'POST', '/__sim/faults?retryAfter=30&bodyTimes=2');
-      should(sim.faults()).containEql({ retryAfter: 30, bodyTimes: 2 });
+    }
+
+    it('answers 403 to a request addressed to another host name (DNS rebinding)', async () => {
+      for (const host of ['evil.example', 'evil.example:1880', '127.0.0.1.evil.example', 'localhost.evil.example']) {
+        const res = await request(sim.url, '/__sim/faults', { token: null, headers: { Host: host } });
+        should(res.status).equal(403, host);
+      }
+      for (const host of ['localhost', `localhost:${sim.port}`, `127.0.0.1:${sim.port}`, '[::1]:8787'])
+        should((await request(sim.url, '/__sim/faults', { token: null, headers: { Host: host } })).status).equal(200, host);
     });
 
     for (const [label, body] of [
