@@ -7,6 +7,7 @@
 //
 //   PORT      the editor's port (default 1880)
 //   SIM_PORT  the simulator's port (default: any free one)
+//   DEMO_DIR  the demo's Node-RED user directory (default .demo/ in this checkout)
 //
 // The demo's Node-RED lives in .demo/ (git-ignored): its flows are rewritten from
 // examples/ on every start (the account pointed at this run's simulator), its context
@@ -19,11 +20,13 @@ const path = require('path');
 
 const ROOT = path.join(__dirname, '..');
 const EDITOR_SETTINGS = require('./editor-settings');
-const USER_DIR = path.join(ROOT, '.demo');
+const USER_DIR = process.env.DEMO_DIR ? path.resolve(process.env.DEMO_DIR) : path.join(ROOT, '.demo');
 const HOST = '127.0.0.1';
 const DEMO_TOKEN = 'demo-token';
 /** Encrypts the demo's credentials file; for this demo only. */
 const DEMO_CREDENTIAL_SECRET = 'node-red-easy-demo-only';
+/** How long a stop may take before the process exits anyway. */
+const STOP_GRACE_MS = 5000;
 const pkg = require(path.join(ROOT, 'package.json'));
 
 /** Makes this checkout an installed module of the demo's userDir, where Node-RED looks for nodes. */
@@ -114,13 +117,30 @@ async function main() {
     ...EDITOR_SETTINGS,
   });
 
+  // Every socket, upgraded ones included: an open dashboard page holds a socket.io
+  // websocket, which server.closeAllConnections() does not see (upgraded sockets leave the
+  // server's bookkeeping), and its client reconnects while Node-RED stops.
+  const sockets = new Set();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   let stopping = null;
   const stop = () => {
-    stopping ??= (async () => {
-      console.log('\nStopping Node-RED and the simulator…');
-      await RED.stop().catch((err) => console.error(err));
+    if (stopping) {
+      console.log('Stopped at once.');
+      process.exit(130); // a second Ctrl-C
+    }
+    stopping = (async () => {
+      console.log('\nStopping Node-RED and the simulator… (Ctrl-C again to stop at once)');
+      // whatever holds the process, it ends within STOP_GRACE_MS
+      setTimeout(() => {
+        console.error(`Still stopping after ${STOP_GRACE_MS / 1000} s: exiting anyway.`);
+        process.exit(1);
+      }, STOP_GRACE_MS).unref();
       const closed = new Promise((resolve) => server.close(() => resolve()));
-      server.closeAllConnections?.(); // an open editor's keep-alive connections would hold close() forever
+      await RED.stop().catch((err) => console.error(err));
+      for (const socket of sockets) socket.destroy();
       await closed;
       await sim.close();
       process.exit(0);

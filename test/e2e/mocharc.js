@@ -7,8 +7,8 @@ const root = require('../../.mocharc.js');
 module.exports = {
   ...root,
   require: [...root.require, path.join(__dirname, 'env.ts')],
-  // in this order: the install checks first, then the browser on the same Node-RED
-  spec: ['install', 'browser', 'pack'].map((n) => path.join(__dirname, `${n}.e2e.ts`)),
+  // in this order: the install checks first, then the browser on the same Node-RED, the demo
+  spec: ['install', 'browser', 'demo', 'pack'].map((n) => path.join(__dirname, `${n}.e2e.ts`)),
   timeout: 120000,
   slow: 10000,
 };

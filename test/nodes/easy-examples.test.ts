@@ -11,11 +11,17 @@ import { priceAt } from '../../nodes/lib/engine/price';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
 import { FlowNode, helper, inbox, loadFlow, withSimulator } from './flow-support';
 
-const CORE = ['common/20-inject.js', 'function/10-switch.js', 'function/15-change.js'].map((file) =>
+const CORE = ['common/20-inject.js', 'function/10-switch.js', 'function/15-change.js', 'function/rbe.js'].map((file) =>
   require(require.resolve(`@node-red/nodes/core/${file}`)),
 );
 const OURS = new Set(['easy-account', 'easy-sensors', 'easy-cost', 'easy-tariff']);
-const CORE_TYPES = new Set(['tab', 'inject', 'switch', 'change', 'debug', 'catch', 'comment', 'function']);
+const CORE_TYPES = new Set(['tab', 'inject', 'switch', 'change', 'rbe', 'debug', 'catch', 'comment', 'function']);
+const EXAMPLES = fs
+  .readdirSync(path.join(__dirname, '..', '..', 'examples'))
+  .filter((f) => f.endsWith('.json'))
+  .map((f) => f.replace(/\.json$/, ''));
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function example(name: string): FlowNode[] {
   return JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', `${name}.json`), 'utf8'));
@@ -33,12 +39,14 @@ describe('examples of easy-sensors and easy-cost', function () {
     await sim.close();
   });
 
-  async function run(name: string) {
+  async function run(name: string, edit: (n: FlowNode) => FlowNode = (n) => n) {
     const flow = example(name).map((n) => {
       if (n.type === 'easy-account') return { ...n, id: 'acc', baseUrl: sim.url, timezone: 'UTC' };
-      const node = n.type === 'debug' ? { id: n.id, type: 'helper', z: n.z } : n;
+      const node = n.type === 'debug' ? { id: n.id, type: 'helper', z: n.z } : edit(n);
       return node.account ? { ...node, account: 'acc' } : node;
     });
+    if (flow.some((n) => (n.wires as string[][] | undefined)?.flat().includes('gen-probe')))
+      flow.push({ id: 'gen-probe', type: 'helper', z: 'easy-ex-generator' });
     await loadFlow([easySensors, easyCost, ...CORE], flow);
   }
 
@@ -55,10 +63,63 @@ describe('examples of easy-sensors and easy-cost', function () {
     }
   });
 
-  it('alert when the generator runs: the first poll says whether it runs', async () => {
-    await run('alert-when-the-generator-runs');
-    const [msg] = await inbox('gen-alert').next(1);
-    should(msg.payload).match(/^Generator (started|stopped) \(value sent \d{4}-\d\d-\d\dT/);
+  it('name every debug node distinctly across the examples (the demo deploys them all side by side)', () => {
+    const names = EXAMPLES.flatMap((name) =>
+      example(name)
+        .filter((n) => n.type === 'debug')
+        .map((n) => String(n.name ?? '')),
+    );
+    should(names.length).be.above(10);
+    for (const name of names) should(name.trim()).not.be.empty();
+    should(names.filter((n, i) => names.indexOf(n) !== i)).eql([]);
+  });
+
+  describe('alert when the generator runs', () => {
+    const NAME = 'alert-when-the-generator-runs';
+
+    /** The example as shipped, plus a probe beside the filter that sees what easy-sensors sends. */
+    const withProbe = (n: FlowNode): FlowNode =>
+      n.id === 'gen-sensors' ? { ...n, wires: [[...(n.wires as string[][])[0], 'gen-probe']] } : n;
+    let probe: ReturnType<typeof inbox>;
+    let alerts: ReturnType<typeof inbox>;
+    async function deployWithProbe() {
+      await run(NAME, withProbe);
+      probe = inbox('gen-probe');
+      alerts = inbox('gen-alert');
+    }
+
+    it('sends no alert on deploy or restart, only when the generator changes', async () => {
+      await deployWithProbe();
+      // deploy: the first poll reads the input, easy-sensors sends it (Only changed sends the first value)
+      const [first] = await probe.next(1, 8000);
+      should(first.topic).equal('1');
+      should([0, 1]).containEql(first.payload.value);
+      await delay(300);
+      should(alerts.received).eql([]);
+      // restart: Node-RED stopped and started again, the same input read again
+      await helper.unload();
+      await deployWithProbe();
+      const [again] = await probe.next(1, 8000);
+      await delay(300);
+      should(alerts.received).eql([]);
+      // a change, as easy-sensors sends it at the next poll: alerted, once
+      const flipped = 1 - again.payload.value;
+      helper.getNode('gen-changes').receive({ ...again, payload: { ...again.payload, value: flipped } });
+      const [alert] = await alerts.next(1);
+      should(alert.payload).match(flipped === 1 ? /^Generator started \(value sent \d{4}-/ : /^Generator stopped \(value sent \d{4}-/);
+      // the same value again (a stale flag changed, a repeated poll): no second alert
+      helper.getNode('gen-changes').receive({ ...again, payload: { ...again.payload, value: flipped, stale: true } });
+      await delay(200);
+      should(alerts.received).eql([]);
+    });
+
+    it("says in the flow's info how it alerts on a change only", () => {
+      const tab = example(NAME).find((n) => n.type === 'tab')!;
+      should(tab.info)
+        .match(/first value/)
+        .and.match(/ignore initial value/)
+        .and.match(/never fires on a start, a restart or a deploy/);
+    });
   });
 
   it('daily cost report: a reading after midnight reports the day that ended', async () => {
