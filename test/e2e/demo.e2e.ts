@@ -11,6 +11,7 @@ import { freePort } from '../free-port';
 import { HOST, ROOT, e2e, waitFor } from './env';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+declare const document: any; // inside page.waitForFunction
 
 describe('e2e: the npm start demo', function () {
   this.timeout(120_000);
@@ -49,7 +50,7 @@ describe('e2e: the npm start demo', function () {
     page.on('websocket', (ws) => sockets.push(ws.url()));
     await page.goto(`${url}/dashboard/energy`, { waitUntil: 'load' });
     // the page is live: its widgets got their values over the socket
-    await page.waitForFunction(() => /Price now\s+[\d.]+ GBP\/kWh/.test((document.body as any).innerText), null, { timeout: 60_000 });
+    await page.waitForFunction(() => /Price now\s+[\d.]+ GBP\/kWh/.test(document.body.innerText), null, { timeout: 60_000 });
     assert.ok(
       sockets.some((s) => s.includes('/dashboard/socket.io')),
       `the page holds a socket.io websocket: ${sockets.join(', ')}`,
