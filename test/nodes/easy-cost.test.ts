@@ -150,7 +150,7 @@ describe('easy-cost node', function () {
       const { node, out, caught } = await load();
       node.receive({ payload: 'readings please' });
       const [err] = await caught.next(1);
-      should(err.error.message).match(/batch mode needs msg.payload as an array of readings/);
+      should(err.error.message).match(/^Batch mode needs msg.payload as an array of readings/);
       should(err.payload).equal('readings please');
       node.receive({
         payload: [
@@ -201,7 +201,7 @@ describe('easy-cost node', function () {
         ],
       });
       should((await caught.next(1))[0].error.message).equal(
-        'RangeError: batch mode takes readings within 100 years of now; the last reading is at 1e+300',
+        'Batch mode takes readings within 100 years of now; the last reading is at 1e+300.',
       );
       node.receive({
         payload: [
@@ -229,9 +229,9 @@ describe('easy-cost node', function () {
       for (const id of ['unknown', 'broken', 'none']) helper.getNode(id).receive({ payload: [] });
       const errs = await caught.next(3);
       const byNode = Object.fromEntries(errs.map((e) => [e.error.source.id, e.error.message]));
-      should(byNode.unknown).match(/^Error: tariff "NOPE" is not on the account \(it has DEMO-WORKDAY, .*DEMO-FLAT/);
-      should(byNode.broken).match(/^Error: tariff "BROKEN" was rejected: .*price/);
-      should(byNode.none).equal('Error: no tariff configured');
+      should(byNode.unknown).match(/^Tariff "NOPE" is not on the account \(it has DEMO-WORKDAY, .*DEMO-FLAT/);
+      should(byNode.broken).match(/^Tariff "BROKEN" was rejected: .*price/);
+      should(byNode.none).equal('No tariff configured.');
     });
 
     it('hands missing tariffs (revoked token), a broken account or none to Catch without the token', async () => {
@@ -257,9 +257,9 @@ describe('easy-cost node', function () {
       const byNode = Object.fromEntries(
         errs.filter((e) => e.error.source.type === 'easy-cost').map((e) => [e.error.source.id, e.error.message]),
       );
-      should(byNode.revoked).match(/^Error: tariffs could not be fetched: .*(token|401)/);
-      should(byNode.zone).match(/^Error: account: unknown time zone "Mars\/Olympus"/);
-      should(byNode.noacc).equal('Error: no easy-account configured');
+      should(byNode.revoked).match(/^Tariffs could not be fetched: .*(token|401)/);
+      should(byNode.zone).match(/^Account: unknown time zone "Mars\/Olympus"/);
+      should(byNode.noacc).equal('No easy-account configured.');
       should(JSON.stringify(errs)).not.containEql('demo-token');
     });
   });
@@ -399,8 +399,8 @@ describe('easy-cost node', function () {
       node.receive({ payload: { id: 'e1.kwh', value: 1, ts: -8.64e15 }, gateway: GATEWAY });
       const errs = (await caught.next(2)).map((e) => e.error.message);
       should(errs).eql([
-        'RangeError: msg.ts must lie within 100 years of now, got 1e+300',
-        'RangeError: msg.payload.ts must lie within 100 years of now, got -8640000000000000',
+        'msg.ts must lie within 100 years of now, got 1e+300.',
+        'msg.payload.ts must lie within 100 years of now, got -8640000000000000.',
       ]);
       node.receive({ payload: 1, ts: Date.now() - HOUR });
       node.receive({ payload: 2, ts: Date.now() });
@@ -600,11 +600,11 @@ describe('easy-cost node', function () {
       const errs = (await caught.next(5)).map((e) => e.error.message);
       for (const [i, name] of ['"constructor"', '"toString"', '"__proto__"'].entries()) {
         should(errs[i]).equal(
-          `TypeError: msg.period must be one of today, yesterday, this-week, last-week, this-month, last-month, this-year, last-year, got ${name}`,
+          `msg.period must be one of today, yesterday, this-week, last-week, this-month, last-month, this-year, last-year, got ${name}.`,
         );
       }
-      should(errs[3]).equal('RangeError: msg.from must lie within 100 years of now, got 1e+300');
-      should(errs[4]).equal('RangeError: msg.to must lie within 100 years of now, got -1e+300');
+      should(errs[3]).equal('msg.from must lie within 100 years of now, got 1e+300.');
+      should(errs[4]).equal('msg.to must lie within 100 years of now, got -1e+300.');
       should(Object.prototype).not.have.property('polluted');
     });
 
@@ -613,12 +613,12 @@ describe('easy-cost node', function () {
       node.receive({ from: 0 });
       node.receive({ gateway: GATEWAY, from: 'last tuesday' });
       const bad = await caught.next(2);
-      should(bad[0].error.message).match(/range mode needs msg.gateway/);
+      should(bad[0].error.message).match(/^Range mode needs msg.gateway/);
       should(bad[1].error.message).match(/msg.from must be/);
       node.receive({ gateway: GATEWAY, from: '2019-06-01T00:00:00Z', to: '2019-07-01T00:00:00Z' }); // before the meter existed
       const [empty] = await caught.next(1);
       should(empty.error.message).equal(
-        'Error: the archive has 0 readings of e1.kwh on DEMO from 2019-06-01T00:00:00.000Z to 2019-07-01T00:00:00.000Z: nothing to cost',
+        'The archive has 0 readings of e1.kwh on DEMO from 2019-06-01T00:00:00.000Z to 2019-07-01T00:00:00.000Z: nothing to cost.',
       );
       sim.setFaults({ removedGateways: [GATEWAY] });
       node.receive({ gateway: GATEWAY, period: 'today' });

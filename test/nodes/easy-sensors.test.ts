@@ -265,7 +265,7 @@ describe('easy-sensors node', function () {
     await caught.next(1); // the poll's own report
     helper.getNode('s').receive({ payload: 'now' });
     const [err] = await caught.next(1);
-    should(err.error.message).match(/^Error: no sensor values from gateway DEMO yet: .*not found/);
+    should(err.error.message).match(/^No sensor values from gateway DEMO yet: .*not found/);
     should(err.payload).equal('now');
   });
 
@@ -288,9 +288,9 @@ describe('easy-sensors node', function () {
     for (const id of ['noacc', 'nogw', 'zone']) helper.getNode(id).receive({ payload: id });
     const errs = await caught.next(3);
     should(errs.map((e) => e.error.message)).eql([
-      'Error: no easy-account configured',
-      'Error: no gateway configured',
-      'Error: account: unknown time zone "Mars/Olympus" (use an IANA name such as Europe/London)',
+      'No easy-account configured.',
+      'No gateway configured.',
+      'Account: unknown time zone "Mars/Olympus" (use an IANA name such as Europe/London).',
     ]);
   });
 });

@@ -337,7 +337,7 @@ describe('easy-tariff node', function () {
     await out.next(1);
     helper.getNode('t').receive({ payload: 'chart', days: 30 });
     const [err] = await caught.next(1);
-    should(err.error.message).match(/msg.days must be a whole number of days from 1 to 7, got 30$/);
+    should(err.error.message).match(/^msg.days must be a whole number of days from 1 to 7, got 30\.$/);
   });
 
   it('with Chart ticked, sends the chart data with the price at each change (7 days when set)', async () => {
@@ -438,8 +438,8 @@ describe('easy-tariff node', function () {
       helper.getNode('t').receive({ topic: '1', payload: 'on' });
       helper.getNode('t').receive({ payload: 42 });
       const errs = await caught.next(2);
-      should(errs[0].error.message).match(/sensor 1: msg.payload must be a number/);
-      should(errs[1].error.message).match(/expected msg.payload 'schedule'/);
+      should(errs[0].error.message).match(/^Sensor 1: msg.payload must be a number/);
+      should(errs[1].error.message).match(/^Expected msg.payload 'schedule'/);
       helper.getNode('t').receive({ payload: 'schedule' });
       const [answer] = await out.next(1);
       should(answer.topic).equal('schedule');

@@ -120,7 +120,7 @@ describe('reliability: bad input to the nodes', function () {
     const { node, out, caught } = await costFlow('batch');
     for (const payload of [42, 'readings', { ts: 1, value: 2 }, null]) node.receive({ payload });
     const errs = await caught.next(4);
-    for (const e of errs) should(e.error.message).match(/batch mode needs msg.payload as an array of readings/);
+    for (const e of errs) should(e.error.message).match(/^Batch mode needs msg.payload as an array of readings/);
     node.receive({
       payload: [[T0, 1], [T0 + HOUR, NaN], ['1970-13-01', 2], null, [T0 + 2 * HOUR, 'x'], [T0 + 3 * HOUR, 4], [T0 + 3 * HOUR, 4]],
     });
@@ -149,8 +149,8 @@ describe('reliability: bad input to the nodes', function () {
     node.receive({ topic: '1', payload: [] });
     node.receive({ topic: 'e1.v3p@1', payload: 'high' });
     const errs = await caught.next(2);
-    should(errs[0].error.message).match(/expected msg.payload 'schedule', or a sensor value with msg.topic set to the sensor id/);
-    should(errs[1].error.message).match(/sensor e1.v3p@1: msg.payload must be a number/);
+    should(errs[0].error.message).match(/^Expected msg.payload 'schedule', or a sensor value with msg.topic set to the sensor id\./);
+    should(errs[1].error.message).match(/^Sensor e1.v3p@1: msg.payload must be a number/);
     // a sensor the rules do not read: done without an error, nothing sent (the flat price holds)
     node.receive({ topic: 'nobody-knows', gateway: 'DEMO', payload: 3 });
     await completed.next(1);

@@ -27,14 +27,51 @@ export function linkAccount(RED: NodeAPI, node: Node, accountId: unknown): Accou
   return { account, hub: account.hub, problem: null, release };
 }
 
-/** Wraps the (msg, send, done) handler so a throw or rejection always ends in done(err), once. */
+/**
+ * A problem as a Node-RED user reads it at a Catch node, in the log and in the status.
+ * Node-RED shows an Error as its toString(): "TypeError: msg.period must be …" for the
+ * engine's own TypeErrors and RangeErrors (which library callers may test for). Here the
+ * text is a sentence of what is wrong and what is expected, without the class name; the
+ * original error (class and stack) stays as `cause`, its `code` as `code`.
+ */
+export class NodeProblem extends Error {
+  readonly cause: unknown;
+  readonly code?: string;
+
+  constructor(text: string, cause?: unknown) {
+    super(asSentence(text));
+    this.name = 'NodeProblem';
+    this.cause = cause;
+    const code = cause instanceof Error ? (cause as { code?: unknown }).code : undefined;
+    if (typeof code === 'string') this.code = code;
+  }
+
+  override toString(): string {
+    return this.message;
+  }
+}
+
+/** "batch mode needs …" → "Batch mode needs ….": a capital when the text starts with a plain word, and a full stop. */
+export function asSentence(text: string): string {
+  const trimmed = text.trim();
+  const capital = /^[a-z]+\b(?![.([])/.test(trimmed) ? trimmed[0].toUpperCase() + trimmed.slice(1) : trimmed;
+  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
+}
+
+/** The problem a thrown value stands for, worded for users (see NodeProblem). */
+export function nodeProblem(err: unknown): NodeProblem {
+  if (err instanceof NodeProblem) return err;
+  return new NodeProblem(err instanceof Error ? err.message : String(err), err);
+}
+
+/** Wraps the (msg, send, done) handler so a throw or rejection always ends in done(err), once, worded for users. */
 export function settleOnce(done: (err?: Error) => void): (err?: unknown) => void {
   let settled = false;
   return (err?: unknown) => {
     if (settled) return;
     settled = true;
     if (err === undefined || err === null) done();
-    else done(err instanceof Error ? err : new Error(String(err)));
+    else done(nodeProblem(err));
   };
 }
 
