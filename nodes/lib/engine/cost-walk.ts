@@ -36,8 +36,9 @@ export interface Totals {
   unknown: number[];
 }
 
-export function emptyTotals(ct: CompiledTariff): Totals {
-  const slots = ct.rules.length + 1;
+/** `groups`: 1, or with splitBy one block of slots per split value (see SegmentCursor). */
+export function emptyTotals(ct: CompiledTariff, groups = 1): Totals {
+  const slots = (ct.rules.length + 1) * groups;
   return {
     energyBySlot: new Float64Array(slots),
     usedBySlot: new Uint8Array(slots),
@@ -106,7 +107,8 @@ const SLOT_ENERGY = 4; // energyBySlot[slot] of the current segment's rule, summ
  * and walks the CLEANED arrays.
  */
 function walk(setup: WalkSetup, kind: number, rows: readonly unknown[], cleaned: Cleaned | null, lastTs: number): Totals | null {
-  const totals = emptyTotals(setup.ct);
+  const split = setup.events.split;
+  const totals = emptyTotals(setup.ct, split ? split.known.length + 1 : 1);
   const cleanTs = cleaned ? cleaned.ts : EMPTY;
   const cleanValues = cleaned ? cleaned.values : EMPTY;
   const n = cleaned ? cleanTs.length : rows.length;

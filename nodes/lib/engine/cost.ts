@@ -8,7 +8,7 @@
 // sorted (readings.ts) and walked again.
 import { CompiledTariff, SensorRef, Tariff } from './tariff';
 import { engineContext } from './price';
-import { sensorEvents } from './cost-segments';
+import { SplitSensor, sensorEvents } from './cost-segments';
 import { Interval, RejectedInterval, Totals, WalkSetup, emptyTotals, walkCleaned, walkRaw } from './cost-walk';
 
 import { Cleaned, DroppedRow, Instant, Reading, clean, instantOf, rowTs } from './readings';
@@ -26,6 +26,17 @@ export interface CostOptions {
   sensors?: SensorTimelines;
   attribution?: 'start' | 'prorate';
   maxPowerKw?: number;
+  /** Energy and cost split by this sensor's value, attributed as prices are (rule 11). */
+  splitBy?: { gatewayId: string; sensorId: string };
+}
+
+/** Energy and cost while splitBy's sensor had one value (`null`: unknown). */
+export interface SensorValueCost {
+  value: number | null;
+  energy: number;
+  unpricedEnergy: number;
+  net: number;
+  gross: number;
 }
 
 export interface RuleCost {
@@ -52,6 +63,8 @@ export interface CostResult {
   unknownSensors: SensorRef[]; // sensors consulted while unknown within [from, to)
   from: number | null;
   to: number | null;
+  /** With splitBy: one entry per value that priced an interval, known values ascending, then unknown. */
+  bySensorValue?: SensorValueCost[];
 }
 
 /**
@@ -68,10 +81,11 @@ export function computeCost(tariff: Tariff | unknown, readings: readonly Reading
   const maxPowerKw = options.maxPowerKw ?? Infinity;
   if (typeof maxPowerKw !== 'number' || !(maxPowerKw >= 0))
     throw new TypeError(`maxPowerKw must be a non-negative number, got ${String(maxPowerKw)}`);
+  const events = sensorEvents(ct, options.sensors, splitByOption(options.splitBy));
   const setup: WalkSetup = {
     ct,
     zone,
-    events: sensorEvents(ct, options.sensors),
+    events,
     prorate: attribution === 'prorate',
     maxPowerKw,
     energyLimit: energyLimit(ct),
@@ -80,11 +94,30 @@ export function computeCost(tariff: Tariff | unknown, readings: readonly Reading
   const lastTs = n > 0 ? instantOf(rowTs(readings[n - 1])) : NaN;
   // The optimistic pass needs a valid last timestamp to bound its segments.
   const fast = lastTs === lastTs ? walkRaw(setup, readings, lastTs) : null;
-  if (fast || n === 0) return result(ct, fast ?? emptyTotals(ct), null, n > 0 ? [instantOf(rowTs(readings[0])), lastTs] : []);
+  if (fast || n === 0)
+    return result(
+      ct,
+      fast ?? emptyTotals(ct, events.split ? events.split.known.length + 1 : 1),
+      null,
+      n > 0 ? [instantOf(rowTs(readings[0])), lastTs] : [],
+      events.split,
+    );
   const cleaned = clean(readings);
   const ts = cleaned.ts;
   // Never null: cleaned readings are finite and strictly increasing.
-  return result(ct, walkCleaned(setup, cleaned), cleaned, ts);
+  return result(ct, walkCleaned(setup, cleaned), cleaned, ts, events.split);
+}
+
+function splitByOption(x: unknown): SensorRef | null {
+  if (x === undefined || x === null) return null;
+  const id = (v: unknown): string | null =>
+    typeof v === 'string' && v !== '' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : null;
+  const gatewayId = typeof x === 'object' ? id((x as { gatewayId?: unknown }).gatewayId) : null;
+  const sensorId = typeof x === 'object' ? id((x as { sensorId?: unknown }).sensorId) : null;
+  if (gatewayId === null || sensorId === null) {
+    throw new TypeError('splitBy must be { gatewayId, sensorId }, the ids of the sensor to split by');
+  }
+  return { gatewayId, sensorId };
 }
 
 /**
@@ -99,23 +132,35 @@ function energyLimit(ct: CompiledTariff): number {
   return Number.MAX_VALUE / 2 / highestRate / Math.max(1, Math.abs(1 + ct.vat / 100));
 }
 
-function result(ct: CompiledTariff, totals: Totals, cleaned: Cleaned | null, ts: ArrayLike<number>): CostResult {
+function result(ct: CompiledTariff, totals: Totals, cleaned: Cleaned | null, ts: ArrayLike<number>, split: SplitSensor | null): CostResult {
+  const stride = ct.rules.length + 1;
+  const groups = totals.energyBySlot.length / stride;
+  // Sums over the split's groups (one group without splitBy): slot s of group g at g * stride + s
+  const slotEnergy = (slot: number): number => {
+    let energy = 0;
+    for (let g = 0; g < groups; g++) energy += totals.energyBySlot[g * stride + slot];
+    return energy;
+  };
+  const slotUsed = (slot: number): boolean => {
+    for (let g = 0; g < groups; g++) if (totals.usedBySlot[g * stride + slot] !== 0) return true;
+    return false;
+  };
   const byRule: RuleCost[] = [];
   let net = 0;
   ct.rules.forEach((rule, slot) => {
-    if (totals.usedBySlot[slot + 1] === 0) return;
-    const energy = totals.energyBySlot[slot + 1];
+    if (!slotUsed(slot + 1)) return;
+    const energy = slotEnergy(slot + 1);
     const ruleNet = energy * rule.price;
     net += ruleNet;
     byRule.push({ ruleIndex: rule.ruleIndex, priority: rule.priority, price: rule.price, energy, net: ruleNet });
   });
-  return {
+  const out: CostResult = {
     net,
     gross: net * (1 + ct.vat / 100),
     vat: ct.vat,
     currency: ct.currency,
     energy: totals.energy[0],
-    unpricedEnergy: totals.energyBySlot[0],
+    unpricedEnergy: slotEnergy(0),
     intervals: totals.intervals,
     byRule,
     resets: totals.resets,
@@ -126,4 +171,28 @@ function result(ct: CompiledTariff, totals: Totals, cleaned: Cleaned | null, ts:
     from: ts.length > 0 ? ts[0] : null,
     to: ts.length > 0 ? ts[ts.length - 1] : null,
   };
+  if (split) out.bySensorValue = bySensorValue(ct, totals, split);
+  return out;
+}
+
+/** Per split value group: the sums of its block of slots; unknown (group 0) last. */
+function bySensorValue(ct: CompiledTariff, totals: Totals, split: SplitSensor): SensorValueCost[] {
+  const stride = ct.rules.length + 1;
+  const entries: SensorValueCost[] = [];
+  for (let k = 1; k <= split.known.length + 1; k++) {
+    const g = k % (split.known.length + 1); // 1..known, then 0
+    const base = g * stride;
+    let used = false;
+    for (let s = 0; s < stride; s++) used = used || totals.usedBySlot[base + s] !== 0;
+    if (!used) continue;
+    let energy = 0;
+    let net = 0;
+    for (let s = 0; s < stride; s++) {
+      energy += totals.energyBySlot[base + s];
+      if (s > 0) net += totals.energyBySlot[base + s] * ct.rules[s - 1].price;
+    }
+    const unpricedEnergy = totals.energyBySlot[base];
+    entries.push({ value: g === 0 ? null : split.known[g - 1], energy, unpricedEnergy, net, gross: net * (1 + ct.vat / 100) });
+  }
+  return entries;
 }

@@ -14,3 +14,5 @@ export const MAX_ID_CHARS = 200;
 export const MAX_QUOTED_CHARS = 40;
 /** Sensors of one gateway an edit dialog lists; the answer counts the ones left out. */
 export const MAX_SENSORS_LISTED = 1000;
+/** Different values of the sensor computeCost splits by (splitBy: a digital input has two). */
+export const MAX_SPLIT_VALUES = 256;
