@@ -21,7 +21,21 @@ export type { PriceResult, PriceOptions, ScheduleEntry, SensorValues } from './e
 export { cheapestWindows } from './engine/plan';
 export type { PlanOptions, PlanResult, PlanSlot } from './engine/plan';
 export { computeCost } from './engine/cost';
-export type { CostResult, CostOptions, Reading, SensorTimelines, RuleCost, Interval, RejectedInterval, DroppedRow } from './engine/cost';
+export type {
+  CostResult,
+  CostOptions,
+  Reading,
+  SensorTimelines,
+  RuleCost,
+  SensorValueCost,
+  Interval,
+  RejectedInterval,
+  DroppedRow,
+} from './engine/cost';
+export { compareTariffs } from './engine/compare';
+export type { TariffComparison, TariffComparisonRow } from './engine/compare';
+export { sensorRuns } from './engine/sensor-runs';
+export type { SensorRun, SensorRunsOptions, SensorRunsResult } from './engine/sensor-runs';
 // The API client
 export { EasyClient, EasyApiError, DEFAULT_BASE_URL, CLIENT_DEFAULTS } from './api/client';
 export type { EasyClientOptions, EasyApiErrorCode, RequestOptions, RetryInfo, Sensor } from './api/client';

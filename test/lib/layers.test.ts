@@ -16,6 +16,7 @@ describe('layers', () => {
       'PERIOD_NAMES',
       'assertTimeZone',
       'cheapestWindows',
+      'compareTariffs',
       'computeCost',
       'decodeSensorId',
       'formatMoney',
@@ -30,6 +31,7 @@ describe('layers', () => {
       'priceAt',
       'requireEpochMs',
       'schedule',
+      'sensorRuns',
       'sensorsUsedBy',
       'toEpochMs',
     ]);
