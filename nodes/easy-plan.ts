@@ -1,15 +1,18 @@
-// easy-plan: run a load in the cheapest hours of a window. Output 1 is true/false at the
-// exact instants a planned slot starts and ends, output 2 the plan. Glue only: planning,
-// timers and persistence are in lib/plan-watch.
+// easy-plan: run a load in the cheapest hours of a window. Output 1 sends the on/off
+// values at the exact instants a planned slot starts and ends, output 2 the plan. Glue
+// only: promises, planning, timers and persistence are in lib/runtime/plan-*.
 
 import { linkAccount, nodeContextStore, reportProblem, settleOnce, problemStatus } from './lib/runtime/account-link';
 import { PlanWatch } from './lib/runtime/plan-watch';
-import { planSettings, PlanSettings } from './lib/runtime/plan-settings';
+import { parseDuration, planSettings, PlanSettings } from './lib/runtime/plan-settings';
+import { OutputValues, outputValues, resendMs } from './lib/runtime/plan-output';
 import { sensorsFromMessage } from './lib/runtime/sensor-message';
 import type { Node, NodeAPI, NodeDef, NodeMessage } from './lib/runtime/red-types';
 
 const TARIFF_REFRESH_MINUTES = 60;
 const STORE_KEY = 'plan';
+const OVERRIDE_KEY = 'override';
+const OVERRIDES = new Set(['auto', 'on', 'off']);
 
 export = function register(RED: NodeAPI): void {
   function EasyPlanNode(this: Node, config: NodeDef) {
@@ -18,10 +21,14 @@ export = function register(RED: NodeAPI): void {
     const tariffId = String(config.tariff ?? '').trim();
     const link = linkAccount(RED, node, config.account);
     let settings: PlanSettings | null = null;
+    let outputs: OutputValues | null = null;
+    let resendEvery = 0;
     let problem = link.problem ?? (tariffId ? null : 'no tariff id configured');
     if (!problem) {
       try {
         settings = planSettings(config);
+        outputs = outputValues(config);
+        resendEvery = resendMs(config);
       } catch (err) {
         problem = (err as Error).message;
       }
@@ -42,8 +49,11 @@ export = function register(RED: NodeAPI): void {
         tariffId,
         refreshMinutes: TARIFF_REFRESH_MINUTES,
         settings: settings!,
+        outputs: outputs!,
+        resendMs: resendEvery,
         store,
-        onSwitch: (on) => node.send([{ topic: 'switch', payload: on }, null]),
+        overrideStore: nodeContextStore(node, OVERRIDE_KEY),
+        onOutput: (value, state, override) => node.send([{ topic: 'switch', payload: value, state, override }, null]),
         onPlan: (plan) => node.send([null, { topic: 'plan', payload: plan }]),
         onStatus: (status) => node.status(status),
         onProblem: (message) => reportProblem(node, message, { topic: 'plan' }),
@@ -60,8 +70,12 @@ export = function register(RED: NodeAPI): void {
       const finish = settleOnce(done);
       try {
         if (!watch) throw new Error(problem ?? 'the node is still starting');
-        if (msg.payload === 'cancel') watch.cancel();
-        else if (msg.payload === 'plan' || hasOverrides(msg))
+        const command = typeof msg.payload === 'string' ? msg.payload.trim().toLowerCase() : null;
+        if (msg.override !== undefined || (command !== null && OVERRIDES.has(command))) watch.setOverride(overrideOf(msg.override ?? command));
+        else if (command === 'resend' || msg.resend === true) watch.resend();
+        else if (command === 'cancel') watch.cancel();
+        else if (command === 'boost') watch.boost(msg.duration === undefined ? settings!.durationMs : parseDuration(msg.duration));
+        else if (command === 'plan' || hasOverrides(msg))
           watch.planNow(hasOverrides(msg) ? { duration: msg.duration, from: msg.from, until: msg.until } : null);
         // otherwise a sensor value for the tariff's rules, as easy-tariff takes them
         else for (const { gatewayId, sensorId, value } of sensorValues(msg)) watch.setSensor(gatewayId, sensorId, value);
@@ -82,6 +96,12 @@ export = function register(RED: NodeAPI): void {
   RED.nodes.registerType('easy-plan', EasyPlanNode);
 };
 
+function overrideOf(value: unknown): 'auto' | 'on' | 'off' {
+  const mode = typeof value === 'string' ? value.trim().toLowerCase() : value;
+  if (mode === 'auto' || mode === 'on' || mode === 'off') return mode;
+  throw new Error(`msg.override must be "auto", "on" or "off", got ${JSON.stringify(value) ?? String(value)}`);
+}
+
 function hasOverrides(msg: NodeMessage): boolean {
   return msg.duration !== undefined || msg.from !== undefined || msg.until !== undefined;
 }
@@ -93,7 +113,7 @@ function sensorValues(msg: NodeMessage): ReturnType<typeof sensorsFromMessage> {
     // the reason is in the message; the target's lib has no Error cause
     // eslint-disable-next-line preserve-caught-error
     throw new Error(
-      `expected msg.payload 'plan' or 'cancel', msg.duration/msg.from/msg.until, or a sensor value with msg.topic set to the sensor id (${(err as Error).message})`,
+      `expected msg.payload 'plan', 'cancel', 'boost', 'on', 'off', 'auto' or 'resend', msg.duration/msg.from/msg.until, or a sensor value with msg.topic set to the sensor id (${(err as Error).message})`,
     );
   }
 }

@@ -9,7 +9,8 @@ import type { Rule, Tariff } from '../../nodes/lib/engine/tariff';
 import { dataRecord } from '../../nodes/lib/engine/id-map';
 import type { SensorValues } from '../../nodes/lib/engine/price';
 import { FC, slowPrice, workdayTariff } from './engine-fixtures';
-import { minBlockFor, planPreview, planSettings } from '../../nodes/lib/runtime/plan-settings';
+import { planSettings } from '../../nodes/lib/runtime/plan-settings';
+import { planPreview } from '../../nodes/lib/runtime/plan-planner';
 
 const HALF = 1_800_000;
 const HOUR = 3_600_000;
@@ -173,9 +174,6 @@ describe('easy-plan settings with a minimum block', () => {
     should(planSettings({ ...base, contiguous: true, minBlockHours: 5 }).minBlockMs).equal(0);
     should(() => planSettings({ ...base, minBlockHours: 4 })).throw(/minimum block \(4 h\) is longer than the duration \(3 h\)/);
     should(() => planSettings({ ...base, minBlockMinutes: 75 })).throw(/minimum block \(minutes\)/);
-    const s = planSettings({ ...base, minBlockHours: 2 });
-    should(minBlockFor(s, 3 * 3_600_000)).equal(2 * 3_600_000);
-    should(minBlockFor(s, 3_600_000)).equal(3_600_000); // a late start plans less: never a minimum above it
   });
 
   it('the dialog preview plans with the minimum: split slots of half an hour become one block of at least an hour', () => {

@@ -411,6 +411,57 @@ describe('editor admin routes', function () {
     });
   });
 
+  describe("only the editor's own JSON requests", () => {
+    beforeEach(() => load([account(sim)]));
+    const posts = ADMIN_ROUTES.filter((r) => r.method === 'post');
+    const body = { id: 'acc', tariff: 'DEMO-FLAT', gateway: 'DEMO', plan: { durationHours: 1, mode: 'rolling', hours: 24 } };
+    const raw = (route: string) => (helper as any).request().post(route);
+
+    it('a form-encoded, text/plain or type-less POST is refused with 415 before any work', async () => {
+      should(posts.length).equal(5);
+      await quiet(50);
+      sim.resetRequests();
+      for (const route of posts) {
+        const form = await raw(route.path).type('form').send('id=acc&tariff=DEMO-FLAT&gateway=DEMO');
+        should(form.status).equal(415, route.path);
+        should(form.body.error.message).equal('expected an application/json body, got "application/x-www-form-urlencoded"');
+        const plain = await raw(route.path).set('Content-Type', 'text/plain').send(JSON.stringify(body));
+        should(plain.status).equal(415, route.path);
+        const none = await raw(route.path);
+        should(none.status).equal(415, route.path);
+        answers.push(form.text, plain.text, none.text);
+      }
+      should(sim.requests).have.length(0);
+    });
+
+    it('a foreign Origin, a null one or a cross-site fetch is refused with 403 before any work; the own origin is answered', async () => {
+      await quiet(50);
+      sim.resetRequests();
+      for (const route of posts) {
+        for (const origin of ['https://evil.example', 'null', 'http://editor.local:1881', 'not a url']) {
+          const r = await raw(route.path).set('Host', 'editor.local:1880').set('Origin', origin).send(body);
+          should(r.status).equal(403, `${route.path} from ${origin}`);
+          should(r.body.error.message).equal("only the editor's own origin may ask this");
+        }
+        const crossSite = await raw(route.path).set('Sec-Fetch-Site', 'cross-site').send(body);
+        should(crossSite.status).equal(403, route.path);
+      }
+      should(sim.requests).have.length(0);
+      for (const route of posts) {
+        const own = await raw(route.path).set('Host', 'editor.local:1880').set('Origin', 'http://editor.local:1880').send(body);
+        should(own.status).equal(200, route.path);
+        const sameOrigin = await raw(route.path).set('Sec-Fetch-Site', 'same-origin').send(body);
+        should(sameOrigin.status).equal(200, route.path);
+        answers.push(own.text, sameOrigin.text);
+      }
+      should(sim.requests.length).be.above(0);
+    });
+
+    it('the timezone list (GET) is no POST and stays open to the editor as before', async () => {
+      should((await get('/easy-account/timezones')).status).equal(200);
+    });
+  });
+
   describe('registration', () => {
     it('once per runtime: several accounts, redeploys and a second load of the module', async () => {
       await load([account(sim), account(sim, { id: 'acc2' })]);

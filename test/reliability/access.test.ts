@@ -73,6 +73,22 @@ describe('reliability: a Node-RED process with adminAuth', function () {
     should(lent.status).equal(200);
     should(await lent.text()).not.containEql(CANARY);
 
+    // a page elsewhere cannot drive the routes through a logged-in user's token: a form or
+    // text/plain body is refused (415), a foreign Origin too (403), before any work
+    const preview = { id: 'acc', tariff: 'DEMO-FLAT', plan: { durationHours: 0, durationMinutes: 0.001, mode: 'rolling', hours: 192 } };
+    const postAs = (headers: Record<string, string>, body: string) =>
+      fetch(`${red.url}/easy-account/schedule`, { method: 'POST', headers: { ...auth, ...headers }, body });
+    sim.resetRequests();
+    should((await postAs({ 'content-type': 'application/x-www-form-urlencoded' }, 'id=acc&tariff=DEMO-FLAT')).status).equal(415);
+    should((await postAs({ 'content-type': 'text/plain' }, JSON.stringify(preview))).status).equal(415);
+    const foreign = await postAs({ 'content-type': 'application/json', origin: 'https://evil.example' }, JSON.stringify(preview));
+    should(foreign.status).equal(403);
+    should(sim.requests.filter((r) => r.endpoint !== null)).have.length(0);
+    // from the editor's own origin it is answered, and a run time below the resolution is an error in words, at once
+    const own = await postAs({ 'content-type': 'application/json', origin: red.url }, JSON.stringify(preview));
+    should(own.status).equal(200);
+    should(((await own.json()) as { plan: { error: string } }).plan.error).match(/whole seconds/);
+
     // what the editor gets: flows without credentials, has_token for the password
     const exported = JSON.stringify(await red.get('/flows', auth));
     should(exported).containEql('"easy-account"');

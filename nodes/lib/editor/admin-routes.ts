@@ -9,6 +9,9 @@
 //     shared and cached for the refresh period, so `read` users at any rate cost the
 //     service no more than the account's own nodes do.
 // Nothing here ever puts the token into an answer, and the client follows no redirect.
+// Every POST takes only an `application/json` body from the editor's own origin: Node-RED's
+// admin API answers any origin, and a form or text/plain POST needs no preflight, so a
+// page the user merely visits could otherwise make the runtime fetch and compute.
 import { DEFAULT_BASE_URL, EasyClient } from '../api/client';
 import {
   chartData,
@@ -25,7 +28,7 @@ import {
 } from './editor-data';
 import type { AccountHub, TariffSnapshot } from '../runtime/hub';
 import { isObject } from '../engine/tariff';
-import { planPreview } from '../runtime/plan-settings';
+import { planPreview } from '../runtime/plan-planner';
 import { assertTimeZone, machineTimeZone, toEpochMs } from '../engine/time';
 import type { AccountNode, NodeAPI, NodeDef } from '../runtime/red-types';
 
@@ -33,6 +36,7 @@ import type { AccountNode, NodeAPI, NodeDef } from '../runtime/red-types';
 export interface AdminRequest {
   body?: unknown;
   query?: Record<string, unknown>;
+  headers?: Record<string, string | string[] | undefined>;
 }
 export interface AdminResponse {
   status(code: number): AdminResponse;
@@ -93,6 +97,7 @@ export function registerAdminRoutes(RED: AdminRED): boolean {
   for (const route of ADMIN_ROUTES) {
     const handle = handlers[route.path];
     const guards = route.typedToken ? [guard(route.permission), typedTokenGuard] : [guard(route.permission)];
+    if (route.method === 'post') guards.unshift(editorPostGuard);
     app[route.method](route.path, ...guards, (req, res) => {
       handle(requestBody(req)).then(
         (answer) => res.json(answer),
@@ -105,6 +110,47 @@ export function registerAdminRoutes(RED: AdminRED): boolean {
   }
   return true;
 }
+
+const header = (req: AdminRequest, name: string): string => {
+  const value = req.headers?.[name];
+  return (Array.isArray(value) ? value.join(',') : (value ?? '')).trim();
+};
+
+/**
+ * Why a POST is not the editor's own JSON request, or null when it is: a body other than
+ * `application/json` (415), or a browser's Origin or Sec-Fetch-Site naming another site (403).
+ * No Origin at all is a client that is no browser page (curl, a script), which the
+ * permission check alone governs.
+ */
+export function foreignPost(req: AdminRequest): { status: 403 | 415; message: string } | null {
+  const type = header(req, 'content-type').split(';')[0].trim().toLowerCase();
+  if (type !== 'application/json') {
+    return { status: 415, message: `expected an application/json body, got ${type ? JSON.stringify(type) : 'none'}` };
+  }
+  const origin = header(req, 'origin');
+  if (origin) {
+    let host: string | null;
+    try {
+      host = new URL(origin).host || null;
+    } catch {
+      host = null;
+    }
+    if (host === null || host.toLowerCase() !== header(req, 'host').toLowerCase()) {
+      return { status: 403, message: "only the editor's own origin may ask this" };
+    }
+  }
+  if (header(req, 'sec-fetch-site').toLowerCase() === 'cross-site') {
+    return { status: 403, message: "only the editor's own origin may ask this" };
+  }
+  return null;
+}
+
+/** Refuses a POST that is not the editor's own JSON request before any other work. */
+const editorPostGuard: Handler = (req, res, next) => {
+  const refused = foreignPost(req);
+  if (!refused) return next();
+  res.status(refused.status).json({ error: { code: 'bad_request', message: refused.message } });
+};
 
 /** Query and body fields of a request as one record (the body wins). */
 function requestBody(req: AdminRequest): Record<string, unknown> {

@@ -2,13 +2,14 @@
 // message may carry, read into numbers or refused with a message a Node-RED user
 // understands.
 import { parseTimeOfDay } from '../engine/tariff';
-import { cheapestWindows, hours } from '../engine/plan';
-import type { SensorValues } from '../engine/price';
+import { hours } from '../engine/plan';
+import type { OneOff } from './plan-ledger';
 import { DAY_MS, HOUR_MS, MINUTE_MS, instantOfLocal, localDayNumber, requireEpochMs, zoneInfo } from '../engine/time';
 
 export type PlanWindow = { kind: 'daily'; fromMs: number; untilMs: number } | { kind: 'rolling'; lengthMs: number };
 
 export interface PlanSettings {
+  /** Run time per window; 0 runs nothing (all off), longer than the window runs all of it. */
   durationMs: number;
   window: PlanWindow;
   contiguous: boolean;
@@ -22,8 +23,18 @@ export interface Cycle {
   from: number;
   to: number;
   requested: number;
-  /** Made from a message's overrides rather than the configuration. */
-  override: boolean;
+}
+
+/** Run times and minimum blocks are whole seconds: finer values would only make the plan's work grow. */
+export const PLAN_RESOLUTION_MS = 1000;
+
+/** A run time in ms from a user's number: whole seconds, or an error naming the field. */
+function wholeSeconds(ms: number, what: string): number {
+  const rounded = Math.round(ms);
+  if (rounded % PLAN_RESOLUTION_MS !== 0) {
+    throw new Error(`${what} must be whole seconds, got ${rounded / 1000} s`);
+  }
+  return rounded;
 }
 
 /** Longest window a plan may look at: the tariffs are known this far, and it bounds the work. */
@@ -53,10 +64,11 @@ const dailyLength = (w: { fromMs: number; untilMs: number }) =>
 
 /** The node's configuration, or an Error saying what is wrong with it. */
 export function planSettings(config: Record<string, unknown>): PlanSettings {
-  const durationMs =
+  const durationMs = wholeSeconds(
     numberIn(config.durationHours ?? 0, 'the duration (hours)', 0, 192) * HOUR_MS +
-    numberIn(config.durationMinutes ?? 0, 'the duration (minutes)', 0, 59) * MINUTE_MS;
-  if (durationMs <= 0) throw new Error('the duration must be more than 0 minutes');
+      numberIn(config.durationMinutes ?? 0, 'the duration (minutes)', 0, 59) * MINUTE_MS,
+    'the duration',
+  );
   let window: PlanWindow;
   if (config.mode === 'rolling') {
     window = { kind: 'rolling', lengthMs: numberIn(config.hours, 'the rolling window (hours)', 1, MAX_WINDOW_MS / HOUR_MS) * HOUR_MS };
@@ -65,8 +77,6 @@ export function planSettings(config: Record<string, unknown>): PlanSettings {
   } else {
     throw new Error(`the window must be daily or rolling, got ${JSON.stringify(config.mode)}`);
   }
-  const length = window.kind === 'daily' ? dailyLength(window) : window.lengthMs;
-  if (length < durationMs) throw new Error(`the window (${hours(length)}) is shorter than the duration (${hours(durationMs)})`);
   const maxPrice =
     config.maxPrice === undefined || config.maxPrice === null || String(config.maxPrice).trim() === ''
       ? undefined
@@ -74,16 +84,14 @@ export function planSettings(config: Record<string, unknown>): PlanSettings {
   const contiguous = config.contiguous === true || config.contiguous === 'true';
   const minBlockMs = contiguous
     ? 0
-    : numberIn(blankAsZero(config.minBlockHours), 'the minimum block (hours)', 0, 192) * HOUR_MS +
-      numberIn(blankAsZero(config.minBlockMinutes), 'the minimum block (minutes)', 0, 59) * MINUTE_MS;
-  if (minBlockMs > durationMs)
+    : wholeSeconds(
+        numberIn(blankAsZero(config.minBlockHours), 'the minimum block (hours)', 0, 192) * HOUR_MS +
+          numberIn(blankAsZero(config.minBlockMinutes), 'the minimum block (minutes)', 0, 59) * MINUTE_MS,
+        'the minimum block',
+      );
+  if (durationMs > 0 && minBlockMs > durationMs)
     throw new Error(`the minimum block (${hours(minBlockMs)}) is longer than the duration (${hours(durationMs)})`);
   return { durationMs, window, contiguous, minBlockMs, maxPrice };
-}
-
-/** The minimum block for a plan of `duration`: never longer than what is planned (a late start plans less). */
-export function minBlockFor(settings: PlanSettings, duration: number): number {
-  return Math.min(settings.minBlockMs, duration);
 }
 
 /**
@@ -105,7 +113,7 @@ export function dailyOccurrence(w: { fromMs: number; untilMs: number }, now: num
 export function configuredCycle(settings: PlanSettings, now: number, timezone: string): Cycle {
   const w = settings.window;
   const span = w.kind === 'daily' ? dailyOccurrence(w, now, timezone) : { from: now, to: now + w.lengthMs };
-  return { ...span, requested: settings.durationMs, override: false };
+  return { ...span, requested: settings.durationMs };
 }
 
 /** A run time from a message: minutes as a number, or text such as `2h`, `2 h 30 min`, `90m`, `1:30`. */
@@ -130,9 +138,9 @@ export function parseDuration(value: unknown): number {
   } else {
     throw bad();
   }
-  if (!(ms > 0)) throw new Error(`msg.duration must be more than 0 minutes, got ${JSON.stringify(value)}`);
+  if (!(ms >= 0)) throw new Error(`msg.duration must be 0 minutes or more, got ${JSON.stringify(value)}`);
   if (ms > MAX_WINDOW_MS) throw new Error(`msg.duration is longer than ${hours(MAX_WINDOW_MS)}: ${JSON.stringify(value)}`);
-  return ms;
+  return wholeSeconds(ms, 'msg.duration');
 }
 
 /** An instant from a message: a local time of day (the next one after `after`), epoch ms, a Date or ISO text. */
@@ -157,12 +165,12 @@ export function parseMoment(value: unknown, what: string, after: number, timezon
  * The span of a plan asked for by a message with `duration`, `from` and/or `until`;
  * what the message leaves out comes from the configured plan. Throws a user's message.
  */
-export function overrideCycle(
+export function oneOffSpan(
   msg: { duration?: unknown; from?: unknown; until?: unknown },
   settings: PlanSettings,
   now: number,
   timezone: string,
-): Cycle {
+): OneOff {
   const base = configuredCycle(settings, now, timezone);
   const requested = msg.duration === undefined ? settings.durationMs : parseDuration(msg.duration);
   // a button ("2 h before 07:00") plans from now; only the end comes from the configured window
@@ -170,50 +178,7 @@ export function overrideCycle(
   if (from - now > MAX_WINDOW_MS) throw new Error(`msg.from is more than ${hours(MAX_WINDOW_MS)} ahead`);
   const to = msg.until === undefined ? Math.max(base.to, from) : parseMoment(msg.until, 'msg.until', from, timezone);
   if (to - from > MAX_WINDOW_MS) throw new Error(`the window from msg.from to msg.until is longer than ${hours(MAX_WINDOW_MS)}`);
-  if (to - from < requested)
-    throw new Error(`the window (${hours(Math.max(0, to - from))}) is shorter than the duration (${hours(requested)})`);
-  return { from, to, requested, override: true };
-}
-
-/**
- * The slots a node with this configuration would plan from `now` until `to`, for the
- * edit dialog's chart: each daily window (or the one rolling window) planned as it
- * would be now. An error in the configuration is returned as text, not thrown.
- */
-export function planPreview(
-  tariff: unknown,
-  config: Record<string, unknown>,
-  now: number,
-  to: number,
-  options: { timezone: string; sensors?: SensorValues },
-): { slots: Array<{ from: number; to: number; price: number }>; shortfalls: string[]; error: string | null } {
-  const slots: Array<{ from: number; to: number; price: number }> = [];
-  const shortfalls: string[] = [];
-  try {
-    const settings = planSettings(config);
-    let at = now;
-    // a week holds at most 8 daily windows; the rolling one is planned once
-    for (let n = 0; n < 9 && at < to; n++) {
-      const cycle = configuredCycle(settings, at, options.timezone);
-      const from = Math.max(at, cycle.from);
-      if (from >= to) break;
-      const duration = Math.min(cycle.requested, cycle.to - from);
-      const plan = cheapestWindows(tariff, {
-        ...options,
-        from,
-        to: cycle.to,
-        duration,
-        contiguous: settings.contiguous,
-        minBlock: minBlockFor(settings, duration),
-        maxPrice: settings.maxPrice,
-      });
-      for (const slot of plan.slots) slots.push(slot);
-      if (plan.shortfall) shortfalls.push(plan.shortfall);
-      if (settings.window.kind === 'rolling') break;
-      at = cycle.to;
-    }
-    return { slots, shortfalls, error: null };
-  } catch (err) {
-    return { slots, shortfalls, error: (err as Error).message };
-  }
+  if (to <= from) throw new Error(`msg.until must be after ${msg.from === undefined ? 'now' : 'msg.from'}`);
+  // a span shorter than the run time runs all of it; the plan states the shortfall
+  return { from, to, requested };
 }
