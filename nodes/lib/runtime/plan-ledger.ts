@@ -12,6 +12,7 @@
 // mode to its end), and plans only what is still owed, from then on.
 
 import { hours as hoursText, PlanResult } from '../engine/plan';
+import { MINUTE_MS } from '../engine/time';
 import type { Cycle } from './plan-settings';
 
 export type Owner = 'plan' | 'once' | 'boost';
@@ -98,7 +99,9 @@ export function replanLedger(ledger: Ledger, now: number, planner: Planner, opts
   const running = runningBlock(ledger.pieces, now);
   if (running && running.owner !== 'boost') {
     if (opts.contiguous) committedTo = running.to;
-    else if (opts.minBlockMs > 0) committedTo = Math.min(running.to, Math.max(now, running.from + opts.minBlockMs));
+    // (to a whole minute at least: the minimum-block search plans on whole minutes)
+    else if (opts.minBlockMs > 0)
+      committedTo = Math.min(running.to, Math.max(Math.ceil(now / MINUTE_MS) * MINUTE_MS, running.from + opts.minBlockMs));
   }
   const boostPieces: LedgerPiece[] = boost
     ? planner.priced(Math.max(now, boost.from), boost.to).map((p) => ({ ...p, owner: 'boost' as const }))

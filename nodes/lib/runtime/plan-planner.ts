@@ -11,17 +11,23 @@ export function enginePlanner(tariff: unknown, options: { timezone: string; sens
   return {
     plan(from, to, duration, minBlock) {
       if (minBlock > 0) {
-        // the minimum-block search works on the common grid of its inputs: whole minutes keep it small
-        from = Math.ceil(from / MINUTE_MS) * MINUTE_MS;
-        to = Math.max(from, Math.floor(to / MINUTE_MS) * MINUTE_MS);
-        duration = Math.min(duration, to - from);
-        minBlock = Math.min(minBlock, duration);
+        // the minimum-block search works on the common grid of its inputs: whole minutes keep it
+        // small (a window from an arbitrary instant starts at the next minute, a rest rounds to one)
+        const gridFrom = Math.ceil(from / MINUTE_MS) * MINUTE_MS;
+        const gridTo = Math.floor(to / MINUTE_MS) * MINUTE_MS;
+        const gridDuration = Math.min(Math.round(duration / MINUTE_MS) * MINUTE_MS, gridTo - gridFrom);
+        if (gridDuration >= MINUTE_MS) {
+          const gridBlock = Math.max(MINUTE_MS, Math.round(minBlock / MINUTE_MS) * MINUTE_MS);
+          [from, to, duration, minBlock] = [gridFrom, gridTo, gridDuration, Math.min(gridBlock, gridDuration)];
+        } else {
+          minBlock = 0; // under a minute: no block to keep whole
+        }
       }
       return cheapestWindows(tariff, {
         ...options,
         from,
         to,
-        duration: Math.max(duration, 1),
+        duration,
         contiguous: settings.contiguous,
         minBlock,
         maxPrice: settings.maxPrice,

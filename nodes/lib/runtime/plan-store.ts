@@ -33,7 +33,13 @@ const isCycle = (x: unknown): x is Cycle => isSpan(x) && finite((x as Record<str
 const isOneOff = (x: unknown): x is OneOff => isCycle(x);
 
 function isPiece(x: unknown): x is LedgerPiece {
-  return isSpan(x) && x.to > x.from && (x as LedgerPiece).price !== undefined && (finite((x as LedgerPiece).price) || (x as LedgerPiece).price === null) && OWNERS.has(String((x as LedgerPiece).owner));
+  return (
+    isSpan(x) &&
+    x.to > x.from &&
+    (x as LedgerPiece).price !== undefined &&
+    (finite((x as LedgerPiece).price) || (x as LedgerPiece).price === null) &&
+    OWNERS.has(String((x as LedgerPiece).owner))
+  );
 }
 
 /** A stored plan for these settings whose window has not ended at `now`, or null. */

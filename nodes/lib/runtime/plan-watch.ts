@@ -105,7 +105,11 @@ export class PlanWatch {
     const ledger = this.currentLedger(now);
     if (!msg) {
       // after a cancel, 'plan' is a new request: the window's configured run time afresh from now
-      this.replanOrThrow('message', now, ledger.cancelled ? { ...ledger, cancelled: false, cycle: this.freshCycle(now), pieces: [] } : ledger);
+      this.replanOrThrow(
+        'message',
+        now,
+        ledger.cancelled ? { ...ledger, cancelled: false, cycle: this.freshCycle(now), pieces: [] } : ledger,
+      );
       return;
     }
     const once = oneOffSpan(msg, this.opts.settings, now, this.opts.hub.timezone);
@@ -351,7 +355,11 @@ export class PlanWatch {
       fill = 'yellow';
     }
     if (this.override !== 'auto') {
-      return { fill: this.override === 'on' ? 'green' : 'grey', shape: 'ring', text: shortText(`override ${this.override} (plan: ${text})`, 60) };
+      return {
+        fill: this.override === 'on' ? 'green' : 'grey',
+        shape: 'ring',
+        text: shortText(`override ${this.override} (plan: ${text})`, 60),
+      };
     }
     return { fill, shape: running || next ? 'dot' : 'ring', text: shortText(text, 60) };
   }
