@@ -71,7 +71,8 @@ export = function register(RED: NodeAPI): void {
       try {
         if (!watch) throw new Error(problem ?? 'the node is still starting');
         const command = typeof msg.payload === 'string' ? msg.payload.trim().toLowerCase() : null;
-        if (msg.override !== undefined || (command !== null && OVERRIDES.has(command))) watch.setOverride(overrideOf(msg.override ?? command));
+        if (msg.override !== undefined || (command !== null && OVERRIDES.has(command)))
+          watch.setOverride(overrideOf(msg.override ?? command));
         else if (command === 'resend' || msg.resend === true) watch.resend();
         else if (command === 'cancel') watch.cancel();
         else if (command === 'boost') watch.boost(msg.duration === undefined ? settings!.durationMs : parseDuration(msg.duration));

@@ -516,7 +516,6 @@ describe('easy-plan node', function () {
     });
     should(chart.plan).eql({ slots: expected, shortfalls: [], error: null });
     should(chart.lines[0].key).equal('base');
-    const bad = await post({ id: 'acc', tariff: 'DEMO-WORKDAY', at: '2026-03-27T12:00:00Z', plan: { ...settings, durationHours: 10 } });
     // longer than the window: all of each window, the shortfall said
     const long = await post({ id: 'acc', tariff: 'DEMO-WORKDAY', at: '2026-03-27T12:00:00Z', plan: { ...settings, durationHours: 10 } });
     should(long.plan.error).be.null();
