@@ -3,25 +3,32 @@
 //   stream: one cumulative reading per message -> running totals per meter and for the
 //           site, kept in the node's context (default store) across restarts (lib/cost-stream)
 //   range:  msg.from/msg.to or msg.period -> archival readings fetched and costed (lib/cost-range)
+//   compare: readings (message or archive) costed under every tariff of the account (lib/cost-compare)
+// Range and stream modes add a generator report when it is switched on (lib/generator-report).
 // Messages are handled one at a time, in arrival order, so stream totals never race.
-// Second output (stream mode): each closed day, week and month as a bar for Dashboard 2.
+// Second output: stream mode, each closed day, week and month as a bar for Dashboard 2;
+// compare mode, the table as bars.
 
 import { linkAccount, reportProblem, settleOnce, problemStatus } from './lib/runtime/account-link';
 import { costBatch, costStatus } from './lib/runtime/cost-batch';
 import { CostRange } from './lib/runtime/cost-range';
+import { compareCost } from './lib/runtime/cost-compare';
+import { generatorChoice, GeneratorSettings } from './lib/runtime/generator-report';
 import { CostStream } from './lib/runtime/cost-stream';
 import type { AccountHub, TariffSnapshot } from './lib/runtime/hub';
 import { SensorFollower } from './lib/runtime/sensor-follower';
 import { findTariff, tariffById } from './lib/runtime/tariff-lookup';
 import type { Node, NodeAPI, NodeDef, NodeMessage, Outgoing } from './lib/runtime/red-types';
 
-type Mode = 'batch' | 'stream' | 'range';
-const MODES: Mode[] = ['batch', 'stream', 'range'];
+type Mode = 'batch' | 'stream' | 'range' | 'compare';
+const MODES: Mode[] = ['batch', 'stream', 'range', 'compare'];
 /** Tariffs change rarely; the account's shortest refresh among its users wins anyway. */
 const TARIFF_REFRESH_MIN = 60;
 /** Poll interval for the live values of the sensors a tariff's rules read (stream mode). */
 const SENSOR_POLL_SEC = 60;
 const TOTALS_KEY = 'totals';
+
+const text = (x: unknown): string => (typeof x === 'string' ? x.trim() : typeof x === 'number' ? String(x) : '');
 
 export = function register(RED: NodeAPI): void {
   function EasyCostNode(this: Node, config: NodeDef) {
@@ -30,7 +37,12 @@ export = function register(RED: NodeAPI): void {
     const mode: Mode = MODES.includes(config.mode as Mode) ? (config.mode as Mode) : 'batch';
     const tariffId = String(config.tariff ?? '').trim();
     const link = linkAccount(RED, node, config.account);
-    const problem = link.problem ?? (tariffId ? null : 'no tariff configured');
+    // compare mode costs every tariff; its own tariff, when set, is only marked `current`
+    const problem = link.problem ?? (tariffId || mode === 'compare' ? null : 'no tariff configured');
+    const generator: GeneratorSettings | null =
+      config.generator === true || config.generator === 'true'
+        ? { gatewayId: text(config.generatorGateway), sensorId: text(config.generatorSensor), on: text(config.generatorOn) }
+        : null;
     const hub = link.hub as AccountHub;
     const timezone = link.account?.timezone ?? 'UTC';
     let unwatchTariffs: (() => void) | null = null;
@@ -76,16 +88,24 @@ export = function register(RED: NodeAPI): void {
 
     async function onRange(msg: NodeMessage): Promise<NodeMessage> {
       const t = await tariff();
-      const { payload, result } = await range.cost(msg, t, Date.now());
+      const { payload, result } = await range.cost(msg, t, Date.now(), generator ? generatorChoice(generator, t) : null);
       msg.payload = payload;
       node.status(costStatus(result, t));
       return msg;
     }
 
+    async function onCompare(msg: NodeMessage): Promise<Outgoing> {
+      const current = snapshot && snapshot.fetchedAt !== null ? snapshot : await hub.refreshTariffs();
+      const out = await compareCost(msg, current, range, timezone, Date.now(), tariffId);
+      msg.payload = out.payload;
+      node.status(out.status);
+      return [msg, out.chart];
+    }
+
     if (problem) {
       node.status({ fill: 'red', shape: 'ring', text: problem });
     } else {
-      node.status({ fill: 'grey', shape: 'ring', text: `${mode} · ${tariffId}` });
+      node.status({ fill: 'grey', shape: 'ring', text: tariffId ? `${mode} · ${tariffId}` : mode });
       unwatchTariffs = hub.watchTariffs(TARIFF_REFRESH_MIN, (s) => {
         snapshot = s;
         if (mode !== 'stream') return;
@@ -101,7 +121,12 @@ export = function register(RED: NodeAPI): void {
       }
     }
 
-    const handlers: Record<Mode, (msg: NodeMessage) => Promise<Outgoing>> = { batch: onBatch, stream: onStream, range: onRange };
+    const handlers: Record<Mode, (msg: NodeMessage) => Promise<Outgoing>> = {
+      batch: onBatch,
+      stream: onStream,
+      range: onRange,
+      compare: onCompare,
+    };
 
     node.on('input', (msg, send, done) => {
       const finish = settleOnce(done);

@@ -23,7 +23,7 @@ const NODES = [
   {
     type: 'easy-cost',
     category: 'energy',
-    defaults: ['name', 'account', 'tariff', 'mode', 'outputs'],
+    defaults: ['name', 'account', 'tariff', 'mode', 'generator', 'generatorGateway', 'generatorSensor', 'generatorOn', 'outputs'],
     help: ['Inputs', 'Outputs', 'Details'],
   },
 ];

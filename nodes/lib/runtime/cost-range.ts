@@ -1,12 +1,13 @@
 // easy-cost's range mode without Node-RED: the range a message asks for, the archive
 // fetched through the account hub (only both ends for a flat tariff), the sensors the
-// tariff's rules read fetched with a lead-in, and the cost of it all.
+// tariff's rules read (and the generator's) fetched with a lead-in, and the cost of it all.
 import { computeCost, CostResult } from '../engine/cost';
 import { costPayload, isFlatTariff, RangeRequest, rangeRequest } from './cost-inputs';
 import { counted } from '../engine/format';
 import type { AccountHub } from './hub';
-import { dataRecord, setNested } from '../engine/id-map';
-import { sensorsUsedBy, Tariff } from '../engine/tariff';
+import { dataRecord, nestedField, setNested } from '../engine/id-map';
+import { SensorRef, sensorsUsedBy, Tariff } from '../engine/tariff';
+import { GeneratorChoice, generatorReport } from './generator-report';
 
 /** With a flat tariff, this much is fetched at each end instead of the whole range. */
 export const FLAT_WINDOW_MS = 3600_000;
@@ -14,6 +15,13 @@ export const FLAT_WINDOW_MS = 3600_000;
 export const SENSOR_LEAD_MS = 3600_000;
 
 type Archive = Pick<AccountHub, 'fetchData'>;
+
+export interface ArchiveRange {
+  readings: Array<[number, number]>;
+  sensors: Record<string, Record<string, Array<[number, number]>>>;
+  requests: number;
+  shortcut: boolean;
+}
 
 export interface RangeOutcome {
   payload: Record<string, unknown>;
@@ -29,13 +37,46 @@ export class CostRange {
   ) {}
 
   /** The cost of the range `msg` asks for; throws an error a user understands when there is nothing to cost. */
-  async cost(msg: Record<string, unknown>, tariff: Tariff, now: number): Promise<RangeOutcome> {
+  async cost(msg: Record<string, unknown>, tariff: Tariff, now: number, generator: GeneratorChoice | null = null): Promise<RangeOutcome> {
     const req = rangeRequest(msg, this.timezone, now);
+    const refs = sensorsUsedBy(tariff);
+    if (generator) refs.push(generator.ref);
+    // the generator report needs every reading: the flat shortcut knows only the ends
+    const fetched = await this.archive(req, refs, generator ? null : tariff);
+    const result = computeCost(tariff, fetched.readings, {
+      timezone: this.timezone,
+      sensors: fetched.sensors,
+      splitBy: generator ? generator.ref : undefined,
+    });
+    const payload: Record<string, unknown> = {
+      ...costPayload(result, tariff),
+      gateway: req.gateway,
+      sensor: req.sensor,
+      range: { from: iso(req.from), to: iso(req.to), fromMs: req.from, toMs: req.to },
+      fetched: { readings: fetched.readings.length, requests: fetched.requests, shortcut: fetched.shortcut },
+    };
+    if (generator) {
+      payload.generator = generatorReport(
+        generator,
+        result,
+        nestedField(fetched.sensors, generator.ref.gatewayId, generator.ref.sensorId),
+        req,
+      );
+    }
+    return { payload, result };
+  }
+
+  /**
+   * The archive of a range: the meter's readings (for a flat `shortcutFor` tariff only
+   * both ends) and the timelines of `refs` with a lead-in; throws in words when fewer
+   * than two readings are there.
+   */
+  async archive(req: RangeRequest, refs: SensorRef[], shortcutFor: Tariff | null): Promise<ArchiveRange> {
     const controller = new AbortController();
     this.controllers.add(controller);
     try {
       const { signal } = controller;
-      const fetched = await this.readings(tariff, req, signal);
+      const fetched = await this.readings(shortcutFor, req, signal);
       if (fetched.readings.length < 2) {
         // one reading or none is no usage at all, not a cost of zero
         throw new Error(
@@ -43,7 +84,8 @@ export class CostRange {
         );
       }
       const sensors: Record<string, Record<string, Array<[number, number]>>> = dataRecord();
-      for (const ref of sensorsUsedBy(tariff)) {
+      for (const ref of refs) {
+        if (nestedField(sensors, ref.gatewayId, ref.sensorId) !== undefined) continue; // two tariffs, one sensor
         setNested(
           sensors,
           ref.gatewayId,
@@ -52,15 +94,7 @@ export class CostRange {
         );
         fetched.requests += 1;
       }
-      const result = computeCost(tariff, fetched.readings, { timezone: this.timezone, sensors });
-      const payload = {
-        ...costPayload(result, tariff),
-        gateway: req.gateway,
-        sensor: req.sensor,
-        range: { from: iso(req.from), to: iso(req.to), fromMs: req.from, toMs: req.to },
-        fetched: { readings: fetched.readings.length, requests: fetched.requests, shortcut: fetched.shortcut },
-      };
-      return { payload, result };
+      return { ...fetched, sensors };
     } finally {
       this.controllers.delete(controller);
     }
@@ -72,9 +106,9 @@ export class CostRange {
   }
 
   /** Archival readings of the range: for a flat tariff only the ends, when the archive has them. */
-  private async readings(t: Tariff, req: RangeRequest, signal: AbortSignal) {
+  private async readings(t: Tariff | null, req: RangeRequest, signal: AbortSignal) {
     let requests = 0;
-    if (isFlatTariff(t) && req.to - req.from > 2 * FLAT_WINDOW_MS) {
+    if (t && isFlatTariff(t) && req.to - req.from > 2 * FLAT_WINDOW_MS) {
       requests += 2;
       const [head, tail] = await Promise.all([
         this.hub.fetchData(req.gateway, req.sensor, req.from, req.from + FLAT_WINDOW_MS, { signal }),
