@@ -1,10 +1,12 @@
 'use strict';
-// npm run bench:footprint: what installing the package costs a Node-RED that deploys none
-// of its nodes (a Pi Zero 2 has 512 MB for everything). In one run, alternately:
+// npm run bench:footprint: what the package costs a Node-RED (a Pi Zero 2 has 512 MB for
+// everything). In one run, alternately:
 //   - stock Node-RED (this repo's devDependency) started in a fresh user directory without
-//     the package, and the same with the package in the user directory's node_modules,
-//     as npm install puts it (here a link to this checkout's build): start time to
-//     "Started flows" and resident memory once started;
+//     the package ("plain"); the same with the package in the user directory's
+//     node_modules, as npm install puts it (here a link to this checkout's build), no flows
+//     ("installed"); and with the examples deployed and running against the simulator on
+//     loopback, all five node types ("deployed"): start time to "Started flows", resident
+//     memory and V8 heap in use after a forced garbage collection once settled;
 //   - `node` requiring the package's main, against `node` requiring nothing.
 // Medians over FOOTPRINT_RUNS starts (default 7) of each; the difference is the package's.
 // Spawned processes only, loopback only, nothing left behind.
@@ -16,12 +18,16 @@ const path = require('path');
 const net = require('net');
 
 const ROOT = path.join(__dirname, '..');
+const { exampleFlows, encryptCredentials } = require(path.join(ROOT, 'scripts', 'demo-flows.js'));
 const PKG = require(path.join(ROOT, 'package.json'));
 const RUNS = Math.max(1, Number(process.env.FOOTPRINT_RUNS) || 7);
 const RED_JS = require.resolve('node-red/red.js', { paths: [ROOT] });
 const MAIN = path.join(ROOT, PKG.main);
-/** Memory is read this long after "Started flows", once start-up garbage has had a chance to go. */
-const SETTLE_MS = 1500;
+/** Memory is read this long after "Started flows": the deployed flows' first requests have been answered by then. */
+const SETTLE_MS = 4000;
+const CREDENTIAL_SECRET = 'footprint';
+/** The easy node types; the deployed side must run every one of them. */
+const EASY_TYPES = Object.keys(PKG['node-red'].nodes);
 /** Linux's USER_HZ, the unit of /proc/<pid>/stat times. */
 const CLOCK_TICKS = (() => {
   try {
@@ -63,10 +69,31 @@ function cpuMs(pid) {
   }
 }
 
-function userDir(base, withPackage) {
-  const dir = fs.mkdtempSync(path.join(base, withPackage ? 'with-' : 'without-'));
+/**
+ * The examples that need nothing but core nodes and this package (the dashboard example
+ * needs Dashboard 2, another package), the account pointed at the simulator.
+ */
+function deployedFlows(simUrl) {
+  const { flows, credentials } = exampleFlows(simUrl);
+  const known = new Set(['tab', 'inject', 'debug', 'switch', 'change', 'catch', ...EASY_TYPES]);
+  const tabs = new Set(flows.filter((n) => n.z && !known.has(n.type)).map((n) => n.z));
+  const kept = flows.filter((n) => !tabs.has(n.z) && !tabs.has(n.id));
+  const missing = EASY_TYPES.filter((type) => !kept.some((n) => n.type === type));
+  if (missing.length) throw new Error(`the deployed examples lack ${missing.join(', ')}`);
+  return { flows: kept, credentials };
+}
+
+function userDir(base, side, simUrl) {
+  const withPackage = side !== 'plain';
+  const dir = fs.mkdtempSync(path.join(base, `${side}-`));
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'node-red-project', version: '0.0.1', private: true }));
-  fs.writeFileSync(path.join(dir, 'flows.json'), '[]');
+  if (side === 'deployed') {
+    const { flows, credentials } = deployedFlows(simUrl);
+    fs.writeFileSync(path.join(dir, 'flows.json'), JSON.stringify(flows));
+    fs.writeFileSync(path.join(dir, 'flows_cred.json'), JSON.stringify(encryptCredentials(credentials, CREDENTIAL_SECRET)));
+  } else {
+    fs.writeFileSync(path.join(dir, 'flows.json'), '[]');
+  }
   if (withPackage) {
     const link = path.join(dir, 'node_modules', ...PKG.name.split('/'));
     fs.mkdirSync(path.dirname(link), { recursive: true });
@@ -75,12 +102,18 @@ function userDir(base, withPackage) {
   return dir;
 }
 
+/**
+ * Node-RED's settings, and a way to read its memory from outside: asked over the IPC
+ * channel, the process collects garbage (node --expose-gc) and answers process.memoryUsage().
+ * (Not a signal: Node-RED stops on SIGUSR2.)
+ */
 function settings(port) {
-  return `module.exports = ${JSON.stringify({
+  return `process.on('message', (m) => { if (m === 'memory') { global.gc(); process.send(process.memoryUsage()); } });
+module.exports = ${JSON.stringify({
     uiHost: '127.0.0.1',
     uiPort: port,
     flowFile: 'flows.json',
-    credentialSecret: 'footprint',
+    credentialSecret: CREDENTIAL_SECRET,
     telemetry: { enabled: false, updateNotification: false },
     diagnostics: { enabled: false },
     logging: { console: { level: 'info', metrics: false, audit: false } },
@@ -89,15 +122,27 @@ function settings(port) {
   })};\n`;
 }
 
-/** One start of Node-RED: ms to "Started flows", MB resident once started, and whether the package's nodes loaded. */
+/** After a forced GC in the process: MB resident and MB of V8 heap in use. */
+function memoryAfterGc(child) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('Node-RED did not report its memory')), 10_000);
+    child.once('message', (usage) => {
+      clearTimeout(timer);
+      resolve({ rss: usage.rss / 1048576, heap: usage.heapUsed / 1048576 });
+    });
+    child.send('memory');
+  });
+}
+
+/** One start of Node-RED: ms to "Started flows", MB resident and heap once settled, and whether the package's nodes loaded. */
 async function startRed(dir) {
   const port = await freePort();
   fs.writeFileSync(path.join(dir, 'settings.js'), settings(port));
   const began = process.hrtime.bigint();
-  const child = spawn(process.execPath, [RED_JS, '--userDir', dir, '--settings', path.join(dir, 'settings.js')], {
+  const child = spawn(process.execPath, ['--expose-gc', RED_JS, '--userDir', dir, '--settings', path.join(dir, 'settings.js')], {
     cwd: dir,
     env: { ...process.env, NODE_OPTIONS: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   let log = '';
   try {
@@ -119,11 +164,14 @@ async function startRed(dir) {
     });
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     const rss = rssMb(child.pid);
+    const afterGc = await memoryAfterGc(child);
     const sets = await (await fetch(`http://127.0.0.1:${port}/nodes`, { headers: { Accept: 'application/json' } })).json();
     return {
       startMs: started.wall,
       cpuMs: started.cpu,
       rss,
+      gcRss: afterGc.rss,
+      heap: afterGc.heap,
       loaded: sets.some((set) => set.module === PKG.name && set.enabled !== false && !set.err),
       log,
     };
@@ -171,39 +219,47 @@ const f1 = (x) => x.toFixed(1);
 
 async function main() {
   if (!fs.existsSync(MAIN)) throw new Error(`${MAIN} is missing: npm run build first`);
+  const { startSimulator } = require(path.join(ROOT, 'dist', 'sim', 'server.js'));
+  const sim = await startSimulator({ host: '127.0.0.1' });
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'easy-footprint-'));
   try {
-    const dirs = { without: userDir(base, false), with: userDir(base, true) };
-    const red = { without: [], with: [] };
+    const sides = ['plain', 'installed', 'deployed'];
+    const dirs = Object.fromEntries(sides.map((side) => [side, userDir(base, side, sim.url)]));
+    const red = Object.fromEntries(sides.map((side) => [side, []]));
     const req = { without: [], with: [] };
     for (let i = 0; i < RUNS; i++) {
-      // alternated, so a load that comes and goes on the machine falls on both sides
-      for (const side of i % 2 ? ['with', 'without'] : ['without', 'with']) {
+      // rotated, so a load that comes and goes on the machine falls on every side
+      for (let k = 0; k < sides.length; k++) {
+        const side = sides[(i + k) % sides.length];
         const run = await startWithRetry(dirs[side]);
-        if (side === 'with' && !run.loaded) throw new Error(`the package's nodes were not loaded:\n${run.log}`);
+        if (side !== 'plain' && !run.loaded) throw new Error(`the package's nodes were not loaded:\n${run.log}`);
+        if (side === 'deployed' && !/Started flows/.test(run.log)) throw new Error(`the flows did not start:\n${run.log}`);
         red[side].push(run);
-        req[side].push(requireCost(side === 'with' ? MAIN : null));
       }
+      req.without.push(requireCost(null));
+      req.with.push(requireCost(MAIN));
     }
+    if (!sim.requests.some((r) => r.endpoint === 'tariffs' && r.status === 200))
+      throw new Error('the deployed flows asked the simulator nothing');
     const m = (runs, key) => median(runs.map((r) => r[key]));
+    const added = (side, key, unit) => `${side} ${f1(m(red[side], key))} ${unit} (+${f1(m(red[side], key) - m(red.plain, key))})`;
     console.log(
-      `footprint: Node ${process.version}, Node-RED ${require(path.join(path.dirname(RED_JS), 'package.json')).version}, ${RUNS} starts each, medians`,
+      `footprint: Node ${process.version}, Node-RED ${require(path.join(path.dirname(RED_JS), 'package.json')).version}, ${RUNS} starts each, medians; added = vs plain Node-RED`,
     );
-    console.log(
-      `node-red start    without ${f1(m(red.without, 'startMs'))} ms   with ${f1(m(red.with, 'startMs'))} ms   added ${f1(m(red.with, 'startMs') - m(red.without, 'startMs'))} ms (wall clock: the machine's load shows)`,
-    );
-    if (red.with[0].cpuMs !== null) {
+    const row = (label, key, unit, note = '') =>
       console.log(
-        `node-red start    without ${f1(m(red.without, 'cpuMs'))} ms   with ${f1(m(red.with, 'cpuMs'))} ms   added ${f1(m(red.with, 'cpuMs') - m(red.without, 'cpuMs'))} ms (CPU time to "Started flows")`,
+        `${label.padEnd(22)} plain ${f1(m(red.plain, key))} ${unit}   ${added('installed', key, unit)}   ${added('deployed', key, unit)}${note}`,
       );
-    }
+    row('node-red start', 'startMs', 'ms', ' (wall clock: the load shows)');
+    if (red.plain[0].cpuMs !== null) row('node-red start CPU', 'cpuMs', 'ms', ' (CPU time to "Started flows")');
+    row('node-red RSS', 'rss', 'MB', ` (${SETTLE_MS / 1000} s after start)`);
+    row('node-red RSS after GC', 'gcRss', 'MB');
+    row('node-red heap after GC', 'heap', 'MB', ' (V8 heap in use)');
     console.log(
-      `node-red RSS      without ${f1(m(red.without, 'rss'))} MB   with ${f1(m(red.with, 'rss'))} MB   added ${f1(m(red.with, 'rss') - m(red.without, 'rss'))} MB`,
-    );
-    console.log(
-      `require(main)     ${f1(m(req.with, 'ms') - m(req.without, 'ms'))} ms   RSS added ${f1(m(req.with, 'rss') - m(req.without, 'rss'))} MB`,
+      `require(main)          ${f1(m(req.with, 'ms') - m(req.without, 'ms'))} ms   RSS added ${f1(m(req.with, 'rss') - m(req.without, 'rss'))} MB`,
     );
   } finally {
+    await sim.close();
     fs.rmSync(base, { recursive: true, force: true });
   }
 }

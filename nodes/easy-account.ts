@@ -55,11 +55,15 @@ export = function register(RED: NodeAPI): void {
     node.hub = null;
     node.configError = null;
     node.minRefreshMs = DEFAULT_MIN_REFRESH_MS;
+    node.proxyMode = config.proxyMode;
+    node.proxyUrl = config.proxyUrl;
 
     try {
-      const parts = createAccount(basics, config, node.credentials?.token, contextStore(node), (text) => node.warn(text));
+      const parts = createAccount(basics, config, node.credentials, contextStore(node), (text) => node.warn(text));
       node.hub = parts.hub;
       node.minRefreshMs = parts.minRefreshMs;
+      // which way the requests go, once per deploy (never a user name or password)
+      if (parts.proxy) node.log(`requests go through the proxy ${parts.proxy.url} (set by ${parts.proxy.source})`);
     } catch (err) {
       // a bad zone or URL must not stop the runtime: the users show it and report it
       node.configError = err instanceof Error ? err : new Error(String(err));
@@ -89,7 +93,7 @@ export = function register(RED: NodeAPI): void {
   }
 
   RED.nodes.registerType('easy-account', EasyAccountNode, {
-    credentials: { token: { type: 'password' } },
+    credentials: { token: { type: 'password' }, proxyUser: { type: 'text' }, proxyPassword: { type: 'password' } },
     // the editor shows the zone an empty time zone stands for (RED.settings.easyAccountMachineTimezone);
     // read when the editor asks, so a Node-RED without our nodes never loads the zone data
     settings: {
@@ -104,6 +108,7 @@ export = function register(RED: NodeAPI): void {
 };
 
 function shortConfigError(err: Error): string {
+  if (/proxy/.test(err.message)) return 'bad proxy';
   if (/time zone/.test(err.message)) return 'bad time zone';
   if (/baseUrl/.test(err.message)) return 'bad base URL';
   if (/token/.test(err.message)) return 'bad token';

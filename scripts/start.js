@@ -13,13 +13,13 @@
 // examples/ on every start (the account pointed at this run's simulator), its context
 // (cost totals, last good tariffs) is kept on disk between runs.
 
-const nodeCrypto = require('crypto');
 const fs = require('fs');
 const http = require('http');
 const path = require('path');
 
 const ROOT = path.join(__dirname, '..');
 const EDITOR_SETTINGS = require('./editor-settings');
+const { exampleFlows, encryptCredentials } = require('./demo-flows');
 const USER_DIR = process.env.DEMO_DIR ? path.resolve(process.env.DEMO_DIR) : path.join(ROOT, '.demo');
 const HOST = '127.0.0.1';
 const DEMO_TOKEN = 'demo-token';
@@ -42,45 +42,6 @@ function linkPackage() {
   fs.symlinkSync(ROOT, link, 'junction');
 }
 
-/**
- * Every example in one flow file. The examples share their account config node (same
- * id); it is kept once and pointed at the simulator. Any other id used twice is a
- * mistake in the examples and stops the demo rather than deploy half of it.
- */
-function demoFlows(simUrl) {
-  const dir = path.join(ROOT, 'examples');
-  const byId = new Map();
-  const accounts = new Set();
-  for (const file of fs
-    .readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
-    .sort()) {
-    for (const node of JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'))) {
-      const seen = byId.get(node.id);
-      if (seen && !(node.type === 'easy-account' && seen.type === 'easy-account')) {
-        throw new Error(`examples/${file}: node id ${node.id} is also used by another example`);
-      }
-      if (node.type === 'easy-account') {
-        accounts.add(node.id);
-        byId.set(node.id, { ...node, name: 'demo account (simulator)', baseUrl: simUrl });
-      } else {
-        byId.set(node.id, node);
-      }
-    }
-  }
-  const credentials = {};
-  for (const id of accounts) credentials[id] = { token: DEMO_TOKEN };
-  return { flows: [...byId.values()], credentials };
-}
-
-/** Node-RED's credentials file format: `$` = hex IV + base64 of the AES-256-CTR ciphertext. */
-function encryptCredentials(credentials, secret) {
-  const key = nodeCrypto.createHash('sha256').update(secret).digest();
-  const iv = nodeCrypto.randomBytes(16);
-  const cipher = nodeCrypto.createCipheriv('aes-256-ctr', key, iv);
-  return { $: iv.toString('hex') + cipher.update(JSON.stringify(credentials), 'utf8', 'base64') + cipher.final('base64') };
-}
-
 async function main() {
   const { startSimulator } = require(path.join(ROOT, 'dist', 'sim', 'server.js'));
   const RED = require('node-red');
@@ -88,7 +49,7 @@ async function main() {
   const sim = await startSimulator({ host: HOST, port: Number(process.env.SIM_PORT || 0) });
   fs.mkdirSync(USER_DIR, { recursive: true });
   linkPackage();
-  const { flows, credentials } = demoFlows(sim.url);
+  const { flows, credentials } = exampleFlows(sim.url, DEMO_TOKEN);
   fs.writeFileSync(path.join(USER_DIR, 'flows.json'), JSON.stringify(flows, null, 2));
   // encrypted as Node-RED does (aes-256-ctr, key sha256 of the secret): no token in clear on disk
   fs.writeFileSync(path.join(USER_DIR, 'flows_cred.json'), JSON.stringify(encryptCredentials(credentials, DEMO_CREDENTIAL_SECRET)));

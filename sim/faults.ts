@@ -15,8 +15,18 @@ export type BodyFault =
   | 'object' // an object {"data": [...]} where the array belongs
   | 'missing-fields' // each item lacks a required field (tariff: rules, sensor: value, data row: value)
   | 'string-numbers' // numbers sent as strings (tariff vat and prices, sensor value, data value)
-  | 'huge'; // hugeBytes of valid JSON: the real items repeated
-export const BODY_FAULTS: BodyFault[] = ['malformed', 'truncated', 'cut', 'object', 'missing-fields', 'string-numbers', 'huge'];
+  | 'huge' // hugeBytes of valid JSON: the real items repeated
+  | 'gzip-bomb'; // a gzip answer (~1/1000 of hugeBytes on the wire) that inflates to hugeBytes of spaces
+export const BODY_FAULTS: BodyFault[] = [
+  'malformed',
+  'truncated',
+  'cut',
+  'object',
+  'missing-fields',
+  'string-numbers',
+  'huge',
+  'gzip-bomb',
+];
 
 export interface Faults {
   /** Endpoints the request faults (latency ... body) hit: 'all', one endpoint or a list (kept as a list). */
@@ -36,7 +46,7 @@ export interface Faults {
   body: BodyFault | null;
   /** ... this many times (default every time while `body` is set). */
   bodyTimes: Times;
-  /** Size of the 'huge' body in bytes. */
+  /** Size of the 'huge' body, and of the 'gzip-bomb' body once inflated, in bytes. */
   hugeBytes: number;
   /** These tokens now get 401 everywhere (scope does not apply). */
   revokedTokens: string[];
@@ -48,6 +58,8 @@ export interface Faults {
   sensorsCsv: boolean;
   /** Answer 302 with this Location instead of the request (a moved base URL); null = off. */
   redirectTo: string | null;
+  /** Compress answers with gzip when the request accepts it (Accept-Encoding), as a real service does. */
+  gzip: boolean;
   /** Send the body of an answer in 10 pieces spread over this many ms (a slow link that is never idle for long). */
   trickleMs: number;
 }
@@ -68,6 +80,7 @@ export const DEFAULT_FAULTS: Readonly<Faults> = Object.freeze({
   tariffsRemoved: false,
   sensorsCsv: false,
   redirectTo: null,
+  gzip: false,
   trickleMs: 0,
 } as Faults);
 
@@ -125,6 +138,7 @@ export function normaliseFaults(input: Record<string, unknown>): Faults {
     tariffsRemoved: typeof f.tariffsRemoved === 'boolean' ? f.tariffsRemoved : fail('tariffsRemoved', 'expected true or false'),
     sensorsCsv: typeof f.sensorsCsv === 'boolean' ? f.sensorsCsv : fail('sensorsCsv', 'expected true or false'),
     redirectTo: f.redirectTo === null || typeof f.redirectTo === 'string' ? f.redirectTo : fail('redirectTo', 'expected null or a URL'),
+    gzip: typeof f.gzip === 'boolean' ? f.gzip : fail('gzip', 'expected true or false'),
     trickleMs: checkNumber('trickleMs', f.trickleMs, 0),
   };
   for (const key of TIMES_KEYS) out[key] = checkTimes(key, f[key]);

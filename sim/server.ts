@@ -3,6 +3,7 @@
 // See sim/README.md for the routes, the tokens, the demo data and every fault switch.
 import * as http from 'http';
 import type { AddressInfo, Socket } from 'net';
+import * as zlib from 'zlib';
 import { DEMO_GATEWAY, DEMO_SENSORS, archive, demoTariffs, findDemoSensor, sensorReading } from './demo-data';
 import { DEFAULT_FAULTS, Endpoint, Faults, applyBodyFault, normaliseFaults } from './faults';
 
@@ -235,6 +236,27 @@ function answersJson(served: Served): ServedAnswers {
   return { tariffs: served.tariffs, sensors: record(served.sensors), data: record(served.data) };
 }
 
+/** Resolves when `res` can take more, or is gone. */
+function drained(res: http.ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+const BOMB_MEMBER_BYTES = 1024 * 1024;
+let bombMemberCache: Buffer | undefined;
+/** One gzip member of 1 MiB of spaces (JSON whitespace), made once. */
+function bombMember(): Buffer {
+  bombMemberCache ??= zlib.gzipSync(Buffer.alloc(BOMB_MEMBER_BYTES, ' '), { level: 9 });
+  return bombMemberCache;
+}
+
 /** The switches that count down the requests they still hit. */
 type Countdown = 'drop' | 'rateLimit' | 'serverError' | 'bodyTimes';
 
@@ -334,8 +356,36 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 
   function send(res: http.ServerResponse, reply: Reply, record: RequestRecord | null): void {
     if (record) record.status = reply.status;
+    const accepts = /\bgzip\b/i.test(String(res.req.headers['accept-encoding'] ?? ''));
+    if (faults.gzip && accepts && reply.body !== '') {
+      const body = zlib.gzipSync(reply.body);
+      const headers = {
+        'Content-Type': reply.contentType,
+        'Content-Encoding': 'gzip',
+        Vary: 'Accept-Encoding',
+        'Content-Length': body.length,
+      };
+      res.writeHead(reply.status, { ...headers, ...reply.headers });
+      res.end(body);
+      return;
+    }
     res.writeHead(reply.status, { 'Content-Type': reply.contentType, 'Content-Length': Buffer.byteLength(reply.body), ...reply.headers });
     res.end(reply.body);
+  }
+
+  /**
+   * A 200 whose gzip body inflates to `inflated` bytes of spaces: gzip members of 1 MiB
+   * each (~1 kB on the wire) sent one after another as the client takes them, so neither
+   * side needs memory for it unless the client inflates what it reads.
+   */
+  async function gzipBomb(res: http.ServerResponse, reply: Reply, record: RequestRecord, inflated: number): Promise<void> {
+    record.status = 200;
+    res.writeHead(200, { 'Content-Type': reply.contentType, 'Content-Encoding': 'gzip' });
+    const member = bombMember();
+    for (let sent = 0; sent < inflated && !res.destroyed; sent += BOMB_MEMBER_BYTES) {
+      if (!res.write(member)) await drained(res);
+    }
+    if (!res.destroyed) res.end();
   }
 
   function later(ms: number): Promise<void> {
@@ -385,6 +435,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const access = authorise(req);
     if ('status' in access) return send(res, access, record);
     const reply = answerApi(route, url, access);
+    if (reply.status === 200 && hit && faults.body === 'gzip-bomb' && takes('bodyTimes'))
+      return gzipBomb(res, reply, record, faults.hugeBytes);
     if (reply.status === 200 && hit && faults.body !== null && takes('bodyTimes')) {
       const mangled = applyBodyFault(faults.body, route.endpoint, reply.body, reply.contentType === CSV_TYPE, faults.hugeBytes);
       if (mangled.cutAfter !== undefined) {

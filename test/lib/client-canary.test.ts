@@ -3,7 +3,7 @@
 import should from 'should';
 import * as util from 'util';
 import { EasyApiError, EasyClient, EasyClientOptions, RetryInfo } from '../../nodes/lib/api/client';
-import { Simulator, startSimulator } from '../../sim/server';
+import { startSimulator } from '../../sim/server';
 import { CANARY, FAST, rejection, useSimulator } from './client-support';
 
 /** Every rendering of an error a log line, a Catch node or a debug message could show. */
@@ -101,31 +101,6 @@ describe('EasyClient never leaks the token', () => {
     const backoff = new AbortController();
     const waiting = client({ backoffBaseMs: 5000, onRetry: () => backoff.abort() });
     shouldNotLeak(await rejection(waiting.fetchTariffs({ signal: backoff.signal })));
-  });
-
-  describe('redirects', () => {
-    let elsewhere: Simulator;
-    before(async () => {
-      elsewhere = await startSimulator({ port: 0 });
-    });
-    after(() => elsewhere.close());
-
-    it('are not followed, so the token never reaches another host', async () => {
-      ctx.sim.setFaults({ redirectTo: `${elsewhere.url}/easy/v1/tariffs.json` });
-      const err = await rejection(client().fetchTariffs());
-      should(err).match({ code: 'invalid_response', status: 302, retryable: false, attempts: 1 });
-      should(err.message).equal(
-        'the service answered with a redirect (302); redirects are not followed so the token is not sent elsewhere, check the base URL',
-      );
-      should(elsewhere.requests).eql([]);
-      shouldNotLeak(err);
-    });
-
-    it('not even to the same host', async () => {
-      ctx.sim.setFaults({ redirectTo: '/easy/v1/tariffs.json', scope: ['tariffs'] });
-      should(await rejection(client().fetchTariffs())).match({ code: 'invalid_response', status: 302 });
-      should(ctx.sim.requests.length).equal(1);
-    });
   });
 
   it('options errors do not quote the token or a password in the base URL', () => {

@@ -1,7 +1,7 @@
 // What a Node-RED that has the package installed but deploys none of its nodes loads:
 // Node-RED requires every node file and calls its register function. The zone data
 // (moment-timezone, ~8 MB) and the CSV parser wait until a node or an editor dialog
-// needs them, and no HTTP library is loaded at all (the client uses Node's http).
+// needs them, and the HTTP library (axios) waits for the first request.
 // Measured in a fresh process so nothing loaded by other suites counts. The figures are
 // `npm run bench:footprint`'s; this only pins which modules load.
 import { execFileSync } from 'child_process';

@@ -6,6 +6,8 @@ import type { TariffSnapshot } from '../../nodes/lib/runtime/hub';
 import type { AccountNode } from '../../nodes/lib/runtime/red-types';
 import { machineTimeZone } from '../../nodes/lib/engine/time';
 import { accountNode, FlowNode, helper, loadFlow, quiet, TOKEN, withSimulator } from './flow-support';
+import easyAccount = require('../../nodes/easy-account');
+import { NO_PROXY_ENV, startProxy, TestServer, withEnv } from '../lib/transport-support';
 
 function firstTariffs(account: AccountNode): Promise<TariffSnapshot> {
   return new Promise((resolve) => {
@@ -16,7 +18,7 @@ function firstTariffs(account: AccountNode): Promise<TariffSnapshot> {
   });
 }
 
-function logged(level: 'WARN' | 'ERROR'): string[] {
+function logged(level: 'INFO' | 'WARN' | 'ERROR'): string[] {
   const log = (helper as any).log();
   return log.args.filter((a: any[]) => a[0].level === log[level]).map((a: any[]) => String(a[0].msg));
 }
@@ -75,6 +77,64 @@ describe('easy-account node', function () {
     await helper.unload();
     await load();
     should(logged('WARN').filter((w) => /plain http/.test(w))).eql([]);
+  });
+
+  describe('proxy', () => {
+    const PASSWORD = 'PROXY-pw-4b9e';
+    let proxy: TestServer;
+    beforeEach(async () => {
+      proxy = await startProxy((host) => (host === 'api.example.test' ? { host: '127.0.0.1', port: sim.port } : null), {
+        auth: `easy:${PASSWORD}`,
+      });
+    });
+    afterEach(() => proxy.close());
+
+    const loadWith = (over: Partial<FlowNode>, credentials: Record<string, string> = {}) =>
+      helper.load([easyAccount], [{ ...accountNode(sim), baseUrl: 'http://api.example.test', ...over }], {
+        acc: { token: TOKEN, ...credentials },
+      });
+
+    it('this proxy: its user and password from the credentials; the log names the proxy, never the password', async () => {
+      await loadWith({ proxyMode: 'url', proxyUrl: proxy.url }, { proxyUser: 'easy', proxyPassword: PASSWORD });
+      const snapshot = await firstTariffs(account());
+      should(snapshot.error).be.null();
+      should(proxy.seen.map((r) => r.url)).eql(['http://api.example.test/easy/v1/tariffs.json']);
+      should(logged('INFO')).containEql(`requests go through the proxy ${proxy.url} (set by the account)`);
+      const log = JSON.stringify((helper as any).log().args);
+      should(log).not.containEql(PASSWORD);
+    });
+
+    it("a wrong proxy password: the account's error says 407 and names the proxy", async () => {
+      await loadWith({ proxyMode: 'url', proxyUrl: proxy.url, retries: 0 }, { proxyUser: 'easy', proxyPassword: 'wrong' });
+      const snapshot = await firstTariffs(account());
+      should(snapshot.error!.message).containEql(`the proxy ${proxy.url} wants a user name and password`);
+    });
+
+    it("Node-RED's environment by default, none when chosen", async () => {
+      await withEnv({ ...NO_PROXY_ENV, HTTP_PROXY: proxy.url.replace('//', `//easy:${PASSWORD}@`) }, async () => {
+        await loadWith({});
+        should((await firstTariffs(account())).error).be.null();
+        should(proxy.seen.length).equal(1);
+        should(logged('INFO')).containEql(`requests go through the proxy ${proxy.url} (set by the environment (HTTP_PROXY))`);
+        await helper.unload();
+        await loadWith({ proxyMode: 'none', baseUrl: sim.url });
+        should((await firstTariffs(account())).error).be.null();
+        should(proxy.seen.length).equal(1);
+      });
+    });
+
+    it('a proxy URL holding a password is a configuration error that does not quote it', async () => {
+      await loadWith({ proxyMode: 'url', proxyUrl: `http://easy:${PASSWORD}@127.0.0.1:${proxy.port}` });
+      should(account().hub).be.null();
+      should(account().configError!.message).match(/must not hold a user name or password/);
+      const shown: unknown[] = [];
+      account().registerUser({ id: 'u1', status: (st: unknown) => shown.push(st) } as any);
+      should(shown).eql([{ fill: 'red', shape: 'ring', text: 'bad proxy' }]);
+      should(JSON.stringify((helper as any).log().args)).not.containEql(PASSWORD);
+      await helper.unload();
+      await loadWith({ proxyMode: 'url', proxyUrl: '' });
+      should(account().configError!.message).equal('the proxy of the account has no URL (type one, or use the environment or no proxy)');
+    });
   });
 
   it('closing aborts what is in flight and stops every timer', async () => {

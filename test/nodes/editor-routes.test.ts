@@ -14,6 +14,7 @@ import easyAccount = require('../../nodes/easy-account');
 import easySensors = require('../../nodes/easy-sensors');
 import easyTariff = require('../../nodes/easy-tariff');
 import { FlowNode, helper, quiet } from './flow-support';
+import { startProxy, TestServer } from '../lib/transport-support';
 
 const CANARY = 'canary-token-5e1f0c';
 const CANARY_NO_TARIFFS = 'canary-no-tariffs-9b2d';
@@ -286,6 +287,61 @@ describe('editor admin routes', function () {
     });
   });
 
+  describe('the proxy typed in the dialog', () => {
+    const PASSWORD = 'PROXY-pw-71c0';
+    let proxy: TestServer;
+    beforeEach(async () => {
+      proxy = await startProxy((host) => (host === 'api.example.test' ? { host: '127.0.0.1', port: sim.port } : null), {
+        auth: `easy:${PASSWORD}`,
+      });
+    });
+    afterEach(() => proxy.close());
+    const viaProxy = () => ({
+      baseUrl: 'http://api.example.test',
+      token: CANARY,
+      proxyMode: 'url',
+      proxyUrl: proxy.url,
+      proxyUser: 'easy',
+    });
+
+    it('Test connection goes through it with a typed token; its password is in no answer', async () => {
+      await load([]);
+      const r = await post('/easy-account/test-connection', { ...viaProxy(), proxyPassword: PASSWORD });
+      should(r.body).match({ ok: true });
+      should(proxy.seen.length).equal(1);
+      const wrong = await post('/easy-account/test-connection', { ...viaProxy(), proxyPassword: 'nope' });
+      should(wrong.body).match({ ok: false });
+      should(wrong.body.message).containEql('(407)');
+      should(answers.join('\n')).not.containEql(PASSWORD);
+    });
+
+    it('the stored proxy password only with the deployed proxy URL and user, never sent to a typed one', async () => {
+      await helper.load([easyAccount], [account(sim, { baseUrl: 'http://api.example.test', proxyMode: 'url', proxyUrl: proxy.url })], {
+        acc: { token: CANARY, proxyUser: 'easy', proxyPassword: PASSWORD },
+      });
+      const kept = await post('/easy-account/test-connection', { id: 'acc', ...viaProxy(), proxyPassword: '__PWRD__' });
+      should(kept.body).match({ ok: true });
+      const elsewhere = await startProxy(() => null);
+      try {
+        const moved = await post('/easy-account/test-connection', {
+          id: 'acc',
+          ...viaProxy(),
+          proxyUrl: elsewhere.url,
+          proxyPassword: '__PWRD__',
+        });
+        should(moved.status).equal(400);
+        should(moved.body.error.message).equal('the proxy differs from the deployed account: type the proxy password again');
+        should(elsewhere.seen).eql([]);
+        // the stored token with another proxy: typed again, or not at all
+        const stored = await post('/easy-account/test-connection', { id: 'acc', proxyMode: 'none' });
+        should(stored.status).equal(400);
+        should(stored.body.error.message).match(/the proxy differs from the deployed account: type the token again/);
+      } finally {
+        await elsewhere.close();
+      }
+    });
+  });
+
   describe('errors, in words', () => {
     beforeEach(() => load([account(sim)]));
 
@@ -342,14 +398,17 @@ describe('editor admin routes', function () {
       should(sim.requests).have.length(0);
     });
 
-    it('a redirect is not followed: the token never reaches the other host', async () => {
+    it('a redirect to another host is followed without the token, and says so', async () => {
       sim.setFaults({ redirectTo: `${other.url}/easy/v1/tariffs.json` });
       const r = await post('/easy-account/test-connection', { id: 'acc' });
-      should(r.body).match({ ok: false, outcome: 'invalid_response' });
-      should(r.body.message).match(/redirect/);
+      should(r.body).match({ ok: false, outcome: 'token_rejected' });
+      should(r.body.message).equal(
+        `the service redirected to ${new URL(other.url).host}, where the token is not sent (401); check the base URL`,
+      );
       const typed = await post('/easy-account/tariffs', { baseUrl: sim.url, token: CANARY });
       should(typed.status).equal(502);
-      should(other.requests).have.length(0);
+      // the other host was asked twice, without a token each time (the simulator answers 401 to no token)
+      should(other.requests.map((q) => q.status)).eql([401, 401]);
     });
 
     it('no token and no deployed account; an account id that is not an account', async () => {

@@ -1,5 +1,6 @@
 import should from 'should';
 import * as http from 'http';
+import * as zlib from 'zlib';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { startSimulator, Simulator } from '../../sim/server';
 import { DEFAULT_FAULTS, Endpoint } from '../../sim/faults';
@@ -280,6 +281,48 @@ describe('simulator: fault switches', () => {
       should(res.headers['content-type']).match(/^text\/csv/);
       should(res.body.split('\n')[0]).equal('id,name,timestamp,value,unit,interval');
       should((await request(sim.url, PATHS.tariffs)).headers['content-type']).match(/^application\/json/);
+    });
+
+    it('gzip: answers compressed when the request accepts gzip, plain otherwise', async () => {
+      sim.setFaults({ gzip: true });
+      const get = (acceptEncoding?: string) =>
+        new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+          const headers: Record<string, string> = {
+            Authorization: 'Bearer demo-token',
+            ...(acceptEncoding ? { 'Accept-Encoding': acceptEncoding } : {}),
+          };
+          http
+            .get(`${sim.url}${PATHS.tariffs}`, { headers, agent: false }, (res) => {
+              const chunks: Buffer[] = [];
+              res.on('data', (c: Buffer) => chunks.push(c));
+              res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+            })
+            .on('error', reject);
+        });
+      const zipped = await get('gzip, deflate, br');
+      should(zipped.headers['content-encoding']).equal('gzip');
+      should(Number(zipped.headers['content-length'])).equal(zipped.body.length);
+      const plain = await get();
+      should(plain.headers['content-encoding']).be.undefined();
+      should(zlib.gunzipSync(zipped.body).toString()).equal(plain.body.toString());
+    });
+
+    it('gzip-bomb: a gzip answer that inflates to hugeBytes of spaces, sent as it is read', async () => {
+      sim.setFaults({ body: 'gzip-bomb', hugeBytes: 8 * 1024 * 1024 });
+      const { headers, body } = await new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        http
+          .get(`${sim.url}${PATHS.sensors}`, { headers: { Authorization: 'Bearer demo-token' }, agent: false }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+          })
+          .on('error', reject);
+      });
+      should(headers['content-encoding']).equal('gzip');
+      should(body.length).be.below(64 * 1024);
+      const inflated = zlib.gunzipSync(body);
+      should(inflated.length).equal(8 * 1024 * 1024);
+      should(inflated.toString().trim()).equal('');
     });
 
     it('redirectTo: 302 to the given Location before authorisation, only in scope', async () => {

@@ -44,3 +44,36 @@ export function accountTuning(config: Record<string, unknown>): AccountTuning {
   }
   return tuning;
 }
+
+/** How an account reaches the service: the environment's proxy (default), none, or its own. */
+export type ProxyMode = 'env' | 'none' | 'url';
+
+/** The proxy fields of an account: mode and URL in the flow, user and password as credentials. */
+export interface AccountProxyFields {
+  proxyMode?: unknown;
+  proxyUrl?: unknown;
+  proxyUser?: unknown;
+  proxyPassword?: unknown;
+}
+
+/**
+ * EasyClient's `proxy` option from an account's fields (undefined = the environment's).
+ * Throws in words on a bad mode, a missing URL, or a URL holding a user name or password
+ * (those would sit in the flow file in clear: they go in the encrypted fields).
+ */
+export function accountProxy(fields: AccountProxyFields): undefined | false | { url: string; username?: string; password?: string } {
+  const mode = fields.proxyMode === undefined || fields.proxyMode === null || fields.proxyMode === '' ? 'env' : fields.proxyMode;
+  if (mode === 'env') return undefined;
+  if (mode === 'none') return false;
+  if (mode !== 'url')
+    throw new TypeError(`account setting proxyMode must be env, none or url, got ${JSON.stringify(String(mode).slice(0, 20))}`);
+  const url = typeof fields.proxyUrl === 'string' ? fields.proxyUrl.trim() : '';
+  if (!url) throw new TypeError('the proxy of the account has no URL (type one, or use the environment or no proxy)');
+  if (/^(?:[a-z][a-z0-9+.-]*:\/\/)?[^/?#]*@/i.test(url)) {
+    throw new TypeError(
+      'the proxy URL of the account must not hold a user name or password: use its user and password fields, which are kept encrypted',
+    );
+  }
+  const text = (x: unknown) => (typeof x === 'string' && x !== '' ? x : undefined);
+  return { url, username: text(fields.proxyUser), password: text(fields.proxyPassword) };
+}

@@ -1,7 +1,8 @@
 // EasyClient: the three read-only endpoints of the easy API and their paths.
 // Transport, deadline, retries and sharing of identical requests live in ./http; the
-// checking of what comes back in ./responses.
+// proxy decision in ./proxy; the checking of what comes back in ./responses.
 import { EndpointWords, RequestCore, RetryInfo } from './http';
+import { ProxySetting, chooseProxy } from './proxy';
 import { Sensor, readReadings, readSensors, readTariffs } from './responses';
 import { Problem, Tariff } from '../engine/tariff';
 import { toEpochMs } from '../engine/time';
@@ -34,6 +35,14 @@ export interface EasyClientOptions {
   retryAfterCapMs?: number;
   backoffBaseMs?: number;
   backoffCapMs?: number;
+  /**
+   * The HTTP proxy: left out, the environment's (HTTPS_PROXY / HTTP_PROXY / ALL_PROXY and
+   * NO_PROXY, lower or upper case); `false`, none whatever the environment says; a URL
+   * (`http://proxy.example:3128`, user and password in it or beside it), that proxy.
+   */
+  proxy?: false | string | { url: string; username?: string; password?: string };
+  /** Certificates (PEM) to trust for the service instead of Node's list (a private CA, a test's own). */
+  ca?: string | Buffer | Array<string | Buffer>;
   /** Told before each retry wait, e.g. to show "retrying in 4 s" in a node status. */
   onRetry?: (info: RetryInfo) => void;
   /** Source of the retry waits' jitter, uniform in [0, 1) (default Math.random). */
@@ -52,12 +61,16 @@ const TARIFF_WORDS: EndpointWords = {
 export class EasyClient {
   /** The base URL in use (never holds credentials: those are refused). */
   readonly baseUrl: string;
+  /** The proxy requests go through (`http://host:port`, no credentials) and who named it, or null. */
+  readonly proxy: { url: string; source: string } | null;
   readonly #core: RequestCore;
 
   constructor(options: EasyClientOptions) {
     if (options === null || typeof options !== 'object') throw new TypeError('EasyClient needs an options object');
     const base = checkBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
     this.baseUrl = base.href;
+    const proxy = chooseProxy(proxySetting(options.proxy), base);
+    this.proxy = proxy ? { url: proxy.display, source: proxy.source } : null;
     this.#core = new RequestCore(
       {
         baseUrl: base,
@@ -68,6 +81,8 @@ export class EasyClient {
         backoffBaseMs: wholeNumber('backoffBaseMs', options.backoffBaseMs ?? CLIENT_DEFAULTS.backoffBaseMs),
         backoffCapMs: wholeNumber('backoffCapMs', options.backoffCapMs ?? CLIENT_DEFAULTS.backoffCapMs),
         userAgent: 'node-red-easy (+https://github.com/tariffkit/node-red-easy)',
+        proxy,
+        ca: options.ca,
         onRetry: options.onRetry,
         random: options.random,
       },
@@ -130,6 +145,16 @@ function gatewayWords(gateway: string): EndpointWords {
     forbidden: `this account has no access to gateway ${gateway}`,
     notFound: `gateway ${gateway} not found on this account`,
   };
+}
+
+function proxySetting(proxy: EasyClientOptions['proxy']): ProxySetting {
+  if (proxy === undefined || proxy === null) return { mode: 'env' };
+  if (proxy === false) return { mode: 'none' };
+  if (typeof proxy === 'string') return { mode: 'url', url: proxy };
+  if (typeof proxy === 'object' && typeof proxy.url === 'string') {
+    return { mode: 'url', url: proxy.url, username: proxy.username, password: proxy.password };
+  }
+  throw new TypeError('proxy must be false, a proxy URL, or { url, username?, password? }');
 }
 
 function isRequestOptions(x: unknown): x is RequestOptions {

@@ -8,38 +8,15 @@
 // fresh EasyApiError built from our own words plus the status, the host name or a
 // Node.js error code.
 //
-// Transport is Node's own http/https: one GET, no redirects, text bodies. An HTTP
-// library would add ~20 MB of memory and ~100 ms of start-up to every Node-RED on a Pi.
-import * as http from 'http';
-import * as https from 'https';
+// The transport is axios (./transport): proxies, compression, redirects; which proxy is
+// decided by ./proxy.
 import { LongTimer } from '../engine/long-timer';
+import { EasyApiError, Reach, abortedError, formatDuration, transportError } from './errors';
+import type { ProxyChoice } from './proxy';
+import { Transport } from './transport';
 
-export type EasyApiErrorCode =
-  'unauthorized' | 'forbidden' | 'not_found' | 'rate_limited' | 'server' | 'network' | 'timeout' | 'invalid_response' | 'aborted';
-
-const RETRYABLE_CODES: ReadonlySet<EasyApiErrorCode> = new Set(['rate_limited', 'server', 'network', 'timeout']);
-
-export class EasyApiError extends Error {
-  readonly code: EasyApiErrorCode;
-  /** HTTP status of the answer, when there was one. */
-  readonly status?: number;
-  /** Whether trying again later may help (the client already did, `attempts` times). */
-  readonly retryable: boolean;
-  /** How many requests were made before giving up (1 = no retry). */
-  readonly attempts: number;
-  /** The wait the service asked for with Retry-After, in ms, before any cap. */
-  readonly retryAfterMs?: number;
-
-  constructor(code: EasyApiErrorCode, message: string, details: { status?: number; attempts?: number; retryAfterMs?: number } = {}) {
-    super(message);
-    this.name = 'EasyApiError';
-    this.code = code;
-    if (details.status !== undefined) this.status = details.status;
-    this.retryable = RETRYABLE_CODES.has(code);
-    this.attempts = details.attempts ?? 1;
-    if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
-  }
-}
+export { EasyApiError, abortedError, formatDuration } from './errors';
+export type { EasyApiErrorCode } from './errors';
 
 /** What a 403 or 404 means on one endpoint, in the user's words. */
 export interface EndpointWords {
@@ -68,6 +45,10 @@ export interface RequestCoreOptions {
   backoffBaseMs: number;
   backoffCapMs: number;
   userAgent: string;
+  /** The proxy every request goes through, or null (direct). */
+  proxy: ProxyChoice | null;
+  /** Certificates (PEM) trusted for the service instead of Node's list. */
+  ca?: string | Buffer | Array<string | Buffer>;
   onRetry?: (info: RetryInfo) => void;
   /** Source of jitter in [0, 1); injectable so tests can pin the bounds. */
   random?: () => number;
@@ -79,13 +60,10 @@ interface SharedRequest {
   waiters: number;
 }
 
-export function abortedError(): EasyApiError {
-  return new EasyApiError('aborted', 'the request was cancelled');
-}
-
 export class RequestCore {
   readonly #token: string;
-  readonly #agents: { 'http:': http.Agent; 'https:': https.Agent };
+  readonly #transport: Transport;
+  readonly #reach: Reach;
   readonly #headers: Record<string, string>;
   readonly #inFlight = new Map<string, SharedRequest>();
   readonly #options: RequestCoreOptions;
@@ -93,9 +71,8 @@ export class RequestCore {
   constructor(options: RequestCoreOptions, token: string) {
     this.#options = options;
     this.#token = token;
-    // No keep-alive: requests are minutes apart, and a closed account must leave no
-    // sockets behind.
-    this.#agents = { 'http:': new http.Agent({ keepAlive: false }), 'https:': new https.Agent({ keepAlive: false }) };
+    this.#reach = { host: options.baseUrl.hostname, ...(options.proxy ? { proxy: options.proxy.display } : {}) };
+    this.#transport = new Transport({ proxy: options.proxy, ca: options.ca, maxBodyBytes: options.maxBodyBytes, reach: this.#reach });
     this.#headers = { Accept: 'application/json, text/csv;q=0.5', 'User-Agent': options.userAgent };
   }
 
@@ -180,7 +157,7 @@ export class RequestCore {
 
   async #attempt(url: string, words: EndpointWords, signal: AbortSignal): Promise<RawResponse> {
     if (signal.aborted) throw abortedError();
-    const { timeoutMs, maxBodyBytes } = this.#options;
+    const { timeoutMs } = this.#options;
     const deadline = new AbortController();
     let timedOut = false;
     const timer = new LongTimer();
@@ -191,74 +168,25 @@ export class RequestCore {
     const cancel = () => deadline.abort();
     signal.addEventListener('abort', cancel, { once: true });
     try {
-      const target = new URL(url);
-      const agent = target.protocol === 'https:' ? this.#agents['https:'] : this.#agents['http:'];
-      const response = await getText(target, {
-        agent,
-        signal: deadline.signal,
-        headers: { ...this.#headers, Authorization: `Bearer ${this.#token}` },
-        maxBodyBytes,
-        host: this.#options.baseUrl.hostname,
-      });
-      const contentType = String(response.headers['content-type'] ?? '');
-      if (response.status >= 200 && response.status < 300) return { status: response.status, contentType, body: response.body };
-      throw statusError(response.status, words, response.headers['retry-after']);
+      const response = await this.#transport.get(
+        new URL(url),
+        { ...this.#headers, Authorization: `Bearer ${this.#token}` },
+        deadline.signal,
+      );
+      const { status, contentType } = response;
+      if (status >= 200 && status < 300) return { status, contentType, body: response.body };
+      throw statusError(status, words, response.retryAfter, this.#reach, response.redirectedTo);
     } catch (err) {
       // a cancel or the deadline also cuts the connection: named by why, not by how
       if (signal.aborted) throw abortedError();
       if (timedOut) throw new EasyApiError('timeout', `the service did not answer within ${formatDuration(timeoutMs)}`);
       if (err instanceof EasyApiError) throw err;
-      throw transportError(err, this.#options.baseUrl.hostname);
+      throw transportError(err, this.#reach);
     } finally {
       timer.cancel();
       signal.removeEventListener('abort', cancel);
     }
   }
-}
-
-interface TextResponse {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-/**
- * One GET with Node's http/https. Redirects are never followed (a redirect to another
- * host would carry the Authorization header there; the documented service does not
- * redirect). The body is read as UTF-8 text, as it is, so broken JSON is the client's to
- * name; a body over `maxBodyBytes` (announced or received) ends the request.
- */
-function getText(
-  target: URL,
-  opts: { agent: http.Agent; signal: AbortSignal; headers: Record<string, string>; maxBodyBytes: number; host: string },
-): Promise<TextResponse> {
-  const tooLarge = () => new EasyApiError('invalid_response', `the answer was larger than the ${formatBytes(opts.maxBodyBytes)} limit`);
-  const dropped = () => new EasyApiError('network', `could not reach ${opts.host}: the connection was dropped mid-answer`);
-  return new Promise<TextResponse>((resolve, reject) => {
-    const client = target.protocol === 'https:' ? https : http;
-    const req = client.get(target, { agent: opts.agent, headers: opts.headers, signal: opts.signal }, (res) => {
-      const fail = (err: Error) => {
-        res.destroy();
-        reject(err);
-      };
-      if (Number(res.headers['content-length']) > opts.maxBodyBytes) return fail(tooLarge());
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > opts.maxBodyBytes) fail(tooLarge());
-        else chunks.push(chunk);
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      // Cut mid-answer: 'error' (ECONNRESET) or a close before the end; the abort of a
-      // deadline or a caller lands here too and is named by the caller from its signal.
-      res.on('error', () => reject(dropped()));
-      res.on('close', () => {
-        if (!res.complete) reject(dropped());
-      });
-    });
-    req.on('error', reject);
-  });
 }
 
 function joinUrl(base: URL, pathAndQuery: string): string {
@@ -273,10 +201,22 @@ function afterAttempts(error: EasyApiError, attempts: number): EasyApiError {
   });
 }
 
-function statusError(status: number, words: EndpointWords, retryAfter: unknown): EasyApiError {
+function statusError(status: number, words: EndpointWords, retryAfter: unknown, reach: Reach, redirectedTo?: string): EasyApiError {
+  if (redirectedTo && (status === 401 || status === 403)) {
+    // the token is not carried to another host: its refusal says nothing about the token
+    return new EasyApiError(
+      status === 401 ? 'unauthorized' : 'forbidden',
+      `the service redirected to ${redirectedTo}, where the token is not sent (${status}); check the base URL`,
+      { status },
+    );
+  }
   if (status === 401) return new EasyApiError('unauthorized', 'the access token was rejected (401)', { status });
   if (status === 403) return new EasyApiError('forbidden', `${words.forbidden} (403)`, { status });
   if (status === 404) return new EasyApiError('not_found', `${words.notFound} (404)`, { status });
+  if (status === 407) {
+    const proxy = reach.proxy ?? 'a proxy on the way';
+    return new EasyApiError('network', `the proxy ${proxy} wants a user name and password, or refused the ones given (407)`, { status });
+  }
   if (status === 429) {
     const retryAfterMs = parseRetryAfter(retryAfter);
     const wait = retryAfterMs === undefined ? '' : `, it asks to wait ${formatDuration(retryAfterMs)}`;
@@ -285,13 +225,17 @@ function statusError(status: number, words: EndpointWords, retryAfter: unknown):
   if (status === 408) return new EasyApiError('timeout', 'the service timed out waiting for the request (408)', { status });
   if (status >= 500) {
     const retryAfterMs = parseRetryAfter(retryAfter);
-    return new EasyApiError('server', `the service has a problem on its side (${status})`, { status, retryAfterMs });
+    // a proxy answers 502/503/504 itself when it cannot reach the service
+    const who = reach.proxy ? `the service or the proxy ${reach.proxy}` : 'the service';
+    return new EasyApiError('server', `${who} has a problem on its side (${status})`, { status, retryAfterMs });
   }
   if (status >= 300 && status < 400) {
     return new EasyApiError(
       'invalid_response',
-      `the service answered with a redirect (${status}); redirects are not followed so the token is not sent elsewhere, check the base URL`,
-      { status },
+      `the service answered with a redirect (${status}) that could not be followed; check the base URL`,
+      {
+        status,
+      },
     );
   }
   return new EasyApiError('invalid_response', `the service refused the request (${status})`, { status });
@@ -309,28 +253,6 @@ export function parseRetryAfter(value: unknown, now = Date.now()): number | unde
   return Number.isFinite(at) ? Math.max(0, at - now) : undefined;
 }
 
-const NETWORK_REASONS: Record<string, string> = {
-  ENOTFOUND: 'DNS lookup failed',
-  EAI_AGAIN: 'DNS lookup failed (temporary)',
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'the connection was dropped',
-  EPIPE: 'the connection was dropped',
-  ETIMEDOUT: 'the connection timed out',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  ENETDOWN: 'network down',
-};
-
-function transportError(err: unknown, host: string): EasyApiError {
-  // Only the code is read: never the message text, which could quote a header.
-  const { code } = (err ?? {}) as { code?: unknown };
-  if (typeof code === 'string' && /^(CERT_|ERR_TLS_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED)/.test(code)) {
-    return new EasyApiError('network', `could not reach ${host}: its TLS certificate was not accepted (${code})`);
-  }
-  const reason = typeof code === 'string' ? (NETWORK_REASONS[code] ?? `network error ${code}`) : 'network error';
-  return new EasyApiError('network', `could not reach ${host}: ${reason}`);
-}
-
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const done = () => {
@@ -345,19 +267,4 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     };
     signal.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  const seconds = ms / 1000;
-  if (seconds < 120) return `${Number(seconds.toFixed(1))} s`;
-  if (seconds < 120 * 60) return `${Math.round(seconds / 60)} min`;
-  if (seconds < 48 * 3600) return `${Math.round(seconds / 3600)} h`;
-  return `${Math.round(seconds / 86400)} days`;
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${Number((bytes / (1024 * 1024)).toFixed(1))} MB`;
-  if (bytes >= 1024) return `${Number((bytes / 1024).toFixed(1))} kB`;
-  return `${bytes} bytes`;
 }

@@ -8,11 +8,14 @@
 //     by `id` answers through its hub with its stored token and deployed base URL: answers
 //     shared and cached for the refresh period, so `read` users at any rate cost the
 //     service no more than the account's own nodes do.
-// Nothing here ever puts the token into an answer, and the client follows no redirect.
+//   - the proxy typed in the dialog (mode, URL, user, password) is used with a typed token;
+//     the stored proxy password only with the deployed proxy URL and user.
+// Nothing here ever puts the token or a proxy password into an answer.
 // Every POST takes only an `application/json` body from the editor's own origin: Node-RED's
 // admin API answers any origin, and a form or text/plain POST needs no preflight, so a
 // page the user merely visits could otherwise make the runtime fetch and compute.
-import { DEFAULT_BASE_URL, EasyClient } from '../api/client';
+import { accountProxy } from '../api/account-config';
+import { DEFAULT_BASE_URL, EasyClient, EasyClientOptions } from '../api/client';
 import {
   chartData,
   connectionFailed,
@@ -194,7 +197,7 @@ function accessFor(RED: AdminRED, body: Record<string, unknown>): Access {
   const timezone = zoneOf(body, deployed);
   if (token) {
     const baseUrl = typedBase || deployed?.baseUrl || DEFAULT_BASE_URL;
-    return { client: new EasyClient({ ...DIALOG_CLIENT, baseUrl, token }), timezone };
+    return { client: new EasyClient({ ...DIALOG_CLIENT, baseUrl, token, proxy: typedProxy(body, deployed) }), timezone };
   }
   // an emptied token field (sent as '') is what a deploy would store: no token
   if (body.token === '' || !deployed || !deployed.credentials?.token) {
@@ -207,6 +210,12 @@ function accessFor(RED: AdminRED, body: Record<string, unknown>): Access {
       'the base URL differs from the deployed account: type the token again to use it with the new base URL',
     );
   }
+  if (body.proxyMode !== undefined && !sameProxy(body, deployed)) {
+    throw new EditorRequestError(
+      'bad_request',
+      'the proxy differs from the deployed account: type the token again to use it with the new proxy',
+    );
+  }
   if (!deployed.hub) {
     throw new EditorRequestError(
       'bad_request',
@@ -214,6 +223,48 @@ function accessFor(RED: AdminRED, body: Record<string, unknown>): Access {
     );
   }
   return { hub: deployed.hub, timezone };
+}
+
+/** The proxy fields as the dialog sends them; the deployed account's when it sends none. */
+function proxyFields(body: Record<string, unknown>, deployed: AccountNode | null) {
+  if (body.proxyMode === undefined) {
+    const stored = deployed?.credentials ?? {};
+    return {
+      proxyMode: deployed?.proxyMode,
+      proxyUrl: deployed?.proxyUrl,
+      proxyUser: stored.proxyUser,
+      proxyPassword: stored.proxyPassword,
+    };
+  }
+  return { proxyMode: body.proxyMode, proxyUrl: body.proxyUrl, proxyUser: body.proxyUser, proxyPassword: body.proxyPassword };
+}
+
+function sameProxy(body: Record<string, unknown>, deployed: AccountNode): boolean {
+  const typed = proxyFields(body, deployed);
+  const kept = proxyFields({}, deployed);
+  return (
+    (typed.proxyMode || 'env') === (kept.proxyMode || 'env') &&
+    text(typed.proxyUrl) === text(kept.proxyUrl) &&
+    text(typed.proxyUser) === text(kept.proxyUser ?? '') &&
+    (typed.proxyPassword === PASSWORD_PLACEHOLDER || typed.proxyPassword === undefined)
+  );
+}
+
+/**
+ * EasyClient's proxy for a typed token. The editor's stand-in for the stored proxy
+ * password stands for it only beside the deployed proxy URL and user: a stored password
+ * is never sent to a proxy typed in the dialog.
+ */
+function typedProxy(body: Record<string, unknown>, deployed: AccountNode | null): EasyClientOptions['proxy'] {
+  const fields = proxyFields(body, deployed);
+  if (fields.proxyPassword === PASSWORD_PLACEHOLDER) {
+    const stored = proxyFields({}, deployed);
+    if (!deployed || text(fields.proxyUrl) !== text(stored.proxyUrl) || text(fields.proxyUser) !== text(stored.proxyUser ?? '')) {
+      throw new EditorRequestError('bad_request', 'the proxy differs from the deployed account: type the proxy password again');
+    }
+    fields.proxyPassword = stored.proxyPassword;
+  }
+  return accountProxy(fields);
 }
 
 function zoneOf(body: Record<string, unknown>, deployed: AccountNode | null): string {

@@ -1,6 +1,6 @@
 // What an easy-account config node is made of: its base URL and zone, one EasyClient
 // (when a token is set) and the AccountHub that shares it among the account's nodes.
-import { accountTuning, plainHttpWarning } from '../api/account-config';
+import { accountProxy, accountTuning, plainHttpWarning } from '../api/account-config';
 import { CLIENT_DEFAULTS, DEFAULT_BASE_URL, EasyClient } from '../api/client';
 import { machineTimeZone } from '../engine/time';
 import { AccountHub, HubStore } from './hub';
@@ -26,13 +26,15 @@ export function accountBasics(config: Record<string, unknown>): AccountBasics {
 export interface AccountParts {
   hub: AccountHub;
   minRefreshMs: number;
+  /** The proxy the account's requests go through (no credentials) and who named it, or null. */
+  proxy: { url: string; source: string } | null;
 }
 
-/** Builds the account's client and hub; throws in words on a bad zone, URL or tuning. */
+/** Builds the account's client and hub; throws in words on a bad zone, URL, proxy or tuning. */
 export function createAccount(
   basics: AccountBasics,
   config: Record<string, unknown>,
-  token: string | undefined,
+  credentials: Record<string, string | undefined> | undefined,
   store: HubStore,
   warn: (text: string) => void,
 ): AccountParts {
@@ -40,9 +42,11 @@ export function createAccount(
   if (warning) warn(warning);
   // timeoutMs, retries, backoff…: flow-file only (api/account-config.ts), defaults otherwise
   const { retryMs, minRefreshMs, ...tuning } = accountTuning(config);
-  const client = token ? new EasyClient({ baseUrl: basics.baseUrl, token, ...tuning }) : null;
+  const token = credentials?.token;
+  const proxy = accountProxy({ ...config, proxyUser: credentials?.proxyUser, proxyPassword: credentials?.proxyPassword });
+  const client = token ? new EasyClient({ baseUrl: basics.baseUrl, token, proxy, ...tuning }) : null;
   // first answers are waited for as long as one request may take, then the kept data prices
   const firstAnswerWaitMs = tuning.timeoutMs || CLIENT_DEFAULTS.timeoutMs;
   const hub = new AccountHub({ client, timezone: basics.timezone, store, retryMs, firstAnswerWaitMs });
-  return { hub, minRefreshMs: minRefreshMs ?? DEFAULT_MIN_REFRESH_MS };
+  return { hub, minRefreshMs: minRefreshMs ?? DEFAULT_MIN_REFRESH_MS, proxy: client?.proxy ?? null };
 }

@@ -74,6 +74,9 @@ export interface AccountNode extends Node {
   configError: Error | null;
   /** The floor of its tariff nodes' refresh, ms (one minute unless the flow file's tuning sets it). */
   minRefreshMs: number;
+  /** The proxy settings deployed (mode and URL; user and password are credentials). */
+  proxyMode?: unknown;
+  proxyUrl?: unknown;
   /** Keyed by node id; Node-RED 4 also routes the config node's errors to these users' Catch nodes. */
   users: Record<string, Node>;
   registerUser(node: Node): void;
