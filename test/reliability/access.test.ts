@@ -93,7 +93,8 @@ describe('reliability: a Node-RED process with adminAuth', function () {
     const exported = JSON.stringify(await red.get('/flows', auth));
     should(exported).containEql('"easy-account"');
     should(exported).not.containEql(CANARY);
-    should(await red.get('/credentials/easy-account/acc', auth)).eql({ has_token: true });
+    // the proxy's user name is shown like core's http proxy node's; passwords only as has_…
+    should(await red.get('/credentials/easy-account/acc', auth)).eql({ has_token: true, proxyUser: '', has_proxyPassword: false });
 
     // on disk: flows.json without it, flows_cred.json encrypted
     const flowsFile = fs.readFileSync(path.join(red.userDir, 'flows.json'), 'utf8');
