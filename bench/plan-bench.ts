@@ -4,9 +4,10 @@
 // planner works on its segments). Time per segment staying flat from a day to a year is
 // the "linear in the number of price segments" claim.
 import * as os from 'os';
-import { cheapestWindows } from '../nodes/lib/engine/plan';
+import { cheapestWindows, hours } from '../nodes/lib/engine/plan';
+import { MAX_PLAN_WORK, MAX_RULES_PER_TARIFF } from '../nodes/lib/engine/limits';
 import { schedule } from '../nodes/lib/engine/price';
-import { elapsedMs, median } from './measure';
+import { elapsedMs, interleaved, median } from './measure';
 
 const ZONE = 'Europe/London';
 const DAY = 86_400_000;
@@ -52,19 +53,80 @@ function main(): void {
       `  ${label.padEnd(7)}${String(segments).padStart(10)}${sched.toFixed(3).padStart(10)} ms${split.toFixed(3).padStart(9)} ms${block.toFixed(3).padStart(9)} ms${(split / sched).toFixed(1).padStart(12)} x${(block / sched).toFixed(1).padStart(16)} x${((block * 1000) / segments).toFixed(2).padStart(18)}`,
     );
   }
-  // minimum block: a 36 h window on a 1-minute grid, 35 h planned in blocks of at least 1 h
-  // (cells × planned cells near the worst case), beside the split plan without a minimum
-  const grid = { ...TARIFF, rules: [...TARIFF.rules, { priority: 0, price: 0.05, time_start: '02:31', time_end: '03:07' }] };
-  const window = { timezone: ZONE, from: FROM, to: FROM + 36 * HOUR, duration: 35 * HOUR };
-  const pair: number[][] = [[], []];
-  for (let r = 0; r < 8; r++) {
-    const t = [elapsedMs(() => cheapestWindows(grid, window)), elapsedMs(() => cheapestWindows(grid, { ...window, minBlock: HOUR }))];
-    if (r >= 2) t.forEach((ms, k) => pair[k].push(ms));
+  blockBench();
+}
+
+/** A tariff at the rule limit: quarter-hour rules on single weekdays, all prices different. */
+function ruleLimitTariff() {
+  const clock = (quarter: number) =>
+    `${String(Math.floor(quarter / 4) % 24).padStart(2, '0')}:${String((quarter % 4) * 15).padStart(2, '0')}`;
+  const rules: Array<Record<string, unknown>> = [];
+  for (let i = 0; i < MAX_RULES_PER_TARIFF - 1; i++) {
+    const quarter = (i * 7) % 96;
+    rules.push({
+      priority: i,
+      price: 0.05 + ((i * 37) % 101) / 200,
+      time_start: clock(quarter),
+      time_end: clock(quarter + 1),
+      weekdays: [1 + (i % 7)],
+    });
   }
-  const [plain, blocks] = pair.map(median);
+  rules.push({ priority: MAX_RULES_PER_TARIFF, price: 0.3 });
+  return { id: 'limit', name: 'rule limit', vat: 20, currency: 'EUR', rules };
+}
+
+/**
+ * The minimum-block search at its worst accepted size (the work just under MAX_PLAN_WORK)
+ * on a tariff at the rule limit over the longest window a message may ask for (8 days),
+ * from an instant off every grid, beside the split plan of the same window (baseline).
+ */
+function blockBench(): void {
+  const tariff = ruleLimitTariff();
+  const from = Date.parse('2026-03-23T10:07:13.456Z'); // a Monday, DST a week later in London
+  // the longest duration (in steps of the grid) that is still accepted: refusals cost nothing, so search
+  const worst = (to: number, minBlock: number, step: number): number => {
+    let lo = step;
+    let hi = Math.floor((to - from) / step) * step;
+    while (hi - lo > step) {
+      const mid = Math.round((lo + hi) / 2 / step) * step;
+      try {
+        cheapestWindows(tariff, { timezone: ZONE, from, to, duration: mid, minBlock });
+        lo = mid;
+      } catch {
+        hi = mid;
+      }
+    }
+    return lo;
+  };
+  const longest = worst(from + 8 * DAY, HOUR, 15 * 60_000);
+  const fine = worst(from + DAY, 61 * 60_000, 60_000);
+  const cases: Array<{ label: string; to: number; duration: number; minBlock: number }> = [
+    { label: `8 days, 15-min grid, ${hours(longest)} in blocks >= 1 h`, to: from + 8 * DAY, duration: longest, minBlock: HOUR },
+    { label: `24 h, 1-min grid, ${hours(fine)} in blocks >= 1 h 1 min`, to: from + DAY, duration: fine, minBlock: 61 * 60_000 },
+    { label: 'rolling 24 h from now, 3 h in blocks >= 1 h', to: from + DAY, duration: 3 * HOUR, minBlock: HOUR },
+  ];
   console.log(
-    `  minBlock 1 h, 36 h window, 1-minute grid (${36 * 60} × ${35 * 60} cells): split ${plain.toFixed(3)} ms, with minBlock ${blocks.toFixed(1)} ms (${(blocks / plain).toFixed(0)} x)`,
+    `  minimum block: ${tariff.rules.length}-rule tariff, window from ${new Date(from).toISOString()}, work cap ${MAX_PLAN_WORK.toLocaleString('en-US')} steps`,
   );
+  for (const c of cases) {
+    const window = { timezone: ZONE, from, to: c.to, duration: c.duration };
+    const [split, blocks] = interleaved(12, [
+      { fn: () => cheapestWindows(tariff, window) },
+      { fn: () => cheapestWindows(tariff, { ...window, minBlock: c.minBlock }) },
+    ]);
+    console.log(
+      `    ${c.label.padEnd(52)} split ${split.toFixed(2).padStart(6)} ms, with minimum block ${blocks.toFixed(1).padStart(6)} ms (${(blocks / split).toFixed(1)} x)`,
+    );
+  }
+  // beyond the cap: refused before any work (a minimum block 7 s off the hourly grid)
+  const refused = elapsedMs(() => {
+    try {
+      cheapestWindows(tariff, { timezone: ZONE, from, to: from + 8 * DAY, duration: 100 * HOUR, minBlock: HOUR + 7000 });
+    } catch {
+      // the RangeError saying why is the point
+    }
+  });
+  console.log(`    refused (1-s grid, 8 days, 100 h): ${refused.toFixed(2)} ms to say so`);
 }
 
 main();

@@ -18,7 +18,7 @@ export { parseTariffs, sensorsUsedBy } from './engine/tariff';
 export type { Rule, Tariff, Problem, SensorRef } from './engine/tariff';
 export { priceAt, nextPriceChange, schedule } from './engine/price';
 export type { PriceResult, PriceOptions, ScheduleEntry, SensorValues } from './engine/price';
-export { cheapestWindows } from './engine/plan';
+export { cheapestWindows, dearestWindows } from './engine/plan';
 export type { PlanOptions, PlanResult, PlanSlot } from './engine/plan';
 export { computeCost } from './engine/cost';
 export type {

@@ -18,6 +18,7 @@ describe('layers', () => {
       'cheapestWindows',
       'compareTariffs',
       'computeCost',
+      'dearestWindows',
       'decodeSensorId',
       'formatMoney',
       'localDate',

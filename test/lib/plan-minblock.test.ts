@@ -4,7 +4,8 @@
 import should from 'should';
 import fc from 'fast-check';
 import moment from 'moment-timezone';
-import { cheapestWindows, MAX_BLOCK_WORK } from '../../nodes/lib/engine/plan';
+import { cheapestWindows } from '../../nodes/lib/engine/plan';
+import { MAX_PLAN_WORK } from '../../nodes/lib/engine/limits';
 import type { Rule, Tariff } from '../../nodes/lib/engine/tariff';
 import { dataRecord } from '../../nodes/lib/engine/id-map';
 import type { SensorValues } from '../../nodes/lib/engine/price';
@@ -157,9 +158,23 @@ describe('cheapestWindows with minBlock', () => {
     );
     should(() => cheapestWindows(tariff, { ...base, minBlock: 'long' as unknown as number })).throw(/minBlock must be a number/);
     should(cheapestWindows(tariff, { ...base, minBlock: 0 }).planned).equal(HOUR);
-    const odd = { ...base, to: '2026-01-02T12:00:00.001Z', duration: 20 * HOUR, minBlock: HOUR };
-    should(() => cheapestWindows(tariff, odd)).throw(/the window is too long for a minimum block at this resolution/);
-    should(MAX_BLOCK_WORK).be.aboveOrEqual(36 * 60 * 36 * 60);
+    // a window from an arbitrary instant plans on the grid of price changes, exact to the millisecond
+    const odd = { ...base, from: '2026-01-01T00:17:23.456Z', to: '2026-01-02T12:00:00.001Z', duration: 20 * HOUR, minBlock: HOUR };
+    const plan = cheapestWindows(tariff, odd);
+    should(plan).match({ from: Date.parse('2026-01-01T00:17:23.456Z'), to: Date.parse('2026-01-02T12:00:00.001Z'), planned: 20 * HOUR });
+    // values below the resolution are errors, not a search on a finer grid
+    should(() => cheapestWindows(tariff, { ...base, duration: 0.6 })).throw("duration (0.6 ms) is below the plan's resolution of 1 ms");
+    should(() => cheapestWindows(tariff, { ...base, minBlock: 0.6 })).throw("minBlock (0.6 ms) is below the plan's resolution of 1 ms");
+    // a minimum block that lines up with the hourly prices only every second: refused before any work, saying why
+    const week = { ...base, from: '2026-01-05T00:00:00Z', to: '2026-01-13T00:00:00Z', duration: 100 * HOUR, minBlock: HOUR + 7000 };
+    should(() => cheapestWindows(tariff, week)).throw(
+      /^this plan needs [\d,]+ search steps, more than 2,000,000: prices and the minimum block line up only every 1 s/,
+    );
+    // nor can a tiny minimum: 1 ms blocks over a day of 20 h are refused at once, a few ms planned exactly
+    should(() => cheapestWindows(tariff, { ...odd, minBlock: 1 })).throw(/line up only every 1 ms/);
+    const second = { ...odd, to: Date.parse(odd.from) + 1000, duration: 7, minBlock: 2 };
+    should(cheapestWindows(tariff, second).slots).eql([{ from: Date.parse(odd.from), to: Date.parse(odd.from) + 7, price: 0.6 }]);
+    should(MAX_PLAN_WORK).equal(2_000_000);
   });
 });
 

@@ -11,6 +11,7 @@ import type { SensorValues } from '../../nodes/lib/engine/price';
 import { dataRecord, setNested } from '../../nodes/lib/engine/id-map';
 import { FC, slowPrice, workdayTariff } from './engine-fixtures';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
+import { offsetChanges } from './plan-reference';
 
 const SECOND = 1000;
 const HOUR = 3_600_000;
@@ -24,15 +25,7 @@ const ZONES = [
   'Pacific/Chatham',
 ];
 /** Every offset change 2020-2030 of the zones above, as instants. */
-const CHANGES = ZONES.flatMap((zone) => {
-  const z = moment.tz.zone(zone)!;
-  const out: Array<{ zone: string; at: number }> = [];
-  for (let i = 0; i + 1 < z.untils.length; i++) {
-    if (z.untils[i] >= Date.UTC(2020, 0, 1) && z.untils[i] < Date.UTC(2031, 0, 1) && z.offsets[i] !== z.offsets[i + 1])
-      out.push({ zone, at: z.untils[i] });
-  }
-  return out;
-});
+const CHANGES = offsetChanges(ZONES);
 
 const hms = (zone: string, at: number) => moment.tz(at, zone).format('HH:mm:ss');
 
@@ -295,12 +288,12 @@ describe('cheapestWindows', () => {
     const tariff = workdayTariff();
     const base = { timezone: 'Europe/London', from: '2026-01-01T00:00:00Z', to: '2026-01-01T07:00:00Z', duration: HOUR };
     should(() => cheapestWindows(tariff, { ...base, duration: -HOUR })).throw(
-      /duration must be a positive number of milliseconds, got -3600000/,
+      'duration must be 0 or a positive number of milliseconds, got -3600000',
     );
-    should(() => cheapestWindows(tariff, { ...base, duration: NaN })).throw(/duration must be a positive/);
-    should(() => cheapestWindows(tariff, { ...base, duration: '1h' as unknown as number })).throw(/duration must be a positive/);
-    should(() => cheapestWindows(tariff, { ...base, duration: 8 * HOUR })).throw('the window (7 h) is shorter than the duration (8 h)');
-    should(() => cheapestWindows(tariff, { ...base, to: base.from })).throw('the window (0 s) is shorter than the duration (1 h)');
+    should(() => cheapestWindows(tariff, { ...base, duration: NaN })).throw(/duration must be 0 or a positive/);
+    should(() => cheapestWindows(tariff, { ...base, duration: Infinity })).throw(/duration must be 0 or a positive/);
+    should(() => cheapestWindows(tariff, { ...base, duration: '1h' as unknown as number })).throw(/duration must be 0 or a positive/);
+    should(() => cheapestWindows(tariff, { ...base, to: '2025-12-31T23:00:00Z' })).throw('the window ends (to) before it starts (from)');
     should(() => cheapestWindows(tariff, { ...base, maxPrice: 'cheap' as unknown as number })).throw(/maxPrice must be a number/);
     should(() => cheapestWindows(tariff, { ...base, from: 'tonight' })).throw(/from/);
     should(() => cheapestWindows(tariff, { ...base, timezone: 'Mars/Base' })).throw(/unknown time zone "Mars\/Base"/);

@@ -16,3 +16,9 @@ export const MAX_QUOTED_CHARS = 40;
 export const MAX_SENSORS_LISTED = 1000;
 /** Different values of the sensor computeCost splits by (splitBy: a digital input has two). */
 export const MAX_SPLIT_VALUES = 256;
+/**
+ * Steps a plan's search may take (cells × planned units × states of the minimum-block and
+ * switch-off searches), counted before it starts; a plan that needs more is refused with
+ * an error saying why. Chosen so that the worst accepted plan stays within 100 ms here.
+ */
+export const MAX_PLAN_WORK = 2_000_000;

@@ -1,0 +1,98 @@
+// The split and one-block plans (semantics "Plans"): exact on the price segments in
+// continuous time, work O(segments × log segments).
+// - split (any number of blocks): the cheapest segments first, ties to the earliest, the
+//   last one cut to its earliest part;
+// - one block: the cost of a block is piecewise linear in its start, so a minimum lies
+//   where the block's start or end meets a segment boundary; every such start is tried,
+//   the earliest of the cheapest wins.
+import type { Piece } from './plan-blocks';
+
+/** Split: cheapest first, equal prices earliest first; the last piece taken from its start. */
+export function cheapestPieces(usable: Piece[], duration: number): Piece[] {
+  const order = usable.map((_, i) => i).sort((a, b) => usable[a].price - usable[b].price || a - b);
+  const chosen: Piece[] = [];
+  let left = duration;
+  for (const i of order) {
+    if (left <= 0) break;
+    const p = usable[i];
+    const take = Math.min(left, p.to - p.from);
+    chosen.push({ from: p.from, to: p.from + take, price: p.price });
+    left -= take;
+  }
+  return chosen.sort((a, b) => a.from - b.from);
+}
+
+/**
+ * Contiguous: the cheapest block of `duration` inside one run of usable time; when no
+ * run is that long, the longest run (earliest of equals), all of it.
+ */
+export function cheapestBlock(usable: Piece[], duration: number): Piece[] {
+  let best: { cost: number; start: number; run: Piece[] } | null = null;
+  let longest: Piece[] = [];
+  const maxAbsPrice = usable.reduce((m, p) => Math.max(m, Math.abs(p.price)), 0);
+  for (const run of runs(usable)) {
+    const runFrom = run[0].from;
+    const runTo = run[run.length - 1].to;
+    if (runTo - runFrom > spanOf(longest)) longest = run;
+    if (runTo - runFrom < duration) continue;
+    const prefix = prefixCosts(run);
+    // differences of prefix sums are off in the last bits: equal costs must still tie
+    const tolerance = maxAbsPrice * (runTo - runFrom) * 1e-12;
+    const starts: number[] = [];
+    for (const p of run) {
+      if (p.from + duration <= runTo) starts.push(p.from);
+      if (p.to - duration >= runFrom) starts.push(p.to - duration);
+    }
+    starts.sort((a, b) => a - b);
+    for (const start of starts) {
+      const cost = costUntil(run, prefix, start + duration) - costUntil(run, prefix, start);
+      if (!best || cost < best.cost - tolerance || (cost <= best.cost + tolerance && start < best.start)) {
+        best = { cost, start, run };
+      }
+    }
+  }
+  if (!best) return longest.map((p) => ({ ...p }));
+  return clip(best.run, best.start, best.start + duration);
+}
+
+/** Maximal stretches of usable pieces that touch each other. */
+function runs(usable: Piece[]): Piece[][] {
+  const out: Piece[][] = [];
+  for (const p of usable) {
+    const last = out[out.length - 1];
+    if (last && last[last.length - 1].to === p.from) last.push(p);
+    else out.push([p]);
+  }
+  return out;
+}
+
+const spanOf = (run: Piece[]) => (run.length ? run[run.length - 1].to - run[0].from : 0);
+
+/** prefix[k]: price × ms of run[0..k) */
+function prefixCosts(run: Piece[]): number[] {
+  const prefix = [0];
+  for (const p of run) prefix.push(prefix[prefix.length - 1] + p.price * (p.to - p.from));
+  return prefix;
+}
+
+/** price × ms from the run's start to t (inside the run). */
+function costUntil(run: Piece[], prefix: number[], t: number): number {
+  let lo = 0;
+  let hi = run.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (run[mid].from <= t) lo = mid;
+    else hi = mid - 1;
+  }
+  return prefix[lo] + run[lo].price * (t - run[lo].from);
+}
+
+function clip(run: Piece[], a: number, b: number): Piece[] {
+  const out: Piece[] = [];
+  for (const p of run) {
+    const from = Math.max(a, p.from);
+    const to = Math.min(b, p.to);
+    if (to > from) out.push({ from, to, price: p.price });
+  }
+  return out;
+}

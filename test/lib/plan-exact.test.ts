@@ -1,0 +1,67 @@
+// cheapestWindows and dearestWindows, split with and without a minimum block, against the
+// cell-by-cell reference (plan-reference.ts) on generated windows that start at arbitrary
+// instants (cells of a millisecond, a second or a minute), on DST nights, with negative prices and sensor rules.
+import should from 'should';
+import fc from 'fast-check';
+import { cheapestWindows, dearestWindows, PlanResult } from '../../nodes/lib/engine/plan';
+import { FC } from './engine-fixtures';
+import { cellCaseArb, cellPrices, referenceBlocks, runsOf } from './plan-reference';
+
+const HOUR = 3_600_000;
+const shape = (r: PlanResult) => r.slots.map((s) => ({ from: s.from, to: s.to }));
+
+describe('plans against a cell-by-cell reference', () => {
+  const arb = fc.record({
+    c: cellCaseArb(40),
+    needPick: fc.nat({ max: 1000 }),
+    minPick: fc.nat({ max: 1000 }),
+    blocks: fc.boolean(),
+    dearest: fc.boolean(),
+    limit: fc.option(fc.constantFrom(0.25, 0.5, 0.75), { nil: undefined }),
+  });
+  const seen = { cases: 0, blocks: 0, dearest: 0, short: 0, empty: 0, overWindow: 0, msCells: 0 };
+  after(() => console.log(`      plans vs cell reference: ${JSON.stringify(seen)}`));
+
+  it('equal the reference: the most run time up to the duration, the least cost (dearest: the most), the earliest of equals (property)', function () {
+    this.timeout(120_000);
+    fc.assert(
+      fc.property(arb, ({ c, needPick, minPick, blocks, dearest, limit }) => {
+        const prices = cellPrices(c);
+        const need = needPick % (c.cells + 4);
+        const m = blocks ? 1 + (minPick % Math.max(1, need)) : 1;
+        const sign = dearest ? -1 : 1;
+        const cost = prices.map((p) => (p === null || (limit !== undefined && sign * p > sign * limit) ? null : sign * p));
+        const expected = runsOf(referenceBlocks(cost, Math.min(need, c.cells), m), c.from, c.unit);
+        const options = {
+          timezone: c.zone,
+          sensors: c.sensors,
+          from: new Date(c.from).toISOString(),
+          to: c.from + c.cells * c.unit,
+          duration: need * c.unit,
+          minBlock: blocks ? m * c.unit : undefined,
+          ...(dearest ? { minPrice: limit } : { maxPrice: limit }),
+        };
+        const plan = dearest ? dearestWindows(c.tariff, options) : cheapestWindows(c.tariff, options);
+        should(shape(plan)).eql(expected);
+        should(plan.from).equal(c.from);
+        should(plan.to).equal(c.from + c.cells * c.unit);
+        const planned = expected.reduce((s, r) => s + r.to - r.from, 0);
+        should(plan.planned).equal(planned);
+        should(plan.requested).equal(need * c.unit);
+        let net = 0;
+        for (const r of expected) for (let t = r.from; t < r.to; t += c.unit) net += prices[(t - c.from) / c.unit]! * (c.unit / HOUR);
+        should(plan.costPerKw.net).be.approximately(net, 1e-9);
+        should(plan.shortfall === null).equal(planned === need * c.unit);
+        for (const s of plan.slots) if (blocks) should(s.to - s.from).be.aboveOrEqual(m * c.unit);
+        seen.cases++;
+        if (blocks) seen.blocks++;
+        if (dearest) seen.dearest++;
+        if (planned < need * c.unit) seen.short++;
+        if (need === 0) seen.empty++;
+        if (need > c.cells) seen.overWindow++;
+        if (c.unit === 1) seen.msCells++;
+      }),
+      { ...FC, numRuns: 3000 },
+    );
+  });
+});

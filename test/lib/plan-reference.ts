@@ -1,0 +1,180 @@
+// The plan tests' obviously-correct references: a window cut into equal cells (whole
+// seconds or minutes), each cell priced by the test's own rule evaluation, and every
+// decision made cell by cell, so the engine's exact searches on price changes can be
+// checked against them.
+import moment from 'moment-timezone';
+import fc from 'fast-check';
+import type { Rule, Tariff } from '../../nodes/lib/engine/tariff';
+import type { SensorValues } from '../../nodes/lib/engine/price';
+import { dataRecord, setNested } from '../../nodes/lib/engine/id-map';
+import { slowPrice } from './engine-fixtures';
+
+export const PLAN_ZONES = ['Europe/London', 'Atlantic/Azores', 'America/Havana', 'Asia/Beirut', 'America/Santiago'];
+
+/** Every offset change 2020-2030 of the zones, as instants. */
+export function offsetChanges(zones: string[]): Array<{ zone: string; at: number }> {
+  return zones.flatMap((zone) => {
+    const z = moment.tz.zone(zone)!;
+    const out: Array<{ zone: string; at: number }> = [];
+    for (let i = 0; i + 1 < z.untils.length; i++) {
+      if (z.untils[i] >= Date.UTC(2020, 0, 1) && z.untils[i] < Date.UTC(2031, 0, 1) && z.offsets[i] !== z.offsets[i + 1])
+        out.push({ zone, at: z.untils[i] });
+    }
+    return out;
+  });
+}
+
+export const PLAN_CHANGES = offsetChanges(PLAN_ZONES);
+
+/** A run of cells as instants. */
+export interface Run {
+  from: number;
+  to: number;
+}
+
+/** A plan case: a window of `cells` cells of `unit` ms (a millisecond, a second or a minute) from `from`, a tariff whose times fall inside it. */
+export interface CellCase {
+  zone: string;
+  unit: number;
+  from: number;
+  cells: number;
+  tariff: Tariff;
+  sensors: SensorValues;
+}
+
+/**
+ * Cases on a DST change half of the time: the window starts at an arbitrary whole unit;
+ * (with millisecond cells, the rules' whole seconds fall inside a window of a few ms);
+ * rule times are local clock times of instants inside (or near) the window on a coarser
+ * step, so that the price changes line up on their own grid but the window's ends do not.
+ * Prices are binary fractions (exact sums), negative ones included; a sensor rule whose
+ * ids are "__proto__" and "constructor" now and then.
+ */
+export const cellCaseArb = (maxCells: number) =>
+  fc
+    .record({
+      change: fc.nat({ max: PLAN_CHANGES.length - 1 }),
+      onChange: fc.boolean(),
+      zone: fc.constantFrom(...PLAN_ZONES),
+      instant: fc.integer({ min: Date.UTC(2020, 0, 1) / 60_000, max: Date.UTC(2030, 11, 1) / 60_000 }),
+      unit: fc.constantFrom(1, 1000, 1000, 60_000, 60_000),
+      shift: fc.integer({ min: -40, max: 20 }),
+      cells: fc.integer({ min: 1, max: maxCells }),
+      step: fc.constantFrom(1, 2, 3, 4, 5, 6, 10),
+      rules: fc.array(
+        fc.record({
+          priority: fc.integer({ min: 0, max: 3 }),
+          price: fc.constantFrom(-0.125, 0.25, 0.5, 0.5, 0.75, 1.5),
+          at: fc.option(fc.tuple(fc.integer({ min: -3, max: 12 }), fc.integer({ min: -3, max: 12 })), { nil: undefined }),
+          sensor: fc.boolean(),
+        }),
+        { minLength: 1, maxLength: 4 },
+      ),
+      fallback: fc.boolean(),
+      sensorValue: fc.constantFrom(0, 1, undefined),
+    })
+    .map((c): CellCase => {
+      const unit = c.unit;
+      const zone = c.onChange ? PLAN_CHANGES[c.change].zone : c.zone;
+      const anchor = c.onChange ? PLAN_CHANGES[c.change].at : c.instant * 60_000;
+      const from = anchor + c.shift * unit;
+      const clock = (at: number) => moment.tz(at, zone).format('HH:mm:ss');
+      const rules: Rule[] = c.rules.map((r) => {
+        const rule: Rule = { priority: r.priority, price: r.price };
+        // on the step's grid counted from the anchor (a price grid the window's start is off)
+        if (r.at)
+          Object.assign(rule, { time_start: clock(anchor + r.at[0] * c.step * unit), time_end: clock(anchor + r.at[1] * c.step * unit) });
+        if (r.sensor) Object.assign(rule, { gateway_id: '__proto__', sensor_id: 'constructor', sensor_value: 1, sensor_condition: 'eq' });
+        return rule;
+      });
+      if (c.fallback) rules.push({ priority: 9, price: 1 });
+      const sensors = dataRecord<Record<string, number>>();
+      if (c.sensorValue !== undefined) setNested(sensors, '__proto__', 'constructor', c.sensorValue);
+      return {
+        zone,
+        unit,
+        from,
+        cells: c.cells,
+        tariff: { id: 'P', name: 'plan', vat: 20, currency: 'EUR', rules },
+        sensors: sensors as SensorValues,
+      };
+    });
+
+/** The net price of each cell (its first instant), null where no rule prices. */
+export function cellPrices(c: CellCase): Array<number | null> {
+  const out: Array<number | null> = [];
+  for (let k = 0; k < c.cells; k++) out.push(slowPrice(c.tariff, c.from + k * c.unit, c.zone, c.sensors));
+  return out;
+}
+
+/** Cells switched on → runs of instants. */
+export function runsOf(on: boolean[], from: number, unit: number): Run[] {
+  const runs: Run[] = [];
+  on.forEach((x, k) => {
+    if (!x) return;
+    const last = runs[runs.length - 1];
+    if (last && last.to === from + k * unit) last.to += unit;
+    else runs.push({ from: from + k * unit, to: from + (k + 1) * unit });
+  });
+  return runs;
+}
+
+/**
+ * The plan of blocks of at least m cells with the most cells up to `need` and, among those,
+ * the least cost; equal costs: the one running at the first cell where they differ. By
+ * cell: a forward pass finds the reachable counts, a backward pass the least cost to
+ * finish, and a forward walk takes "on" whenever that is still optimal. `cost` of a cell
+ * is what the search minimises (the price, or minus it for the dearest hours); null: never on.
+ */
+export function referenceBlocks(cost: Array<number | null>, need: number, m: number): boolean[] {
+  const n = cost.length;
+  const states = (m + 1) * (need + 1); // r (0 off, 1..m on for r cells, m: long enough) × count
+  const at = (c: number, r: number) => c * (m + 1) + r;
+  let reach = new Uint8Array(states);
+  reach[at(0, 0)] = 1;
+  for (let i = 0; i < n; i++) {
+    const next = new Uint8Array(states);
+    for (let c = 0; c <= need; c++)
+      for (let r = 0; r <= m; r++) {
+        if (!reach[at(c, r)]) continue;
+        if (r === 0 || r === m) next[at(c, 0)] = 1;
+        if (cost[i] !== null && c < need) next[at(c + 1, Math.min(r + 1, m))] = 1;
+      }
+    reach = next;
+  }
+  let target = 0;
+  for (let c = need; c >= 0; c--)
+    if (reach[at(c, 0)] || reach[at(c, m)]) {
+      target = c;
+      break;
+    }
+  // V[i][c][r]: least cost from cell i on, having c on so far, in run state r
+  const V: Float64Array[] = [];
+  V[n] = new Float64Array(states).fill(Infinity);
+  V[n][at(target, 0)] = 0;
+  V[n][at(target, m)] = 0;
+  for (let i = n - 1; i >= 0; i--) {
+    V[i] = new Float64Array(states).fill(Infinity);
+    for (let c = 0; c <= target; c++)
+      for (let r = 0; r <= m; r++) {
+        let best = r === 0 || r === m ? V[i + 1][at(c, 0)] : Infinity;
+        if (cost[i] !== null && c < target) best = Math.min(best, cost[i]! + V[i + 1][at(c + 1, Math.min(r + 1, m))]);
+        V[i][at(c, r)] = best;
+      }
+  }
+  const on: boolean[] = [];
+  let c = 0;
+  let r = 0;
+  for (let i = 0; i < n; i++) {
+    const here = V[i][at(c, r)];
+    if (cost[i] !== null && c < target && cost[i]! + V[i + 1][at(c + 1, Math.min(r + 1, m))] <= here + 1e-9) {
+      on.push(true);
+      c++;
+      r = Math.min(r + 1, m);
+    } else {
+      on.push(false);
+      r = 0;
+    }
+  }
+  return on;
+}
