@@ -6,8 +6,12 @@ import type { AddressInfo, Socket } from 'net';
 import * as zlib from 'zlib';
 import { DEMO_GATEWAY, DEMO_SENSORS, archive, demoTariffs, findDemoSensor, sensorReading } from './demo-data';
 import { DEFAULT_FAULTS, Endpoint, Faults, applyBodyFault, normaliseFaults } from './faults';
+import { CSV_TYPE, Reply, Route, dataCsv, errorReply, jsonReply, parseRoute, parseUtcParam, sensorsCsv } from './routes';
+import { ServedAnswers, answersJson, controlRefusal, readJsonBody, servedAnswers } from './control';
 
 export type { Faults, Endpoint } from './faults';
+export type { ServedAnswers } from './control';
+export { isLoopback } from './control';
 
 export interface TokenAccess {
   /** false: 403 on the tariffs endpoint, like an account without the tariffs feature. */
@@ -35,18 +39,6 @@ export interface SimulatorOptions {
   logLimit?: number;
 }
 
-/**
- * Answers served instead of the demo account's, verbatim, whatever they contain (hostile
- * ids, wrong shapes): `tariffs` for the tariffs endpoint, `sensors` by gateway id for the
- * sensors endpoint, `data` by "gateway/sensor" for the data endpoint. Ids are looked up in
- * Maps, so "__proto__" and "constructor" are ids like any other. Faults still apply.
- */
-export interface ServedAnswers {
-  tariffs?: unknown;
-  sensors?: Record<string, unknown>;
-  data?: Record<string, unknown>;
-}
-
 export interface RequestRecord {
   method: string;
   /** Path and query as requested. */
@@ -71,170 +63,8 @@ export interface Simulator {
   close(): Promise<void>;
 }
 
-interface Reply {
-  status: number;
-  body: string;
-  contentType: string;
-  headers?: Record<string, string>;
-}
-
-const JSON_TYPE = 'application/json; charset=utf-8';
-const CSV_TYPE = 'text/csv; charset=utf-8';
-const API_PREFIX = '/easy/v1/';
 /** By default the request log keeps the latest this many requests. */
 export const DEFAULT_LOG_LIMIT = 10_000;
-
-function jsonReply(status: number, value: unknown, headers?: Record<string, string>): Reply {
-  return { status, body: JSON.stringify(value), contentType: JSON_TYPE, headers };
-}
-
-function errorReply(status: number, error: string, message: string, headers?: Record<string, string>): Reply {
-  return jsonReply(status, { error, message }, headers);
-}
-
-/** A parsed API route: which endpoint, its parameters and the representation asked for. */
-interface Route {
-  endpoint: Endpoint;
-  format: 'json' | 'csv';
-  /** The path named a suffix the endpoint has no form for (tariffs.csv). */
-  unsupportedFormat?: boolean;
-  gatewayId?: string;
-  sensorId?: string;
-}
-
-/**
- * `.json` selects JSON and `.csv` selects CSV whatever the Accept header says; with no
- * suffix, `Accept: text/csv` selects CSV and anything else JSON.
- */
-function splitSuffix(segment: string, accept: string): { name: string; format: 'json' | 'csv'; suffixed: boolean } {
-  const match = /^(.*)\.(json|csv)$/.exec(segment);
-  if (match) return { name: match[1], format: match[2] as 'json' | 'csv', suffixed: true };
-  return { name: segment, format: /\btext\/csv\b/i.test(accept) ? 'csv' : 'json', suffixed: false };
-}
-
-function parseRoute(pathname: string, accept: string): Route | null {
-  if (!pathname.startsWith(API_PREFIX)) return null;
-  let segments: string[];
-  try {
-    segments = pathname.slice(API_PREFIX.length).split('/').map(decodeURIComponent);
-  } catch {
-    return null;
-  }
-  if (segments.length === 1) {
-    const { name, format, suffixed } = splitSuffix(segments[0], accept);
-    if (name !== 'tariffs') return null;
-    // The docs: "CSV format is currently not available for this endpoint".
-    return { endpoint: 'tariffs', format: 'json', unsupportedFormat: suffixed && format === 'csv' };
-  }
-  if (segments[0] !== 'gateways' || segments.some((s) => s === '')) return null;
-  if (segments.length === 2) {
-    const { name, format } = splitSuffix(segments[1], accept);
-    return { endpoint: 'sensors', format, gatewayId: name };
-  }
-  if (segments.length === 4) {
-    const { name, format } = splitSuffix(segments[3], accept);
-    if (name !== 'data') return null;
-    return { endpoint: 'data', format, gatewayId: segments[1], sensorId: segments[2] };
-  }
-  return null;
-}
-
-function csvText(value: string | null): string {
-  return value === null ? '' : `"${value.replace(/"/g, '""')}"`;
-}
-
-/** An id bare like the docs sample (`e1.kwh,"Main Incomer kWh",...`) unless CSV needs quotes. */
-function csvId(id: string): string {
-  return /[",\r\n]/.test(id) ? csvText(id) : id;
-}
-
-/** The docs' CSV form: `id,name,timestamp,value,unit,interval`, text quoted. */
-function sensorsCsv(rows: Array<ReturnType<typeof sensorReading>>): string {
-  const lines = rows.map((r) => [csvId(r.id), csvText(r.name), r.timestamp, r.value, csvText(r.unit), r.interval].join(','));
-  return ['id,name,timestamp,value,unit,interval', ...lines].join('\n') + '\n';
-}
-
-function dataCsv(rows: Array<[string, number]>): string {
-  return ['timestamp,value', ...rows.map(([ts, value]) => `${csvText(ts)},${value}`)].join('\n') + '\n';
-}
-
-/** `from`/`to` of the data endpoint: UTC with the Z the docs insist on, minutes or seconds. */
-const UTC_PARAM = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z$/;
-
-function parseUtcParam(name: string, raw: string | null): number | string {
-  if (raw === null) return `${name} is required (UTC, e.g. 2020-01-01T12:00Z)`;
-  const at = UTC_PARAM.test(raw) ? Date.parse(raw) : NaN;
-  return Number.isFinite(at) ? at : `${name} must be a UTC date and time ending in Z, e.g. 2020-01-01T12:00Z`;
-}
-
-export function isLoopback(address: string | undefined): boolean {
-  return !!address && (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'));
-}
-
-/** Host names a request to the control routes may carry: this machine, by name or address. */
-const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])(:\d+)?$/i;
-
-/**
- * Why a control request is refused, or null. Any web page open in a browser on this
- * machine can send a request to loopback: a "simple" cross-origin POST (text/plain, a
- * form) or a GET reaches the server without asking first. So the control routes change
- * nothing on GET, take state changes only as a JSON body (which a page of another origin
- * cannot send without a CORS preflight this server never grants), take no query
- * parameters, and answer only requests addressed to a loopback host name (a DNS-rebound
- * name of another site is refused).
- */
-function controlRefusal(req: http.IncomingMessage, url: URL): Reply | null {
-  if (!isLoopback(req.socket.remoteAddress)) return errorReply(403, 'forbidden', 'simulator control is loopback only');
-  if (!LOOPBACK_HOST.test(String(req.headers.host ?? ''))) {
-    return errorReply(403, 'forbidden', 'simulator control answers only requests to localhost or a loopback address');
-  }
-  if (url.search !== '') return errorReply(400, 'bad_request', 'simulator control takes no query parameters: POST a JSON body');
-  if (req.method === 'POST' && !/^application\/json\s*(;|$)/i.test(String(req.headers['content-type'] ?? ''))) {
-    return errorReply(415, 'unsupported_media_type', 'simulator control accepts only JSON bodies (Content-Type: application/json)', {
-      Accept: 'application/json',
-    });
-  }
-  return null;
-}
-
-/** The JSON body of a control request; `empty` when there is none. */
-async function readJsonBody<T>(req: http.IncomingMessage, empty: T): Promise<T> {
-  const body = await readBody(req);
-  return body.trim() ? (JSON.parse(body) as T) : empty;
-}
-
-function readBody(req: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-interface Served {
-  tariffs: unknown;
-  sensors: Map<string, unknown>;
-  data: Map<string, unknown>;
-}
-
-/** Own entries only, into Maps: a JSON key "__proto__" is an id, not a prototype. */
-function servedAnswers(a: ServedAnswers | null): Served {
-  const entries = (x: unknown) => new Map(x !== null && typeof x === 'object' && !Array.isArray(x) ? Object.entries(x) : []);
-  if (a !== null && (typeof a !== 'object' || Array.isArray(a)))
-    throw new TypeError('answers must be an object { tariffs?, sensors?, data? } or null');
-  return { tariffs: a?.tariffs, sensors: entries(a?.sensors), data: entries(a?.data) };
-}
-
-/** What the control route shows: the served answers as JSON (a null-prototype record keeps "__proto__" an ordinary key). */
-function answersJson(served: Served): ServedAnswers {
-  const record = (m: Map<string, unknown>) => {
-    const out = Object.create(null) as Record<string, unknown>;
-    for (const [k, v] of m) out[k] = v;
-    return out;
-  };
-  return { tariffs: served.tariffs, sensors: record(served.sensors), data: record(served.data) };
-}
 
 /** Resolves when `res` can take more, or is gone. */
 function drained(res: http.ServerResponse): Promise<void> {
