@@ -14,6 +14,8 @@ import { costBatch, costStatus } from './lib/runtime/cost-batch';
 import { CostRange } from './lib/runtime/cost-range';
 import { compareCost } from './lib/runtime/cost-compare';
 import { generatorChoice, GeneratorSettings } from './lib/runtime/generator-report';
+import { dailyChargeSetting } from './lib/runtime/stream-projection';
+import { StreamReports } from './lib/runtime/stream-reports';
 import { CostStream } from './lib/runtime/cost-stream';
 import type { AccountHub, TariffSnapshot } from './lib/runtime/hub';
 import { SensorFollower } from './lib/runtime/sensor-follower';
@@ -27,6 +29,7 @@ const TARIFF_REFRESH_MIN = 60;
 /** Poll interval for the live values of the sensors a tariff's rules read (stream mode). */
 const SENSOR_POLL_SEC = 60;
 const TOTALS_KEY = 'totals';
+const GENERATOR_KEY = 'generator';
 
 const text = (x: unknown): string => (typeof x === 'string' ? x.trim() : typeof x === 'number' ? String(x) : '');
 
@@ -38,7 +41,14 @@ export = function register(RED: NodeAPI): void {
     const tariffId = String(config.tariff ?? '').trim();
     const link = linkAccount(RED, node, config.account);
     // compare mode costs every tariff; its own tariff, when set, is only marked `current`
-    const problem = link.problem ?? (tariffId || mode === 'compare' ? null : 'no tariff configured');
+    let dailyCharge: number | null = null;
+    let setting: string | null = null;
+    try {
+      dailyCharge = dailyChargeSetting(config.dailyCharge);
+    } catch (err) {
+      setting = (err as Error).message;
+    }
+    const problem = link.problem ?? (tariffId || mode === 'compare' ? setting : 'no tariff configured');
     const generator: GeneratorSettings | null =
       config.generator === true || config.generator === 'true'
         ? { gatewayId: text(config.generatorGateway), sensorId: text(config.generatorSensor), on: text(config.generatorOn) }
@@ -61,8 +71,15 @@ export = function register(RED: NodeAPI): void {
       log: (text) => node.log(text),
     });
     // stream mode reads the live values of the sensors its tariff's rules read
+    const reports = new StreamReports(generator, dailyCharge, timezone, {
+      load: () => new Promise((resolve, reject) => context.get(GENERATOR_KEY, (err, value) => (err ? reject(err) : resolve(value)))),
+      save: (value) => new Promise((resolve, reject) => context.set(GENERATOR_KEY, value, (err) => (err ? reject(err) : resolve()))),
+    });
     const sensors = new SensorFollower(hub, SENSOR_POLL_SEC, (poll) => {
-      for (const sensor of poll.error ? [] : poll.sensors) stream.recordSensor(poll.gatewayId, sensor.id, sensor.timestamp, sensor.value);
+      for (const sensor of poll.error ? [] : poll.sensors) {
+        stream.recordSensor(poll.gatewayId, sensor.id, sensor.timestamp, sensor.value);
+        reports.recordSensor(poll.gatewayId, sensor.id, sensor.timestamp, sensor.value);
+      }
     });
 
     async function tariff(): Promise<ReturnType<typeof findTariff>> {
@@ -71,8 +88,12 @@ export = function register(RED: NodeAPI): void {
     }
 
     async function onStream(msg: NodeMessage): Promise<Outgoing> {
-      const out = await stream.handle(msg, await tariff(), Date.now());
-      if (!out) return null;
+      const t = await tariff();
+      if (await reports.takesMessage(msg, t, Date.now())) return null;
+      const counted = await stream.handle(msg, t, Date.now());
+      if (!counted) return null;
+      // the month-end projection, the daily charge and the generator report beside the totals
+      const out = await reports.addTo(counted, stream, t);
       msg.payload = out.payload;
       node.status(out.status);
       return out.bars.length ? [msg, out.bars] : msg;
@@ -109,8 +130,9 @@ export = function register(RED: NodeAPI): void {
       unwatchTariffs = hub.watchTariffs(TARIFF_REFRESH_MIN, (s) => {
         snapshot = s;
         if (mode !== 'stream') return;
-        const refs = sensors.followTariff(tariffById(s, tariffId));
-        if (refs) stream.followSensors(refs);
+        // the sensors the tariff's rules read price the intervals; the generator's is polled too
+        const t = tariffById(s, tariffId);
+        if (t && sensors.follow(reports.sensorsFor(t))) stream.followSensors(reports.pricedBy(t));
       });
       // restored at deploy, so a restart says at once what it carried over (or that it could not)
       if (mode === 'stream') {
@@ -148,7 +170,14 @@ export = function register(RED: NodeAPI): void {
       sensors.close();
       range.abort();
       link.release();
-      done();
+      // the generator report's state is saved every few minutes: what changed since, now
+      reports.close().then(
+        () => done(),
+        (err) => {
+          node.warn(`the generator report could not be saved: ${(err as Error).message}`);
+          done();
+        },
+      );
     });
   }
 

@@ -10,7 +10,9 @@ import { sensorRuns } from '../../nodes/lib/engine/sensor-runs';
 import { namedPeriod } from '../../nodes/lib/engine/time';
 import { roundAmount } from '../../nodes/lib/engine/format';
 import easyCost = require('../../nodes/easy-cost');
-import { accountNode, catchNodes, GATEWAY, helper, inbox, loadFlow, quiet, withSimulator } from './flow-support';
+import { accountNode, catchNodes, GATEWAY, helper, inbox, lastStatus, loadFlow, quiet, withSimulator } from './flow-support';
+
+const lastStatusText = (id: string) => lastStatus(id)?.text ?? '';
 
 const HOUR = 3600_000;
 const LEAD = HOUR; // range mode fetches sensors this long before the range
@@ -159,6 +161,93 @@ describe('easy-cost reports', function () {
       should(msg.payload.generator.on).equal(0);
       should(msg.payload.generator.runMs).equal(40 * 60_000);
       should(msg.payload.fetched.shortcut).equal(false);
+    });
+  });
+
+  describe('stream', () => {
+    const meter = (ts: number, value: number) => ({
+      topic: 'e1.kwh',
+      gateway: GATEWAY,
+      payload: { id: 'e1.kwh', value, ts, decoded: { kind: 'modbus', quantity: 'energy' } },
+    });
+    // a generator input the simulator does not know: only wired messages tell its state
+    const gen = (ts: number, value: number) => ({
+      topic: 'gen',
+      gateway: 'YARD',
+      payload: { id: 'gen', value, ts, decoded: { kind: 'digital_input', channel: 1 } },
+    });
+
+    it('reports the generator live: run time and starts from its values, energy and cost by its value at each interval start', async () => {
+      const { node, out, caught } = await load(
+        { mode: 'stream', tariff: 'DEMO-FLAT', generator: true, generatorGateway: 'YARD', generatorSensor: 'gen' },
+        'UTC',
+      );
+      const t0 = Date.parse('2026-03-04T10:00:00Z');
+      const min = 60_000;
+      node.receive(gen(t0 - 30 * min, 0));
+      node.receive(meter(t0, 100));
+      node.receive(gen(t0 + HOUR, 1)); // a start
+      node.receive(meter(t0 + HOUR, 101)); // [t0, +1h) not running: 1 kWh
+      node.receive(meter(t0 + 2 * HOUR, 103)); // [+1h, +2h) running: 2 kWh
+      node.receive(gen(t0 + 2 * HOUR + 30 * min, 0));
+      node.receive(meter(t0 + 3 * HOUR, 104)); // [+2h, +3h) running at its start: 1 kWh
+      const msgs = await out.next(4);
+      const g = msgs[3].payload.generator;
+      should(g).match({ gatewayId: 'YARD', sensorId: 'gen', on: 1 });
+      should(g.today).match({
+        from: '2026-03-04T00:00:00.000Z',
+        runMs: 90 * min,
+        starts: 1,
+        offMs: 120 * min, // 90 minutes before the start, 30 after the stop (up to the newest reading)
+        unknownMs: 0, // before its first value the generator is not counted at all
+        running: { energy: 3, net: 0.75, gross: 0.9 },
+        notRunning: { energy: 1, net: 0.25, gross: 0.3 },
+      });
+      should(g.month).match({ runMs: 90 * min, starts: 1 });
+      should(g.today.runHours).equal(1.5);
+      // a day later: today starts again, yesterday is in closed
+      node.receive(meter(t0 + 24 * HOUR, 110));
+      const [next] = await out.next(1);
+      should(next.payload.generator.today).match({ from: '2026-03-05T00:00:00.000Z', starts: 0, runMs: 0 });
+      should(next.payload.generator.closed.day).match({ from: '2026-03-04T00:00:00.000Z', runMs: 90 * min, starts: 1 });
+      should(caught.received).be.empty();
+    });
+
+    it('projects the month to its end (a 743-hour March in London) and adds the daily charge apart and in the totals', async () => {
+      const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-FLAT', dailyCharge: '0.5' }, 'Europe/London');
+      node.receive({ payload: 0, ts: '2026-03-01T00:00:00Z' });
+      node.receive({ payload: 12, ts: '2026-03-01T12:00:00Z' });
+      node.receive({ payload: 24, ts: '2026-03-02T00:00:00Z' });
+      const msgs = await out.next(3);
+      const p = msgs[2].payload;
+      // 24 kWh in the first 24 hours at 0.25 + 20 %: 7.20; over 743 hours 222.90; 31 daily charges of 0.60
+      should(p.projection).match({
+        from: '2026-03-01T00:00:00.000Z',
+        to: '2026-03-31T23:00:00.000Z',
+        method: 'month-so-far',
+        basisMs: 24 * HOUR,
+        days: 31,
+        soFar: { energy: 24, gross: 7.2 + 2 * 0.6 },
+        projected: { energy: roundAmount((24 * 743) / 24), gross: roundAmount(7.2 * (743 / 24) + 31 * 0.6) },
+      });
+      should(p.dailyCharge.perDay).eql({ net: 0.5, gross: 0.6 });
+      should(p.dailyCharge.today).match({ days: 1, net: 0.5, gross: 0.6, withChargeGross: 0.6 });
+      should(p.dailyCharge.month).match({ days: 2, gross: 1.2, withChargeGross: roundAmount(7.2 + 1.2) });
+      should(lastStatusText('c')).match(/month → GBP 241\.50$/);
+      // the first reading alone: no basis for a projection yet
+      should(msgs[0].payload.projection.projected).be.null();
+    });
+
+    it('a bad daily charge or a generator with no sensor to follow: said in the status and at Catch', async () => {
+      const { node, caught } = await load({ mode: 'stream', tariff: 'DEMO-FLAT', dailyCharge: '-1' });
+      node.receive({ payload: 5 });
+      const [bad] = await caught.next(1);
+      should(bad.error.message).match(/daily charge must be an amount of 0 or more, got "-1"/);
+      await helper.unload();
+      const again = await load({ mode: 'stream', tariff: 'DEMO-FLAT', generator: true });
+      again.node.receive({ payload: 5 });
+      const [none] = await again.caught.next(1);
+      should(none.error.message).match(/tariff "DEMO-FLAT" has none: choose the generator's sensor in the node/);
     });
   });
 });

@@ -23,7 +23,18 @@ const NODES = [
   {
     type: 'easy-cost',
     category: 'energy',
-    defaults: ['name', 'account', 'tariff', 'mode', 'generator', 'generatorGateway', 'generatorSensor', 'generatorOn', 'outputs'],
+    defaults: [
+      'name',
+      'account',
+      'tariff',
+      'mode',
+      'generator',
+      'generatorGateway',
+      'generatorSensor',
+      'generatorOn',
+      'dailyCharge',
+      'outputs',
+    ],
     help: ['Inputs', 'Outputs', 'Details'],
   },
 ];

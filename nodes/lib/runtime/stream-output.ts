@@ -20,6 +20,8 @@ export interface SiteSums {
   month: Bucket | null;
   total: Bucket | null;
   meters: number;
+  /** The newest reading of any meter (epoch ms), null before any. */
+  newest: number | null;
 }
 
 export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -57,7 +59,14 @@ export function siteSums(all: TotalsState[], timezone: string): SiteSums {
   let first = Infinity;
   for (const b of totals) first = Math.min(first, b.from);
   const total = totals.length ? sum(first, null, totals) : null;
-  return { day: period('day'), week: period('week'), month: period('month'), total, meters: all.length };
+  return {
+    day: period('day'),
+    week: period('week'),
+    month: period('month'),
+    total,
+    meters: all.length,
+    newest: newest === -Infinity ? null : newest,
+  };
 }
 
 /** One meter's message: its periods, the site's, and what this reading did. */
