@@ -430,7 +430,11 @@ describe('easy-cost node', function () {
         site: { meters: 2, today: { energy: 9, resets: 0 }, total: { energy: 9 } },
       });
       await quiet(20);
-      should(seen[seen.length - 1]).eql({ fill: 'green', shape: 'dot', text: 'today GBP 2.70 · 9.00 kWh · 2 meters' });
+      should(seen[seen.length - 1]).eql({
+        fill: 'green',
+        shape: 'dot',
+        text: 'today GBP 2.70 · 9.00 kWh · 2 meters · month → GBP 1,992.20',
+      }); // 2.70 in 60.5 minutes, over March's 744 hours
       node.receive({ reset: 'e1.kwh', gateway: GATEWAY });
       const [reset] = await out.next(1);
       should(reset.payload).match({ today: null, meter: { topic: 'e1.kwh' }, site: { meters: 1, today: { energy: 6 } } });
@@ -521,7 +525,10 @@ describe('easy-cost node', function () {
       const msgs = await out.next(2);
       should(msgs[1].payload.total).match({ energy: 2, unpricedEnergy: 2, net: 0 });
       await quiet(20);
-      should(seen[seen.length - 1]).match({ fill: 'yellow', text: 'today GBP 0.00 · 2.00 kWh · 1 meter · 2.00 kWh unpriced' });
+      should(seen[seen.length - 1]).match({
+        fill: 'yellow',
+        text: 'today GBP 0.00 · 2.00 kWh · 1 meter · 2.00 kWh unpriced · month → GBP 0.00',
+      });
     });
 
     it('ends every message exactly once: Complete for the counted, Catch for the refused', async () => {
