@@ -7,6 +7,7 @@
   var E = window.EasyEditor;
   if (E.zonePicker) return;
   var t = E.t;
+  var tn = E.tn;
 
   /**
    * Fills a <select> with every zone, the machine's default first ('' = the machine's
@@ -60,11 +61,17 @@
   /** The answer of "Test connection" in words. */
   E.connectionText = function (res) {
     if (res.ok) {
-      var text = t('test.ok', { count: res.tariffs });
-      return res.invalid ? text + ' ' + t('test.invalid', { count: res.invalid }) : text;
+      var text = tn('test.ok', res.tariffs);
+      return res.invalid ? text + ' ' + tn('test.invalid', res.invalid) : text;
     }
     var words = t('test.' + res.outcome);
     if (words === 'easy-account.editor.test.' + res.outcome) words = t('errors.' + res.outcome);
-    return res.message ? words + ' (' + res.message + ')' : words;
+    // the details as a sentence of their own: they may hold brackets already
+    var detail = res.message
+      ? String(res.message)
+          .trim()
+          .replace(/[\s.]+$/, '')
+      : '';
+    return detail ? words + ' ' + t('test.detail', { detail: detail }) : words;
   };
 })();

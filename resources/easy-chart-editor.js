@@ -8,6 +8,7 @@
   var E = window.EasyEditor;
   if (E.renderChart) return;
   var t = E.t;
+  var tn = E.tn;
 
   var SVG = 'http://www.w3.org/2000/svg';
   var priceText = E.priceText;
@@ -188,9 +189,7 @@
     });
     if (noPrice) $('<div class="easy-problem">').text(t('chart.gaps')).appendTo($c);
     if (data.plan) {
-      var planText = data.plan.error
-        ? t('chart.planError', { error: data.plan.error })
-        : t('chart.planned', { count: data.plan.slots.length });
+      var planText = data.plan.error ? t('chart.planError', { error: data.plan.error }) : tn('chart.planned', data.plan.slots.length);
       $('<div class="easy-note easy-chart-plan">')
         .toggleClass('easy-problem', !!data.plan.error)
         .text(planText + (data.plan.shortfalls.length ? ' ' + data.plan.shortfalls[0] : ''))

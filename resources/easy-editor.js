@@ -41,6 +41,16 @@
   }
   E.t = t;
 
+  /**
+   * A message that counts something: `key` + "One" for 1 ("1 tariff"), else `key` ("7 tariffs").
+   * Chosen here rather than by i18next's plural suffixes, which differ between the i18next
+   * releases of the Node-RED versions the package supports.
+   */
+  function tn(key, count, subs) {
+    return t(Number(count) === 1 ? key + 'One' : key, $.extend({ count: count }, subs));
+  }
+  E.tn = tn;
+
   // ------------------------------------------------------------------------------------
   // Requests
 

@@ -8,6 +8,7 @@
   var E = window.EasyEditor;
   if (E.sensorsPicker) return;
   var t = E.t;
+  var tn = E.tn;
   var setStatus = E.setStatus;
 
   E.kindText = function (kind) {
@@ -130,7 +131,7 @@
         function (res) {
           if (mine !== seq) return;
           render(res.sensors || []);
-          setStatus($status, 'ok', t('sensors.loaded', { count: (res.sensors || []).length, gateway: gateway }));
+          setStatus($status, 'ok', tn('sensors.loaded', (res.sensors || []).length, { gateway: gateway }));
         },
         function (err) {
           if (mine !== seq) return;

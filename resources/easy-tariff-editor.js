@@ -8,6 +8,7 @@
   var E = window.EasyEditor;
   if (E.tariffPicker) return;
   var t = E.t;
+  var tn = E.tn;
   var setStatus = E.setStatus;
   var priceText = E.priceText;
 
@@ -164,7 +165,7 @@
           var invalid = (res.problems || []).filter(function (p) {
             return p.severity === 'error';
           });
-          var text = t('status.tariffs', { count: list.length });
+          var text = tn('status.tariffs', list.length);
           if (invalid.length)
             text +=
               ' ' +

@@ -5,6 +5,7 @@
 import should from 'should';
 import * as fs from 'fs';
 import * as path from 'path';
+import * as vm from 'vm';
 import { lookup, read, ROOT } from './editor-support';
 import { ADMIN_ROUTES } from '../../nodes/lib/editor/admin-routes';
 
@@ -122,7 +123,9 @@ describe('editor dialogs', () => {
   });
 
   it("every message the shared script shows is in easy-account's catalogue", () => {
-    const literal = [...SCRIPT.matchAll(/\bt\('([^']+)'/g)].map((m) => m[1]).filter((k) => !k.endsWith('.'));
+    const counted = [...SCRIPT.matchAll(/\btn\('([^']+)'/g)].flatMap((m) => [m[1], `${m[1]}One`]);
+    should(counted.length).be.above(7);
+    const literal = [...[...SCRIPT.matchAll(/\bt\('([^']+)'/g)].map((m) => m[1]).filter((k) => !k.endsWith('.')), ...counted];
     should(literal.length).be.above(30);
     const dynamic = [
       ...[
@@ -139,7 +142,7 @@ describe('editor dialogs', () => {
         'no_runtime',
         'failed',
       ].map((c) => `errors.${c}`),
-      ...['ok', 'invalid', 'token_rejected', 'no_access', 'unreachable'].map((c) => `test.${c}`),
+      ...['ok', 'okOne', 'invalid', 'invalidOne', 'detail', 'token_rejected', 'no_access', 'unreachable'].map((c) => `test.${c}`),
       ...[1, 2, 3, 4, 5, 6, 7].map((d) => `days.${d}`),
       ...['priority', 'net', 'gross', 'time', 'days', 'sensor'].map((k) => `rules.head.${k}`),
       ...['pick', 'id', 'name', 'value', 'kind'].map((k) => `sensors.head.${k}`),
@@ -151,5 +154,49 @@ describe('editor dialogs', () => {
 
   it('sets data as text, never as HTML', () => {
     should(SCRIPT).not.match(/\.html\(|innerHTML|\.append\(['"]<[^>]*>\s*['"]\s*\+/);
+  });
+
+  describe('words the dialogs build (the scripts run with a stand-in for jQuery and RED)', () => {
+    /** The scripts' EasyEditor, its words from the real catalogue as Node-RED's i18n fills them in. */
+    function editor(): Record<string, (...args: any[]) => string> {
+      const chain: any = new Proxy(function () {}, {
+        get: (_t, key) => (key === 'extend' ? Object.assign : () => chain),
+        apply: () => chain,
+      });
+      const RED = {
+        nodes: {
+          getType: () => ({
+            _: (key: string, subs: Record<string, unknown> = {}) => {
+              const text = lookup({ 'easy-account': { editor: ACCOUNT } }, key);
+              return typeof text === 'string' ? text.replace(/__(\w+)__/g, (_m, k) => String(subs[k])) : key;
+            },
+          }),
+        },
+      };
+      const window: Record<string, any> = {};
+      const sandbox = vm.createContext({ window, RED, $: chain, jQuery: chain, console });
+      for (const file of ['easy-editor.js', 'easy-account-editor.js']) vm.runInContext(read('resources', file), sandbox);
+      return window.EasyEditor;
+    }
+
+    it('counts in words: 1 tariff, 7 tariffs (never "tariff(s)")', () => {
+      const E = editor();
+      should(E.connectionText({ ok: true, tariffs: 1, invalid: 0 })).equal('Connected: the account has 1 tariff.');
+      should(E.connectionText({ ok: true, tariffs: 7, invalid: 1 })).equal(
+        'Connected: the account has 7 tariffs. 1 more breaks the interface and is left out.',
+      );
+      should(E.tn('status.tariffs', 2)).equal('2 tariffs in the account.');
+      should(JSON.stringify(ACCOUNT)).not.match(/\(s\)/);
+    });
+
+    it('a failed test says the details as a sentence of their own, never brackets in brackets', () => {
+      const E = editor();
+      const text = E.connectionText({ ok: false, outcome: 'unreachable', message: 'could not reach 127.0.0.1:1 (connection refused).' });
+      should(text).equal(
+        'The service could not be reached: check the base URL and the network. Details: could not reach 127.0.0.1:1 (connection refused).',
+      );
+      should(text).not.match(/\([^)]*\(/);
+      should(E.connectionText({ ok: false, outcome: 'token_rejected' })).equal('The token was rejected: check it, or create a new one.');
+    });
   });
 });
