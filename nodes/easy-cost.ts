@@ -11,6 +11,7 @@
 
 import { linkAccount, reportProblem, settleOnce, problemStatus } from './lib/runtime/account-link';
 import { costBatch, costStatus } from './lib/runtime/cost-batch';
+import { periodWords } from './lib/runtime/cost-inputs';
 import { CostRange } from './lib/runtime/cost-range';
 import { compareCost } from './lib/runtime/cost-compare';
 import { generatorChoice, GeneratorSettings } from './lib/runtime/generator-report';
@@ -103,15 +104,15 @@ export = function register(RED: NodeAPI): void {
       const t = await tariff();
       const { payload, result } = costBatch(msg.payload, msg.sensors, t, timezone, Date.now());
       msg.payload = payload;
-      node.status(costStatus(result, t));
+      node.status(costStatus(result, t, periodWords(result.from, result.to, timezone)));
       return msg;
     }
 
     async function onRange(msg: NodeMessage): Promise<NodeMessage> {
       const t = await tariff();
-      const { payload, result } = await range.cost(msg, t, Date.now(), generator ? generatorChoice(generator, t) : null);
+      const { payload, result, period } = await range.cost(msg, t, Date.now(), generator ? generatorChoice(generator, t) : null);
       msg.payload = payload;
-      node.status(costStatus(result, t));
+      node.status(costStatus(result, t, period));
       return msg;
     }
 

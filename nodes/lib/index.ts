@@ -1,5 +1,5 @@
 // The package's `main`: the engine and the client, free of Node-RED, usable from
-// function nodes (see README "Library API").
+// function nodes (see docs/library.md).
 export { decodeSensorId } from './api/sensor-ids';
 export type { DecodedSensorId, ModbusQuantity } from './api/sensor-ids';
 // The engine (time, tariffs, price, cost)

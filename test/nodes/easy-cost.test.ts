@@ -193,7 +193,7 @@ describe('easy-cost node', function () {
       should(msg.payload).match({ energy: 0, net: 0, gross: 0, intervals: 1 });
       should(msg.payload.rejected).match([{ fromMs: 0, toMs: HOUR, reason: 'overflow' }]);
       should(msg.payload.formatted.gross.text).equal('0.00');
-      should(lastStatus('c')!.text).match(/^GBP 0\.00 · 1 interval rejected$/);
+      should(lastStatus('c')!.text).match(/^1970-01-01: GBP 0\.00 · 1 interval rejected$/);
       node.receive({
         payload: [
           [Date.now() - HOUR, 1],
@@ -597,6 +597,20 @@ describe('easy-cost node', function () {
       const [msg] = await out.next(1);
       should(msg.payload.range.from).match(/T0[45]:00:00.000Z$/); // New York midnight: 04:00Z or 05:00Z
       should(msg.payload.energy).be.above(10);
+    });
+
+    it('says in its status which period the figure covers', async () => {
+      const { node, out } = await load({ mode: 'range' }, 'America/New_York');
+      node.receive({ gateway: GATEWAY, period: 'last-month' });
+      await out.next(1, 8000);
+      should(lastStatus('c')!.text).match(/^last month: GBP [\d,]+\.\d\d$/);
+      node.receive({ gateway: GATEWAY, period: 'today' });
+      await out.next(1, 8000);
+      should(lastStatus('c')!.text).match(/^today so far: GBP [\d,]+\.\d\d$/);
+      // from/to: the local dates in the account's zone (New York: 03:00Z is the evening before)
+      node.receive({ gateway: GATEWAY, from: '2026-03-02T03:00:00Z', to: '2026-03-04T12:00:00Z' });
+      await out.next(1, 8000);
+      should(lastStatus('c')!.text).match(/^2026-03-01 to 2026-03-04: GBP [\d,]+\.\d\d$/);
     });
 
     it('hands unknown period names and instants 100 years away to Catch, listing the valid names', async () => {

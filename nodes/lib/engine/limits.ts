@@ -1,4 +1,4 @@
-// The sizes the package accepts from outside, in one place (README, "Limits"). Each is
+// The sizes the package accepts from outside, in one place (docs/limits.md). Each is
 // far above what a real account has, and low enough that the worst case stays within
 // the figures of `npm run bench` (worst case section) and a few MB of memory.
 

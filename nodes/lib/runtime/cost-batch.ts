@@ -28,8 +28,10 @@ export function costBatch(
 }
 
 /** The node status for a cost result: the gross amount, and what was dropped or rejected. */
-export function costStatus(result: CostResult, tariff: Tariff): NodeStatus {
-  const amount = formatMoney(result.gross, tariff.currency)?.display ?? 'no amount';
+/** The status of a cost: which period it covers (`period`, see periodWords), the amount, what was left out. */
+export function costStatus(result: CostResult, tariff: Tariff, period: string | null = null): NodeStatus {
+  const money = formatMoney(result.gross, tariff.currency)?.display ?? 'no amount';
+  const amount = period ? `${period}: ${money}` : money;
   const left = [
     result.dropped.length ? `${counted(result.dropped.length, 'reading')} dropped` : '',
     result.rejected.length ? `${counted(result.rejected.length, 'interval')} rejected` : '',

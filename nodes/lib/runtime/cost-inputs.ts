@@ -8,7 +8,9 @@ import {
   instantText,
   isNearNow,
   isPeriodName,
+  localDate,
   namedPeriod,
+  NamedPeriod,
   NEAR_NOW_YEARS,
   PERIOD_NAMES,
   requireInstantNearNow,
@@ -131,6 +133,33 @@ export interface RangeRequest {
   sensor: string;
   from: number;
   to: number;
+  /** The named period asked for, if any. */
+  period?: NamedPeriod;
+}
+
+/** Named periods that are still running say "so far": their figure ends now, not at the period's end. */
+const PERIOD_WORDS: Record<NamedPeriod, string> = {
+  today: 'today so far',
+  yesterday: 'yesterday',
+  'this-week': 'this week so far',
+  'last-week': 'last week',
+  'this-month': 'this month so far',
+  'last-month': 'last month',
+  'this-year': 'this year so far',
+  'last-year': 'last year',
+};
+
+/**
+ * Which period a cost covers, for the node's status: the period's name in words, else the
+ * local dates of its first and last instant in the account's zone (one date when it is
+ * within one day); null when the cost has no readings.
+ */
+export function periodWords(from: number | null, to: number | null, timezone: string, period?: NamedPeriod): string | null {
+  if (period) return PERIOD_WORDS[period];
+  if (from === null || to === null) return null;
+  const first = localDate(from, { timezone });
+  const last = localDate(Math.max(from, to - 1), { timezone });
+  return first === last ? first : `${first} to ${last}`;
 }
 
 /**
@@ -146,16 +175,18 @@ export function rangeRequest(msg: Record<string, unknown>, timezone: string, now
   if (!sensor) throw new TypeError('msg.sensor must be a sensor id such as e1.kwh');
   let from: number;
   let to: number;
+  let period: NamedPeriod | undefined;
   if (msg.period !== undefined) {
     if (!isPeriodName(msg.period)) throw new TypeError(`msg.period must be one of ${PERIOD_NAMES.join(', ')}, got ${describe(msg.period)}`);
     ({ from, to } = namedPeriod(msg.period, now, { timezone }));
+    period = msg.period;
   } else {
     from = requireInstantNearNow(msg.from, 'msg.from', now);
     to = msg.to === undefined ? now : requireInstantNearNow(msg.to, 'msg.to', now);
   }
   to = Math.min(to, now);
   if (!(from < to)) throw new RangeError(`msg.from (${instantText(from)}) must be before msg.to and before now (${instantText(to)})`);
-  return { gateway, sensor, from, to };
+  return { gateway, sensor, from, to, period };
 }
 
 // ---------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 // fetched through the account hub (only both ends for a flat tariff), the sensors the
 // tariff's rules read (and the generator's) fetched with a lead-in, and the cost of it all.
 import { computeCost, CostResult } from '../engine/cost';
-import { costPayload, isFlatTariff, RangeRequest, rangeRequest } from './cost-inputs';
+import { costPayload, isFlatTariff, periodWords, RangeRequest, rangeRequest } from './cost-inputs';
 import { counted } from '../engine/format';
 import type { AccountHub } from './hub';
 import { dataRecord, nestedField, setNested } from '../engine/id-map';
@@ -26,6 +26,8 @@ export interface ArchiveRange {
 export interface RangeOutcome {
   payload: Record<string, unknown>;
   result: CostResult;
+  /** Which period the cost covers, in words (periodWords). */
+  period: string | null;
 }
 
 export class CostRange {
@@ -63,7 +65,7 @@ export class CostRange {
         req,
       );
     }
-    return { payload, result };
+    return { payload, result, period: periodWords(req.from, req.to, this.timezone, req.period) };
   }
 
   /**
