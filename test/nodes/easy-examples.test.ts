@@ -7,6 +7,7 @@ import type { Simulator } from '../../sim/server';
 import easyCost = require('../../nodes/easy-cost');
 import easySensors = require('../../nodes/easy-sensors');
 import easyTariff = require('../../nodes/easy-tariff');
+import easyPlan = require('../../nodes/easy-plan');
 import { priceAt } from '../../nodes/lib/engine/price';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
 import { FlowNode, helper, inbox, loadFlow, withSimulator } from './flow-support';
@@ -14,7 +15,7 @@ import { FlowNode, helper, inbox, loadFlow, withSimulator } from './flow-support
 const CORE = ['common/20-inject.js', 'function/10-switch.js', 'function/15-change.js', 'function/rbe.js'].map((file) =>
   require(require.resolve(`@node-red/nodes/core/${file}`)),
 );
-const OURS = new Set(['easy-account', 'easy-sensors', 'easy-cost', 'easy-tariff']);
+const OURS = new Set(['easy-account', 'easy-sensors', 'easy-cost', 'easy-tariff', 'easy-plan']);
 const CORE_TYPES = new Set(['tab', 'inject', 'switch', 'change', 'rbe', 'debug', 'catch', 'comment', 'function']);
 const EXAMPLES = fs
   .readdirSync(path.join(__dirname, '..', '..', 'examples'))
@@ -186,8 +187,15 @@ describe('examples of easy-sensors and easy-cost', function () {
           return node.account ? { ...node, account: 'acc' } : node;
         });
       const before = Date.now();
-      await loadFlow([easySensors, easyCost, easyTariff, ...CORE], flow);
-      const [prices, charts, todays, months] = ['dash-price', 'dash-chart', 'dash-cost-today', 'dash-cost-month'].map(inbox);
+      await loadFlow([easySensors, easyCost, easyTariff, easyPlan, ...CORE], flow);
+      const [prices, charts, todays, months, heater, generator] = [
+        'dash-price',
+        'dash-chart',
+        'dash-cost-today',
+        'dash-cost-month',
+        'dash-heater',
+        'dash-generator',
+      ].map(inbox);
       const [price] = await prices.next(1);
       const now = priceAt(
         DEMO_TARIFFS.find((t) => t.id === 'DEMO-WORKDAY')!,
@@ -195,8 +203,28 @@ describe('examples of easy-sensors and easy-cost', function () {
         { timezone: 'UTC' },
       )!;
       should(price.payload).equal(`${now.gross.toFixed(4).replace(/0{1,2}$/, '')} GBP/kWh incl. VAT`);
-      const [net, gross] = await charts.next(2);
+      // the chart: the tariff's two lines (replace, append) and the heater's planned hours as a third
+      // line, sent when planned and again after each replace; in whichever order the two nodes start
+      const sent = await charts.next(4, 8000);
+      const lines = sent.filter((m) => m.topic !== 'heater planned');
+      const [net, gross] = lines;
       should([net.topic, net.action, gross.topic, gross.action]).eql(['net GBP/kWh', 'replace', 'gross GBP/kWh', 'append']);
+      const planned = sent.filter((m) => m.topic === 'heater planned');
+      should(planned.length).be.above(0);
+      const last = sent.lastIndexOf(planned[planned.length - 1]);
+      should(last).be.above(sent.indexOf(net), 'the planned hours are drawn after the chart was replaced');
+      const points = planned[0].payload as Array<{ x: number; y: number | null }>;
+      should(points.length % 3).equal(0);
+      should(points.length).be.above(0);
+      for (let i = 0; i < points.length; i += 3) {
+        should(points[i + 1].x).be.above(points[i].x);
+        should(points[i].y).equal(points[i + 1].y);
+        should(points[i + 2]).eql({ x: points[i + 1].x, y: null });
+      }
+      const [plan] = await heater.next(1, 8000);
+      should(plan.payload).match(/^(\d\d:\d\d–\d\d:\d\d(, )?)+ at [\d.]+ GBP\/kWh$/);
+      const [gen] = await generator.next(1, 8000);
+      should(['running', 'stopped']).containEql(gen.payload);
       should(net.payload[0].x).be.within(before, Date.now());
       should(net.payload[0].y).equal(now.price);
       // the injects fire 2 and 3 s after deploy
