@@ -141,10 +141,29 @@ describe('e2e: the editor in chromium', function () {
     await container.screenshot({ path: path.join(SHOTS, 'palette.png') });
   });
 
+  // the README shows each node's dialog; these two have no test of their own that takes one
+  const DIALOG_SHOTS: Record<string, { shot: string; ready: string }> = {
+    'easy-sensors': { shot: 'sensors-dialog.png', ready: '#easy-sensors-list tr' },
+    'easy-cost': { shot: 'cost-dialog.png', ready: '#easy-cost-rules tr' },
+  };
+
   for (const type of NODE_TYPES) {
     it(`opens the ${type} dialog without console errors`, async function () {
       await withDialog(type, DEPLOYED[type], async () => {
         await page.waitForTimeout(500); // what the dialog loads from the admin routes
+        const shot = DIALOG_SHOTS[type];
+        if (!shot) return;
+        await page.waitForSelector(`.red-ui-tray ${shot.ready}`, { timeout: 20_000 });
+        await page.waitForTimeout(500);
+        await page.evaluate(() => {
+          $('.red-ui-notification').hide();
+          $('.red-ui-help-tips').hide();
+        });
+        await page.mouse.move(0, 0);
+        await page
+          .locator('.red-ui-tray')
+          .last()
+          .screenshot({ path: path.join(SHOTS, shot.shot) });
       });
     });
   }
@@ -218,6 +237,12 @@ describe('e2e: the editor in chromium', function () {
     });
     assert.ok(id, 'the new node is in the workspace');
     await withDialog('easy-tariff', id, async () => {
+      // saved without the chart settings (as flows made before they existed): the default, not an empty invalid dropdown
+      const chartDays = await page.evaluate(() => ({
+        value: $('#node-input-chartDays').val(),
+        invalid: $('#node-input-chartDays').hasClass('input-error'),
+      }));
+      assert.deepStrictEqual(chartDays, { value: '1', invalid: false });
       await page.waitForFunction(
         (n: number) => $('#node-input-tariff option').filter((_: number, o: any) => o.value).length >= n,
         SIM_TARIFFS.length,
@@ -276,8 +301,10 @@ describe('e2e: the editor in chromium', function () {
           () => {
             const t = (document.body as any).innerText as string;
             return /Price now\s+[\d.]+ GBP\/kWh incl\. VAT/.test(t) &&
-              /Today\s+GBP [\d,.]+ \([\d.]+ kWh\)/.test(t) &&
-              /This month\s+GBP [\d,.]+ \([\d.]+ kWh\)/.test(t)
+              /Today so far \(00:00 to now\)\s+GBP [\d,.]+ \([\d.]+ kWh\)/.test(t) &&
+              /This month so far\s+GBP [\d,.]+ \([\d.]+ kWh\)/.test(t) &&
+              /Heater planned\s+\d\d:\d\d–\d\d:\d\d/.test(t) &&
+              /Generator\s+(running|stopped)/.test(t)
               ? t
               : null;
           },
@@ -310,7 +337,7 @@ describe('e2e: the editor in chromium', function () {
       }));
       // 3 h every night from 22:00 to 07:00 on the working-hours tariff: at least one slot a night
       assert.ok(before.slots >= 6, `slots: ${before.slots}`);
-      assert.match(before.note, /slot\(s\) this node would plan now/);
+      assert.match(before.note, /slots this node would plan now/);
       await page.evaluate(() => {
         $('.red-ui-notification').hide();
         $('.red-ui-help-tips').hide();

@@ -8,6 +8,7 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { relativeLinks } from '../markdown-links';
 import { NODE_TYPES, PKG, ROOT } from './env';
 
 const npmBin = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -23,6 +24,7 @@ describe('e2e: npm pack of a clean clone', function () {
   let clone = '';
   let files = new Set<string>();
   const manifest = PKG as typeof PKG & { main: string; types: string; files: string[] };
+  const DOCUMENTS = ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', ...manifest.files.filter((f) => f.startsWith('docs/'))];
 
   before(function () {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'easy-pack-'));
@@ -76,16 +78,14 @@ describe('e2e: npm pack of a clean clone', function () {
       if (!entry.startsWith('dist/')) assert.ok(expected.length > 0, `${entry} is empty`);
       for (const file of expected) assert.ok(files.has(file), `${file} not in the tarball`);
     }
-    // the semantics the code and README refer to travel with the package
-    for (const file of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'docs/semantics.md']) assert.ok(files.has(file), file);
+    // the documents the README links to travel with the package
+    for (const file of DOCUMENTS) assert.ok(files.has(file), file);
+    for (const link of relativeLinks(fs.readFileSync(path.join(clone, 'README.md'), 'utf8')))
+      assert.ok(files.has(link), `README links to ${link}`);
   });
 
   it('ships nothing else: no sources, tests, simulator, benchmark or caches', function () {
-    const stray = [...files].filter(
-      (f) =>
-        !/^(dist\/nodes\/|resources\/|icons\/|examples\/)/.test(f) &&
-        !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'docs/semantics.md'].includes(f),
-    );
+    const stray = [...files].filter((f) => !/^(dist\/nodes\/|resources\/|icons\/|examples\/)/.test(f) && !DOCUMENTS.includes(f));
     assert.deepStrictEqual(stray, []);
     const shipped = [...files].filter((f) => f.startsWith('dist/nodes/') && f.endsWith('.ts') && !f.endsWith('.d.ts'));
     assert.deepStrictEqual(shipped, [], 'TypeScript sources');
