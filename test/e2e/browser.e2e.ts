@@ -289,12 +289,12 @@ describe('e2e: the editor in chromium', function () {
   // The dashboard example's page, served by Dashboard 2 (the repository's devDependency,
   // found by Node-RED beside itself in node_modules): the price and both costs as text,
   // the next 24 h as a chart. Its screenshot is the README's.
-  it("shows the dashboard example: price now, the next 24 h as a step chart, today's and this month's cost", async function () {
+  it("shows the dashboard example: price now, the next 24 h with the heater's plan, the generator, today's and this month's cost, the cost per day", async function () {
     const dash = await context!.newPage();
     const dashErrors: string[] = [];
     dash.on('pageerror', (e) => dashErrors.push(`page error: ${e.message}`));
     try {
-      await dash.setViewportSize({ width: 1280, height: 560 });
+      await dash.setViewportSize({ width: 1280, height: 960 });
       await dash.goto(`${e2e().redUrl}/e2e/dashboard/energy`, { waitUntil: 'load' });
       const text = await dash
         .waitForFunction(
@@ -313,9 +313,10 @@ describe('e2e: the editor in chromium', function () {
         )
         .then((h) => h.jsonValue());
       assert.match(text as string, /Next 24 hours/);
-      // the chart's canvas, drawn (echarts puts the series on a canvas of the chart's size)
+      assert.match(text as string, /This month, cost per day/);
+      // both charts' canvases, drawn (echarts puts the series on a canvas of the chart's size)
       await dash.waitForFunction(
-        () => Array.from(document.querySelectorAll('canvas')).some((c: any) => c.width > 300 && c.height > 200),
+        () => Array.from(document.querySelectorAll('canvas')).filter((c: any) => c.width > 300 && c.height > 200).length >= 2,
         null,
         { timeout: 30_000 },
       );

@@ -99,8 +99,11 @@ describe('cost node inputs', () => {
         sensor: 'e1.kwh',
         from: Date.parse('2026-03-01T00:00:00Z'),
         to: NOW,
+        period: undefined,
+        split: null,
       });
       should(rangeRequest({ gateway: 'DEMO', sensor: 'e2.kwh', from: 0, to: NOW + 1e6 }, 'UTC', NOW).to).equal(NOW);
+      should(rangeRequest({ gateway: 'DEMO', period: 'today', split: 'day' }, 'UTC', NOW)).match({ period: 'today', split: 'day' });
     });
 
     it('turns a named period into local bounds of the zone', () => {

@@ -2,9 +2,12 @@ import should from 'should';
 import { computeCost } from '../../nodes/lib/engine/cost';
 import { CostRange, FLAT_WINDOW_MS, SENSOR_LEAD_MS } from '../../nodes/lib/runtime/cost-range';
 import type { Tariff } from '../../nodes/lib/engine/tariff';
+import { DEMO_TARIFFS } from '../../sim/demo-data';
 
 const HOUR = 3600_000;
 const NOW = Date.parse('2026-03-04T12:00:00Z');
+/** The interface's example: 0.42 on weekdays 09:00-17:00, 0.31 other weekday hours, 0.24 at weekends. */
+const WORKDAY = DEMO_TARIFFS.find((t) => t.id === 'DEMO-WORKDAY') as Tariff;
 const FLAT = { id: 'F', name: 'Flat', vat: 20, currency: 'GBP', rules: [{ priority: 1, price: 0.25 }] } as Tariff;
 const GENERATOR = {
   id: 'G',
@@ -107,5 +110,76 @@ describe('CostRange: easy-cost range mode without Node-RED', () => {
     range.abort();
     await should(pending).be.rejectedWith('aborted');
     should(signal!.aborted).be.true();
+  });
+
+  describe('split by day (msg.split = "day")', () => {
+    /** A meter whose load changes every hour (so days differ), one reading a minute, a swap on 2 March. */
+    const SERIES: Array<[number, number]> = [];
+    const NOW_MAX = Date.parse('2026-09-10T00:00:00Z');
+    let kwh = 0;
+    for (let ts = Date.parse('2026-01-01T00:00:00Z'); ts <= Date.parse('2026-09-10T00:00:00Z'); ts += 60_000) {
+      kwh += 0.01 + ((ts / HOUR) % 7) * 0.003;
+      if (ts === Date.parse('2026-03-02T10:00:00Z')) kwh = 1;
+      SERIES.push([ts, kwh]);
+    }
+    function meter() {
+      return {
+        fetchData: async (_gateway: string, _sensor: string, from: number, to = Infinity) => {
+          // rows in [from, to], both inclusive, as the archive answers
+          const first = Math.max(0, Math.ceil((from - SERIES[0][0]) / 60_000));
+          const last = Math.min(SERIES.length - 1, Math.floor((Math.min(to, NOW_MAX) - SERIES[0][0]) / 60_000));
+          return SERIES.slice(first, last + 1);
+        },
+      };
+    }
+    const TIMED = WORKDAY;
+
+    for (const [zone, msg, now] of [
+      // London's clock goes forward on 29 March: a 23-hour day
+      ['Europe/London', { period: 'last-month' }, Date.parse('2026-04-02T12:00:00Z')],
+      // Santiago's goes back at midnight on 5 April (a 25-hour day) and forward at midnight on 6 September (a day from 01:00)
+      ['America/Santiago', { from: '2026-04-02T12:00:00Z', to: '2026-04-08T12:00:00Z' }, Date.parse('2026-04-09T00:00:00Z')],
+      ['America/Santiago', { from: '2026-09-04T00:00:00Z', to: '2026-09-08T03:00:00Z' }, Date.parse('2026-09-09T00:00:00Z')],
+      ['Asia/Kolkata', { period: 'this-month' }, Date.parse('2026-03-04T12:00:00Z')],
+    ] as const) {
+      it(`in ${zone}: each local day as its own range would cost it, adding up to the whole (${JSON.stringify(msg)})`, async () => {
+        const archive = meter();
+        const range = new CostRange(archive, zone);
+        const payload = (await range.cost({ gateway: 'GW', ...msg, split: 'day' }, TIMED, now)).payload as Record<string, any>;
+        const days = payload.days as Array<Record<string, any>>;
+        should(days.length).be.above(3);
+        // the reference: the days of the zone by Intl, each costed as a range of its own
+        for (const [i, day] of days.entries()) {
+          const local = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' });
+          should(day.date).equal(local.format(day.fromMs));
+          should(local.format(day.toMs - 1)).equal(day.date);
+          if (i > 0) should(day.fromMs).equal(days[i - 1].toMs);
+          const alone = await new CostRange(meter(), zone).cost({ gateway: 'GW', from: day.fromMs, to: day.toMs }, TIMED, now);
+          should(day.energy).be.approximately(alone.result.energy, 1e-9);
+          should(day.net).be.approximately(alone.result.net, 1e-9);
+          should(day.gross).be.approximately(alone.result.gross, 1e-9);
+          should(day.formatted.gross.text).match(/^\d+\.\d\d$/);
+        }
+        should(days[0].from).equal(payload.range.from);
+        should(days[days.length - 1].to).equal(payload.range.to);
+        const sum = (k: string) => days.reduce((a, d) => a + d[k], 0);
+        should(sum('energy')).be.approximately(payload.energy, 1e-6);
+        should(sum('net')).be.approximately(payload.net, 1e-6);
+      });
+    }
+
+    it('fetches every reading of a flat tariff (no two-ends shortcut) and refuses a bad split or over a year of days before any request', async () => {
+      const archive = fakeArchive();
+      const { payload } = await new CostRange(archive, 'UTC').cost({ gateway: 'GW', from: NOW - 3 * 24 * HOUR, split: 'day' }, FLAT, NOW);
+      should(payload.fetched).match({ shortcut: false, requests: 1 });
+      should(payload.days).have.length(4);
+      const quiet = fakeArchive();
+      const range = new CostRange(quiet, 'UTC');
+      await should(range.cost({ gateway: 'GW', period: 'today', split: 'week' }, FLAT, NOW)).be.rejectedWith(
+        /msg.split must be "day" .* got "week"/,
+      );
+      await should(range.cost({ gateway: 'GW', from: NOW - 400 * 24 * HOUR, split: 'day' }, FLAT, NOW)).be.rejectedWith(/at most 366 days/);
+      should(quiet.calls).eql([]);
+    });
   });
 });

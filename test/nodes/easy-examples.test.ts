@@ -188,13 +188,14 @@ describe('examples of easy-sensors and easy-cost', function () {
         });
       const before = Date.now();
       await loadFlow([easySensors, easyCost, easyTariff, easyPlan, ...CORE], flow);
-      const [prices, charts, todays, months, heater, generator] = [
+      const [prices, charts, todays, months, heater, generator, dayBars] = [
         'dash-price',
         'dash-chart',
         'dash-cost-today',
         'dash-cost-month',
         'dash-heater',
         'dash-generator',
+        'dash-days-chart',
       ].map(inbox);
       const [price] = await prices.next(1);
       const now = priceAt(
@@ -231,6 +232,13 @@ describe('examples of easy-sensors and easy-cost', function () {
       const [today] = await todays.next(1, 8000);
       const [month] = await months.next(1, 8000);
       for (const text of [today.payload, month.payload]) should(text).match(/^GBP [\d,]+\.\d\d \(\d+\.\d kWh\)$/);
+      // this month's cost per day: one bar per local day so far (UTC here), adding up to the month's cost
+      const [bars] = await dayBars.next(1, 8000);
+      should(bars).match({ topic: 'GBP per day', action: 'replace' });
+      const days = new Date().getUTCDate();
+      should(bars.payload.map((b: { x: string }) => b.x)).eql(Array.from({ length: days }, (_, i) => String(i + 1).padStart(2, '0')));
+      const total = bars.payload.reduce((sum: number, b: { y: number }) => sum + b.y, 0);
+      should(total).be.approximately(Number(/^GBP ([\d,.]+)/.exec(month.payload)![1].replace(/,/g, '')), 0.01 * days);
     });
   });
 });

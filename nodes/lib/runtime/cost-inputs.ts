@@ -135,6 +135,8 @@ export interface RangeRequest {
   to: number;
   /** The named period asked for, if any. */
   period?: NamedPeriod;
+  /** `msg.split`: "day" asks for the cost of each local day of the range too. */
+  split: 'day' | null;
 }
 
 /** Named periods that are still running say "so far": their figure ends now, not at the period's end. */
@@ -186,7 +188,13 @@ export function rangeRequest(msg: Record<string, unknown>, timezone: string, now
   }
   to = Math.min(to, now);
   if (!(from < to)) throw new RangeError(`msg.from (${instantText(from)}) must be before msg.to and before now (${instantText(to)})`);
-  return { gateway, sensor, from, to, period };
+  return { gateway, sensor, from, to, period, split: splitOf(msg.split) };
+}
+
+function splitOf(split: unknown): 'day' | null {
+  if (split === undefined || split === null || split === '') return null;
+  if (split === 'day') return 'day';
+  throw new TypeError(`msg.split must be "day" (the cost of each local day of the range) or left out, got ${describe(split)}`);
 }
 
 // ---------------------------------------------------------------------------------------

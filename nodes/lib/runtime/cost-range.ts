@@ -1,9 +1,11 @@
 // easy-cost's range mode without Node-RED: the range a message asks for, the archive
 // fetched through the account hub (only both ends for a flat tariff), the sensors the
 // tariff's rules read (and the generator's) fetched with a lead-in, and the cost of it all.
-import { computeCost, CostResult } from '../engine/cost';
+import { computeCost, CostResult, SensorTimelines } from '../engine/cost';
 import { costPayload, isFlatTariff, periodWords, RangeRequest, rangeRequest } from './cost-inputs';
-import { counted } from '../engine/format';
+import { counted, formatAmounts, roundAmount } from '../engine/format';
+import { MAX_SPLIT_DAYS } from '../engine/limits';
+import { localDate, localPeriod } from '../engine/time';
 import type { AccountHub } from './hub';
 import { dataRecord, nestedField, setNested } from '../engine/id-map';
 import { SensorRef, sensorsUsedBy, Tariff } from '../engine/tariff';
@@ -41,10 +43,12 @@ export class CostRange {
   /** The cost of the range `msg` asks for; throws an error a user understands when there is nothing to cost. */
   async cost(msg: Record<string, unknown>, tariff: Tariff, now: number, generator: GeneratorChoice | null = null): Promise<RangeOutcome> {
     const req = rangeRequest(msg, this.timezone, now);
+    // before any request: a split the node would refuse costs the service nothing
+    const days = req.split === 'day' ? localDays(req.from, req.to, this.timezone) : null;
     const refs = sensorsUsedBy(tariff);
     if (generator) refs.push(generator.ref);
-    // the generator report needs every reading: the flat shortcut knows only the ends
-    const fetched = await this.archive(req, refs, generator ? null : tariff);
+    // the generator report and the days need every reading: the flat shortcut knows only the ends
+    const fetched = await this.archive(req, refs, generator || days ? null : tariff);
     const result = computeCost(tariff, fetched.readings, {
       timezone: this.timezone,
       sensors: fetched.sensors,
@@ -57,6 +61,7 @@ export class CostRange {
       range: { from: iso(req.from), to: iso(req.to), fromMs: req.from, toMs: req.to },
       fetched: { readings: fetched.readings.length, requests: fetched.requests, shortcut: fetched.shortcut },
     };
+    if (days) payload.days = costByDay(tariff, fetched.readings, fetched.sensors, days, this.timezone);
     if (generator) {
       payload.generator = generatorReport(
         generator,
@@ -128,3 +133,51 @@ export class CostRange {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The range's cost per local day (`days`, see localDays). An interval between two readings counts in the day it starts, as in stream
+ * mode's totals, so the days add up to the range's cost. One pass over the readings
+ * (sorted, as the archive answers), one computeCost per day.
+ */
+export function costByDay(
+  tariff: Tariff,
+  readings: Array<[number, number]>,
+  sensors: SensorTimelines,
+  days: Array<{ from: number; to: number }>,
+  timezone: string,
+) {
+  let first = 0;
+  return days.map(({ from: start, to: end }) => {
+    while (first < readings.length && readings[first][0] < start) first++;
+    let after = first;
+    while (after < readings.length && readings[after][0] < end) after++;
+    // the day's readings and the first one after it: the intervals that start in the day
+    const result = computeCost(tariff, readings.slice(first, after + 1), { timezone, sensors });
+    return {
+      date: localDate(start, { timezone }),
+      from: iso(start),
+      to: iso(end),
+      fromMs: start,
+      toMs: end,
+      energy: roundAmount(result.energy),
+      unpricedEnergy: roundAmount(result.unpricedEnergy),
+      net: roundAmount(result.net),
+      gross: roundAmount(result.gross),
+      vat: result.vat,
+      currency: result.currency,
+      formatted: formatAmounts({ net: result.net, gross: result.gross }, result.currency),
+    };
+  });
+}
+
+/** The local days of the account's zone in [from, to), the first and last cut to the range; at most MAX_SPLIT_DAYS. */
+export function localDays(from: number, to: number, timezone: string): Array<{ from: number; to: number }> {
+  const days: Array<{ from: number; to: number }> = [];
+  for (let day = localPeriod('day', from, { timezone }); day.from < to; day = localPeriod('day', day.to, { timezone })) {
+    if (days.length === MAX_SPLIT_DAYS) {
+      throw new RangeError(`a range split by day may cover at most ${MAX_SPLIT_DAYS} days: ask for a shorter range`);
+    }
+    days.push({ from: Math.max(day.from, from), to: Math.min(day.to, to) });
+  }
+  return days;
+}
