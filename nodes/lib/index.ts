@@ -20,6 +20,8 @@ export { priceAt, nextPriceChange, schedule } from './engine/price';
 export type { PriceResult, PriceOptions, ScheduleEntry, SensorValues } from './engine/price';
 export { cheapestWindows, dearestWindows } from './engine/plan';
 export type { PlanOptions, PlanResult, PlanSlot } from './engine/plan';
+export { savingOffWindows } from './engine/plan-saving';
+export type { SavingOptions, SavingResult, SavingSlot } from './engine/plan-saving';
 export { computeCost } from './engine/cost';
 export type {
   CostResult,

@@ -31,6 +31,7 @@ describe('layers', () => {
       'periodBounds',
       'priceAt',
       'requireEpochMs',
+      'savingOffWindows',
       'schedule',
       'sensorRuns',
       'sensorsUsedBy',

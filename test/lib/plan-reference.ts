@@ -50,7 +50,7 @@ export interface CellCase {
  * Prices are binary fractions (exact sums), negative ones included; a sensor rule whose
  * ids are "__proto__" and "constructor" now and then.
  */
-export const cellCaseArb = (maxCells: number) =>
+export const cellCaseArb = (maxCells: number, shifts: [number, number] = [-40, 20]) =>
   fc
     .record({
       change: fc.nat({ max: PLAN_CHANGES.length - 1 }),
@@ -58,7 +58,7 @@ export const cellCaseArb = (maxCells: number) =>
       zone: fc.constantFrom(...PLAN_ZONES),
       instant: fc.integer({ min: Date.UTC(2020, 0, 1) / 60_000, max: Date.UTC(2030, 11, 1) / 60_000 }),
       unit: fc.constantFrom(1, 1000, 1000, 60_000, 60_000),
-      shift: fc.integer({ min: -40, max: 20 }),
+      shift: fc.integer({ min: shifts[0], max: shifts[1] }),
       cells: fc.integer({ min: 1, max: maxCells }),
       step: fc.constantFrom(1, 2, 3, 4, 5, 6, 10),
       rules: fc.array(
@@ -177,4 +177,52 @@ export function referenceBlocks(cost: Array<number | null>, need: number, m: num
     }
   }
   return on;
+}
+
+export interface SavingRules {
+  maxOff: number;
+  minOn: number;
+  minSaving: number;
+  percent: number;
+  recoveryMax: number;
+}
+
+/**
+ * Every way to switch cells off (2^n of them), the ones the rules allow, the one saving
+ * most; equal savings: the one off at the first cell where they differ. A run of off
+ * cells [a, b) must end inside the window (cell b priced: the load comes back on at its
+ * price), last at most maxOff, every cell in it cost more than cell b by at least
+ * minSaving (and more); after it the load stays on at least max(minOn, min(off × percent
+ * rounded up to whole minutes, recoveryMax)).
+ */
+export function referenceSaving(prices: Array<number | null>, unit: number, rules: SavingRules): boolean[] {
+  const n = prices.length;
+  const gapAfter = (off: number) =>
+    Math.max(rules.minOn, Math.min(Math.ceil((off * rules.percent) / 100 / 60_000) * 60_000, rules.recoveryMax));
+  let best: { saving: number; mask: number } | null = null;
+  for (let mask = 0; mask < 1 << n; mask++) {
+    const off = (k: number) => ((mask >> (n - 1 - k)) & 1) === 1; // cell 0 is the highest bit
+    let saving = 0;
+    let ok = true;
+    let lastEnd = -1;
+    let lastLength = 0;
+    for (let a = 0; a < n && ok; a++) {
+      if (!off(a) || (a > 0 && off(a - 1))) continue;
+      let b = a;
+      while (b < n && off(b)) b++;
+      const resume = b < n ? prices[b] : null;
+      if (resume === null || (b - a) * unit > rules.maxOff) ok = false;
+      for (let k = a; k < b && ok; k++) {
+        const p = prices[k];
+        if (p === null || !(p - resume! >= rules.minSaving && p > resume!)) ok = false;
+        else saving += (p - resume!) * unit;
+      }
+      if (ok && lastEnd >= 0 && (a - lastEnd) * unit < gapAfter(lastLength * unit)) ok = false;
+      lastEnd = b;
+      lastLength = b - a;
+    }
+    if (!ok) continue;
+    if (!best || saving > best.saving + 1e-9 || (saving >= best.saving - 1e-9 && mask > best.mask)) best = { saving, mask };
+  }
+  return Array.from({ length: n }, (_, k) => ((best!.mask >> (n - 1 - k)) & 1) === 1);
 }

@@ -21,6 +21,6 @@ export const MAX_SPLIT_VALUES = 256;
  * switch-off searches), counted before it starts; a plan that needs more is refused with
  * an error saying why. Chosen so that the worst accepted plan stays within 100 ms here.
  */
-export const MAX_PLAN_WORK = 2_000_000;
+export const MAX_PLAN_WORK = 1_500_000;
 /** Local days easy-cost's range mode splits one range into (msg.split = "day"): a year and a day. */
 export const MAX_SPLIT_DAYS = 366;

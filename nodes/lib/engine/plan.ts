@@ -79,7 +79,10 @@ export function planLength(value: unknown, what: string, zeroAllowed: boolean): 
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
     throw new RangeError(`${what} must be ${zeroAllowed ? '0 or ' : ''}a positive number of milliseconds, got ${String(value)}`);
   }
-  if (value === 0 && zeroAllowed) return 0;
+  if (value === 0) {
+    if (zeroAllowed) return 0;
+    throw new RangeError(`${what} must be a positive number of milliseconds, got 0`);
+  }
   if (value < PLAN_RESOLUTION_MS) {
     throw new RangeError(`${what} (${value} ms) is below the plan's resolution of 1 ms`);
   }

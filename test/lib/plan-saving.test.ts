@@ -1,0 +1,152 @@
+// savingOffWindows against a brute force over every on/off assignment of small windows
+// (plan-reference.ts), on DST nights, negative prices, sensor rules and windows from
+// arbitrary instants; then the worked example and bad input.
+import should from 'should';
+import fc from 'fast-check';
+import { savingOffWindows } from '../../nodes/lib/engine/plan-saving';
+import moment from 'moment-timezone';
+import type { Rule, Tariff } from '../../nodes/lib/engine/tariff';
+import { FC } from './engine-fixtures';
+import { cellCaseArb, cellPrices, referenceSaving, runsOf } from './plan-reference';
+
+const HOUR = 3_600_000;
+const MINUTE = 60_000;
+
+describe('savingOffWindows', () => {
+  const arb = fc.record({
+    c: fc.oneof(
+      // a price for every step of the grid: many drops to switch off before
+      fc
+        .record({
+          base: cellCaseArb(12, [-6, 3]),
+          step: fc.constantFrom(1, 2, 3),
+          prices: fc.array(fc.constantFrom(-0.125, 0.25, 0.5, 1, 1.5), { minLength: 10, maxLength: 10 }),
+        })
+        .map(({ base, step, prices }) => {
+          const anchor = base.from; // the window starts on this grid, or (below) off it
+          const clock = (k: number) => moment.tz(anchor + (k - 3) * step * base.unit, base.zone).format('HH:mm:ss');
+          const rules: Rule[] = prices.map((price, k) => ({ priority: 0, price, time_start: clock(k), time_end: clock(k + 1) }));
+          return {
+            ...base,
+            from: anchor + (base.cells % 2) * base.unit,
+            tariff: { ...base.tariff, rules: [...rules, { priority: 9, price: 0.75 }] },
+          };
+        }),
+      cellCaseArb(12, [-6, 3]),
+    ),
+    maxOff: fc.integer({ min: 1, max: 8 }),
+    minOn: fc.integer({ min: 1, max: 4 }),
+    minSaving: fc.constantFrom(0, 0, 0.25, 0.5),
+    percent: fc.constantFrom(0, 0, 50, 100, 150),
+    recoveryMax: fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }),
+  });
+  const seen = { cases: 0, withOff: 0, twoOrMore: 0, recovery: 0, minutes: 0 };
+  after(() => console.log(`      savingOffWindows vs brute force: ${JSON.stringify(seen)}`));
+
+  it('switches off exactly where the brute force over every on/off assignment saves most, earliest of equals (property)', function () {
+    this.timeout(120_000);
+    fc.assert(
+      fc.property(arb, ({ c, maxOff, minOn, minSaving, percent, recoveryMax }) => {
+        const prices = cellPrices(c);
+        const rules = {
+          maxOff: maxOff * c.unit,
+          minOn: minOn * c.unit,
+          minSaving,
+          percent,
+          recoveryMax: recoveryMax === undefined ? Infinity : recoveryMax * c.unit,
+        };
+        const expected = runsOf(referenceSaving(prices, c.unit, rules), c.from, c.unit);
+        const plan = savingOffWindows(c.tariff, {
+          timezone: c.zone,
+          sensors: c.sensors,
+          from: c.from,
+          to: c.from + c.cells * c.unit,
+          maxOffInRow: rules.maxOff,
+          minOnBetween: rules.minOn,
+          minSaving,
+          recoveryPercent: percent,
+          recoveryMax: recoveryMax === undefined ? undefined : rules.recoveryMax,
+        });
+        should(plan.slots.map((s) => ({ from: s.from, to: s.to }))).eql(expected);
+        let net = 0;
+        for (const r of expected) {
+          const resume = prices[(r.to - c.from) / c.unit]!;
+          for (let t = r.from; t < r.to; t += c.unit) net += (prices[(t - c.from) / c.unit]! - resume) * (c.unit / HOUR);
+        }
+        should(plan.saving.net).be.approximately(net, 1e-9);
+        should(plan.offTime).equal(expected.reduce((sum, r) => sum + r.to - r.from, 0));
+        seen.cases++;
+        if (expected.length) seen.withOff++;
+        if (expected.length > 1) seen.twoOrMore++;
+        if (percent > 0 && expected.length > 0) seen.recovery++;
+        if (c.unit === MINUTE) seen.minutes++;
+      }),
+      { ...FC, numRuns: 2500 },
+    );
+  });
+
+  // 16:00-17:00 0.5, 17:00-19:00 0.9, 19:00-20:00 0.3, 20:00-21:00 0.6, then 0.2 (London in January = UTC)
+  const evening: Tariff = {
+    id: 'E',
+    name: 'evening',
+    vat: 25,
+    currency: 'NOK',
+    rules: [
+      { priority: 0, price: 0.5, time_start: '16:00', time_end: '17:00' },
+      { priority: 0, price: 0.9, time_start: '17:00', time_end: '19:00' },
+      { priority: 0, price: 0.3, time_start: '19:00', time_end: '20:00' },
+      { priority: 0, price: 0.6, time_start: '20:00', time_end: '21:00' },
+      { priority: 1, price: 0.2 },
+    ],
+  };
+  const base = { timezone: 'Europe/London', from: '2026-01-05T16:00:00Z', to: '2026-01-05T22:00:00Z' };
+  const iso = (x: { from: number; to: number }) => [
+    new Date(x.from).toISOString().slice(11, 16),
+    new Date(x.to).toISOString().slice(11, 16),
+  ];
+
+  it('the worked example: off in the dearest hours, at most 1 h in a row, at least 30 min on between', () => {
+    const plan = savingOffWindows(evening, { ...base, maxOffInRow: HOUR, minOnBetween: 30 * MINUTE, minSaving: 0.1 });
+    // 18:00-19:00 saves 0.6 (back on at 0.3); 20:00-21:00 saves 0.4 (back on at 0.2); 17:00-18:00 would resume at 0.9
+    should(plan.slots.map(iso)).eql([
+      ['18:00', '19:00'],
+      ['20:00', '21:00'],
+    ]);
+    should(plan.slots[0]).match({ price: 0.9, resumePrice: 0.3 });
+    should(plan.saving.net).be.approximately(1.0, 1e-12);
+    should(plan.saving.gross).be.approximately(1.25, 1e-12);
+    should(plan.offTime).equal(2 * HOUR);
+    // 2 h in a row: 17:00-19:00 saves 1.2, but then the 1 h 30 min on (75 %) rules out 20:00
+    const long = savingOffWindows(evening, { ...base, maxOffInRow: 2 * HOUR, recoveryPercent: 75 });
+    should(long.slots.map(iso)).eql([
+      ['17:00', '19:00'],
+      ['20:30', '21:00'],
+    ]);
+    // a saving of at least 0.5 a kWh: only 17:00-19:00 against 0.3
+    should(savingOffWindows(evening, { ...base, maxOffInRow: 3 * HOUR, minSaving: 0.5 }).slots.map(iso)).eql([['17:00', '19:00']]);
+    // from "now", to the millisecond
+    const now = savingOffWindows(evening, { ...base, from: '2026-01-05T18:40:00.500Z', maxOffInRow: HOUR });
+    should(now.slots.map((s) => new Date(s.from).toISOString())).eql(['2026-01-05T18:40:00.500Z', '2026-01-05T20:00:00.000Z']);
+  });
+
+  it('refuses bad input and a search beyond its work cap with messages that say why', () => {
+    const ok = { ...base, maxOffInRow: HOUR };
+    should(() => savingOffWindows(evening, { ...ok, maxOffInRow: 0 })).throw(
+      /maxOffInRow must be a positive number of milliseconds|maxOffInRow \(0 ms\) is below/,
+    );
+    should(() => savingOffWindows(evening, { ...ok, maxOffInRow: 0.5 })).throw(
+      "maxOffInRow (0.5 ms) is below the plan's resolution of 1 ms",
+    );
+    should(() => savingOffWindows(evening, { ...ok, minSaving: -1 })).throw('minSaving must be a number of at least 0, got -1');
+    should(() => savingOffWindows(evening, { ...ok, recoveryPercent: NaN })).throw(/recoveryPercent must be a number of at least 0/);
+    should(() => savingOffWindows(evening, { ...ok, minOnBetween: -5 })).throw(/minOnBetween must be a positive number/);
+    should(() => savingOffWindows(evening, { ...ok, minOnBetween: 0 })).throw(/minOnBetween must be a positive number/);
+    should(() => savingOffWindows(evening, { ...ok, to: '2026-01-05T15:00:00Z' })).throw('the window ends (to) before it starts (from)');
+    const week = { timezone: 'Europe/London', from: '2026-01-05T00:00:00Z', to: '2026-01-13T00:00:00Z' };
+    should(() => savingOffWindows(evening, { ...week, maxOffInRow: 24 * HOUR + 1000 })).throw(
+      /^this plan needs [\d,]+ search steps, more than 1,500,000/,
+    );
+    // an empty window: nothing to switch off
+    should(savingOffWindows(evening, { ...ok, to: base.from })).match({ slots: [], offTime: 0, saving: { net: 0, gross: 0 } });
+  });
+});
