@@ -35,6 +35,11 @@ describe('plan semantics', () => {
     should(limited.shortfall).equal(
       'only 5 h of 8 h planned: the price is above 0.3 or no rule prices in the rest of the window (the window is 6 h long)',
     );
+    // a minimum block longer than the window: nothing fits, and the shortfall says why
+    should(cheapestWindows(night, { ...base, duration: 8 * HOUR, minBlock: 7 * HOUR })).match({
+      planned: 0,
+      shortfall: 'only 0 s of 8 h planned: the window (6 h) is shorter than the minimum block (7 h)',
+    });
     // an empty window plans nothing, without an error
     should(cheapestWindows(night, { ...base, to: base.from, duration: HOUR })).match({
       slots: [],

@@ -163,6 +163,7 @@ function shortfallText(x: {
   if (x.planned >= x.requested) return null;
   const head = `only ${hours(x.planned)} of ${hours(x.requested)} planned`;
   if (x.planned === x.window) return `${head}: the window is ${hours(x.window)} long`;
+  if (x.minBlock > x.window) return `${head}: the window (${hours(x.window)}) is shorter than the minimum block (${hours(x.minBlock)})`;
   const how = x.contiguous ? ' in one block' : x.minBlock > 0 ? ` in blocks of at least ${hours(x.minBlock)}` : '';
   const why =
     x.limit === undefined
