@@ -241,4 +241,71 @@ describe('examples of easy-sensors and easy-cost', function () {
       should(total).be.approximately(Number(/^GBP ([\d,.]+)/.exec(month.payload)![1].replace(/,/g, '')), 0.01 * days);
     });
   });
+
+  describe('the generator and the bill (Dashboard 2 widgets swapped for helper nodes)', () => {
+    const DASHBOARD = new Set(['ui-base', 'ui-theme', 'ui-page', 'ui-group']);
+    const WIDGETS = new Set(['ui-text', 'ui-chart']);
+
+    async function runDashboard(name: string) {
+      const flow = example(name)
+        .filter((n) => !DASHBOARD.has(n.type))
+        .map((n) => {
+          if (n.type === 'easy-account') return { ...n, id: 'acc', baseUrl: sim.url, timezone: 'UTC' };
+          const node = WIDGETS.has(n.type) || n.type === 'debug' ? { id: n.id, type: 'helper', z: n.z } : n;
+          return node.account ? { ...node, account: 'acc' } : node;
+        });
+      await loadFlow([easyCost, ...CORE], flow);
+    }
+
+    for (const name of ['how-long-did-the-generator-run', 'which-tariff-is-cheapest-for-me']) {
+      it(`${name}: a page of its own, core nodes and Dashboard 2 widgets only, the dashboard's base and theme shared`, () => {
+        const flow = example(name);
+        const ids = new Set(flow.map((n) => n.id));
+        for (const node of flow) {
+          should(OURS.has(node.type) || CORE_TYPES.has(node.type) || DASHBOARD.has(node.type) || WIDGETS.has(node.type)).be.true(node.type);
+          should(node.type).not.equal('function');
+          for (const wire of ((node.wires as string[][]) ?? []).flat()) should(ids.has(wire)).be.true(`wire to ${wire}`);
+        }
+        const shared = example('price-and-cost-dashboard').filter((n) => n.type === 'ui-base' || n.type === 'ui-theme');
+        should(flow.filter((n) => n.type === 'ui-base' || n.type === 'ui-theme')).eql(shared);
+        const page = flow.find((n) => n.type === 'ui-page')!;
+        should(page.ui).equal('dash-base');
+        should(flow.filter((n) => n.type === 'ui-group').every((g) => g.page === page.id)).be.true();
+        should(flow.find((n) => n.type === 'ui-chart')).match({
+          chartType: 'bar',
+          xAxisType: 'category',
+          category: 'topic',
+          xAxisProperty: 'x',
+          yAxisProperty: 'y',
+        });
+        should(flow.filter((n) => 'credentials' in n)).be.empty();
+      });
+    }
+
+    it('how long did the generator run: run time, starts and cost in words and as bars, for yesterday on deploy', async () => {
+      await runDashboard('how-long-did-the-generator-run');
+      const [words, bars] = ['gen-text', 'gen-chart'].map(inbox);
+      const [text] = await words.next(1, 8000);
+      // the simulator's generator runs 5 minutes of every quarter hour: 8 hours and 96 starts a day
+      should(text.payload).match(/^yesterday: 8\.0 h, 9[56] starts; running GBP [\d,]+\.\d\d, not running GBP [\d,]+\.\d\d$/);
+      const [bar] = await bars.next(1);
+      should(bar.topic).equal('yesterday');
+      should(bar.payload.map((p: { x: string }) => p.x)).eql(['running', 'not running']);
+      should(bar.payload[0].y).be.above(0);
+      helper.getNode('gen-ask-week').receive({ gateway: 'DEMO', sensor: 'e1.kwh', period: 'this-week' });
+      const [week] = await words.next(1, 8000);
+      should(week.payload).match(/^this-week: /);
+    });
+
+    it('which tariff is cheapest for me: the cheapest in words, the tariffs as bars, for last month on deploy', async () => {
+      await runDashboard('which-tariff-is-cheapest-for-me');
+      const [words, bars] = ['cmp-text', 'cmp-chart'].map(inbox);
+      const [text] = await words.next(1, 8000);
+      should(text.payload).match(/^last-month: cheapest .+ \((GBP|EUR) [\d,]+\.\d\d\)/);
+      const series = await bars.next(2); // GBP and EUR tariffs
+      should(series[0]).match({ topic: 'gross cost (GBP)', action: 'replace' });
+      should(series[1]).match({ topic: 'gross cost (EUR)', action: 'append' });
+      should(series[0].payload.length).be.above(2);
+    });
+  });
 });

@@ -278,6 +278,17 @@ export function costPayload(result: CostResult, tariff: Tariff) {
     energy: roundAmount(result.energy),
     unpricedEnergy: roundAmount(result.unpricedEnergy),
     byRule: result.byRule.map((r) => ({ ...r, price: roundAmount(r.price), energy: roundAmount(r.energy), net: roundAmount(r.net) })),
+    ...(result.bySensorValue
+      ? {
+          bySensorValue: result.bySensorValue.map((v) => ({
+            value: v.value,
+            energy: roundAmount(v.energy),
+            unpricedEnergy: roundAmount(v.unpricedEnergy),
+            net: roundAmount(v.net),
+            gross: roundAmount(v.gross),
+          })),
+        }
+      : {}),
     resets: result.resets.map(intervalPayload),
     rejected: result.rejected.map(rejectedPayload),
     from: instant(result.from),
