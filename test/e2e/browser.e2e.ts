@@ -351,12 +351,28 @@ describe('e2e: the editor in chromium', function () {
         .screenshot({ path: path.join(SHOTS, 'plan-dialog.png') });
       await page.fill('#node-input-durationHours', '10');
       await page.dispatchEvent('#node-input-durationHours', 'change');
+      // longer than the window: marked under the settings, and the whole of each night planned
       await page.waitForFunction(
-        () => /No plan: the window \(9 h\) is shorter than the duration \(10 h\)/.test($('#easy-plan-chart .easy-chart-plan').text()),
+        () =>
+          /the window \(9 h\) is shorter than the run time \(10 h\): all of it is planned/.test(
+            $('#easy-plan-chart .easy-chart-plan').text(),
+          ),
         null,
         { timeout: 20_000 },
       );
-      assert.strictEqual(await page.evaluate(() => $('#easy-plan-chart svg rect.easy-chart-planned').length), 0);
+      assert.match(
+        await page.evaluate(() => $('#easy-plan-checks').text()),
+        /10 h is longer than the window \(9 h\): the whole window runs/,
+      );
+      assert.ok((await page.evaluate(() => $('#easy-plan-chart svg rect.easy-chart-planned').length)) >= 6);
+      // a minimum block longer than the run time: the field is marked, and why is said
+      await page.fill('#node-input-minBlockHours', '11');
+      await page.dispatchEvent('#node-input-minBlockHours', 'change');
+      assert.ok(await page.evaluate(() => $('#node-input-minBlockHours').hasClass('input-error')));
+      assert.match(
+        await page.evaluate(() => $('#easy-plan-checks').text()),
+        /The minimum block \(11 h\) is longer than the run time \(10 h\)/,
+      );
     });
   });
 

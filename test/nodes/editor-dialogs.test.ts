@@ -64,6 +64,11 @@ export const DIALOG_IDS: Record<string, string[]> = {
     'easy-plan-chart',
     'node-input-durationHours',
     'node-input-mode',
+    'easy-plan-checks',
+    'node-input-onValue',
+    'node-input-offValue',
+    'node-input-outsideValue',
+    'node-input-resendMinutes',
   ],
 };
 
