@@ -14,7 +14,6 @@ import { catchNodes, FakeClock, FlowNode, helper, inbox, quiet, TOKEN, withSimul
 
 const ZONE = 'Europe/London';
 const H = 3_600_000;
-const M = 60_000;
 const at = (iso: string) => Date.parse(iso);
 
 /** 0.3 per kWh, cheaper in the given local ranges. */
