@@ -157,6 +157,23 @@ describe('editor dialogs', () => {
     for (const key of [...literal, ...dynamic]) should(typeof lookup(ACCOUNT, key)).equal('string', `easy-account.editor.${key}`);
   });
 
+  it("every editor script parses: a syntax error in one node's HTML unregisters that node in the editor (every dialog that uses its account then shows raw message keys)", () => {
+    const scripts: Array<[string, string]> = [...SCRIPTS.entries()].map(([file, code]) => [`resources/${file}`, code]);
+    for (const type of Object.keys(DIALOG_IDS)) {
+      const html = read('nodes', `${type}.html`);
+      const inline = [...html.matchAll(/<script type="text\/javascript">([\s\S]*?)<\/script>/g)].map((m) => m[1]);
+      should(inline.length).be.above(0, type);
+      for (const code of inline) scripts.push([`nodes/${type}.html`, code]);
+    }
+    for (const [where, code] of scripts) {
+      try {
+        new vm.Script(code, { filename: where });
+      } catch (err) {
+        throw new Error(`${where} does not parse: ${(err as Error).message}`);
+      }
+    }
+  });
+
   it('sets data as text, never as HTML', () => {
     should(SCRIPT).not.match(/\.html\(|innerHTML|\.append\(['"]<[^>]*>\s*['"]\s*\+/);
   });
