@@ -7,7 +7,7 @@ import * as path from 'path';
 import { lookup, read, ROOT } from './editor-support';
 
 const NODES = [
-  { type: 'easy-account', category: 'config', defaults: ['name', 'baseUrl', 'timezone'], help: [] as string[] },
+  { type: 'easy-account', category: 'config', defaults: ['name', 'baseUrl', 'timezone', 'proxyMode', 'proxyUrl'], help: [] as string[] },
   {
     type: 'easy-tariff',
     category: 'energy',
