@@ -165,9 +165,15 @@ describe('editor dialogs', () => {
       should(inline.length).be.above(0, type);
       for (const code of inline) scripts.push([`nodes/${type}.html`, code]);
     }
-    for (const [where, code] of scripts) {
-      should(() => new vm.Script(code, { filename: where })).not.throw(`${where} does not parse`);
-    }
+    const parses = (code: string) => {
+      try {
+        new vm.Script(code);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    should(scripts.filter(([, code]) => !parses(code)).map(([where]) => where)).eql([], 'scripts that do not parse');
   });
 
   it('sets data as text, never as HTML', () => {
