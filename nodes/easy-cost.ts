@@ -17,7 +17,7 @@ import { compareCost } from './lib/runtime/cost-compare';
 import { generatorChoice, GeneratorSettings } from './lib/runtime/generator-report';
 import { dailyChargeSetting } from './lib/runtime/stream-projection';
 import { StreamReports } from './lib/runtime/stream-reports';
-import { CostStream } from './lib/runtime/cost-stream';
+import { CostStream, RefusedReading } from './lib/runtime/cost-stream';
 import type { AccountHub, TariffSnapshot } from './lib/runtime/hub';
 import { SensorFollower } from './lib/runtime/sensor-follower';
 import { findTariff, tariffById } from './lib/runtime/tariff-lookup';
@@ -160,6 +160,14 @@ export = function register(RED: NodeAPI): void {
           if (out) send(out);
           finish();
         } catch (err) {
+          if (err instanceof RefusedReading) {
+            // one error per burst: the queue goes on, this message ends when its burst does
+            void err.burst.then((burstError) => {
+              if (burstError) node.status(problemStatus(burstError));
+              finish(burstError ?? undefined);
+            });
+            return;
+          }
           node.status(problemStatus(err));
           finish(err);
         }
@@ -171,13 +179,14 @@ export = function register(RED: NodeAPI): void {
       sensors.close();
       range.abort();
       link.release();
-      // the generator report's state is saved every few minutes: what changed since, now
-      reports.close().then(
+      // the last saves of the stream totals and of the generator report (each saved every few
+      // minutes): what changed since, in the context store before Node-RED closes it
+      const reportsSaved = reports.close().catch((err) => {
+        node.warn(`the generator report could not be saved: ${(err as Error).message}`);
+      });
+      Promise.all([stream.close(), reportsSaved]).then(
         () => done(),
-        (err) => {
-          node.warn(`the generator report could not be saved: ${(err as Error).message}`);
-          done();
-        },
+        () => done(),
       );
     });
   }

@@ -1,5 +1,5 @@
 import should from 'should';
-import { CostStream, MAX_METERS, TotalsStore } from '../../nodes/lib/runtime/cost-stream';
+import { CostStream, MAX_METERS, RefusedReading, TotalsStore } from '../../nodes/lib/runtime/cost-stream';
 import { addReading, newTotals, TotalsState } from '../../nodes/lib/engine/totals';
 import type { Tariff } from '../../nodes/lib/engine/tariff';
 
@@ -100,6 +100,7 @@ describe('CostStream: per-meter running totals', () => {
     should(stream.site()).match({ meters: 3, total: { energy: 3 } });
     should(Object.keys(Object.prototype)).eql([]);
     should({}.constructor).equal(Object);
+    await stream.flush();
     const again = await started({ store: memoryStore(store.saved) });
     should(again.stream.site()).match({ meters: 3, total: { energy: 3 } });
   });
@@ -109,8 +110,10 @@ describe('CostStream: per-meter running totals', () => {
     const { stream } = await started({ maxMeters: 2 });
     await stream.handle({ payload: 1, ts: T0, topic: 'a' }, FLAT, T0);
     await stream.handle({ payload: 1, ts: T0, topic: 'b' }, FLAT, T0);
-    await should(stream.handle({ payload: 1, ts: T0, topic: 'c' }, FLAT, T0)).be.rejectedWith(
-      /at most 2 meters per node; "c" would be one more \(filter easy-sensors/,
+    const refused = await stream.handle({ payload: 1, ts: T0, topic: 'c' }, FLAT, T0).catch((err: RefusedReading) => err);
+    should(refused).be.instanceOf(RefusedReading);
+    should((await (refused as RefusedReading).burst)!.message).match(
+      /^meter limit reached: 1 sensor ignored, "c" the first \(stream mode counts at most 2 meters per node; filter easy-sensors/,
     );
     should((await stream.handle({ payload: 2, ts: T0 + MIN, topic: 'a' }, FLAT, T0))!.payload.site).match({ meters: 2 });
   });
@@ -149,6 +152,7 @@ describe('CostStream: per-meter running totals', () => {
     await first.stream.handle(meter('G', 'e2.kwh', T0, 7), FLAT, T0);
     await first.stream.handle(meter('G', 'e1.kwh', T0 + MIN, 101), FLAT, T0);
     await first.stream.handle(meter('G', 'e2.kwh', T0 + MIN, 9), FLAT, T0);
+    await first.stream.close();
     const again = await started({ store: memoryStore(first.store.saved), timezone: 'Europe/Lisbon' });
     should(again.restored).eql({ fill: 'grey', shape: 'dot', text: 'today 3.00 kWh (restored) · 2 meters' });
     const next = await again.stream.handle(meter('G', 'e2.kwh', T0 + 2 * MIN, 10), FLAT, T0);

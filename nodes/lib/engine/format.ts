@@ -82,34 +82,48 @@ function numberFormat(locale: string, options: Intl.NumberFormatOptions): Intl.N
   return format;
 }
 
+interface MoneyFormat {
+  plain: Intl.NumberFormat;
+  display: Intl.NumberFormat;
+  /** After the grouped number when the currency is no ISO code (" EURO"), else empty. */
+  suffix: string;
+}
+const moneyFormats = new Map<string, MoneyFormat>();
+
+/** The formatters of one currency and locale, built once (a stream message formats 17 amounts). */
+function moneyFormat(currency: unknown, locale: string): MoneyFormat {
+  const key = `${locale}\u0000${typeof currency}\u0000${String(currency)}`;
+  let format = moneyFormats.get(key);
+  if (!format) {
+    const digits = minorUnits(currency);
+    const fixed = { minimumFractionDigits: digits, maximumFractionDigits: digits };
+    const code = isWellFormedCode(currency);
+    format = {
+      plain: numberFormat('en-US', { ...fixed, useGrouping: false }),
+      display: code
+        ? numberFormat(locale, { ...fixed, style: 'currency', currency: currency.toUpperCase(), currencyDisplay: 'code' })
+        : numberFormat(locale, fixed),
+      suffix: !code && currency ? ` ${String(currency)}` : '',
+    };
+    if (moneyFormats.size >= MAX_NUMBER_FORMATS) moneyFormats.clear();
+    moneyFormats.set(key, format);
+  }
+  return format;
+}
+
 /**
  * Both display forms of `amount` in `currency`. `null` (no price, nothing to show)
  * stays `null` rather than becoming "0.00".
  */
 export function formatMoney(amount: number | null, currency: unknown, locale = 'en-US'): FormattedMoney | null {
   if (amount === null || !Number.isFinite(amount)) return null;
-  const digits = minorUnits(currency);
-  const fixed = { minimumFractionDigits: digits, maximumFractionDigits: digits };
-  const plain = numberFormat('en-US', { ...fixed, useGrouping: false });
+  const { plain, display, suffix } = moneyFormat(currency, locale);
   // A tiny negative amount (and -0) rounds to "0.00", never "-0.00". Done by hand: Intl's
   // signDisplay 'negative' is a RangeError on Node 18.
   if (amount <= 0 && Number(plain.format(-amount)) === 0) amount = 0;
-  const text = plain.format(amount);
-  let display: string;
-  if (isWellFormedCode(currency)) {
-    display = numberFormat(locale, {
-      ...fixed,
-      style: 'currency',
-      currency: currency.toUpperCase(),
-      currencyDisplay: 'code',
-    }).format(amount);
-  } else {
-    const grouped = numberFormat(locale, fixed).format(amount);
-    display = currency ? `${grouped} ${String(currency)}` : grouped;
-  }
   // Intl separates code and number with a no-break space; a plain space is what people
   // type when they match on it in a switch node.
-  return { text, display: display.replace(/\u00a0/g, ' ') };
+  return { text: plain.format(amount), display: `${display.format(amount)}${suffix}`.replace(/\u00a0/g, ' ') };
 }
 
 /**

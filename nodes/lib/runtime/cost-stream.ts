@@ -8,10 +8,21 @@
 import { computeCost, RejectedInterval } from '../engine/cost';
 import { shortText } from '../engine/format';
 import { SensorRef, Tariff } from '../engine/tariff';
-import { addReading, AddResult, IntervalCost, MAX_KEPT, newTotals, PERIODS, Reading, TotalsState, windowStart } from '../engine/totals';
+import { addReading, IntervalCost, MAX_KEPT, newTotals, PERIODS, Reading, TotalsState, windowStart } from '../engine/totals';
 import { isEnergyReading, rejectedPayload, SensorHistory, streamReading } from './cost-inputs';
 import { meterBar, meterPayload, restoredStatus, SiteSums, siteStatus, siteSums, StreamStatus } from './stream-output';
-import { decodeStored, encodeStored, MeterId, meterKey, meterName, StoredMeter, TotalsStore } from './stream-store';
+import { RefusalBurst } from './refusal-burst';
+import {
+  decodeStored,
+  encodeStored,
+  MeterId,
+  meterKey,
+  meterName,
+  SAVE_EVERY_MS,
+  StoredMeter,
+  ThrottledSave,
+  TotalsStore,
+} from './stream-store';
 
 export type { MeterId, TotalsStore } from './stream-store';
 export type { StreamStatus } from './stream-output';
@@ -29,6 +40,17 @@ export interface StreamOutput {
   status: StreamStatus;
 }
 
+/**
+ * Thrown for a reading of one meter more than the node counts. Its message ends when the
+ * burst it came in ends (RefusalBurst): with the burst's error for the first of a burst,
+ * without one for the others.
+ */
+export class RefusedReading extends Error {
+  constructor(readonly burst: Promise<Error | null>) {
+    super('meter limit reached');
+  }
+}
+
 export interface CostStreamOptions {
   timezone: string;
   tariffId: string;
@@ -38,6 +60,8 @@ export interface CostStreamOptions {
   log?(message: string): void;
   maxMeters?: number;
   maxKept?: number;
+  /** At most one save per this many ms (SAVE_EVERY_MS), and one on close. */
+  saveEveryMs?: number;
 }
 
 type StreamMessage = Record<string, unknown>;
@@ -51,10 +75,22 @@ export class CostStream {
   private readonly maxMeters: number;
   private readonly maxKept: number;
   private ready = false;
+  private readonly saver: ThrottledSave;
+  /** Readings of meters beyond maxMeters: one error per burst, saying how many. */
+  private readonly overLimit: RefusalBurst;
 
   constructor(private readonly opts: CostStreamOptions) {
     this.maxMeters = opts.maxMeters ?? MAX_METERS;
     this.maxKept = opts.maxKept ?? MAX_KEPT;
+    this.saver = new ThrottledSave(() => this.save(), opts.saveEveryMs ?? SAVE_EVERY_MS, opts.warn);
+    this.overLimit = new RefusalBurst(
+      (count, first) =>
+        new RangeError(
+          `meter limit reached: ${count.toLocaleString('en-US')} ${count === 1 ? 'sensor' : 'sensors'} ignored, ` +
+            `"${shortText(first)}" the first (stream mode counts at most ${this.maxMeters} meters per node; ` +
+            'filter easy-sensors to the energy meters, or reset the totals with msg.reset)',
+        ),
+    );
   }
 
   // -------------------------------------------------------------------------------------
@@ -85,6 +121,17 @@ export class CostStream {
 
   private async save(): Promise<void> {
     await this.opts.store.save(encodeStored(this.meters.values(), this.opts));
+  }
+
+  /** Hands what changed since the last save to the store now. */
+  flush(): Promise<void> {
+    return this.saver.now();
+  }
+
+  /** The node closes (redeploy, shutdown): the last save, and the pending meter-limit error said. */
+  async close(): Promise<void> {
+    this.overLimit.end();
+    await this.saver.close();
   }
 
   // -------------------------------------------------------------------------------------
@@ -133,33 +180,31 @@ export class CostStream {
       return null;
     }
     const meter = this.meterFor(id);
+    if (!meter) throw new RefusedReading(this.overLimit.refuse(meterName(id)));
     const rejected: RejectedInterval[] = [];
     const added = addReading(meter.totals, { ts: reading.ts, value: reading.value }, this.costOf(tariff, rejected), this.maxKept);
     if (!added.ignored) {
       meter.totals = added.state;
       // a late reading may still need the sensor values of the whole window
       this.sensors.forget(this.oldestPlaceable());
-      await this.save();
+      this.saver.changed();
     }
-    const payload = this.payload(tariff, meter, added, reading);
+    const site = this.site(); // once per reading: a sum over every meter
+    const payload = meterPayload(tariff, this.opts.timezone, meter, site, added, reading);
     // an interval whose energy or amounts would not be finite counts nothing: said, never Infinity
     if (rejected.length) payload.rejected = rejected.map(rejectedPayload);
     const bars = PERIODS.filter((name) => added.closed[name]).map((name) =>
       meterBar(name, added.closed[name]!, tariff, this.opts.timezone, meter),
     );
-    return { payload, bars, status: this.status(tariff, added.ignored ?? (rejected.length ? 'interval rejected' : undefined)) };
+    return { payload, bars, status: siteStatus(site, tariff, added.ignored ?? (rejected.length ? 'interval rejected' : undefined)) };
   }
 
-  private meterFor(id: MeterId): Meter {
+  /** The meter's totals, a new meter's, or null when the node counts as many meters as it may. */
+  private meterFor(id: MeterId): Meter | null {
     const key = meterKey(id);
     const known = this.meters.get(key);
     if (known) return known;
-    if (this.meters.size >= this.maxMeters) {
-      throw new RangeError(
-        `stream mode counts at most ${this.maxMeters} meters per node; "${shortText(meterName(id))}" would be one more ` +
-          '(filter easy-sensors to the energy meters, or reset the totals with msg.reset)',
-      );
-    }
+    if (this.meters.size >= this.maxMeters) return null;
     const meter: Meter = { ...id, totals: this.legacy ?? newTotals(this.opts.timezone, this.opts.tariffId) };
     this.legacy = null;
     this.meters.set(key, meter);
@@ -191,13 +236,15 @@ export class CostStream {
     } else {
       throw new TypeError('msg.reset must be true (every meter) or the topic of one meter (with msg.gateway to pick the gateway)');
     }
-    await this.save();
+    this.saver.changed();
+    await this.saver.now(); // a reset is a person's decision: on disk with the next flush, not a minute later
     const empty: Meter = {
       gateway: reset?.gateway ?? null,
       topic: reset?.topic ?? null,
       totals: newTotals(this.opts.timezone, this.opts.tariffId),
     };
-    return { payload: this.payload(tariff, empty), bars: [], status: this.status(tariff) };
+    const site = this.site();
+    return { payload: meterPayload(tariff, this.opts.timezone, empty, site), bars: [], status: siteStatus(site, tariff) };
   }
 
   /** One meter's totals, if it has counted anything. */
@@ -242,10 +289,6 @@ export class CostStream {
 
   // -------------------------------------------------------------------------------------
   // what is sent and shown
-
-  private payload(t: Tariff, meter: Meter, added?: AddResult, reading?: Reading): Record<string, unknown> {
-    return meterPayload(t, this.opts.timezone, meter, this.site(), added, reading);
-  }
 
   /** The site's today and how many meters count; unpriced energy and ignored readings in yellow. */
   status(t: Tariff, ignored?: string): StreamStatus {

@@ -1,0 +1,316 @@
+'use strict';
+// npm run bench:pi: easy-cost in stream mode as it lives on a gateway-side Raspberry Pi for
+// months. A REAL Node-RED process (this repo's devDependency) with Node-RED's own
+// `localfilesystem` context store at its default flush interval (30 s), fed one cumulative
+// reading per meter every 10 s of REAL time, for 1, 16 and 128 meters, and once without
+// easy-cost (plain Node-RED running the same reading generator: the baseline). Per run:
+//   - bytes written per minute: /proc/<pid>/io write_bytes of the Node-RED process over the
+//     measured span (everything the process wrote to storage, not just our file), and the
+//     size of the cost node's context file at the end;
+//   - worst event-loop block: the maximum of perf_hooks.monitorEventLoopDelay (10 ms
+//     resolution) inside the Node-RED process over the measured span;
+//   - CPU per reading: user + system time of the process (/proc/<pid>/stat) over the span,
+//     less the baseline's over the same span, divided by the readings sent;
+//   - restart RSS: the process's peak (VmHWM) and resident (VmRSS) memory once it has
+//     started on a context file that holds a steady-state state, against the baseline's.
+// Honest about time: only the state's size is reached in compressed time. Before the
+// process starts, one meter's readings of the last 10 s-cadence hours (PI_BENCH_FILL
+// readings, default 3,100: more than the 3,000 a meter ever held) are counted in this
+// process with the package's own CostStream and a memory store; what it would store is
+// copied to every meter and written as the node's context file, in the store's own format
+// (pretty-printed JSON under the key "totals"). Everything measured then runs in real time
+// at the real cadence: writes, flushes, saves and blocks are those a Pi would see per
+// minute (a Pi 4 is ~3-5x slower in CPU; bytes written do not depend on the CPU).
+// Spawned processes and the simulator on loopback only; every temporary directory removed.
+
+const { spawn, execFileSync } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const net = require('net');
+
+const ROOT = path.join(__dirname, '..');
+const PKG = require(path.join(ROOT, 'package.json'));
+const RED_JS = require.resolve('node-red/red.js', { paths: [ROOT] });
+const DIST = path.join(ROOT, 'dist');
+const { startSimulator } = require(path.join(DIST, 'sim', 'server.js'));
+const { DEMO_TARIFFS } = require(path.join(DIST, 'sim', 'demo-data.js'));
+const { parseTariffs } = require(path.join(DIST, 'nodes', 'lib', 'index.js'));
+const { CostStream } = require(path.join(DIST, 'nodes', 'lib', 'runtime', 'cost-stream.js'));
+
+const SECONDS = Math.max(10, Number(process.env.PI_BENCH_SECONDS) || 120);
+const METERS = (process.env.PI_BENCH_METERS || '1,16,128').split(',').map(Number);
+const FILL = Math.max(2, Number(process.env.PI_BENCH_FILL) || 3100);
+const CADENCE_MS = 10_000;
+const TARIFF_ID = 'DEMO-WORKDAY';
+const TIMEZONE = 'Europe/London';
+const TAB = 'pibench';
+const COST = 'pibenchcost';
+const TOKEN = 'demo-token';
+/** The reading generator's meters read 2 kW each: a cumulative kWh value at any instant, no state. */
+const KWH_AT = (meter, ts) => 1000 + meter + (ts / 3_600_000) * 2;
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const procStatus = (pid, field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+const writeBytes = (pid) => Number(/write_bytes:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))[1]);
+function cpuMs(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+const meterTopic = (i) => `m${String(i).padStart(3, '0')}`;
+
+/** What the node would store for `meters` meters at steady state, counted by the package's own CostStream. */
+async function steadyState(meters, tariff) {
+  let saved;
+  const stream = new CostStream({
+    timezone: TIMEZONE,
+    tariffId: TARIFF_ID,
+    store: { load: async () => undefined, save: async (v) => void (saved = v) },
+    warn: (w) => console.warn(w),
+  });
+  await stream.restore();
+  const last = Date.now() - CADENCE_MS;
+  for (let k = FILL - 1; k >= 0; k--) {
+    const ts = last - k * CADENCE_MS;
+    await stream.handle({ topic: meterTopic(0), gateway: 'G', payload: KWH_AT(0, ts), ts }, tariff, ts);
+  }
+  if (typeof stream.flush === 'function') await stream.flush();
+  // every meter holds what meter 0 holds (its own name); the state's size does not depend on the values.
+  // Version 2 (0.1.x) stores each meter as an object, version 3 as one line of JSON text.
+  const one = saved.meters[0];
+  saved.meters = Array.from({ length: meters }, (_, i) => {
+    if (typeof one !== 'string') return { ...one, gateway: 'G', topic: meterTopic(i) };
+    const line = JSON.parse(one);
+    line[0] = 'G';
+    line[1] = meterTopic(i);
+    return JSON.stringify(line);
+  });
+  if (saved.version === 3) {
+    // what version 3 stores per meter depends on how many meters share the stored readings: count it as the node would
+    const stream = new CostStream({
+      timezone: TIMEZONE,
+      tariffId: TARIFF_ID,
+      store: { load: async () => saved, save: async (v) => void (saved = v) },
+      warn: (w) => console.warn(w),
+    });
+    await stream.restore();
+    await stream.handle({ topic: meterTopic(0), gateway: 'G', payload: KWH_AT(0, last + 1), ts: last + 1 }, tariff, last + 1);
+    await stream.flush();
+  }
+  return saved;
+}
+
+function settingsJs(port) {
+  return `const { monitorEventLoopDelay } = require('perf_hooks');
+const loop = monitorEventLoopDelay({ resolution: 10 });
+loop.enable();
+module.exports = {
+  uiHost: '127.0.0.1',
+  uiPort: ${port},
+  flowFile: 'flows.json',
+  credentialSecret: false,
+  httpNodeRoot: '/api',
+  contextStorage: { default: { module: 'localfilesystem' } },
+  functionGlobalContext: { benchStats: { sent: 0, loop, status: null, errors: 0, lastError: null } },
+  telemetry: { enabled: false, updateNotification: false },
+  diagnostics: { enabled: false },
+  logging: { console: { level: 'info', metrics: false, audit: false } },
+  editorTheme: { tours: false, projects: { enabled: false }, palette: { catalogues: [] } },
+  externalModules: { autoInstall: false, palette: { allowInstall: false } },
+};
+`;
+}
+
+function flows(simUrl, meters, withCost) {
+  const generate = `const s = global.get('benchStats');
+const ts = Date.now();
+for (let i = 0; i < ${meters}; i++) {
+  node.send({ topic: 'm' + String(i).padStart(3, '0'), gateway: 'G', payload: 1000 + i + (ts / 3600000) * 2, ts });
+}
+s.sent += ${meters};
+return null;`;
+  const stats = `const s = global.get('benchStats');
+msg.payload = { sent: s.sent, maxMs: s.loop.max / 1e6, p99Ms: s.loop.percentile(99) / 1e6, status: s.status, errors: s.errors, lastError: s.lastError };
+if (msg.req.query.reset) { s.loop.reset(); s.sent = 0; s.errors = 0; }
+return msg;`;
+  return [
+    { id: TAB, type: 'tab', label: 'pi bench' },
+    { id: 'acc', type: 'easy-account', name: 'bench', baseUrl: simUrl, timezone: TIMEZONE },
+    { id: 'tick', z: TAB, type: 'inject', repeat: String(CADENCE_MS / 1000), once: true, onceDelay: 0.1, wires: [['gen']] },
+    { id: 'gen', z: TAB, type: 'function', func: generate, outputs: 1, wires: [withCost ? [COST] : []] },
+    ...(withCost ? [{ id: COST, z: TAB, type: 'easy-cost', account: 'acc', tariff: TARIFF_ID, mode: 'stream', wires: [[], []] }] : []),
+    // what the cost node shows, and how many messages it handed to Catch
+    { id: 'st', z: TAB, type: 'status', scope: null, wires: [['stf']] },
+    {
+      id: 'stf',
+      z: TAB,
+      type: 'function',
+      func: "global.get('benchStats').status = msg.status.text; return null;",
+      outputs: 1,
+      wires: [[]],
+    },
+    { id: 'ca', z: TAB, type: 'catch', scope: null, uncaught: false, wires: [['caf']] },
+    {
+      id: 'caf',
+      z: TAB,
+      type: 'function',
+      func: "const s = global.get('benchStats'); s.errors += 1; s.lastError = msg.error.message; return null;",
+      outputs: 1,
+      wires: [[]],
+    },
+    { id: 'sin', z: TAB, type: 'http in', url: '/stats', method: 'get', wires: [['sfn']] },
+    { id: 'sfn', z: TAB, type: 'function', func: stats, outputs: 1, wires: [['sout']] },
+    { id: 'sout', z: TAB, type: 'http response', wires: [] },
+  ];
+}
+
+function userDir(base, name, simUrl, meters, stored) {
+  const dir = fs.mkdtempSync(path.join(base, `${name}-`));
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'node-red-project', version: '0.0.1', private: true }));
+  const link = path.join(dir, 'node_modules', ...PKG.name.split('/'));
+  fs.mkdirSync(path.dirname(link), { recursive: true });
+  fs.symlinkSync(ROOT, link, 'junction');
+  fs.writeFileSync(path.join(dir, 'flows.json'), JSON.stringify(flows(simUrl, meters, stored !== null)));
+  fs.writeFileSync(path.join(dir, 'flows_cred.json'), JSON.stringify({ acc: { token: TOKEN } }));
+  if (stored !== null) {
+    // where and how Node-RED's localfilesystem store keeps a node's context
+    const file = path.join(dir, 'context', TAB, `${COST}.json`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify({ totals: stored }, null, 4));
+  }
+  return dir;
+}
+
+async function run(label, dir) {
+  const port = await freePort();
+  fs.writeFileSync(path.join(dir, 'settings.js'), settingsJs(port));
+  const child = spawn(process.execPath, [RED_JS, '--userDir', dir, '--settings', path.join(dir, 'settings.js')], {
+    cwd: dir,
+    env: { ...process.env, NODE_OPTIONS: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stdout.on('data', (d) => (log += d));
+  child.stderr.on('data', (d) => (log += d));
+  const stats = async (reset) => (await fetch(`http://127.0.0.1:${port}/api/stats${reset ? '?reset=1' : ''}`)).json();
+  try {
+    const began = Date.now();
+    while (!/Started flows/.test(log)) {
+      if (child.exitCode !== null) throw new Error(`Node-RED exited:\n${log}`);
+      if (Date.now() - began > 300_000) throw new Error(`Node-RED did not start:\n${log}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // the first readings (0.1 s after the start) are counted on the restored totals; then memory
+    await new Promise((r) => setTimeout(r, 3000));
+    const restart = { peakMb: procStatus(child.pid, 'VmHWM'), rssMb: procStatus(child.pid, 'VmRSS') };
+    await stats(true);
+    const w0 = writeBytes(child.pid);
+    const c0 = cpuMs(child.pid);
+    await new Promise((r) => setTimeout(r, SECONDS * 1000));
+    const s = await stats(false);
+    const result = {
+      label,
+      writtenPerMin: ((writeBytes(child.pid) - w0) * 60) / SECONDS,
+      cpuMs: cpuMs(child.pid) - c0,
+      sent: s.sent,
+      worstBlockMs: s.maxMs,
+      p99Ms: s.p99Ms,
+      restart,
+      endPeakMb: procStatus(child.pid, 'VmHWM'),
+      contextFile: null,
+      status: s.status,
+      errors: s.errors,
+      lastError: s.lastError,
+      // what the bench's own settings make Node-RED say is left out
+      warnings: (log.match(/\[(warn|error)\].*/g) || []).filter((w) => !/Projects disabled|unencrypted credentials/.test(w)).slice(0, 3),
+    };
+    const file = path.join(dir, 'context', TAB, `${COST}.json`);
+    if (fs.existsSync(file)) result.contextFile = fs.statSync(file).size;
+    return result;
+  } finally {
+    await new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', resolve);
+      child.kill('SIGKILL');
+    });
+  }
+}
+
+const mb = (bytes) => (bytes / 1e6).toFixed(bytes < 1e5 ? 4 : 2);
+
+async function main() {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'easy-pi-bench-'));
+  const sim = await startSimulator({ port: 0 });
+  const { tariffs } = parseTariffs(JSON.parse(JSON.stringify(DEMO_TARIFFS)));
+  const tariff = tariffs.find((t) => t.id === TARIFF_ID);
+  try {
+    console.log(
+      `bench:pi — easy-cost stream, ${TARIFF_ID}, one reading per meter every ${CADENCE_MS / 1000} s of real time, ` +
+        `${SECONDS} s measured per run, localfilesystem store (flush every 30 s), steady state from ${FILL} readings per meter`,
+    );
+    const baseline = await run('plain Node-RED (same generator, no easy-cost)', userDir(base, 'plain', sim.url, Math.max(...METERS), null));
+    const rows = [baseline];
+    for (const meters of METERS) {
+      const stored = await steadyState(meters, tariff);
+      rows.push(await run(`${meters} meter${meters === 1 ? '' : 's'}`, userDir(base, `m${meters}`, sim.url, meters, stored)));
+    }
+    const cpuBasePerSec = baseline.cpuMs / SECONDS;
+    console.log(
+      'run'.padEnd(48) +
+        'MB written/min'.padStart(15) +
+        'context file MB'.padStart(16) +
+        'worst block ms'.padStart(15) +
+        'CPU ms/reading'.padStart(15) +
+        'restart peak MB'.padStart(16) +
+        'restart RSS MB'.padStart(15),
+    );
+    for (const r of rows) {
+      const isBase = r === baseline;
+      const perReading = isBase ? null : (r.cpuMs - cpuBasePerSec * SECONDS) / Math.max(1, r.sent);
+      const over = (x, b) => (isBase ? x.toFixed(0) : `${x.toFixed(0)} (+${(x - b).toFixed(0)})`);
+      console.log(
+        r.label.padEnd(48) +
+          mb(r.writtenPerMin).padStart(15) +
+          (r.contextFile === null ? '-' : mb(r.contextFile)).padStart(16) +
+          r.worstBlockMs.toFixed(0).padStart(15) +
+          (perReading === null ? '-' : perReading.toFixed(3)).padStart(15) +
+          over(r.restart.peakMb, baseline.restart.peakMb).padStart(16) +
+          over(r.restart.rssMb, baseline.restart.rssMb).padStart(15),
+      );
+      if (r.status) console.log(`    status: ${r.status}`);
+      if (r.errors) console.log(`    ${r.errors} messages to Catch, the last: ${r.lastError}`);
+      for (const w of r.warnings) console.log(`    ${w}`);
+    }
+    console.log(
+      `(CPU per reading: the run's CPU less the baseline's over the same ${SECONDS} s, over the readings sent; ` +
+        `restart: ${'3'} s after "Started flows" on the steady-state context file; +MB over plain Node-RED)`,
+    );
+  } finally {
+    await sim.close();
+    fs.rmSync(base, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
