@@ -5,6 +5,7 @@
 export interface FakeClock {
   now: number;
   tickAsync(ms: number): Promise<number>;
+  setSystemTime(now: number): void;
   uninstall(): void;
 }
 

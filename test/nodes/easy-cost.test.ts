@@ -72,6 +72,21 @@ describe('easy-cost node', function () {
     return { node: helper.getNode('c'), out: inbox('out'), caught: inbox('caught') };
   }
 
+  /** A stream node with Catch and Complete nodes: every message must end exactly once. */
+  async function loadWithComplete(timezone?: string) {
+    await loadFlow(
+      [easyCost],
+      [
+        accountNode(sim, timezone),
+        costNode({ mode: 'stream', tariff: 'DEMO-FLAT' }),
+        { id: 'out', type: 'helper' },
+        ...catchNodes(),
+        { id: 'completer', type: 'complete', scope: ['c'], uncaught: false, wires: [['completed']] },
+        { id: 'completed', type: 'helper' },
+      ],
+    );
+  }
+
   /** Uses a localfilesystem default context store; returns the "module" that loads the stores (the helper skips that part of a start). */
   function fileContextStore() {
     contextDir = fs.mkdtempSync(path.join(os.tmpdir(), 'easy-cost-context-'));
@@ -533,17 +548,7 @@ describe('easy-cost node', function () {
     });
 
     it('ends every message exactly once: Complete for the counted, Catch for the refused', async () => {
-      await loadFlow(
-        [easyCost],
-        [
-          accountNode(sim),
-          costNode({ mode: 'stream', tariff: 'DEMO-FLAT' }),
-          { id: 'out', type: 'helper' },
-          ...catchNodes(),
-          { id: 'completer', type: 'complete', scope: ['c'], uncaught: false, wires: [['completed']] },
-          { id: 'completed', type: 'helper' },
-        ],
-      );
+      await loadWithComplete();
       const completed = inbox('completed');
       const caught = inbox('caught');
       const inputs = [1, 'x', 2, null, { value: 3 }, 3, [4], 4, { value: 5, ts: 5 * HOUR }];
@@ -551,6 +556,34 @@ describe('easy-cost node', function () {
       await completed.next(5);
       await caught.next(4);
       await quiet(200);
+      should(completed.received.length + caught.received.length).equal(0);
+    });
+
+    it('an unfiltered gateway beyond the meter limit: one Catch message per poll saying how many, every message ended once', async () => {
+      await loadWithComplete('UTC');
+      const completed = inbox('completed');
+      const caught = inbox('caught');
+      const out = inbox('out');
+      const poll = (value: number) => {
+        for (let m = 0; m < 300; m++) {
+          const id = `e${m}.kwh`;
+          helper.getNode('c').receive({ topic: id, gateway: GATEWAY, payload: { id, value, ts: Date.now(), unit: 'kWh' } });
+        }
+      };
+      poll(1);
+      await out.next(128);
+      await completed.next(128 + 171, 5000);
+      const [err] = await caught.next(1, 5000);
+      should(err.error.message).match(
+        /^RangeError: meter limit reached: 172 sensors ignored, "DEMO\/e128.kwh" the first \(stream mode counts at most 128 meters/,
+      );
+      await quiet(1500);
+      should(caught.received).have.length(0); // 0.1.x: 172 Catch messages per poll
+      poll(2);
+      await out.next(128);
+      should((await caught.next(1, 5000))[0].error.message).match(/172 sensors ignored/);
+      await completed.next(128 + 171, 5000);
+      await quiet(1500);
       should(completed.received.length + caught.received.length).equal(0);
     });
   });

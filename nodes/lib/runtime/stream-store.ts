@@ -11,7 +11,7 @@ import { Bucket, PERIODS, periodBounds, restoreTotals, TotalsState } from '../en
 /** At most one save per minute: readings are cumulative, so a crash loses no energy (the next reading's interval covers the gap). */
 export const SAVE_EVERY_MS = 60_000;
 /** Readings stored per node (shared by its meters, at least 2 each): what a late reading after a restart can still be placed among. */
-export const STORED_READINGS = 512;
+export const STORED_READINGS = 256;
 
 /** Where the totals live across restarts (the node's context). */
 export interface TotalsStore {
