@@ -575,7 +575,7 @@ describe('easy-cost node', function () {
       await completed.next(128 + 171, 5000);
       const [err] = await caught.next(1, 5000);
       should(err.error.message).match(
-        /^RangeError: meter limit reached: 172 sensors ignored, "DEMO\/e128.kwh" the first \(stream mode counts at most 128 meters/,
+        /^Meter limit reached: 172 sensors ignored, "DEMO\/e128.kwh" the first \(stream mode counts at most 128 meters/,
       );
       await quiet(1500);
       should(caught.received).have.length(0); // 0.1.x: 172 Catch messages per poll
