@@ -8,6 +8,8 @@
 // message of a burst carries the error (its done(err) waits for the burst to end, so the
 // count is known); every other one ends at once without an error.
 
+import { LongTimer } from '../engine/long-timer';
+
 export const QUIET_MS = 1000;
 export const MAX_BURST_MS = 10_000;
 
@@ -17,7 +19,7 @@ export class RefusalBurst {
   private firstKey = '';
   private started = 0;
   private first: ((err: Error) => void) | null = null;
-  private timer: ReturnType<typeof setTimeout> | null = null;
+  private readonly timer = new LongTimer();
 
   /** @param describe the burst's error from how many distinct things were refused, and the first */
   constructor(private readonly describe: (count: number, first: string) => Error) {}
@@ -28,9 +30,7 @@ export class RefusalBurst {
     if (this.first && now - this.started >= MAX_BURST_MS) this.end();
     if (this.refused.size === 0) this.firstKey = key;
     this.refused.add(key);
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.end(), QUIET_MS);
-    this.timer.unref?.();
+    this.timer.arm(now + QUIET_MS, () => this.end());
     if (this.first) return Promise.resolve(null);
     this.started = now;
     return new Promise((resolve) => (this.first = resolve));
@@ -38,8 +38,7 @@ export class RefusalBurst {
 
   /** Ends the burst now (also when the node closes), handing its error to its first message. */
   end(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.timer.cancel();
     const first = this.first;
     const count = this.refused.size;
     this.first = null;

@@ -6,6 +6,7 @@
 // restart needs, as one compact line of text (Node-RED's localfilesystem store writes
 // pretty-printed JSON, which would put every number of a list on a line of its own), and
 // at most one save every SAVE_EVERY_MS plus one on close, never one per reading.
+import { LongTimer } from '../engine/long-timer';
 import { Bucket, PERIODS, periodBounds, restoreTotals, TotalsState } from '../engine/totals';
 
 /** At most one save per minute: readings are cumulative, so a crash loses no energy (the next reading's interval covers the gap). */
@@ -205,7 +206,7 @@ function readLine(text: string, scope: StoreScope): StoredMeter | null {
  */
 export class ThrottledSave {
   private dirty = false;
-  private timer: ReturnType<typeof setTimeout> | null = null;
+  private readonly timer = new LongTimer();
   private lastSave = -Infinity;
   private closed = false;
   private failing = false;
@@ -221,15 +222,13 @@ export class ThrottledSave {
   changed(): void {
     if (this.closed) return;
     this.dirty = true;
-    if (this.timer) return;
-    this.timer = setTimeout(() => void this.now(), Math.max(0, this.lastSave + this.everyMs - Date.now()));
-    this.timer.unref?.();
+    if (this.timer.armed) return;
+    this.timer.arm(this.lastSave + this.everyMs, () => void this.now());
   }
 
   /** Saves now if anything changed since the last save; resolves once it is in the store. */
   now(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.timer.cancel();
     if (!this.dirty) return this.running;
     this.dirty = false;
     this.lastSave = Date.now();
@@ -247,9 +246,9 @@ export class ThrottledSave {
   }
 
   /** The last save (the node is closing); nothing is saved after it. */
-  async close(): Promise<void> {
-    await this.now();
-    this.closed = true;
+  close(): Promise<void> {
+    this.closed = true; // before the save: a reading handled meanwhile arms no timer
+    return this.now();
   }
 }
 
