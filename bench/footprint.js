@@ -9,6 +9,8 @@
 //     memory and V8 heap in use after a forced garbage collection once settled;
 //   - `node` requiring the package's main, against `node` requiring nothing.
 // Medians over FOOTPRINT_RUNS starts (default 7) of each; the difference is the package's.
+// FOOTPRINT_BASELINE=<another built checkout of the package>: one more side, "baseline",
+// the same examples deployed with that checkout linked instead: before/after in one run.
 // Spawned processes only, loopback only, nothing left behind.
 
 const { spawn, execFileSync } = require('child_process');
@@ -21,6 +23,7 @@ const ROOT = path.join(__dirname, '..');
 const { exampleFlows, encryptCredentials } = require(path.join(ROOT, 'scripts', 'demo-flows.js'));
 const PKG = require(path.join(ROOT, 'package.json'));
 const RUNS = Math.max(1, Number(process.env.FOOTPRINT_RUNS) || 7);
+const BASELINE = process.env.FOOTPRINT_BASELINE ? path.resolve(process.env.FOOTPRINT_BASELINE) : null;
 const RED_JS = require.resolve('node-red/red.js', { paths: [ROOT] });
 const MAIN = path.join(ROOT, PKG.main);
 /** Memory is read this long after "Started flows": the deployed flows' first requests have been answered by then. */
@@ -87,7 +90,7 @@ function userDir(base, side, simUrl) {
   const withPackage = side !== 'plain';
   const dir = fs.mkdtempSync(path.join(base, `${side}-`));
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'node-red-project', version: '0.0.1', private: true }));
-  if (side === 'deployed') {
+  if (side === 'deployed' || side === 'baseline') {
     const { flows, credentials } = deployedFlows(simUrl);
     fs.writeFileSync(path.join(dir, 'flows.json'), JSON.stringify(flows));
     fs.writeFileSync(path.join(dir, 'flows_cred.json'), JSON.stringify(encryptCredentials(credentials, CREDENTIAL_SECRET)));
@@ -97,7 +100,7 @@ function userDir(base, side, simUrl) {
   if (withPackage) {
     const link = path.join(dir, 'node_modules', ...PKG.name.split('/'));
     fs.mkdirSync(path.dirname(link), { recursive: true });
-    fs.symlinkSync(ROOT, link, 'junction');
+    fs.symlinkSync(side === 'baseline' ? BASELINE : ROOT, link, 'junction');
   }
   return dir;
 }
@@ -223,7 +226,7 @@ async function main() {
   const sim = await startSimulator({ host: '127.0.0.1' });
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'easy-footprint-'));
   try {
-    const sides = ['plain', 'installed', 'deployed'];
+    const sides = ['plain', 'installed', 'deployed', ...(BASELINE ? ['baseline'] : [])];
     const dirs = Object.fromEntries(sides.map((side) => [side, userDir(base, side, sim.url)]));
     const red = Object.fromEntries(sides.map((side) => [side, []]));
     const req = { without: [], with: [] };
@@ -233,7 +236,8 @@ async function main() {
         const side = sides[(i + k) % sides.length];
         const run = await startWithRetry(dirs[side]);
         if (side !== 'plain' && !run.loaded) throw new Error(`the package's nodes were not loaded:\n${run.log}`);
-        if (side === 'deployed' && !/Started flows/.test(run.log)) throw new Error(`the flows did not start:\n${run.log}`);
+        if ((side === 'deployed' || side === 'baseline') && !/Started flows/.test(run.log))
+          throw new Error(`the flows did not start:\n${run.log}`);
         red[side].push(run);
       }
       req.without.push(requireCost(null));
@@ -242,13 +246,14 @@ async function main() {
     if (!sim.requests.some((r) => r.endpoint === 'tariffs' && r.status === 200))
       throw new Error('the deployed flows asked the simulator nothing');
     const m = (runs, key) => median(runs.map((r) => r[key]));
+    if (BASELINE) console.log(`baseline: ${BASELINE}`);
     const added = (side, key, unit) => `${side} ${f1(m(red[side], key))} ${unit} (+${f1(m(red[side], key) - m(red.plain, key))})`;
     console.log(
       `footprint: Node ${process.version}, Node-RED ${require(path.join(path.dirname(RED_JS), 'package.json')).version}, ${RUNS} starts each, medians; added = vs plain Node-RED`,
     );
     const row = (label, key, unit, note = '') =>
       console.log(
-        `${label.padEnd(22)} plain ${f1(m(red.plain, key))} ${unit}   ${added('installed', key, unit)}   ${added('deployed', key, unit)}${note}`,
+        `${label.padEnd(22)} plain ${f1(m(red.plain, key))} ${unit}   ${added('installed', key, unit)}   ${added('deployed', key, unit)}${BASELINE ? `   ${added('baseline', key, unit)}` : ''}${note}`,
       );
     row('node-red start', 'startMs', 'ms', ' (wall clock: the load shows)');
     if (red.plain[0].cpuMs !== null) row('node-red start CPU', 'cpuMs', 'ms', ' (CPU time to "Started flows")');

@@ -47,3 +47,34 @@ describe('footprint: what loading the package loads', function () {
     should(modulesLoadedBy(nodeFiles, true)).eql(['moment', 'moment-timezone']);
   });
 });
+
+describe('zone data: one zone at a time from moment-timezone', function () {
+  this.timeout(30_000);
+
+  it('a fresh process adds only the zones asked for, the same as the whole data gives', () => {
+    const script = `
+      const time = require(${JSON.stringify(path.join(ROOT, 'dist', 'nodes', 'lib', 'engine', 'time.js'))});
+      const asked = ['Europe/London', 'europe/berlin', 'US/Eastern', 'Asia/Kolkata', 'Etc/UTC', 'UTC'];
+      const ours = asked.map((name) => time.zoneInfo(name));
+      const unknown = (() => { try { time.zoneInfo('Europe/Londn'); return 'accepted'; } catch (e) { return e.message; } })();
+      const addedBefore = time.momentTz().tz.names().length;
+      const names = time.timeZoneNames();
+      const full = require('moment-timezone'); // the whole data, into the same moment instance
+      const same = ours.every((z, i) => {
+        const ref = full.tz.zone(asked[i]);
+        return z.name === ref.name && z.untils.length === ref.untils.length &&
+          ref.untils.every((u, k) => z.untils[k] === u) &&
+          ref.offsets.every((o, k) => z.offsetMs[k] === -Math.round(o * 60000));
+      });
+      console.log(JSON.stringify({ names: ours.map((z) => z.name), unknown, addedBefore, same,
+        namesEqual: JSON.stringify(names) === JSON.stringify([...full.tz.names()].sort()), total: names.length }));`;
+    const out = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' }).trim());
+    should(out.names).eql(['Europe/London', 'Europe/Berlin', 'US/Eastern', 'Asia/Kolkata', 'Etc/UTC', 'UTC']);
+    should(out.unknown).equal('unknown time zone "Europe/Londn" (use an IANA name such as Europe/London)');
+    should(out.same).be.true();
+    should(out.namesEqual).be.true();
+    should(out.total).be.above(500);
+    // the zones asked for and their links, not the 500-odd of the data
+    should(out.addedBefore).be.below(20);
+  });
+});

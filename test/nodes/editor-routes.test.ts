@@ -304,6 +304,19 @@ describe('editor admin routes', function () {
       proxyUser: 'easy',
     });
 
+    it("the dialog's untouched proxy fields (environment, nothing typed) test the deployed account", async () => {
+      await load([account(sim)]);
+      const r = await post('/easy-account/test-connection', {
+        id: 'acc',
+        baseUrl: sim.url,
+        proxyMode: 'env',
+        proxyUrl: '',
+        proxyUser: '',
+        proxyPassword: '',
+      });
+      should(r.body).match({ ok: true });
+    });
+
     it('Test connection goes through it with a typed token; its password is in no answer', async () => {
       await load([]);
       const r = await post('/easy-account/test-connection', { ...viaProxy(), proxyPassword: PASSWORD });
@@ -333,6 +346,9 @@ describe('editor admin routes', function () {
         should(moved.body.error.message).equal('the proxy differs from the deployed account: type the proxy password again');
         should(elsewhere.seen).eql([]);
         // the stored token with another proxy: typed again, or not at all
+        // what the dialog sends for the deployed settings: the stored token and password are used
+        const asDeployed = { id: 'acc', baseUrl: 'http://api.example.test', proxyMode: 'url', proxyUrl: proxy.url, proxyUser: 'easy' };
+        should((await post('/easy-account/test-connection', { ...asDeployed, proxyPassword: '__PWRD__' })).body).match({ ok: true });
         const stored = await post('/easy-account/test-connection', { id: 'acc', proxyMode: 'none' });
         should(stored.status).equal(400);
         should(stored.body.error.message).match(/the proxy differs from the deployed account: type the token again/);

@@ -246,7 +246,8 @@ function sameProxy(body: Record<string, unknown>, deployed: AccountNode): boolea
     (typed.proxyMode || 'env') === (kept.proxyMode || 'env') &&
     text(typed.proxyUrl) === text(kept.proxyUrl) &&
     text(typed.proxyUser) === text(kept.proxyUser ?? '') &&
-    (typed.proxyPassword === PASSWORD_PLACEHOLDER || typed.proxyPassword === undefined)
+    // the editor shows the stand-in for a stored password, an empty field for none
+    (typed.proxyPassword === PASSWORD_PLACEHOLDER || (!typed.proxyPassword && !kept.proxyPassword))
   );
 }
 

@@ -2,19 +2,70 @@
 // the zone names, the machine's zone, and the unknown-zone error. Local time always
 // comes from this data, never from Date's local getters, so the process's TZ cannot leak
 // in. Part of the time family: import it through engine/time.
+import { readFileSync } from 'fs';
 import type Moment from 'moment-timezone';
 import { MINUTE_MS } from './time-instant';
 
 let loadedMoment: typeof Moment | null = null;
 
 /**
- * moment-timezone, loaded at first use: its zone data is ~8 MB of memory, which a
- * Node-RED that has the package installed but none of its nodes deployed never pays.
+ * moment-timezone without its bundled data, loaded at first use; zones are added from its
+ * data file one by one as they are asked for (zoneData). All of it loaded costs ~8 MB of
+ * memory; a zone costs a few kB, and a Node-RED with none of the nodes deployed nothing.
  */
 export function momentTz(): typeof Moment {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  loadedMoment ??= require('moment-timezone') as typeof Moment;
+  loadedMoment ??= require('moment-timezone/moment-timezone') as typeof Moment;
   return loadedMoment;
+}
+
+/** moment-timezone's packed data: `{ zones: ["Name|abbrs|offsets|…"], links: ["Target|Alias"], countries }`. */
+const ZONE_DATA_FILE = 'moment-timezone/data/packed/latest.json';
+
+interface ZoneIndex {
+  /** Every zone and link name by its lower case (moment's names are case-insensitive). */
+  names: Map<string, string>;
+  /** Link name → the zone it stands for. */
+  links: Map<string, string>;
+}
+let zoneIndex: ZoneIndex | null = null;
+
+/** The data file's zones and links as text, read afresh (and let go) when a zone is first asked for. */
+function zoneDataText(): { zones: string; links: string } {
+  const text = readFileSync(require.resolve(ZONE_DATA_FILE), 'utf8');
+  const linksAt = text.indexOf('"links"');
+  const countriesAt = text.indexOf('"countries"', linksAt);
+  return { zones: text.slice(0, linksAt), links: text.slice(linksAt, countriesAt < 0 ? undefined : countriesAt) };
+}
+
+function buildIndex(data: { zones: string; links: string }): ZoneIndex {
+  const names = new Map<string, string>();
+  const links = new Map<string, string>();
+  for (const m of data.zones.matchAll(/"([^"|]+)\|/g)) names.set(m[1].toLowerCase(), m[1]);
+  for (const m of data.links.matchAll(/"([^"|]+)\|([^"|]+)"/g)) {
+    names.set(m[2].toLowerCase(), m[2]);
+    links.set(m[2], m[1]);
+  }
+  return { names, links };
+}
+
+/** The moment zone of an IANA name (any case), its data added on first use; null if unknown. */
+function zoneData(name: string): Moment.MomentZone | null {
+  const tz = momentTz().tz;
+  const known = zoneIndex?.names.get(name.toLowerCase());
+  const added = known ? tz.zone(known) : null;
+  if (added) return added;
+  if (zoneIndex && !known) return null;
+  const data = zoneDataText();
+  zoneIndex ??= buildIndex(data);
+  const canonical = zoneIndex.names.get(name.toLowerCase());
+  if (!canonical) return null;
+  const target = zoneIndex.links.get(canonical) ?? canonical;
+  const at = data.zones.indexOf(`"${target}|`);
+  if (at < 0) return null;
+  tz.add(data.zones.slice(at + 1, data.zones.indexOf('"', at + 1)));
+  if (target !== canonical) tz.link(`${target}|${canonical}`);
+  return tz.zone(canonical);
 }
 
 /**
@@ -38,7 +89,7 @@ function unknownZone(name: unknown): Error {
 export function zoneInfo(name: string): ZoneInfo {
   const cached = zoneCache.get(name);
   if (cached) return cached;
-  const zone = typeof name === 'string' && name !== '' ? momentTz().tz.zone(name) : null;
+  const zone = typeof name === 'string' && name !== '' ? zoneData(name) : null;
   if (!zone) throw unknownZone(name);
   const info: ZoneInfo = {
     name: zone.name,
@@ -52,7 +103,8 @@ export function zoneInfo(name: string): ZoneInfo {
 
 /** Every zone name of the zone data (the IANA database, links included), sorted. */
 export function timeZoneNames(): string[] {
-  return [...momentTz().tz.names()].sort();
+  zoneIndex ??= buildIndex(zoneDataText());
+  return [...zoneIndex.names.values()].sort();
 }
 
 /** Throws `Error('unknown time zone "X" (...)')` unless name is an IANA zone. */
@@ -68,7 +120,7 @@ export function machineTimeZone(): string {
   } catch {
     name = undefined;
   }
-  return name && momentTz().tz.zone(name) ? name : 'UTC';
+  return name && zoneData(name) ? name : 'UTC';
 }
 
 /** The zone of an options object, with the same errors as the engine's. */
