@@ -5,11 +5,15 @@
 // file holds the local calendar periods (day, week, month, year, named periods). Local
 // time always comes from the zone data, never from Date's local getters, so the
 // process's TZ cannot leak in.
-import { civilFromDays, DAY_MS, daysFromCivil, describe, requireEpochMs } from './time-instant';
-import { type ZoneInfo, zoneOption } from './zone-data';
-import { isoWeekday, localDayNumber, periodIndex } from './zone-clock';
+import * as instant from './time-instant';
+import * as zoneData from './zone-data';
+import * as zoneClock from './zone-clock';
+import type { ZoneInfo } from './zone-data';
 
-export {
+// The parts' names as plain values of this module, not `export { … } from`: TypeScript's
+// CommonJS form of a re-export is a getter, called at every use, and the cost walk parses
+// each reading's instant through these.
+export const {
   SECOND_MS,
   MINUTE_MS,
   HOUR_MS,
@@ -26,10 +30,11 @@ export {
   isoResult,
   instantInto,
   parseIsoInto,
-} from './time-instant';
+} = instant;
 export type { ZoneInfo } from './zone-data';
-export { momentTz, zoneInfo, timeZoneNames, assertTimeZone, machineTimeZone, zoneOption } from './zone-data';
-export { periodIndex, toLocalMs, localToUtc, isoWeekday, instantOfLocal, localDayNumber, localIsoText, localClockText } from './zone-clock';
+export const { momentTz, zoneInfo, timeZoneNames, assertTimeZone, machineTimeZone, zoneOption } = zoneData;
+export const { periodIndex, toLocalMs, localToUtc, isoWeekday, instantOfLocal, localDayNumber, localIsoText, localClockText } = zoneClock;
+const { describe } = instant;
 
 // ---------------------------------------------------------------------------------------
 // Local calendar periods. A period is [from, to) in epoch ms; a period that begins on
