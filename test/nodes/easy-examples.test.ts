@@ -64,6 +64,12 @@ describe('examples of easy-sensors and easy-cost', function () {
     }
   });
 
+  it('can all be deployed side by side, as the demo does: no node id used twice but the shared account and dashboard base', () => {
+    const { exampleFlows } = require('../../scripts/demo-flows.js');
+    const { flows } = exampleFlows('http://127.0.0.1:1');
+    should(flows.length).be.above(EXAMPLES.length * 3);
+  });
+
   it('name every debug node distinctly across the examples (the demo deploys them all side by side)', () => {
     const names = EXAMPLES.flatMap((name) =>
       example(name)
