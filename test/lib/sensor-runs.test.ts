@@ -62,17 +62,24 @@ describe('sensorRuns: against the minute-by-minute scan (fast-check, fixed seed)
     );
   });
 
-  it('adds up over the local days of a week: run time and starts per day sum to the week (DST and midnight-DST zones)', () => {
+  it('adds up over the local days of a week (DST and midnight-DST zones): times exactly, starts but those at a day’s first instant', () => {
     const zones = ['Atlantic/Azores', 'America/Havana', 'Asia/Beirut', 'America/Santiago', 'Europe/London', 'Pacific/Chatham'];
     const weekArb = fc.record({
       zone: fc.constantFrom(...zones),
       start: fc.integer({ min: Date.UTC(2019, 0, 1) / 3600000, max: Date.UTC(2030, 0, 1) / 3600000 }).map((h) => h * 3600000),
       samples: fc.array(fc.tuple(fc.integer({ min: -2000, max: 12000 }), fc.constantFrom(0, 1, 1)), { maxLength: 60 }),
+      // some samples exactly at local midnights, where a start is in neither day's (from, to)
+      midnights: fc.array(fc.tuple(fc.integer({ min: 0, max: 7 }), fc.constantFrom(0, 1)), { maxLength: 4 }),
     });
     fc.assert(
-      fc.property(weekArb, ({ zone, start, samples }) => {
-        const timeline = samples.map(([m, v]): Sample => [start + m * MINUTE, v]);
+      fc.property(weekArb, ({ zone, start, samples, midnights }) => {
         const week = localPeriod('week', start, { timezone: zone });
+        const timeline = samples.map(([m, v]): Sample => [start + m * MINUTE, v]);
+        for (const [d, v] of midnights) {
+          let day = localPeriod('day', week.from, { timezone: zone });
+          for (let k = 0; k < d; k++) day = localPeriod('day', day.to, { timezone: zone });
+          timeline.push([day.from, v]);
+        }
         const whole = sensorRuns(timeline, week.from, week.to);
         const sum = { onMs: 0, offMs: 0, unknownMs: 0, starts: 0 };
         for (
@@ -85,6 +92,15 @@ describe('sensorRuns: against the minute-by-minute scan (fast-check, fixed seed)
           sum.offMs += r.offMs;
           sum.unknownMs += r.unknownMs;
           sum.starts += r.starts;
+        }
+        // a start exactly at a day's first instant is inside the week but in no day's (from, to)
+        for (
+          let day = localPeriod('day', week.from, { timezone: zone });
+          day.to < week.to;
+          day = localPeriod('day', day.to, { timezone: zone })
+        ) {
+          const before = valueAt(timeline, day.to - 1);
+          if (valueAt(timeline, day.to) === 1 && !Number.isNaN(before) && before !== 1) sum.starts++;
         }
         should(sum).eql({ onMs: whole.onMs, offMs: whole.offMs, unknownMs: whole.unknownMs, starts: whole.starts });
         should(whole.onMs + whole.offMs + whole.unknownMs).equal(week.to - week.from);

@@ -109,6 +109,7 @@ export class StreamGenerator {
     if (!Number.isFinite(ts) || (last && ts <= last[0])) return;
     if (last) {
       addTime(this.state, this.zone, last[0], ts, last[1]);
+      for (const name of PERIODS) periodAt(this.state, this.zone, name, ts); // a sample at a period's start opens it
       if (value === this.state.on && last[1] !== null && last[1] !== this.state.on) {
         for (const name of PERIODS) periodAt(this.state, this.zone, name, ts).starts++;
       }
@@ -148,7 +149,8 @@ export class StreamGenerator {
   payload(at: number) {
     const view: GeneratorState = JSON.parse(JSON.stringify(this.state));
     if (view.last && at > view.last[0]) addTime(view, this.zone, view.last[0], at, view.last[1]);
-    else if (Number.isFinite(at)) for (const name of PERIODS) periodAt(view, this.zone, name, at);
+    // the periods of `at`, even when the stretch before it ended exactly at their start
+    if (Number.isFinite(at)) for (const name of PERIODS) periodAt(view, this.zone, name, at);
     const out: Record<string, unknown> = { gatewayId: view.gatewayId, sensorId: view.sensorId, on: view.on };
     const key: Record<PeriodName, string> = { day: 'today', week: 'week', month: 'month' };
     for (const name of PERIODS) out[key[name]] = periodPayload(view[name]);
@@ -210,7 +212,9 @@ function periodAt(state: GeneratorState, zone: ZoneInfo, name: PeriodName, ms: n
 /** Adds [from, to) at `value` to every period it crosses, cut at their local bounds. */
 function addTime(state: GeneratorState, zone: ZoneInfo, from: number, to: number, value: number | null): void {
   for (const name of PERIODS) {
-    for (let t = from; t < to;) {
+    // time in a period already left behind (a reading opened a later one first) is not carried back
+    const current = state[name];
+    for (let t = current && from < current.from ? current.from : from; t < to;) {
       const p = periodAt(state, zone, name, t);
       const end = Math.min(to, p.to);
       if (value === null) p.unknownMs += end - t;
