@@ -290,7 +290,7 @@ describe('examples of easy-sensors and easy-cost', function () {
 
     it('how long did the generator run: run time, starts and cost in words and as bars, for yesterday on deploy', async () => {
       await runDashboard('how-long-did-the-generator-run');
-      const [words, bars] = ['gen-text', 'gen-chart'].map(inbox);
+      const [words, bars] = ['genrun-text', 'genrun-chart'].map(inbox);
       const [text] = await words.next(1, 8000);
       // the simulator's generator runs 5 minutes of every quarter hour: 8 hours and 96 starts a day
       should(text.payload).match(/^yesterday: 8\.0 h, 9[56] starts; running GBP [\d,]+\.\d\d, not running GBP [\d,]+\.\d\d$/);
@@ -298,7 +298,7 @@ describe('examples of easy-sensors and easy-cost', function () {
       should(bar.topic).equal('yesterday');
       should(bar.payload.map((p: { x: string }) => p.x)).eql(['running', 'not running']);
       should(bar.payload[0].y).be.above(0);
-      helper.getNode('gen-ask-week').receive({ gateway: 'DEMO', sensor: 'e1.kwh', period: 'this-week' });
+      helper.getNode('genrun-ask-week').receive({ gateway: 'DEMO', sensor: 'e1.kwh', period: 'this-week' });
       const [week] = await words.next(1, 8000);
       should(week.payload).match(/^this-week: /);
     });
