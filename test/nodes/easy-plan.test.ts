@@ -12,7 +12,7 @@ import easyAccount = require('../../nodes/easy-account');
 import { catchNodes, FakeClock, FlowNode, helper, inbox, lastStatus, quiet, TOKEN, withSimulator } from './flow-support';
 import moment from 'moment-timezone';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
-import { cheapestWindows } from '../../nodes/lib/engine/plan';
+import { cheapestWindows, dearestWindows } from '../../nodes/lib/engine/plan';
 import { configuredCycle, planSettings } from '../../nodes/lib/runtime/plan-settings';
 
 const ZONE = 'Europe/London';
@@ -396,6 +396,25 @@ describe('easy-plan node', function () {
     should(caught.received).eql([]);
   });
 
+  it('in the dearest hours: the most expensive time of the window (a battery discharging), never below the lowest price', async () => {
+    served = [cheapBetween('01:00', '04:00')];
+    const { sw, plans } = await start('2026-01-10T21:30:00Z', { strategy: 'dearest', durationHours: 2, minPrice: '' });
+    const [plan] = await plans.next(1);
+    // 0.3 everywhere but 01:00-04:00: the earliest two dearest hours
+    should(plan.payload.slots.map((s: { from: string; to: string; price: number }) => [s.from, s.to, s.price])).eql([
+      ['2026-01-10T22:00:00.000Z', '2026-01-11T00:00:00.000Z', 0.3],
+    ]);
+    await tickTo('2026-01-10T22:00:00Z');
+    should(sw[sw.length - 1]).eql({ on: true, at: at('2026-01-10T22:00:00Z') });
+    await helper.unload();
+    clock!.uninstall();
+    await sim!.close();
+    const again = await start('2026-01-10T21:30:00Z', { strategy: 'dearest', durationHours: 2, minPrice: '0.35' });
+    const [none] = await again.plans.next(1);
+    should(none.payload).match({ slots: [], planned: 0 });
+    should(none.payload.shortfall).match(/below 0\.35/);
+  });
+
   it('bad messages reach the Catch node with a clear error and switch nothing', async () => {
     served = [cheapBetween('01:00', '04:00')];
     const { sw, plans, node, caught } = await start('2026-01-10T21:30:00Z');
@@ -481,14 +500,67 @@ describe('easy-plan node', function () {
     );
     should(state.payload).equal(expected.slots.some((s) => s.from <= Date.now() && Date.now() < s.to));
 
+    // boost: on now for 2 h, then the plan
     helper.getNode('plan-boost').receive({});
     const [boost] = await plans.next(1);
-    should(boost.payload).match({ cause: 'message', requested: 2 * 3_600_000 });
-    should(boost.payload.window.toLocal.slice(11, 16)).equal('07:00');
+    const boosted = boost.payload.slots.find((x: { request: string }) => x.request === 'boost');
+    should(boosted.fromMs).equal(Date.parse(boost.payload.madeAt));
+    should(boosted.toMs - boosted.fromMs).equal(2 * 3_600_000);
+    if (state.payload === false) should((await relay.next(1))[0].payload).be.true(); // (already on inside a slot)
+    // 2 h more before 07:00: a one-off in the cheapest time until then
+    helper.getNode('plan-once').receive({});
+    const [once] = await plans.next(1);
+    should(once.payload).match({ cause: 'message', request: 'once', requested: 2 * 3_600_000 });
+    should(once.payload.window.toLocal.slice(11, 16)).equal('07:00');
+    // override off holds the relay off; auto follows the plan again (still in the boost)
+    helper.getNode('plan-override-off').receive({});
+    should((await relay.next(1))[0]).match({ payload: false, override: 'off' });
+    helper.getNode('plan-override-auto').receive({});
+    should((await relay.next(1))[0]).match({ payload: true, override: 'auto' });
     helper.getNode('plan-cancel').receive({});
-    should((await plans.next(1))[0].payload).match({ slots: [], requested: 0 });
+    should((await plans.next(1))[0].payload).match({ request: 'plan', requested: 0 });
+    should((await relay.next(1))[0].payload).be.false();
     helper.getNode('plan-replan').receive({});
     should((await plans.next(1))[0].payload.requested).equal(3 * 3_600_000);
+  });
+
+  it('the dearest-hours example: the battery discharges in the dearest 2 h of 16:00-21:00 as the library plans them, in words', async () => {
+    sim = await withSimulator();
+    const shipped: FlowNode[] = JSON.parse(
+      fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'discharge-the-battery-in-the-dearest-hours.json'), 'utf8'),
+    );
+    const flow = shipped.map((n) => {
+      if (n.type === 'easy-account') return { ...n, baseUrl: sim!.url, timezone: ZONE };
+      return n.type === 'debug' ? { id: n.id, z: n.z, type: 'helper' } : n;
+    });
+    const inject = require(require.resolve('@node-red/nodes/core/common/20-inject.js'));
+    await helper.load([easyAccount, easyPlan, inject], flow, { 'easy-example-account': { token: TOKEN } });
+    const inverter = inbox('dearest-inverter');
+    const [plan] = await inbox('dearest-plan').next(1);
+    const [state] = await inverter.next(1);
+    const config = shipped.find((n) => n.id === 'dearest-battery')!;
+    const madeAt = Date.parse(plan.payload.madeAt);
+    const cycle = configuredCycle(planSettings(config), madeAt, ZONE);
+    const from = Math.max(cycle.from, madeAt);
+    const expected = dearestWindows(
+      DEMO_TARIFFS.find((t) => t.id === 'DEMO-WORKDAY'),
+      {
+        timezone: ZONE,
+        from,
+        to: cycle.to,
+        duration: Math.min(2 * 3_600_000, cycle.to - from),
+        minPrice: 0.3,
+      },
+    );
+    should(plan.payload.slots.map((s: { fromMs: number; toMs: number }) => [s.fromMs, s.toMs])).eql(
+      expected.slots.map((s) => [s.from, s.to]),
+    );
+    const on = expected.slots.some((s) => s.from <= Date.now() && Date.now() < s.to);
+    const inWindow = cycle.from <= Date.now();
+    should(state.payload).equal(on ? 'discharge' : 'idle');
+    should(state.state).equal(on ? 'on' : inWindow ? 'off' : 'outside');
+    helper.getNode('dearest-resend').receive({});
+    should((await inverter.next(1))[0].payload).equal(state.payload);
   });
 
   it("the edit dialog's chart: the slots its settings would plan over the week, or why not", async () => {

@@ -12,7 +12,6 @@
 // mode to its end), and plans only what is still owed, from then on.
 
 import { hours as hoursText, PlanResult } from '../engine/plan';
-import { MINUTE_MS } from '../engine/time';
 import type { Cycle } from './plan-settings';
 
 export type Owner = 'plan' | 'once' | 'boost';
@@ -44,8 +43,8 @@ export interface Ledger {
 }
 
 export interface Planner {
-  /** The plan for `duration` (> 0, at most to − from) in [from, to) with blocks of at least `minBlock`. */
-  plan(from: number, to: number, duration: number, minBlock: number): PlanResult;
+  /** The plan for `duration` (> 0, at most to − from) in [from, to): in one block, or in blocks of at least `minBlock`. */
+  plan(from: number, to: number, duration: number, block: { contiguous: boolean; minBlock: number }): PlanResult;
   /** The priced pieces of [from, to), for a boost (which runs whatever the price). */
   priced(from: number, to: number): Array<{ from: number; to: number; price: number | null }>;
 }
@@ -99,9 +98,7 @@ export function replanLedger(ledger: Ledger, now: number, planner: Planner, opts
   const running = runningBlock(ledger.pieces, now);
   if (running && running.owner !== 'boost') {
     if (opts.contiguous) committedTo = running.to;
-    // (to a whole minute at least: the minimum-block search plans on whole minutes)
-    else if (opts.minBlockMs > 0)
-      committedTo = Math.min(running.to, Math.max(Math.ceil(now / MINUTE_MS) * MINUTE_MS, running.from + opts.minBlockMs));
+    else if (opts.minBlockMs > 0) committedTo = Math.min(running.to, Math.max(now, running.from + opts.minBlockMs));
   }
   const boostPieces: LedgerPiece[] = boost
     ? planner.priced(Math.max(now, boost.from), boost.to).map((p) => ({ ...p, owner: 'boost' as const }))
@@ -137,9 +134,11 @@ export function replanLedger(ledger: Ledger, now: number, planner: Planner, opts
     if (fits <= 0) return null;
     // what is left to run after a running block, shorter than the minimum, continues that block
     const continues = running !== null && running.owner === owner && committedTo === from && fits < opts.minBlockMs;
+    // a rest no longer than the minimum block is one block of the rest
+    const oneBlock = opts.contiguous || (opts.minBlockMs > 0 && fits <= opts.minBlockMs);
     const result = continues
-      ? planner.plan(from, from + fits, fits, 0)
-      : planner.plan(from, to, fits, opts.contiguous ? 0 : Math.min(opts.minBlockMs, fits));
+      ? planner.plan(from, from + fits, fits, { contiguous: false, minBlock: 0 })
+      : planner.plan(from, to, fits, { contiguous: oneBlock, minBlock: oneBlock ? 0 : opts.minBlockMs });
     if (result.shortfall) shortfalls.push(`${what}: ${result.shortfall}`);
     scheduled = sortPieces([...scheduled, ...result.pieces.map((p) => ({ from: p.from, to: p.to, price: p.price, owner }))]);
     return result;

@@ -1,37 +1,18 @@
 // The engine behind easy-plan's ledger, and the edit dialog's preview made by the same
 // ledger: what the dialog shows is what the node would plan now.
-import { cheapestWindows, mergeSlots } from '../engine/plan';
+import { cheapestWindows, dearestWindows, mergeSlots } from '../engine/plan';
 import { schedule, SensorValues } from '../engine/price';
-import { MINUTE_MS } from '../engine/time';
 import { Planner, replanLedger } from './plan-ledger';
 import { configuredCycle, PlanSettings, planSettings } from './plan-settings';
 
-/** A planner for these settings on this tariff: the cheapest plan, never above the highest price. */
+/** A planner for these settings on this tariff: the cheapest plan (never above the price limit), or the dearest (never below it). */
 export function enginePlanner(tariff: unknown, options: { timezone: string; sensors?: SensorValues }, settings: PlanSettings): Planner {
   return {
-    plan(from, to, duration, minBlock) {
-      if (minBlock > 0) {
-        // the minimum-block search works on the common grid of its inputs: whole minutes keep it
-        // small (a window from an arbitrary instant starts at the next minute, a rest rounds to one)
-        const gridFrom = Math.ceil(from / MINUTE_MS) * MINUTE_MS;
-        const gridTo = Math.floor(to / MINUTE_MS) * MINUTE_MS;
-        const gridDuration = Math.min(Math.round(duration / MINUTE_MS) * MINUTE_MS, gridTo - gridFrom);
-        if (gridDuration >= MINUTE_MS) {
-          const gridBlock = Math.max(MINUTE_MS, Math.round(minBlock / MINUTE_MS) * MINUTE_MS);
-          [from, to, duration, minBlock] = [gridFrom, gridTo, gridDuration, Math.min(gridBlock, gridDuration)];
-        } else {
-          minBlock = 0; // under a minute: no block to keep whole
-        }
-      }
-      return cheapestWindows(tariff, {
-        ...options,
-        from,
-        to,
-        duration,
-        contiguous: settings.contiguous,
-        minBlock,
-        maxPrice: settings.maxPrice,
-      });
+    plan(from, to, duration, block) {
+      const planned = { ...options, from, to, duration, ...block };
+      return settings.strategy === 'dearest'
+        ? dearestWindows(tariff, { ...planned, minPrice: settings.priceLimit })
+        : cheapestWindows(tariff, { ...planned, maxPrice: settings.priceLimit });
     },
     priced(from, to) {
       return schedule(tariff, from, to, options).map((s) => ({ from: s.from, to: s.to, price: s.price }));

@@ -15,7 +15,10 @@ export interface PlanSettings {
   contiguous: boolean;
   /** split plans only: each block lasts at least this long (0 = no minimum) */
   minBlockMs: number;
-  maxPrice: number | undefined;
+  /** Run in the cheapest hours of the window, or in the dearest (discharge a battery, shed load, sell). */
+  strategy: 'cheapest' | 'dearest';
+  /** cheapest: never above this net price; dearest: never below it. */
+  priceLimit: number | undefined;
 }
 
 /** A plan's span: [from, to) and the run time wanted in it. */
@@ -77,10 +80,15 @@ export function planSettings(config: Record<string, unknown>): PlanSettings {
   } else {
     throw new Error(`the window must be daily or rolling, got ${JSON.stringify(config.mode)}`);
   }
-  const maxPrice =
-    config.maxPrice === undefined || config.maxPrice === null || String(config.maxPrice).trim() === ''
+  const strategy = config.strategy === undefined || config.strategy === 'cheapest' ? 'cheapest' : config.strategy;
+  if (strategy !== 'cheapest' && strategy !== 'dearest') {
+    throw new Error(`the plan must run in the cheapest or the dearest hours, got ${JSON.stringify(config.strategy)}`);
+  }
+  const limitField = strategy === 'cheapest' ? config.maxPrice : config.minPrice;
+  const priceLimit =
+    limitField === undefined || limitField === null || String(limitField).trim() === ''
       ? undefined
-      : numberIn(config.maxPrice, 'the highest price', -1e6, 1e6);
+      : numberIn(limitField, strategy === 'cheapest' ? 'the highest price' : 'the lowest price', -1e6, 1e6);
   const contiguous = config.contiguous === true || config.contiguous === 'true';
   const minBlockMs = contiguous
     ? 0
@@ -91,7 +99,7 @@ export function planSettings(config: Record<string, unknown>): PlanSettings {
       );
   if (durationMs > 0 && minBlockMs > durationMs)
     throw new Error(`the minimum block (${hours(minBlockMs)}) is longer than the duration (${hours(durationMs)})`);
-  return { durationMs, window, contiguous, minBlockMs, maxPrice };
+  return { durationMs, window, contiguous, minBlockMs, strategy, priceLimit };
 }
 
 /**
