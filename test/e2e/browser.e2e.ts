@@ -182,6 +182,8 @@ describe('e2e: the editor in chromium', function () {
         };
       });
       assert.strictEqual(zone.value, '', "the default (the machine's zone) is selected");
+      // saved without a proxy setting (the examples): Node-RED's environment, not an empty dropdown
+      assert.strictEqual(await page.evaluate(() => $('#node-config-input-proxyMode').val()), 'env');
       assert.strictEqual(zone.first, '');
       assert.strictEqual(zone.london, 1);
       const settings = await getJson<Record<string, unknown>>('/settings');
