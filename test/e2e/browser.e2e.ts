@@ -306,7 +306,8 @@ describe('e2e: the editor in chromium', function () {
               /Today so far \(00:00 to now\)\s+GBP [\d,.]+ \([\d.]+ kWh\)/.test(t) &&
               /This month so far\s+GBP [\d,.]+ \([\d.]+ kWh\)/.test(t) &&
               /Heater planned\s+\d\d:\d\d–\d\d:\d\d/.test(t) &&
-              /Generator\s+(running|stopped)/.test(t)
+              /Generator\s+(running|stopped)/.test(t) &&
+              /Generator ran today\s+[\d.]+ h in \d+ starts?/.test(t)
               ? t
               : null;
           },

@@ -70,6 +70,12 @@ describe('examples of easy-sensors and easy-cost', function () {
     should(flows.length).be.above(EXAMPLES.length * 3);
   });
 
+  it("keep every chart's axis labels inside it (Dashboard 2 draws them outside the chart area by default)", () => {
+    const charts = EXAMPLES.flatMap((name) => example(name).filter((n) => n.type === 'ui-chart'));
+    should(charts.length).be.above(2);
+    for (const chart of charts) should(chart).match({ chartOptions: { grid: { containLabel: true } } });
+  });
+
   it('name every debug node distinctly across the examples (the demo deploys them all side by side)', () => {
     const names = EXAMPLES.flatMap((name) =>
       example(name)
@@ -194,7 +200,7 @@ describe('examples of easy-sensors and easy-cost', function () {
         });
       const before = Date.now();
       await loadFlow([easySensors, easyCost, easyTariff, easyPlan, ...CORE], flow);
-      const [prices, charts, todays, months, heater, generator, dayBars] = [
+      const [prices, charts, todays, months, heater, generator, dayBars, genToday] = [
         'dash-price',
         'dash-chart',
         'dash-cost-today',
@@ -202,6 +208,7 @@ describe('examples of easy-sensors and easy-cost', function () {
         'dash-heater',
         'dash-generator',
         'dash-days-chart',
+        'dash-gen-today',
       ].map(inbox);
       const [price] = await prices.next(1);
       const now = priceAt(
@@ -232,6 +239,9 @@ describe('examples of easy-sensors and easy-cost', function () {
       should(plan.payload).match(/^(\d\d:\d\d–\d\d:\d\d(, )?)+ at [\d.]+ GBP\/kWh$/);
       const [gen] = await generator.next(1, 8000);
       should(['running', 'stopped']).containEql(gen.payload);
+      // today's run time: the demo's generator runs the first 5 minutes of every quarter hour (UTC)
+      const [ran] = await genToday.next(1, 10_000);
+      should(ran.payload).match(/^\d+\.\d h in \d+ starts?$/);
       should(net.payload[0].x).be.within(before, Date.now());
       should(net.payload[0].y).equal(now.price);
       // the injects fire 2 and 3 s after deploy
