@@ -4,10 +4,16 @@
  */
 (function () {
   'use strict';
-  var E = window.EasyEditor;
+  // Node-RED loads a node's scripts side by side, in whatever order they arrive: the object
+  // is made by whichever runs first, the shared functions are looked up when called
+  var E = (window.EasyEditor = window.EasyEditor || {});
   if (E.zonePicker) return;
-  var t = E.t;
-  var tn = E.tn;
+  function t(key, subs) {
+    return E.t(key, subs);
+  }
+  function tn(key, count, subs) {
+    return E.tn(key, count, subs);
+  }
 
   /**
    * Fills a <select> with every zone, the machine's default first ('' = the machine's

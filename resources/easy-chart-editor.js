@@ -5,13 +5,21 @@
  */
 (function () {
   'use strict';
-  var E = window.EasyEditor;
+  // Node-RED loads a node's scripts side by side, in whatever order they arrive: the object
+  // is made by whichever runs first, the shared functions are looked up when called
+  var E = (window.EasyEditor = window.EasyEditor || {});
   if (E.renderChart) return;
-  var t = E.t;
-  var tn = E.tn;
+  function t(key, subs) {
+    return E.t(key, subs);
+  }
+  function tn(key, count, subs) {
+    return E.tn(key, count, subs);
+  }
 
   var SVG = 'http://www.w3.org/2000/svg';
-  var priceText = E.priceText;
+  function priceText(x) {
+    return E.priceText(x);
+  }
 
   function svg(name, attrs, parent) {
     var el = document.createElementNS(SVG, name);

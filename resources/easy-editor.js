@@ -10,8 +10,9 @@
  */
 (function () {
   'use strict';
-  if (window.EasyEditor) return;
-  var E = (window.EasyEditor = {});
+  // the dialog scripts may have run first (Node-RED loads them side by side) and made the object
+  var E = (window.EasyEditor = window.EasyEditor || {});
+  if (E.t) return;
 
   // the dialogs' few styles, once
   $('<style id="easy-editor-style">')
@@ -108,7 +109,14 @@
     var code = err && err.code ? err.code : 'failed';
     var words = t('errors.' + code);
     if (words === 'easy-account.editor.errors.' + code) words = t('errors.failed');
-    return err && err.message ? words + ' (' + err.message + ')' : words;
+    // the detail as a sentence of its own: it may hold brackets already
+    var detail =
+      err && err.message
+        ? String(err.message)
+            .trim()
+            .replace(/[\s.]+$/, '')
+        : '';
+    return detail ? words + ' ' + t('test.detail', { detail: detail }) : words;
   };
 
   /** Sets a status line: text plus a state class (loading, ok, warning, error). */

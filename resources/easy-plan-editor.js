@@ -8,9 +8,13 @@
  */
 (function () {
   'use strict';
-  var E = window.EasyEditor;
-  if (!E || E.planChecks) return;
-  var t = E.t;
+  // Node-RED loads a node's scripts side by side, in whatever order they arrive: the object
+  // is made by whichever runs first, the shared functions are looked up when called
+  var E = (window.EasyEditor = window.EasyEditor || {});
+  if (E.planChecks) return;
+  function t(key, subs) {
+    return E.t(key, subs);
+  }
   var HOUR = 3600000;
   var MINUTE = 60000;
   var DAY = 24 * HOUR;

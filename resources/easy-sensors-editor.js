@@ -5,11 +5,19 @@
  */
 (function () {
   'use strict';
-  var E = window.EasyEditor;
+  // Node-RED loads a node's scripts side by side, in whatever order they arrive: the object
+  // is made by whichever runs first, the shared functions are looked up when called
+  var E = (window.EasyEditor = window.EasyEditor || {});
   if (E.sensorsPicker) return;
-  var t = E.t;
-  var tn = E.tn;
-  var setStatus = E.setStatus;
+  function t(key, subs) {
+    return E.t(key, subs);
+  }
+  function tn(key, count, subs) {
+    return E.tn(key, count, subs);
+  }
+  function setStatus() {
+    return E.setStatus.apply(null, arguments);
+  }
 
   E.kindText = function (kind) {
     if (!kind) return t('kind.unknown');

@@ -5,12 +5,22 @@
  */
 (function () {
   'use strict';
-  var E = window.EasyEditor;
+  // Node-RED loads a node's scripts side by side, in whatever order they arrive: the object
+  // is made by whichever runs first, the shared functions are looked up when called
+  var E = (window.EasyEditor = window.EasyEditor || {});
   if (E.tariffPicker) return;
-  var t = E.t;
-  var tn = E.tn;
-  var setStatus = E.setStatus;
-  var priceText = E.priceText;
+  function t(key, subs) {
+    return E.t(key, subs);
+  }
+  function tn(key, count, subs) {
+    return E.tn(key, count, subs);
+  }
+  function setStatus() {
+    return E.setStatus.apply(null, arguments);
+  }
+  function priceText(x) {
+    return E.priceText(x);
+  }
 
   var DAY_KEYS = ['', 'days.1', 'days.2', 'days.3', 'days.4', 'days.5', 'days.6', 'days.7'];
 

@@ -82,7 +82,7 @@ describe('editor dialogs', () => {
     should(pkg.files).containEql('resources');
     // Node-RED's editor serves /resources/<module>/<file>, scoped names included
     should(/^\/resources\/((?:@[^/]+\/)?[^/]+)\/(.+)$/.exec(`/${src}`)![1]).equal(pkg.name);
-    should(SHARED).match(/if \(window\.EasyEditor\) return;/);
+    should(SHARED).match(/var E = \(window\.EasyEditor = window\.EasyEditor \|\| \{\}\);\n\s*if \(E\.t\) return;/);
   });
 
   it('each dialog loads the shared script first, then a script for each EasyEditor function it calls', () => {
@@ -182,7 +182,7 @@ describe('editor dialogs', () => {
 
   describe('words the dialogs build (the scripts run with a stand-in for jQuery and RED)', () => {
     /** The scripts' EasyEditor, its words from the real catalogue as Node-RED's i18n fills them in. */
-    function editor(): Record<string, (...args: any[]) => string> {
+    function editor(order = ['easy-editor.js', 'easy-account-editor.js']): Record<string, (...args: any[]) => string> {
       const chain: any = new Proxy(function () {}, {
         get: (_t, key) => (key === 'extend' ? Object.assign : () => chain),
         apply: () => chain,
@@ -199,7 +199,7 @@ describe('editor dialogs', () => {
       };
       const window: Record<string, any> = {};
       const sandbox = vm.createContext({ window, RED, $: chain, jQuery: chain, console });
-      for (const file of ['easy-editor.js', 'easy-account-editor.js']) vm.runInContext(read('resources', file), sandbox);
+      for (const file of order) vm.runInContext(read('resources', file), sandbox);
       return window.EasyEditor;
     }
 
@@ -221,6 +221,16 @@ describe('editor dialogs', () => {
       );
       should(text).not.match(/\([^)]*\(/);
       should(E.connectionText({ ok: false, outcome: 'token_rejected' })).equal('The token was rejected: check it, or create a new one.');
+    });
+
+    it("work whatever order Node-RED runs the scripts in (it loads a node's scripts side by side)", () => {
+      const parts = [...SCRIPTS.keys()].filter((f) => f !== 'easy-editor.js');
+      const E = editor([...parts, 'easy-editor.js']);
+      should(E.connectionText({ ok: true, tariffs: 2, invalid: 0 })).equal('Connected: the account has 2 tariffs.');
+      should(typeof E.zonePicker).equal('function');
+      should(E.errorText({ code: 'unreachable', message: 'could not reach host (timeout)' })).equal(
+        'The service could not be reached. Details: could not reach host (timeout).',
+      );
     });
   });
 });
