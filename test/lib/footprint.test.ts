@@ -5,10 +5,13 @@
 // Measured in a fresh process so nothing loaded by other suites counts. The figures are
 // `npm run bench:footprint`'s; this only pins which modules load.
 import { execFileSync } from 'child_process';
+import * as fs from 'fs';
 import * as path from 'path';
 import should from 'should';
 
 const ROOT = path.join(__dirname, '..', '..');
+// require.cache holds real paths: a checkout whose node_modules is a link names its modules by the link's target
+const REAL_ROOT = fs.realpathSync(ROOT);
 const PKG = require(path.join(ROOT, 'package.json')) as { main: string; 'node-red': { nodes: Record<string, string> } };
 
 /** The third-party modules loaded by requiring `files` and registering the node types in them. */
@@ -26,10 +29,14 @@ function modulesLoadedBy(files: string[], editorAsksSettings = false): string[] 
     }
     if (${editorAsksSettings}) for (const s of settings) for (const k of Object.keys(s)) void s[k].value;
     const names = new Set();
+    const root = ${JSON.stringify(REAL_ROOT)};
     for (const key of Object.keys(require.cache)) {
-      const m = /node_modules[\\\\/]((?:@[^\\\\/]+[\\\\/])?[^\\\\/]+)/.exec(key.slice(${JSON.stringify(ROOT)}.length));
+      // the package's own files are no third-party module, wherever the package lies (even inside a node_modules)
+      const rest = key.startsWith(root) ? key.slice(root.length) : key;
+      const m = /.*node_modules[\\\\/]((?:@[^\\\\/]+[\\\\/])?[^\\\\/]+)/.exec(rest);
       if (m) names.add(m[1]);
     }
+    if (names.size === 0 && !Object.keys(require.cache).some((key) => key.startsWith(root))) throw new Error('no file of the package is in require.cache under ' + root);
     console.log(JSON.stringify([...names].sort()));`;
   return JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' }).trim());
 }
