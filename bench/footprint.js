@@ -111,7 +111,7 @@ function userDir(base, side, simUrl) {
  * (Not a signal: Node-RED stops on SIGUSR2.)
  */
 function settings(port) {
-  return `process.on('message', (m) => { if (m === 'memory') { global.gc(); process.send(process.memoryUsage()); } });
+  return `process.on('message', (m) => { if (m === 'memory') { global.gc(); const u = process.memoryUsage(); try { u.privateDirty = Number(/Private_Dirty:\\s+(\\d+)/.exec(require('fs').readFileSync('/proc/self/smaps_rollup', 'utf8'))[1]) * 1024; } catch { u.privateDirty = null; } process.send(u); } });
 module.exports = ${JSON.stringify({
     uiHost: '127.0.0.1',
     uiPort: port,
@@ -131,7 +131,11 @@ function memoryAfterGc(child) {
     const timer = setTimeout(() => reject(new Error('Node-RED did not report its memory')), 10_000);
     child.once('message', (usage) => {
       clearTimeout(timer);
-      resolve({ rss: usage.rss / 1048576, heap: usage.heapUsed / 1048576 });
+      resolve({
+        rss: usage.rss / 1048576,
+        heap: usage.heapUsed / 1048576,
+        private: usage.privateDirty === null ? null : usage.privateDirty / 1048576,
+      });
     });
     child.send('memory');
   });
@@ -175,6 +179,7 @@ async function startRed(dir) {
       rss,
       gcRss: afterGc.rss,
       heap: afterGc.heap,
+      privateMb: afterGc.private,
       loaded: sets.some((set) => set.module === PKG.name && set.enabled !== false && !set.err),
       log,
     };
@@ -259,6 +264,8 @@ async function main() {
     if (red.plain[0].cpuMs !== null) row('node-red start CPU', 'cpuMs', 'ms', ' (CPU time to "Started flows")');
     row('node-red RSS', 'rss', 'MB', ` (${SETTLE_MS / 1000} s after start)`);
     row('node-red RSS after GC', 'gcRss', 'MB');
+    if (red.plain[0].privateMb !== null)
+      row('node-red private after GC', 'privateMb', 'MB', ' (Private_Dirty: memory no other process shares)');
     row('node-red heap after GC', 'heap', 'MB', ' (V8 heap in use)');
     console.log(
       `require(main)          ${f1(m(req.with, 'ms') - m(req.without, 'ms'))} ms   RSS added ${f1(m(req.with, 'rss') - m(req.without, 'rss'))} MB`,
