@@ -91,7 +91,8 @@ export async function compareCost(
     dropped: probe.dropped.length,
     resets: probe.resets.length,
     rejected: probe.rejected.length,
-    problems: [...account.problems, ...table.problems],
+    // the account's tariffs were checked when fetched: checking them again would repeat its warnings
+    problems: account.problems,
   };
   return { payload, chart: compareChart(table), status: compareStatus(table, rows) };
 }
