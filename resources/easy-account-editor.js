@@ -1,6 +1,6 @@
 /*
  * easy-account's dialog: the time-zone picker and the words of "Test connection".
- * Loaded after easy-editor.js, which defines window.EasyEditor.
+ * Uses the shared functions of easy-editor.js (window.EasyEditor), loaded beside it.
  */
 (function () {
   'use strict';

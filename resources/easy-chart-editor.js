@@ -1,7 +1,7 @@
 /*
  * The week's price chart of the easy-tariff and easy-plan dialogs (easy-plan adds its
- * planned slots), drawn by the tariff dropdown of easy-tariff-editor.js. Loaded after
- * easy-editor.js, which defines window.EasyEditor.
+ * planned slots), drawn by the tariff dropdown of easy-tariff-editor.js. Uses the
+ * shared functions of easy-editor.js (window.EasyEditor), loaded beside it.
  */
 (function () {
   'use strict';

@@ -2,11 +2,12 @@
  * Shared editor code of @tariffkit/node-red-easy: the parts every edit dialog uses to
  * talk to the package's admin routes (nodes/lib/editor/admin-routes.ts) and to show
  * what comes back: words, requests, errors, status lines, the dialogs' styles. Node-RED
- * serves it from the package's resources/ folder; every node's HTML loads it first, then
- * the dialog scripts it needs (easy-account-editor.js, easy-tariff-editor.js,
- * easy-chart-editor.js, easy-sensors-editor.js), and it defines window.EasyEditor only
- * once. Words come from easy-account's message catalogue (easy-account.editor.*), data
- * is always set as text, never as HTML.
+ * serves it from the package's resources/ folder; every node's HTML loads it and the
+ * dialog parts it needs (easy-account-editor.js, easy-tariff-editor.js,
+ * easy-chart-editor.js, easy-sensors-editor.js, easy-plan-editor.js), side by side in
+ * whatever order they arrive: whichever runs first makes window.EasyEditor, and each
+ * part defines its functions once. Words come from easy-account's message catalogue
+ * (easy-account.editor.*), data is always set as text, never as HTML.
  */
 (function () {
   'use strict';

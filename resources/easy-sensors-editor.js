@@ -1,7 +1,7 @@
 /*
  * easy-sensors' dialog: the gateway's sensors as a table with a tick each, in step with
- * the node's sensor filter, and the gateway suggestions. Loaded after easy-editor.js,
- * which defines window.EasyEditor.
+ * the node's sensor filter, and the gateway suggestions. Uses the shared functions of
+ * easy-editor.js (window.EasyEditor), loaded beside it.
  */
 (function () {
   'use strict';

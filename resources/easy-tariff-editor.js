@@ -1,7 +1,8 @@
 /*
  * The tariff part of the easy-tariff, easy-cost and easy-plan dialogs: the tariff
  * dropdown and the tariff's rule table, and (with easy-chart-editor.js loaded) the
- * week's chart under it. Loaded after easy-editor.js, which defines window.EasyEditor.
+ * week's chart under it. Uses the shared functions of easy-editor.js (window.EasyEditor),
+ * loaded beside it.
  */
 (function () {
   'use strict';
