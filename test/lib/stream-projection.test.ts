@@ -1,0 +1,113 @@
+// Stream mode's month-end projection and daily charge against the test's own walk over
+// the local days (fast-check, fixed seed), in zones whose clocks change at midnight.
+import should from 'should';
+import fc from 'fast-check';
+import { streamExtras, dailyChargeSetting, MIN_PROJECTION_BASIS_MS } from '../../nodes/lib/runtime/stream-projection';
+import { localPeriod } from '../../nodes/lib/engine/time';
+import type { Bucket } from '../../nodes/lib/engine/totals';
+import type { Tariff } from '../../nodes/lib/engine/tariff';
+import { FC } from './engine-fixtures';
+
+const ZONES = [
+  'Atlantic/Azores',
+  'America/Havana',
+  'Asia/Beirut',
+  'America/Santiago',
+  'Europe/London',
+  'Pacific/Chatham',
+  'Australia/Lord_Howe',
+];
+const TARIFF: Tariff = { id: 'T', name: 't', vat: 20, currency: 'GBP', rules: [{ priority: 1, price: 0.3 }] };
+
+/** Local days begun from `from`'s day to `at`'s, by walking the days (the test's own). */
+function slowDays(zone: string, from: number, at: number): number {
+  let n = 0;
+  for (let day = localPeriod('day', from, { timezone: zone }); day.from <= at; day = localPeriod('day', day.to, { timezone: zone })) n++;
+  return n;
+}
+
+const bucket = (from: number, to: number | null, gross: number): Bucket => ({
+  from,
+  to,
+  energy: gross / 0.36,
+  net: gross / 1.2,
+  gross,
+  unpricedEnergy: 0,
+  resets: 0,
+  intervals: 1,
+});
+
+describe('stream projection and daily charge: against a walk over the local days (fast-check, fixed seed)', () => {
+  it('charges one per local day begun, projects by the hour over the whole month', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...ZONES),
+        fc.integer({ min: Date.UTC(2019, 0, 1) / 60_000, max: Date.UTC(2030, 0, 1) / 60_000 }).map((m) => m * 60_000),
+        fc.integer({ min: 0, max: 40 * 24 * 60 }).map((m) => m * 60_000),
+        fc.double({ min: 0, max: 500, noNaN: true }),
+        fc.double({ min: 0, max: 5, noNaN: true }),
+        (zone, newest, back, gross, perDay) => {
+          const first = newest - back;
+          const tz = { timezone: zone };
+          const month = localPeriod('month', newest, tz);
+          const day = localPeriod('day', newest, tz);
+          const week = localPeriod('week', newest, tz);
+          const input = {
+            day: bucket(day.from, day.to, gross / 30),
+            week: bucket(week.from, week.to, gross / 4),
+            month: bucket(month.from, month.to, gross),
+            total: bucket(first, null, gross * 2),
+            newest,
+          };
+          const { payload } = streamExtras(input, TARIFF, zone, perDay) as { payload: Record<string, any> };
+          const c = payload.dailyCharge;
+          should(c.today.days).equal(1);
+          should(c.week.days).equal(slowDays(zone, week.from, newest));
+          should(c.month.days).equal(slowDays(zone, month.from, newest));
+          should(c.total.days).equal(slowDays(zone, first, newest));
+          should(c.month.gross).be.approximately(perDay * 1.2 * c.month.days, 1e-6);
+          should(c.month.withChargeGross).be.approximately(gross + perDay * 1.2 * c.month.days, 1e-6);
+          const p = payload.projection;
+          const daysInMonth = slowDays(zone, month.from, month.to - 1);
+          should(p.days).equal(daysInMonth);
+          const basisFrom = Math.max(month.from, first);
+          should(p.basisMs).equal(newest - basisFrom);
+          if (newest - basisFrom < MIN_PROJECTION_BASIS_MS) should(p.projected).be.null();
+          else
+            should(p.projected.gross).be.approximately(
+              (gross * (month.to - month.from)) / (newest - basisFrom) + perDay * 1.2 * daysInMonth,
+              1e-6 * Math.max(1, p.projected.gross),
+            );
+        },
+      ),
+      { ...FC, numRuns: 1000 },
+    );
+  });
+
+  it('a month of 743 hours (London, March 2026): 24 hours at 7.20 project to 222.90', () => {
+    const newest = Date.UTC(2026, 2, 2);
+    const { payload } = streamExtras(
+      {
+        day: null,
+        week: null,
+        month: bucket(Date.UTC(2026, 2, 1), Date.UTC(2026, 2, 31, 23), 7.2),
+        total: bucket(Date.UTC(2026, 2, 1), null, 7.2),
+        newest,
+      },
+      TARIFF,
+      'Europe/London',
+      null,
+    ) as { payload: Record<string, any> };
+    should(payload.projection.projected.gross).equal(222.9);
+    should(payload).not.have.property('dailyCharge');
+  });
+
+  it('the setting: empty is none, an amount of 0 or more, anything else a clear error', () => {
+    should(dailyChargeSetting('')).be.null();
+    should(dailyChargeSetting(undefined)).be.null();
+    should(dailyChargeSetting(' 0.5 ')).equal(0.5);
+    should(dailyChargeSetting(0)).equal(0);
+    for (const bad of ['-1', 'abc', 'Infinity', '1e400'])
+      should(() => dailyChargeSetting(bad)).throw(RangeError, { message: /daily charge must be an amount of 0 or more/ });
+  });
+});
