@@ -145,7 +145,8 @@ module.exports = {
   functionGlobalContext: { benchStats: { sent: 0, loop, busy, status: null, errors: 0, lastError: null } },
   telemetry: { enabled: false, updateNotification: false },
   diagnostics: { enabled: false },
-  logging: { console: { level: 'info', metrics: false, audit: false } },
+  // debug: Node-RED says each time its localfilesystem store writes a scope's file
+  logging: { console: { level: 'debug', metrics: false, audit: false } },
   editorTheme: { tours: false, projects: { enabled: false }, palette: { catalogues: [] } },
   externalModules: { autoInstall: false, palette: { allowInstall: false } },
 };
@@ -235,10 +236,12 @@ async function run(label, dir) {
     await new Promise((r) => setTimeout(r, 3000));
     const restart = { peakMb: procStatus(child.pid, 'VmHWM'), rssMb: procStatus(child.pid, 'VmRSS') };
     const startup = await stats(true);
+    const logFrom = log.length;
     const w0 = writeBytes(child.pid);
     const c0 = cpuMs(child.pid);
     await new Promise((r) => setTimeout(r, SECONDS * 1000));
     const s = await stats(false);
+    const flushes = (log.slice(logFrom).match(/Flushing localfilesystem context scope \S+/g) || []).map((l) => l.split(' ').pop());
     const result = {
       label,
       writtenPerMin: ((writeBytes(child.pid) - w0) * 60) / SECONDS,
@@ -251,6 +254,7 @@ async function run(label, dir) {
       endPeakMb: procStatus(child.pid, 'VmHWM'),
       contextFile: null,
       status: s.status,
+      flushes,
       errors: s.errors,
       lastError: s.lastError,
       // what the bench's own settings make Node-RED say is left out
@@ -304,6 +308,7 @@ async function main() {
     for (const r of rows) {
       console.log(r.label.padEnd(48) + cols.map(([title, value]) => value(r).padStart(width(title))).join(''));
       if (r.status) console.log(`    status: ${r.status}`);
+      if (r.flushes.length) console.log(`    context files written: ${r.flushes.length} (${[...new Set(r.flushes)].join(', ')})`);
       if (r.errors) console.log(`    ${r.errors} messages to Catch, the last: ${r.lastError}`);
       for (const w of r.warnings) console.log(`    ${w}`);
     }

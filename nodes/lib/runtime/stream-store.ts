@@ -11,8 +11,11 @@ import { Bucket, PERIODS, periodBounds, restoreTotals, TotalsState } from '../en
 
 /** At most one save per minute: readings are cumulative, so a crash loses no energy (the next reading's interval covers the gap). */
 export const SAVE_EVERY_MS = 60_000;
-/** Readings stored per node (shared by its meters, at least 2 each): what a late reading after a restart can still be placed among. */
-export const STORED_READINGS = 256;
+/**
+ * Readings stored per node, shared by its meters (at least the last one each): what a late
+ * reading after a restart can still be placed among. 1 meter: 128; 16: 8 each; 128: 1 each.
+ */
+export const STORED_READINGS = 128;
 
 /** Where the totals live across restarts (the node's context). */
 export interface TotalsStore {
@@ -113,7 +116,7 @@ export function decodeStored(stored: unknown, scope: StoreScope): Restored {
  */
 export function encodeStored(meters: Iterable<StoredMeter>, scope: Pick<StoreScope, 'timezone' | 'tariffId'>): unknown {
   const list = [...meters];
-  const perMeter = Math.max(2, Math.floor(STORED_READINGS / Math.max(1, list.length)));
+  const perMeter = Math.max(1, Math.floor(STORED_READINGS / Math.max(1, list.length)));
   const stored: StoredV3 = {
     version: 3,
     timezone: scope.timezone,
