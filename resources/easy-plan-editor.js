@@ -73,6 +73,14 @@
     function add(field, level, key, subs) {
       out.push({ field: field, level: level, text: t('plan.' + key, subs) });
     }
+    if (v.strategy === 'save') {
+      // no run time: the load is on in the window, off where that saves most
+      var maxOff = num(v.maxOffMinutes);
+      if (!(maxOff > 0 && maxOff <= 1440)) add('maxOffMinutes', 'error', 'maxOff');
+      else add('strategy', 'note', 'offPeriods');
+      checkValues(v, add);
+      return out;
+    }
     var duration = num(v.durationHours) * HOUR + num(v.durationMinutes) * MINUTE;
     if (!isFinite(duration) || duration < 0) return out; // the fields' own validation says it
     var length = windowLength(v);
@@ -89,6 +97,12 @@
           add('minBlockHours', 'error', 'blockLongerThanRun', { block: hoursText(minBlock), duration: hoursText(duration) });
       }
     }
+    checkValues(v, add);
+    return out;
+  };
+
+  /** The output values and the resend interval, whatever the strategy. */
+  function checkValues(v, add) {
     [
       ['onValue', v.onType, v.onValue],
       ['offValue', v.offType, v.offValue],
@@ -99,8 +113,7 @@
     });
     var resend = num(v.resendMinutes);
     if (!(resend >= 0 && resend <= 1440 && Math.floor(resend) === resend)) add('resendMinutes', 'error', 'resend');
-    return out;
-  };
+  }
 
   /**
    * Shows the checks of `opts.values()` in `opts.list` and marks their fields (the ids

@@ -13,6 +13,7 @@ import { catchNodes, FakeClock, FlowNode, helper, inbox, lastStatus, quiet, TOKE
 import moment from 'moment-timezone';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
 import { cheapestWindows, dearestWindows } from '../../nodes/lib/engine/plan';
+import { savingOffWindows } from '../../nodes/lib/engine/plan-saving';
 import { configuredCycle, planSettings } from '../../nodes/lib/runtime/plan-settings';
 
 const ZONE = 'Europe/London';
@@ -415,6 +416,47 @@ describe('easy-plan node', function () {
     should(none.payload.shortfall).match(/below 0\.35/);
   });
 
+  it('switch off to save (Best Save): on in the window, off where waiting for a lower price saves most; one-offs refused', async () => {
+    served = [
+      {
+        id: 'NIGHT',
+        name: 'evening peak',
+        vat: 0,
+        currency: 'GBP',
+        rules: [
+          { priority: 1, price: 0.5, time_start: '18:00', time_end: '19:00' },
+          { priority: 1, price: 0.1, time_start: '19:00', time_end: '20:00' },
+          { priority: 2, price: 0.3 },
+        ],
+      },
+    ];
+    const { sw, plans, node, caught } = await start('2026-01-10T15:00:00Z', {
+      strategy: 'save',
+      from: '16:00',
+      until: '22:00',
+      maxOffMinutes: 60,
+      minOnMinutes: 10,
+      minSaving: '0.05',
+    });
+    const [plan] = await plans.next(1);
+    should(plan.payload).match({ strategy: 'save', requested: 0, planned: 3_600_000 });
+    should(plan.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([
+      ['2026-01-10T18:00:00.000Z', '2026-01-10T19:00:00.000Z'],
+    ]);
+    should(lastStatus('p')!.text).equal('next off 18:00–19:00');
+    await tickTo('2026-01-10T23:00:00Z');
+    should(sw.map((x) => [x.on, new Date(x.at).toISOString()])).eql([
+      [false, '2026-01-10T15:00:00.000Z'], // outside the window: the off value
+      [true, '2026-01-10T16:00:00.000Z'],
+      [false, '2026-01-10T18:00:00.000Z'],
+      [true, '2026-01-10T19:00:00.000Z'],
+      [false, '2026-01-10T22:00:00.000Z'],
+    ]);
+    node.receive({ duration: '1h' });
+    const [err] = await caught.next(1);
+    should(err.error.message).match(/not in "switch off to save" mode/);
+  });
+
   it('bad messages reach the Catch node with a clear error and switch nothing', async () => {
     served = [cheapBetween('01:00', '04:00')];
     const { sw, plans, node, caught } = await start('2026-01-10T21:30:00Z');
@@ -561,6 +603,49 @@ describe('easy-plan node', function () {
     should(state.state).equal(on ? 'on' : inWindow ? 'off' : 'outside');
     helper.getNode('dearest-resend').receive({});
     should((await inverter.next(1))[0].payload).equal(state.payload);
+  });
+
+  it('the saving example: the off periods are what savingOffWindows finds, the relay follows them and the override', async () => {
+    sim = await withSimulator();
+    const shipped: FlowNode[] = JSON.parse(
+      fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'switch-the-heater-off-where-that-saves-most.json'), 'utf8'),
+    );
+    const flow = shipped.map((n) => {
+      if (n.type === 'easy-account') return { ...n, baseUrl: sim!.url, timezone: ZONE };
+      return n.type === 'debug' ? { id: n.id, z: n.z, type: 'helper' } : n;
+    });
+    const inject = require(require.resolve('@node-red/nodes/core/common/20-inject.js'));
+    await helper.load([easyAccount, easyPlan, inject], flow, { 'easy-example-account': { token: TOKEN } });
+    const relay = inbox('save-relay');
+    const [plan] = await inbox('save-plan').next(1);
+    const [state] = await relay.next(1);
+    const config = shipped.find((n) => n.id === 'save-heater')!;
+    const madeAt = plan.payload.madeAtMs;
+    const cycle = configuredCycle(planSettings(config), madeAt, ZONE);
+    const expected = savingOffWindows(
+      DEMO_TARIFFS.find((t) => t.id === 'DEMO-WORKDAY'),
+      {
+        timezone: ZONE,
+        from: Math.max(cycle.from, madeAt),
+        to: cycle.to,
+        maxOffInRow: 90 * 60_000,
+        minOnBetween: 30 * 60_000,
+        minSaving: 0.05,
+        recoveryPercent: 50,
+        recoveryMax: 60 * 60_000,
+      },
+    );
+    should(plan.payload.strategy).equal('save');
+    should(plan.payload.slots.map((s: { fromMs: number; toMs: number }) => [s.fromMs, s.toMs])).eql(
+      expected.slots.map((s) => [s.from, s.to]),
+    );
+    const off = expected.slots.some((s) => s.from <= Date.now() && Date.now() < s.to);
+    const inWindow = cycle.from <= Date.now();
+    should(state.payload).equal(inWindow && !off);
+    helper.getNode('save-override-on').receive({});
+    should((await relay.next(1))[0]).match({ payload: true, override: 'on' });
+    helper.getNode('save-override-auto').receive({});
+    should((await relay.next(1))[0]).match({ payload: inWindow && !off, override: 'auto' });
   });
 
   it("the edit dialog's chart: the slots its settings would plan over the week, or why not", async () => {

@@ -84,6 +84,13 @@ describe("the plan dialog's checks", () => {
     ]);
   });
 
+  it('switch off to save: no run time to check, the off periods said, the longest time off required', () => {
+    should(checks({ ...base, strategy: 'save', maxOffMinutes: '60', durationHours: '30' })).eql([
+      { field: 'strategy', level: 'note', text: 'The load is on in the window; the green marks on the chart are when it is switched off.' },
+    ]);
+    should(checks({ ...base, strategy: 'save', maxOffMinutes: '0' })[0]).match({ field: 'maxOffMinutes', level: 'error' });
+  });
+
   it('an error in the dialog is exactly what the node refuses', () => {
     const cases = [
       base,
@@ -97,6 +104,8 @@ describe("the plan dialog's checks", () => {
       { ...base, offType: 'json', offValue: '[1,2]' },
       { ...base, resendMinutes: '1441' },
       { ...base, resendMinutes: '15' },
+      { ...base, strategy: 'save', maxOffMinutes: '60' },
+      { ...base, strategy: 'save', maxOffMinutes: '0' },
     ];
     for (const values of cases) {
       const refused = (() => {

@@ -89,6 +89,8 @@ export interface PlanPayload {
   tariffId: string;
   timezone: string;
   currency: string | null;
+  /** cheapest or dearest: the slots are when the load runs; save: when it is switched off. */
+  strategy: 'cheapest' | 'dearest' | 'save';
   /** What this plan is for: the configured plan's window, or a message's one-off span. */
   request: 'plan' | 'once';
   window: SpanPayload;
@@ -144,6 +146,7 @@ export interface PayloadInputs {
   timezone: string;
   currency: string | null;
   vat: number;
+  strategy: PlanPayload['strategy'];
   request: 'plan' | 'once';
   span: { from: number; to: number; requested: number };
   pieces: LedgerPiece[];
@@ -168,6 +171,7 @@ export function planPayload(x: PayloadInputs): PlanPayload {
     tariffId: x.tariffId,
     timezone: x.timezone,
     currency: x.currency,
+    strategy: x.strategy,
     request: x.request,
     window: spanPayload(x.span.from, x.span.to, x.timezone),
     requested: x.span.requested,

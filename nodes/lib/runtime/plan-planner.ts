@@ -4,6 +4,7 @@ import { cheapestWindows, dearestWindows, mergeSlots } from '../engine/plan';
 import { schedule, SensorValues } from '../engine/price';
 import { Planner, replanLedger } from './plan-ledger';
 import { configuredCycle, PlanSettings, planSettings } from './plan-settings';
+import { replanSaving } from './plan-saving';
 
 /** A planner for these settings on this tariff: the cheapest plan (never above the price limit), or the dearest (never below it). */
 export function enginePlanner(tariff: unknown, options: { timezone: string; sensors?: SensorValues }, settings: PlanSettings): Planner {
@@ -43,7 +44,8 @@ export function planPreview(
       const cycle = configuredCycle(settings, at, options.timezone);
       if (Math.max(at, cycle.from) >= to) break;
       const ledger = { cycle, cancelled: false, once: null, boost: null, pieces: [] };
-      const plan = replanLedger(ledger, at, planner, settings);
+      const plan =
+        settings.strategy === 'save' ? replanSaving(ledger, at, tariff, options, settings) : replanLedger(ledger, at, planner, settings);
       const priced = plan.ledger.pieces.map((p) => ({ from: p.from, to: p.to, price: p.price ?? 0 }));
       for (const slot of mergeSlots(priced)) slots.push(slot);
       if (plan.shortfall) shortfalls.push(plan.shortfall);

@@ -15,8 +15,13 @@ export interface PlanSettings {
   contiguous: boolean;
   /** split plans only: each block lasts at least this long (0 = no minimum) */
   minBlockMs: number;
-  /** Run in the cheapest hours of the window, or in the dearest (discharge a battery, shed load, sell). */
-  strategy: 'cheapest' | 'dearest';
+  /**
+   * Run in the cheapest hours of the window, in the dearest (discharge a battery, shed load,
+   * sell), or keep the load on and switch it off where that saves most (`save`, Best Save).
+   */
+  strategy: 'cheapest' | 'dearest' | 'save';
+  /** save: the off periods' limits, ms and price per kWh. */
+  saving: { maxOffInRow: number; minOnBetween: number; minSaving: number; recoveryPercent: number; recoveryMax: number | undefined };
   /** cheapest: never above this net price; dearest: never below it. */
   priceLimit: number | undefined;
 }
@@ -81,14 +86,26 @@ export function planSettings(config: Record<string, unknown>): PlanSettings {
     throw new Error(`the window must be daily or rolling, got ${JSON.stringify(config.mode)}`);
   }
   const strategy = config.strategy === undefined || config.strategy === 'cheapest' ? 'cheapest' : config.strategy;
-  if (strategy !== 'cheapest' && strategy !== 'dearest') {
-    throw new Error(`the plan must run in the cheapest or the dearest hours, got ${JSON.stringify(config.strategy)}`);
+  if (strategy !== 'cheapest' && strategy !== 'dearest' && strategy !== 'save') {
+    throw new Error(`the plan must run in the cheapest or the dearest hours, or save, got ${JSON.stringify(config.strategy)}`);
   }
-  const limitField = strategy === 'cheapest' ? config.maxPrice : config.minPrice;
+  const saving = {
+    maxOffInRow: wholeSeconds(numberIn(config.maxOffMinutes ?? 60, 'the longest time off (minutes)', 0, 1440) * MINUTE_MS, 'the longest time off'),
+    minOnBetween: wholeSeconds(numberIn(blankAsZero(config.minOnMinutes ?? 1), 'the time on between (minutes)', 0, 1440) * MINUTE_MS, 'the time on between'),
+    minSaving: numberIn(blankAsZero(config.minSaving), 'the least saving', 0, 1e6),
+    recoveryPercent: numberIn(blankAsZero(config.recoveryPercent), 'the recovery (%)', 0, 1000),
+    recoveryMax:
+      config.recoveryMaxMinutes === undefined || String(config.recoveryMaxMinutes).trim() === ''
+        ? undefined
+        : numberIn(config.recoveryMaxMinutes, 'the longest recovery (minutes)', 0, 1440) * MINUTE_MS,
+  };
+  if (strategy === 'save' && saving.maxOffInRow <= 0) throw new Error('the longest time off must be more than 0 minutes');
+  if (saving.minOnBetween <= 0) saving.minOnBetween = MINUTE_MS; // on between two off periods: never 0 (they would be one)
+  const limitField = strategy === 'dearest' ? config.minPrice : strategy === 'cheapest' ? config.maxPrice : undefined;
   const priceLimit =
     limitField === undefined || limitField === null || String(limitField).trim() === ''
       ? undefined
-      : numberIn(limitField, strategy === 'cheapest' ? 'the highest price' : 'the lowest price', -1e6, 1e6);
+      : numberIn(limitField, strategy === 'dearest' ? 'the lowest price' : 'the highest price', -1e6, 1e6);
   const contiguous = config.contiguous === true || config.contiguous === 'true';
   const minBlockMs = contiguous
     ? 0
@@ -99,7 +116,7 @@ export function planSettings(config: Record<string, unknown>): PlanSettings {
       );
   if (durationMs > 0 && minBlockMs > durationMs)
     throw new Error(`the minimum block (${hours(minBlockMs)}) is longer than the duration (${hours(durationMs)})`);
-  return { durationMs, window, contiguous, minBlockMs, strategy, priceLimit };
+  return { durationMs, window, contiguous, minBlockMs, strategy, priceLimit, saving };
 }
 
 /**

@@ -10,6 +10,7 @@ import { shortText } from '../engine/format';
 import { configuredCycle, oneOffSpan, PlanSettings } from './plan-settings';
 import { Ledger, LedgerPiece, replanLedger, Replanned, runningBlock } from './plan-ledger';
 import { enginePlanner } from './plan-planner';
+import { replanSaving } from './plan-saving';
 import { OutputState, OutputValues, PlanCause, PlanPayload, planPayload, slotsOf } from './plan-output';
 import { Override, PlanStore, readOverride, readStoredPlan, StoredPlan } from './plan-store';
 import { TariffWatch } from './tariff-watch';
@@ -112,12 +113,14 @@ export class PlanWatch {
       );
       return;
     }
+    this.refuseInSaveMode('msg.duration, msg.from and msg.until');
     const once = oneOffSpan(msg, this.opts.settings, now, this.opts.hub.timezone);
     this.replanOrThrow('message', now, { ...ledger, once });
   }
 
   /** On from now for `duration` ms, then back to the plans; 0 ends a boost. */
   boost(duration: number): void {
+    this.refuseInSaveMode('a boost');
     const now = this.now();
     const ledger = this.currentLedger(now);
     this.replanOrThrow('message', now, { ...ledger, boost: duration > 0 ? { from: now, to: now + duration } : null });
@@ -201,7 +204,11 @@ export class PlanWatch {
   private replanOrThrow(cause: PlanCause, now: number, ledger: Ledger): void {
     this.started = true;
     const { tariff, options } = this.watch.pricingInputs();
-    const planned = replanLedger(ledger, now, enginePlanner(tariff, options, this.opts.settings), this.opts.settings);
+    const settings = this.opts.settings;
+    const planned =
+      settings.strategy === 'save'
+        ? replanSaving(ledger, now, tariff, options, settings)
+        : replanLedger(ledger, now, enginePlanner(tariff, options, settings), settings);
     this.ledger = planned.ledger;
     this.currency = tariff.currency;
     this.vat = tariff.vat;
@@ -225,7 +232,9 @@ export class PlanWatch {
       currency: this.currency,
       vat: this.vat,
       request: once ? 'once' : 'plan',
-      span: once ?? (ledger.cancelled ? { ...ledger.cycle, requested: 0 } : ledger.cycle),
+      strategy: this.opts.settings.strategy,
+      // nothing is owed after a cancel, nor in save mode (its slots are off periods)
+      span: once ?? (ledger.cancelled || this.opts.settings.strategy === 'save' ? { ...ledger.cycle, requested: 0 } : ledger.cycle),
       pieces: ledger.pieces,
       result: planned?.result ?? null,
       shortfall,
@@ -265,13 +274,24 @@ export class PlanWatch {
     this.opts.onStatus(this.status(now));
   }
 
-  /** on in a slot; off in the configured window or a one-off's span; outside otherwise (and before the first plan). */
+  /**
+   * on in a slot; off in the configured window or a one-off's span; outside otherwise (and
+   * before the first plan). Saving: the slots are the off periods, on in the rest of the window.
+   */
   private stateAt(now: number): OutputState {
     const l = this.ledger;
     if (!l) return 'outside';
-    if (l.pieces.some((p) => p.from <= now && now < p.to)) return 'on';
+    const inSlot = l.pieces.some((p) => p.from <= now && now < p.to);
     const inside = (s: { from: number; to: number } | null) => s !== null && s.from <= now && now < s.to;
+    if (this.opts.settings.strategy === 'save') return inSlot ? 'off' : inside(l.cycle) ? 'on' : 'outside';
+    if (inSlot) return 'on';
     return inside(l.cycle) || inside(l.once) ? 'off' : 'outside';
+  }
+
+  private refuseInSaveMode(what: string): void {
+    if (this.opts.settings.strategy === 'save') {
+      throw new Error(`${what} plan a run time: not in "switch off to save" mode (use "on", "off" and "auto")`);
+    }
   }
 
   private nextEvent(now: number): number | null {
@@ -298,7 +318,8 @@ export class PlanWatch {
   private cycleEnd(l: Ledger): number {
     const { cycle } = l;
     const mine = l.pieces.filter((p) => p.owner === 'plan' && p.from >= cycle.from && p.to <= cycle.to);
-    if (this.opts.settings.window.kind === 'rolling' && !l.once && cycle.requested > 0 && mine.length > 0) {
+    const save = this.opts.settings.strategy === 'save';
+    if (this.opts.settings.window.kind === 'rolling' && !save && !l.once && cycle.requested > 0 && mine.length > 0) {
       return Math.min(cycle.to, mine[mine.length - 1].to);
     }
     return cycle.to;
@@ -346,10 +367,12 @@ export class PlanWatch {
       // on until the end of the touching pieces, whichever request each serves
       let end = now;
       for (const p of pieces) if (p.from <= end && p.to > end) end = p.to;
-      text = `${running.owner === 'boost' ? 'boost' : 'on'} until ${localTime(end, now, tz)}`;
+      const word = this.opts.settings.strategy === 'save' ? 'off' : running.owner === 'boost' ? 'boost' : 'on';
+      text = `${word} until ${localTime(end, now, tz)}`;
       fill = 'green';
     } else if (next) {
-      text = `next ${localTime(next.from, now, tz)}–${localTime(next.to, next.from, tz)}`;
+      const word = this.opts.settings.strategy === 'save' ? 'next off' : 'next';
+      text = `${word} ${localTime(next.from, now, tz)}–${localTime(next.to, next.from, tz)}`;
     } else {
       text = `no plan: ${this.noPlan ?? 'nothing left to run in this window'}`;
       fill = 'yellow';
