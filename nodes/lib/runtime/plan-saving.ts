@@ -26,7 +26,9 @@ export function replanSaving(
   const { cycle } = ledger;
   const past = ledger.pieces.filter((p) => p.from < now).map((p) => ({ ...p, to: Math.min(p.to, now) }));
   const running = runningBlock(ledger.pieces, now);
-  const committed = running ? ledger.pieces.filter((p) => p.to > now && p.from < running.to).map((p) => ({ ...p, from: Math.max(p.from, now) })) : [];
+  const committed = running
+    ? ledger.pieces.filter((p) => p.to > now && p.from < running.to).map((p) => ({ ...p, from: Math.max(p.from, now) }))
+    : [];
   const kept: LedgerPiece[] = [...past, ...committed];
   // the last off period (running, or the latest that has run) and the recovery after it
   let last: { from: number; to: number } | null = null;

@@ -90,8 +90,14 @@ export function planSettings(config: Record<string, unknown>): PlanSettings {
     throw new Error(`the plan must run in the cheapest or the dearest hours, or save, got ${JSON.stringify(config.strategy)}`);
   }
   const saving = {
-    maxOffInRow: wholeSeconds(numberIn(config.maxOffMinutes ?? 60, 'the longest time off (minutes)', 0, 1440) * MINUTE_MS, 'the longest time off'),
-    minOnBetween: wholeSeconds(numberIn(blankAsZero(config.minOnMinutes ?? 1), 'the time on between (minutes)', 0, 1440) * MINUTE_MS, 'the time on between'),
+    maxOffInRow: wholeSeconds(
+      numberIn(config.maxOffMinutes ?? 60, 'the longest time off (minutes)', 0, 1440) * MINUTE_MS,
+      'the longest time off',
+    ),
+    minOnBetween: wholeSeconds(
+      numberIn(blankAsZero(config.minOnMinutes ?? 1), 'the time on between (minutes)', 0, 1440) * MINUTE_MS,
+      'the time on between',
+    ),
     minSaving: numberIn(blankAsZero(config.minSaving), 'the least saving', 0, 1e6),
     recoveryPercent: numberIn(blankAsZero(config.recoveryPercent), 'the recovery (%)', 0, 1000),
     recoveryMax:
