@@ -238,16 +238,22 @@ describe('easy-cost reports', function () {
       should(msgs[0].payload.projection.projected).be.null();
     });
 
-    it('a bad daily charge or a generator with no sensor to follow: said in the status and at Catch', async () => {
+    it('a bad daily charge: at Catch; a generator with no sensor to follow: said in the message and status, the readings still counted', async () => {
       const { node, caught } = await load({ mode: 'stream', tariff: 'DEMO-FLAT', dailyCharge: '-1' });
       node.receive({ payload: 5 });
       const [bad] = await caught.next(1);
       should(bad.error.message).match(/daily charge must be an amount of 0 or more, got "-1"/);
       await helper.unload();
-      const again = await load({ mode: 'stream', tariff: 'DEMO-FLAT', generator: true });
-      again.node.receive({ payload: 5 });
-      const [none] = await again.caught.next(1);
-      should(none.error.message).match(/tariff "DEMO-FLAT" has none: choose the generator's sensor in the node/);
+      // the readings still count: a report set up wrong must not cost a total
+      const again = await load({ mode: 'stream', tariff: 'DEMO-FLAT', generator: true }, 'UTC');
+      again.node.receive({ payload: 5, ts: '2026-03-04T10:00:00Z' });
+      again.node.receive({ payload: 7, ts: '2026-03-04T11:00:00Z' });
+      const [, second] = await again.out.next(2);
+      should(second.payload.today.energy).equal(2);
+      should(second.payload.generator).be.null();
+      should(second.payload.generatorProblem).match(/tariff "DEMO-FLAT" has none: choose the generator's sensor in the node/);
+      should(lastStatus('c')).match({ fill: 'yellow', text: /no generator report$/ });
+      should(again.caught.received).be.empty();
     });
   });
 });

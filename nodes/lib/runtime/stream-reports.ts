@@ -64,7 +64,7 @@ export class StreamReports {
    */
   async takesMessage(msg: Record<string, unknown>, tariff: Tariff, now: number): Promise<boolean> {
     if (!this.settings || typeof msg.payload !== 'object' || msg.payload === null) return false;
-    const g = await this.generatorFor(tariff);
+    const g = await this.generatorFor(tariff).catch(() => null); // said with the next reading
     let reading;
     try {
       reading = streamReading(msg, now);
@@ -81,7 +81,18 @@ export class StreamReports {
     const site = stream.site();
     const extras = streamExtras(site, tariff, this.timezone, this.dailyCharge);
     const payload: Record<string, unknown> = { ...out.payload, ...extras.payload };
-    const g = await this.generatorFor(tariff);
+    let g: StreamGenerator | null;
+    try {
+      g = await this.generatorFor(tariff);
+    } catch (err) {
+      // the reading is counted all the same: a report set up wrong must not cost a total
+      const problem = (err as Error).message;
+      return {
+        ...out,
+        payload: { ...payload, generator: null, generatorProblem: problem },
+        status: { fill: 'yellow', shape: 'dot', text: `${out.status.text}${extras.statusNote} · no generator report` },
+      };
+    }
     if (g) {
       const change = out.payload.change as
         { energy: number; net: number; gross: number; unpricedEnergy: number; resets: number } | undefined;
