@@ -175,7 +175,7 @@ describe('e2e: installed from the npm tarball into stock Node-RED', function () 
     assert.ok(!fs.lstatSync(installed).isSymbolicLink(), 'a real install, not a link to the checkout');
     const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8'));
     assert.strictEqual(manifest.version, PKG.version);
-    assert.deepStrictEqual(Object.keys(manifest.dependencies).sort(), ['csv-parse', 'moment-timezone']);
+    assert.deepStrictEqual(Object.keys(manifest.dependencies).sort(), ['axios', 'csv-parse', 'moment-timezone']);
     for (const file of Object.values(PKG['node-red'].nodes)) assert.ok(fs.existsSync(path.join(installed, file)), file);
     assert.ok(!fs.existsSync(path.join(installed, 'dist', 'sim')), 'the simulator is not shipped');
     assert.ok(!fs.existsSync(path.join(installed, 'test')), 'tests are not shipped');
@@ -260,7 +260,8 @@ describe('e2e: installed from the npm tarball into stock Node-RED', function () 
       const account = flows.flows.find((n) => n.id === ACCOUNT_ID)!;
       assert.strictEqual(account.credentials, undefined);
       const creds = await getJson<Record<string, unknown>>(`/credentials/easy-account/${ACCOUNT_ID}`);
-      assert.deepStrictEqual(creds, { has_token: true });
+      // the proxy's user name is shown like core's http proxy node's; passwords only as has_…
+      assert.deepStrictEqual(creds, { has_token: true, proxyUser: '', has_proxyPassword: false });
       const onDisk = fs.readFileSync(path.join(e2e().userDir, 'flows.json'), 'utf8');
       assert.ok(!onDisk.includes('demo-token'), 'token in flows.json');
       const credFile = fs.readFileSync(path.join(e2e().userDir, 'flows_cred.json'), 'utf8');
