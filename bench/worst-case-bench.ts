@@ -75,13 +75,13 @@ function freshCopies(t: Tariff, count: number): () => Tariff {
 }
 
 /** Child process: peak RSS growth of reading a 2 MB answer of bare numbers, and what it gives. */
-function hostileAnswerMemory(): { bytes: number; rssMiB: number; problems: number; answerChars: number } {
+async function hostileAnswerMemory(): Promise<{ bytes: number; rssMiB: number; problems: number; answerChars: number }> {
   const body = `[${Array.from({ length: 1_000_000 }, () => '7').join(',')}]`;
   const gc = (global as { gc?: () => void }).gc!;
   gc();
   const rssBefore = process.memoryUsage().rss;
   const peakBefore = process.resourceUsage().maxRSS * 1024;
-  const parsed = readTariffs(body, 'application/json');
+  const parsed = await readTariffs(body, 'application/json');
   const peak = process.resourceUsage().maxRSS * 1024;
   return {
     bytes: body.length,
@@ -91,9 +91,9 @@ function hostileAnswerMemory(): { bytes: number; rssMiB: number; problems: numbe
   };
 }
 
-function main(): void {
+async function main(): Promise<void> {
   if (process.argv[2] === '--memory') {
-    process.stdout.write(JSON.stringify(hostileAnswerMemory()));
+    process.stdout.write(JSON.stringify(await hostileAnswerMemory()));
     return;
   }
   const base = BASELINE_TARIFF;
@@ -121,11 +121,14 @@ function main(): void {
   }
   const out = spawnSync(process.execPath, ['--expose-gc', __filename, '--memory'], { encoding: 'utf8' });
   if (out.status !== 0) throw new Error(out.stderr);
-  const m = JSON.parse(out.stdout) as ReturnType<typeof hostileAnswerMemory>;
+  const m = JSON.parse(out.stdout) as Awaited<ReturnType<typeof hostileAnswerMemory>>;
   const size = (m.bytes / 1048576).toFixed(1);
   console.log(`reading a ${size} MiB answer of bare numbers (readTariffs): peak RSS +${m.rssMiB.toFixed(1)} MiB`);
   console.log(`  (JSON.parse's list of a million numbers, garbage right after the call);`);
   console.log(`  ${m.problems} problems, the result ${(m.answerChars / 1024).toFixed(1)} KiB as JSON`);
 }
 
-main();
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

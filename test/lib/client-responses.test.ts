@@ -11,9 +11,9 @@ import { MAX_PROBLEMS_PER_ANSWER, MAX_RULES_PER_TARIFF } from '../../nodes/lib/e
 const fixture = (name: string) => fs.readFileSync(path.join(__dirname, '..', 'fixtures', name), 'utf8');
 
 /** The invalid_response message a reader throws for a body. */
-function refusal(read: () => unknown): string {
+async function refusal(read: () => Promise<unknown>): Promise<string> {
   try {
-    read();
+    await read();
   } catch (err) {
     should(err).be.instanceOf(EasyApiError);
     should((err as EasyApiError).code).equal('invalid_response');
@@ -24,8 +24,8 @@ function refusal(read: () => unknown): string {
 
 describe('reading answers', () => {
   describe("the docs' sample responses", () => {
-    it('docs-tariffs.json: both tariffs, the weekday spelling included', () => {
-      const { tariffs, problems } = readTariffs(fixture('docs-tariffs.json'), 'application/json');
+    it('docs-tariffs.json: both tariffs, the weekday spelling included', async () => {
+      const { tariffs, problems } = await readTariffs(fixture('docs-tariffs.json'), 'application/json');
       should(tariffs.map((t) => [t.id, t.currency, t.vat])).eql([
         ['Q123456789', 'GBP', 20],
         ['Q123456799', 'EUR', 8.5],
@@ -33,8 +33,8 @@ describe('reading answers', () => {
       should(problems.filter((p) => p.severity === 'error')).eql([]);
     });
 
-    it('docs-sensors.json: the e1.kwh sensor', () => {
-      should(readSensors(fixture('docs-sensors.json'), 'application/json', 'GATEWAY_ID')).eql([
+    it('docs-sensors.json: the e1.kwh sensor', async () => {
+      should(await readSensors(fixture('docs-sensors.json'), 'application/json', 'GATEWAY_ID')).eql([
         {
           id: 'e1.kwh',
           name: 'Main Incomer kWh',
@@ -47,8 +47,8 @@ describe('reading answers', () => {
       ]);
     });
 
-    it('docs-sensors.csv: the same sensor (with the docs’ own 1554.12)', () => {
-      should(readSensors(fixture('docs-sensors.csv'), 'text/csv', 'GATEWAY_ID')).eql([
+    it('docs-sensors.csv: the same sensor (with the docs’ own 1554.12)', async () => {
+      should(await readSensors(fixture('docs-sensors.csv'), 'text/csv', 'GATEWAY_ID')).eql([
         {
           id: 'e1.kwh',
           name: 'Main Incomer kWh',
@@ -61,8 +61,8 @@ describe('reading answers', () => {
       ]);
     });
 
-    it('docs-data.json: seven rows, timestamps without offset read as UTC', () => {
-      const rows = readReadings(fixture('docs-data.json'), 'application/json');
+    it('docs-data.json: seven rows, timestamps without offset read as UTC', async () => {
+      const rows = await readReadings(fixture('docs-data.json'), 'application/json');
       should(rows.length).equal(7);
       should(rows[0]).eql([Date.UTC(2020, 1, 4, 12, 0), 1200.15]);
       should(rows[6]).eql([Date.UTC(2020, 1, 4, 12, 6), 1206.55]);
@@ -95,11 +95,11 @@ describe('reading answers', () => {
       should(ctx.sim.requests.length).equal(1);
     });
 
-    it('a CSV cut inside a line is refused', () => {
+    it('a CSV cut inside a line is refused', async () => {
       // A cut exactly at a line end cannot be seen in CSV (unlike JSON); a cut connection
       // is still caught by its Content-Length (see the 'cut' fault in client-retries).
       const csv = fixture('docs-sensors.csv');
-      should(refusal(() => readSensors(csv.slice(0, csv.length - 10), 'text/csv', 'GW'))).match(/the CSV is malformed/);
+      should(await refusal(() => readSensors(csv.slice(0, csv.length - 10), 'text/csv', 'GW'))).match(/the CSV is malformed/);
     });
   });
 
@@ -133,8 +133,8 @@ describe('reading answers', () => {
     const sensor = { id: 'e1.kwh', name: 'Main', timestamp: '2020-01-02T15:22Z', value: 1, unit: 'kWh', interval: 60 };
     const sensors = (changes: object) => JSON.stringify([{ ...sensor, ...changes }]);
 
-    it('accepts seconds in the sensor timestamp, and no unit or interval at all', () => {
-      const [s] = readSensors(sensors({ timestamp: '2020-01-02T15:22:30Z', unit: undefined, interval: null }));
+    it('accepts seconds in the sensor timestamp, and no unit or interval at all', async () => {
+      const [s] = await readSensors(sensors({ timestamp: '2020-01-02T15:22:30Z', unit: undefined, interval: null }));
       should(s).match({ timestamp: Date.UTC(2020, 0, 2, 15, 22, 30), unit: null, interval: null });
     });
 
@@ -157,40 +157,40 @@ describe('reading answers', () => {
       ['an interval as text', { interval: '60' }, /has interval the text "60"/],
     ];
     for (const [name, changes, message] of cases) {
-      it(`a sensor with ${name}`, () => {
-        should(refusal(() => readSensors(sensors(changes), '', 'GW'))).match(message);
+      it(`a sensor with ${name}`, async () => {
+        should(await refusal(() => readSensors(sensors(changes), '', 'GW'))).match(message);
       });
     }
 
-    it('shortens a runaway id or text in the message', () => {
-      const message = refusal(() => readSensors(sensors({ id: 'x'.repeat(5000), value: 'y'.repeat(5000) }), '', 'GW'));
+    it('shortens a runaway id or text in the message', async () => {
+      const message = await refusal(() => readSensors(sensors({ id: 'x'.repeat(5000), value: 'y'.repeat(5000) }), '', 'GW'));
       should(message.length).be.below(200);
       should(message).containEql(`sensor ${'x'.repeat(39)}… has value the text "${'y'.repeat(39)}…"`);
     });
 
-    it('items that are not objects, and answers that are not lists', () => {
-      should(refusal(() => readSensors('[1]', '', 'GW'))).equal('the sensors answer of gateway GW: item 0 is a number, not a sensor');
-      should(refusal(() => readSensors('[[]]', '', 'GW'))).match(/item 0 is a list, not a sensor/);
-      should(refusal(() => readSensors('null', '', 'GW'))).equal('the sensors answer of gateway GW is null, not a list of sensors');
-      should(refusal(() => readTariffs('"tariffs"'))).equal('the tariffs answer is a string, not a list of tariffs');
-      should(refusal(() => readReadings('{}'))).equal('the data answer is an object, not a list of readings');
+    it('items that are not objects, and answers that are not lists', async () => {
+      should(await refusal(() => readSensors('[1]', '', 'GW'))).equal('the sensors answer of gateway GW: item 0 is a number, not a sensor');
+      should(await refusal(() => readSensors('[[]]', '', 'GW'))).match(/item 0 is a list, not a sensor/);
+      should(await refusal(() => readSensors('null', '', 'GW'))).equal('the sensors answer of gateway GW is null, not a list of sensors');
+      should(await refusal(() => readTariffs('"tariffs"'))).equal('the tariffs answer is a string, not a list of tariffs');
+      should(await refusal(() => readReadings('{}'))).equal('the data answer is an object, not a list of readings');
     });
 
-    it('JSON cut anywhere is "cut off"; broken but complete JSON is "not valid JSON"', () => {
+    it('JSON cut anywhere is "cut off"; broken but complete JSON is "not valid JSON"', async () => {
       const body = fixture('docs-sensors.json');
       for (let end = 1; end < body.trimEnd().length - 1; end++) {
-        should(refusal(() => readSensors(body.slice(0, end), '', 'GW'))).equal(
+        should(await refusal(() => readSensors(body.slice(0, end), '', 'GW'))).equal(
           'the sensors answer of gateway GW is cut off (incomplete JSON)',
         );
       }
       for (const broken of ["[{'id': 1}]", '[1,]', '[{"a":"x\\""}]]', '[tru]']) {
-        should(refusal(() => readSensors(broken, '', 'GW'))).equal('the sensors answer of gateway GW is not valid JSON');
+        should(await refusal(() => readSensors(broken, '', 'GW'))).equal('the sensors answer of gateway GW is not valid JSON');
       }
     });
 
-    it('empty bodies and web pages (a captive portal on the mobile link)', () => {
-      should(refusal(() => readTariffs('  '))).equal('the tariffs answer is empty');
-      should(refusal(() => readTariffs('<!doctype html><title>Login</title>', 'text/html'))).match(/is a web page, not data/);
+    it('empty bodies and web pages (a captive portal on the mobile link)', async () => {
+      should(await refusal(() => readTariffs('  '))).equal('the tariffs answer is empty');
+      should(await refusal(() => readTariffs('<!doctype html><title>Login</title>', 'text/html'))).match(/is a web page, not data/);
     });
 
     const rows: Array<[string, string, RegExp]> = [
@@ -201,13 +201,13 @@ describe('reading answers', () => {
       ['a null value', '[["2020-02-04T12:00:00", 1], ["2020-02-04T12:01:00", null]]', /row 1 has value null, expected a number/],
     ];
     for (const [name, body, message] of rows) {
-      it(`data with ${name}`, () => {
-        should(refusal(() => readReadings(body))).match(message);
+      it(`data with ${name}`, async () => {
+        should(await refusal(() => readReadings(body))).match(message);
       });
     }
 
-    it('data timestamps with an offset are honoured', () => {
-      should(readReadings('[["2020-02-04T13:00:00+01:00", 5]]')).eql([[Date.UTC(2020, 1, 4, 12), 5]]);
+    it('data timestamps with an offset are honoured', async () => {
+      should(await readReadings('[["2020-02-04T13:00:00+01:00", 5]]')).eql([[Date.UTC(2020, 1, 4, 12), 5]]);
     });
   });
 });

@@ -130,12 +130,12 @@ describe('hostile ids through every library path', () => {
   }
 
   for (const id of HOSTILE) {
-    it(`readSensors and decodeSensorId: a sensor "${id}" in JSON and CSV answers`, () => {
+    it(`readSensors and decodeSensorId: a sensor "${id}" in JSON and CSV answers`, async () => {
       const item = { id, name: id, timestamp: '2026-06-10T12:00Z', value: 1, unit: 'kWh', interval: 60 };
-      const fromJson = readSensors(JSON.stringify([item]), 'application/json', id);
+      const fromJson = await readSensors(JSON.stringify([item]), 'application/json', id);
       should(fromJson.map((s) => [s.id, s.name, s.value])).eql([[id, id, 1]]);
       const csv = `id,name,timestamp,value,unit,interval,${id}\n"${id}","${id}",2026-06-10T12:00Z,1,"kWh",60,{}\n`;
-      const fromCsv = readSensors(csv, 'text/csv', id);
+      const fromCsv = await readSensors(csv, 'text/csv', id);
       should(fromCsv.map((s) => [s.id, s.name, s.value, s.unit, s.interval])).eql([[id, id, 1, 'kWh', 60]]);
       should(decodeSensorId(id)).eql({ kind: 'unknown' });
     });

@@ -1,12 +1,14 @@
 // What the three endpoints answer, checked against the interface and turned into typed
 // values: the JSON forms, and the CSV form of the sensors. Anything else becomes an
 // EasyApiError 'invalid_response' that names what was wrong; nothing here throws
-// anything else or trusts the service.
+// anything else or trusts the service. An answer may be megabytes: it is read in slices
+// with a turn of the event loop between them (engine/slices.ts), never in one go.
 import { looksLikeSensorsCsv, parseSensorsCsv } from './csv';
 import { shortText } from '../engine/format';
 import { EasyApiError } from './http';
 import { MAX_QUOTED_CHARS } from '../engine/limits';
-import { Problem, Tariff, parseTariffs } from '../engine/tariff';
+import { mapInSlices, nextTurn, runInSlices } from '../engine/slices';
+import { ParsedTariffs, parseTariffsInSlices } from '../engine/tariff';
 import { toEpochMs } from '../engine/time';
 
 export interface Sensor {
@@ -25,11 +27,12 @@ export interface Sensor {
 const SENSOR_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?Z$/;
 
 /** The tariffs answer: a JSON list, each item judged by parseTariffs (bad ones become problems). */
-export function readTariffs(body: string, contentType = ''): { tariffs: Tariff[]; problems: Problem[] } {
+export async function readTariffs(body: string, contentType = ''): Promise<ParsedTariffs> {
   const json = parseJsonBody(body, contentType, 'the tariffs answer');
   if (!Array.isArray(json)) throw invalid(`the tariffs answer is ${describeJson(json)}, not a list of tariffs`);
+  await nextTurn();
   try {
-    return parseTariffs(json);
+    return await parseTariffsInSlices(json);
   } catch {
     // parseTariffs reports problems rather than throwing; this is the never-crash guard.
     throw invalid('the tariffs answer could not be read');
@@ -37,12 +40,12 @@ export function readTariffs(body: string, contentType = ''): { tariffs: Tariff[]
 }
 
 /** The sensors answer of a gateway, JSON or (by content type or its header line) CSV. */
-export function readSensors(body: string, contentType = '', gatewayId = ''): Sensor[] {
+export async function readSensors(body: string, contentType = '', gatewayId = ''): Promise<Sensor[]> {
   const what = `the sensors answer of gateway ${shortText(gatewayId, MAX_QUOTED_CHARS)}`;
   let items: unknown;
   if (/\btext\/csv\b/i.test(contentType) || looksLikeSensorsCsv(body)) {
     try {
-      items = parseSensorsCsv(body);
+      items = await parseSensorsCsv(body);
     } catch (err) {
       throw invalid(`${what}: ${(err as Error).message}`);
     }
@@ -50,14 +53,16 @@ export function readSensors(body: string, contentType = '', gatewayId = ''): Sen
     items = parseJsonBody(body, contentType, what);
   }
   if (!Array.isArray(items)) throw invalid(`${what} is ${describeJson(items)}, not a list of sensors`);
-  return items.map((item, index) => toSensor(item, index, what));
+  await nextTurn();
+  return runInSlices(mapInSlices(items, (item, index) => toSensor(item, index, what)));
 }
 
 /** The archival data answer: `[timestamp, value]` rows → `[epochMs, value]`. */
-export function readReadings(body: string, contentType = '', what = 'the data answer'): Array<[number, number]> {
+export async function readReadings(body: string, contentType = '', what = 'the data answer'): Promise<Array<[number, number]>> {
   const json = parseJsonBody(body, contentType, what);
   if (!Array.isArray(json)) throw invalid(`${what} is ${describeJson(json)}, not a list of readings`);
-  return json.map((row, index) => toReading(row, index, what));
+  await nextTurn();
+  return runInSlices(mapInSlices(json, (row, index) => toReading(row, index, what)));
 }
 
 function invalid(message: string): EasyApiError {

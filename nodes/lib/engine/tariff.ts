@@ -1,6 +1,8 @@
 // Tariff and rule types, validation (semantics rule 7, warnings of rules 3 and 4) and the
 // compiled form the price and cost engine evaluates.
 import { shortText } from './format';
+import { runAtOnce, runInSlices, SLICE, Steps } from './slices';
+import { cachedCompile, remember } from './compiled-tariffs';
 import { MAX_ID_CHARS, MAX_PROBLEMS_PER_ANSWER, MAX_QUOTED_CHARS, MAX_RULES_PER_TARIFF, MAX_TARIFFS_PER_ANSWER } from './limits';
 
 export interface Rule {
@@ -305,7 +307,24 @@ function checkTariff(raw: unknown, position: number, report: (problem: Problem) 
  * into usable tariffs and problems. An invalid tariff is left out as a whole; the
  * others stay usable. Tariffs are returned as given, unknown fields included.
  */
-export function parseTariffs(json: unknown): { tariffs: Tariff[]; problems: Problem[] } {
+export function parseTariffs(json: unknown): ParsedTariffs {
+  return runAtOnce(parseSteps(json));
+}
+
+/**
+ * parseTariffs with a turn of the event loop after the JSON text is parsed and after
+ * every SLICE.rules rules or so (a tariff is never cut), for answers of megabytes.
+ */
+export function parseTariffsInSlices(json: unknown): Promise<ParsedTariffs> {
+  return runInSlices(parseSteps(json));
+}
+
+export interface ParsedTariffs {
+  tariffs: Tariff[];
+  problems: Problem[];
+}
+
+function* parseSteps(json: unknown): Steps<ParsedTariffs> {
   let data = json;
   if (typeof json === 'string') {
     try {
@@ -313,6 +332,7 @@ export function parseTariffs(json: unknown): { tariffs: Tariff[]; problems: Prob
     } catch (e) {
       return { tariffs: [], problems: [topLevel(`tariffs response is not JSON: ${(e as Error).message}`)] };
     }
+    yield;
   }
   if (isObject(data) && 'rules' in data) data = [data];
   if (!Array.isArray(data)) {
@@ -329,8 +349,16 @@ export function parseTariffs(json: unknown): { tariffs: Tariff[]; problems: Prob
   }
   const seen = new Set<string>();
   const count = Math.min(data.length, MAX_TARIFFS_PER_ANSWER);
+  let rulesInSlice = 0;
   for (let position = 0; position < count; position++) {
-    const compiled = checkTariff(data[position], position, (p) => problems.add(p));
+    const raw: unknown = data[position];
+    const rules = isObject(raw) && Array.isArray(raw.rules) ? Math.min(raw.rules.length, MAX_RULES_PER_TARIFF) : 0;
+    if (rulesInSlice > 0 && rulesInSlice + rules > SLICE.rules) {
+      yield;
+      rulesInSlice = 0;
+    }
+    rulesInSlice += Math.max(rules, 1);
+    const compiled = checkTariff(raw, position, (p) => problems.add(p));
     if (!compiled) continue;
     const id = compiled.id;
     if (seen.has(id)) {
@@ -351,59 +379,6 @@ export function parseTariffs(json: unknown): { tariffs: Tariff[]; problems: Prob
 
 function topLevel(message: string): Problem {
   return { severity: 'error', tariffId: null, ruleIndex: null, field: null, message };
-}
-
-// Compiled forms keyed by the tariff object. A tariff may be changed in place (e.g. in a
-// function node) between calls, so a hit is checked against the values the compile read:
-// the tariff's id, name, vat, currency and rules list, and each rule's object and its
-// rule fields (weekday lists entry by entry). That check is linear in the rules and never
-// touches the fields the engine ignores, however large they are (semantics rule 7 keeps
-// them); any difference compiles the tariff afresh.
-const compiledCache = new WeakMap<object, { reads: unknown[]; compiled: CompiledTariff }>();
-
-/**
- * Hands `visit` every value the compile of `tariff` reads, in a fixed order, while it
- * returns true; false when a visit did. Property names are written out: this runs on
- * every engine call.
- */
-function visitReads(tariff: Json, visit: (value: unknown) => boolean): boolean {
-  const rules = tariff.rules;
-  if (!visit(tariff.id) || !visit(tariff.name) || !visit(tariff.vat) || !visit(tariff.currency) || !visit(rules)) return false;
-  if (!Array.isArray(rules) || !visit(rules.length)) return false;
-  for (let k = 0; k < rules.length; k++) {
-    const rule: unknown = rules[k];
-    if (!visit(rule)) return false;
-    if (!isObject(rule)) continue;
-    if (!visit(rule.priority) || !visit(rule.price) || !visit(rule.time_start) || !visit(rule.time_end)) return false;
-    if (!visit(rule.gateway_id) || !visit(rule.sensor_id) || !visit(rule.sensor_value) || !visit(rule.sensor_condition)) return false;
-    if (!visitDays(rule.weekdays, visit) || !visitDays(rule.weekday, visit)) return false;
-  }
-  return true;
-}
-
-/** A weekday list is read entry by entry (it may be edited in place). */
-function visitDays(days: unknown, visit: (value: unknown) => boolean): boolean {
-  if (!visit(days)) return false;
-  if (!Array.isArray(days)) return true;
-  if (!visit(days.length)) return false;
-  for (let d = 0; d < days.length; d++) if (!visit(days[d])) return false;
-  return true;
-}
-
-function remember(compiled: CompiledTariff): void {
-  const reads: unknown[] = [];
-  visitReads(compiled.tariff, (value) => reads.push(value) > 0);
-  compiledCache.set(compiled.tariff, { reads, compiled });
-}
-
-/** The compiled form cached for `tariff` when nothing the compile read has changed since. */
-function cachedCompile(tariff: object): CompiledTariff | null {
-  const hit = compiledCache.get(tariff);
-  if (!hit) return null;
-  const reads = hit.reads;
-  let k = 0;
-  const same = visitReads(tariff as Json, (value) => k < reads.length && Object.is(value, reads[k++]));
-  return same && k === reads.length ? hit.compiled : null;
 }
 
 /**

@@ -4,7 +4,7 @@
 // a restart without network still prices.
 
 import { MINUTE_MS, SECOND_MS } from '../engine/time';
-import { parseTariffs } from '../engine/tariff';
+import { parseTariffsInSlices } from '../engine/tariff';
 import type { Problem } from '../engine/tariff';
 import { EasyApiError } from '../api/client';
 import { LongTimer } from '../engine/long-timer';
@@ -173,7 +173,8 @@ export class TariffCache {
     }
     const value = asStoredTariffs(stored);
     if (!value || this.requests.closed || this.snapshot.fetchedAt !== null) return;
-    const { tariffs } = parseTariffs(value.tariffs);
+    const { tariffs } = await parseTariffsInSlices(value.tariffs);
+    if (this.requests.closed || this.snapshot.fetchedAt !== null) return; // a fetch answered meanwhile
     this.snapshot = { tariffs, problems: value.problems, fetchedAt: value.fetchedAt, error: null, stale: true };
     // watchers price from these only if the first fetch has not answered within the wait
     this.heldFromStore = true;
