@@ -72,7 +72,7 @@ export async function parseSensorsCsv(text: string, sliceChars = SLICE.csvChars)
     if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end += end - 1 > at ? -1 : 1;
     parser.write(text.slice(at, end));
     at = end;
-    await nextTurn();
+    if (at < text.length) await nextTurn(); // between slices only: a small answer takes no turn
   }
   parser.end();
   try {

@@ -7,7 +7,7 @@ import { looksLikeSensorsCsv, parseSensorsCsv } from './csv';
 import { shortText } from '../engine/format';
 import { EasyApiError } from './http';
 import { MAX_QUOTED_CHARS } from '../engine/limits';
-import { mapInSlices, nextTurn, runInSlices } from '../engine/slices';
+import { mapInSlices, runInSlices } from '../engine/slices';
 import { ParsedTariffs, parseTariffsInSlices } from '../engine/tariff';
 import { toEpochMs } from '../engine/time';
 
@@ -30,7 +30,6 @@ const SENSOR_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?Z$/;
 export async function readTariffs(body: string, contentType = ''): Promise<ParsedTariffs> {
   const json = parseJsonBody(body, contentType, 'the tariffs answer');
   if (!Array.isArray(json)) throw invalid(`the tariffs answer is ${describeJson(json)}, not a list of tariffs`);
-  await nextTurn();
   try {
     return await parseTariffsInSlices(json);
   } catch {
@@ -53,7 +52,6 @@ export async function readSensors(body: string, contentType = '', gatewayId = ''
     items = parseJsonBody(body, contentType, what);
   }
   if (!Array.isArray(items)) throw invalid(`${what} is ${describeJson(items)}, not a list of sensors`);
-  await nextTurn();
   return runInSlices(mapInSlices(items, (item, index) => toSensor(item, index, what)));
 }
 
@@ -61,7 +59,6 @@ export async function readSensors(body: string, contentType = '', gatewayId = ''
 export async function readReadings(body: string, contentType = '', what = 'the data answer'): Promise<Array<[number, number]>> {
   const json = parseJsonBody(body, contentType, what);
   if (!Array.isArray(json)) throw invalid(`${what} is ${describeJson(json)}, not a list of readings`);
-  await nextTurn();
   return runInSlices(mapInSlices(json, (row, index) => toReading(row, index, what)));
 }
 

@@ -1,7 +1,8 @@
 // Work on a big input in slices, with a turn of the event loop (timers, I/O, the other
 // flows) between them, so that no answer within the size limits holds Node-RED for long.
 // A piece of work is written once, as a generator that yields where a slice may end; it
-// runs at once for the synchronous library API and in slices for the client.
+// runs at once for the synchronous library API and in slices for the client. Turns come
+// between slices only, so an answer of one slice is read exactly as before, in one go.
 
 /** What a slice holds at most; each bounds work of tens of microseconds per item. */
 export const SLICE = Object.freeze({

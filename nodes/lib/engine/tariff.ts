@@ -312,8 +312,8 @@ export function parseTariffs(json: unknown): ParsedTariffs {
 }
 
 /**
- * parseTariffs with a turn of the event loop after the JSON text is parsed and after
- * every SLICE.rules rules or so (a tariff is never cut), for answers of megabytes.
+ * parseTariffs with a turn of the event loop after every SLICE.rules rules or so (a
+ * tariff is never cut), for answers of megabytes; a small answer takes no turn at all.
  */
 export function parseTariffsInSlices(json: unknown): Promise<ParsedTariffs> {
   return runInSlices(parseSteps(json));
@@ -332,7 +332,6 @@ function* parseSteps(json: unknown): Steps<ParsedTariffs> {
     } catch (e) {
       return { tariffs: [], problems: [topLevel(`tariffs response is not JSON: ${(e as Error).message}`)] };
     }
-    yield;
   }
   if (isObject(data) && 'rules' in data) data = [data];
   if (!Array.isArray(data)) {
