@@ -340,6 +340,26 @@ describe('easy-tariff node', function () {
     should(err.error.message).match(/^msg.days must be a whole number of days from 1 to 7, got 30\.$/);
   });
 
+  it('msg.days is a whole number of days written plainly: hex, exponents, fractions, signs and spaces are refused', async () => {
+    const { out, caught } = await start({}, { wires: [['out'], ['chart']] }, [{ id: 'chart', type: 'helper' }]);
+    const charts = inbox('chart');
+    await out.next(1);
+    const refused = ['0x7', '7 ', ' 7', '1e0', '7.0', '+7', '-1', '0', '٧', 7.5, 0, 8, -7, Infinity, NaN, true, [7], { days: 7 }];
+    for (const days of refused) {
+      helper.getNode('t').receive({ payload: 'chart', days });
+      const [err] = await caught.next(1);
+      should(err.error.message).startWith('msg.days must be a whole number of days from 1 to 7, got ');
+    }
+    // digits only, a leading zero included ("07" is 7), or a number
+    for (const [days, expected] of [['07', 7], ['3', 3], [2, 2]] as Array<[unknown, number]>) {
+      helper.getNode('t').receive({ payload: 'chart', days });
+      const [net] = await charts.next(2);
+      const points = net.payload as Array<{ x: number }>;
+      should(points[points.length - 1].x - points[0].x).equal(expected * 24 * 3_600_000);
+    }
+    should(caught.received).eql([]);
+  });
+
   it('with Chart ticked, sends the chart data with the price at each change (7 days when set)', async () => {
     const { out } = await start({}, { tariff: 'DEMO-NIGHT', chart: true, chartDays: '7', wires: [['out'], ['chart']] }, [
       { id: 'chart', type: 'helper' },
