@@ -351,7 +351,11 @@ describe('easy-tariff node', function () {
       should(err.error.message).startWith('msg.days must be a whole number of days from 1 to 7, got ');
     }
     // digits only, a leading zero included ("07" is 7), or a number
-    for (const [days, expected] of [['07', 7], ['3', 3], [2, 2]] as Array<[unknown, number]>) {
+    for (const [days, expected] of [
+      ['07', 7],
+      ['3', 3],
+      [2, 2],
+    ] as Array<[unknown, number]>) {
       helper.getNode('t').receive({ payload: 'chart', days });
       const [net] = await charts.next(2);
       const points = net.payload as Array<{ x: number }>;
