@@ -324,7 +324,7 @@ describe('e2e: the editor in chromium', function () {
         { timeout: 30_000 },
       );
       await dash.waitForTimeout(1500); // the chart's entry animation
-      await dash.evaluate(() => document.querySelectorAll('.v-snackbar, .v-overlay').forEach((el: any) => el.remove()));
+      await dash.evaluate(() => document.querySelectorAll('.v-snackbar, .v-overlay, .pwa-toast').forEach((el: any) => el.remove()));
       await dash.screenshot({ path: path.join(SHOTS, 'dashboard.png'), fullPage: true });
       assert.deepStrictEqual(dashErrors, []);
     } finally {
