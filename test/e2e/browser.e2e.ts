@@ -324,7 +324,12 @@ describe('e2e: the editor in chromium', function () {
         { timeout: 30_000 },
       );
       await dash.waitForTimeout(1500); // the chart's entry animation
-      await dash.evaluate(() => document.querySelectorAll('.v-snackbar, .v-overlay, .pwa-toast').forEach((el: any) => el.remove()));
+      // hidden, not removed (Dashboard 2 still manages them): toasts, the PWA prompt, the pages' drawer
+      await dash.evaluate(() =>
+        document
+          .querySelectorAll('.v-snackbar, .v-overlay, .pwa-toast, .v-navigation-drawer')
+          .forEach((el: any) => (el.style.display = 'none')),
+      );
       await dash.screenshot({ path: path.join(SHOTS, 'dashboard.png'), fullPage: true });
       assert.deepStrictEqual(dashErrors, []);
     } finally {
