@@ -75,7 +75,8 @@
     }
     if (v.strategy === 'save') {
       // no run time: the load is on in the window, off where that saves most
-      var maxOff = num(v.maxOffMinutes);
+      var maxOff =
+        String(v.maxOffMinutes === undefined || v.maxOffMinutes === null ? '' : v.maxOffMinutes).trim() === '' ? 60 : num(v.maxOffMinutes);
       if (!(maxOff > 0 && maxOff <= 1440)) add('maxOffMinutes', 'error', 'maxOff');
       else add('strategy', 'note', 'offPeriods');
       checkValues(v, add);

@@ -98,6 +98,19 @@ describe('easy-plan node', function () {
     await quiet(10);
   }
 
+  /** An example flow as shipped, run against the simulator (debug nodes read as helper nodes); the shipped nodes. */
+  async function loadExample(name: string): Promise<FlowNode[]> {
+    sim = await withSimulator();
+    const shipped: FlowNode[] = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', `${name}.json`), 'utf8'));
+    const flow = shipped.map((n) => {
+      if (n.type === 'easy-account') return { ...n, baseUrl: sim!.url, timezone: ZONE };
+      return n.type === 'debug' ? { id: n.id, z: n.z, type: 'helper' } : n;
+    });
+    const inject = require(require.resolve('@node-red/nodes/core/common/20-inject.js'));
+    await helper.load([easyAccount, easyPlan, inject], flow, { 'easy-example-account': { token: TOKEN } });
+    return shipped;
+  }
+
   it('switches at the exact instants of a spring-forward night, then plans the next night', async () => {
     // 01:30-03:30 local: on 29 March 2026 the clock jumps from 01:00 to 02:00, so the range runs 01:00Z-02:30Z
     served = [cheapBetween('01:30', '03:30')];
@@ -512,16 +525,7 @@ describe('easy-plan node', function () {
   });
 
   it("the example flow: the heater plan on deploy equals the library's, the boost and cancel buttons work", async () => {
-    sim = await withSimulator();
-    const shipped: FlowNode[] = JSON.parse(
-      fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'run-the-heater-in-the-cheapest-hours.json'), 'utf8'),
-    );
-    const flow = shipped.map((n) => {
-      if (n.type === 'easy-account') return { ...n, baseUrl: sim!.url, timezone: ZONE };
-      return n.type === 'debug' ? { id: n.id, z: n.z, type: 'helper' } : n;
-    });
-    const inject = require(require.resolve('@node-red/nodes/core/common/20-inject.js'));
-    await helper.load([easyAccount, easyPlan, inject], flow, { 'easy-example-account': { token: TOKEN } });
+    const shipped = await loadExample('run-the-heater-in-the-cheapest-hours');
     const relay = inbox('plan-relay');
     const plans = inbox('plan-slots');
     const [plan] = await plans.next(1);
@@ -567,16 +571,7 @@ describe('easy-plan node', function () {
   });
 
   it('the dearest-hours example: the battery discharges in the dearest 2 h of 16:00-21:00 as the library plans them, in words', async () => {
-    sim = await withSimulator();
-    const shipped: FlowNode[] = JSON.parse(
-      fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'discharge-the-battery-in-the-dearest-hours.json'), 'utf8'),
-    );
-    const flow = shipped.map((n) => {
-      if (n.type === 'easy-account') return { ...n, baseUrl: sim!.url, timezone: ZONE };
-      return n.type === 'debug' ? { id: n.id, z: n.z, type: 'helper' } : n;
-    });
-    const inject = require(require.resolve('@node-red/nodes/core/common/20-inject.js'));
-    await helper.load([easyAccount, easyPlan, inject], flow, { 'easy-example-account': { token: TOKEN } });
+    const shipped = await loadExample('discharge-the-battery-in-the-dearest-hours');
     const inverter = inbox('dearest-inverter');
     const [plan] = await inbox('dearest-plan').next(1);
     const [state] = await inverter.next(1);
@@ -606,16 +601,7 @@ describe('easy-plan node', function () {
   });
 
   it('the saving example: the off periods are what savingOffWindows finds, the relay follows them and the override', async () => {
-    sim = await withSimulator();
-    const shipped: FlowNode[] = JSON.parse(
-      fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'switch-the-heater-off-where-that-saves-most.json'), 'utf8'),
-    );
-    const flow = shipped.map((n) => {
-      if (n.type === 'easy-account') return { ...n, baseUrl: sim!.url, timezone: ZONE };
-      return n.type === 'debug' ? { id: n.id, z: n.z, type: 'helper' } : n;
-    });
-    const inject = require(require.resolve('@node-red/nodes/core/common/20-inject.js'));
-    await helper.load([easyAccount, easyPlan, inject], flow, { 'easy-example-account': { token: TOKEN } });
+    const shipped = await loadExample('switch-the-heater-off-where-that-saves-most');
     const relay = inbox('save-relay');
     const [plan] = await inbox('save-plan').next(1);
     const [state] = await relay.next(1);

@@ -106,6 +106,8 @@ describe("the plan dialog's checks", () => {
       { ...base, resendMinutes: '15' },
       { ...base, strategy: 'save', maxOffMinutes: '60' },
       { ...base, strategy: 'save', maxOffMinutes: '0' },
+      { ...base, strategy: 'save', maxOffMinutes: '' }, // empty: the default hour
+      { ...base, maxOffMinutes: '', minOnMinutes: 'x' }, // hidden fields of another mode: not read
     ];
     for (const values of cases) {
       const refused = (() => {

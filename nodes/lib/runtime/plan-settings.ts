@@ -89,23 +89,7 @@ export function planSettings(config: Record<string, unknown>): PlanSettings {
   if (strategy !== 'cheapest' && strategy !== 'dearest' && strategy !== 'save') {
     throw new Error(`the plan must run in the cheapest or the dearest hours, or save, got ${JSON.stringify(config.strategy)}`);
   }
-  const saving = {
-    maxOffInRow: wholeSeconds(
-      numberIn(config.maxOffMinutes ?? 60, 'the longest time off (minutes)', 0, 1440) * MINUTE_MS,
-      'the longest time off',
-    ),
-    minOnBetween: wholeSeconds(
-      numberIn(blankAsZero(config.minOnMinutes ?? 1), 'the time on between (minutes)', 0, 1440) * MINUTE_MS,
-      'the time on between',
-    ),
-    minSaving: numberIn(blankAsZero(config.minSaving), 'the least saving', 0, 1e6),
-    recoveryPercent: numberIn(blankAsZero(config.recoveryPercent), 'the recovery (%)', 0, 1000),
-    recoveryMax:
-      config.recoveryMaxMinutes === undefined || String(config.recoveryMaxMinutes).trim() === ''
-        ? undefined
-        : numberIn(config.recoveryMaxMinutes, 'the longest recovery (minutes)', 0, 1440) * MINUTE_MS,
-  };
-  if (strategy === 'save' && saving.maxOffInRow <= 0) throw new Error('the longest time off must be more than 0 minutes');
+  const saving = savingSettings(strategy === 'save' ? config : {});
   if (saving.minOnBetween <= 0) saving.minOnBetween = MINUTE_MS; // on between two off periods: never 0 (they would be one)
   const limitField = strategy === 'dearest' ? config.minPrice : strategy === 'cheapest' ? config.maxPrice : undefined;
   const priceLimit =
@@ -212,4 +196,28 @@ export function oneOffSpan(
   if (to <= from) throw new Error(`msg.until must be after ${msg.from === undefined ? 'now' : 'msg.from'}`);
   // a span shorter than the run time runs all of it; the plan states the shortfall
   return { from, to, requested };
+}
+
+/** An optional number left empty (or a node saved before it existed): the default. */
+const blankAs = (value: unknown, fallback: number): unknown =>
+  value === undefined || value === null || (typeof value === 'string' && value.trim() === '') ? fallback : value;
+
+/** Switching off to save: its limits, read only in that mode (the fields are hidden and may be empty otherwise). */
+function savingSettings(config: Record<string, unknown>): PlanSettings['saving'] {
+  const maxOffInRow = wholeSeconds(
+    numberIn(blankAs(config.maxOffMinutes, 60), 'the longest time off (minutes)', 0, 1440) * MINUTE_MS,
+    'the longest time off',
+  );
+  if (maxOffInRow <= 0) throw new Error('the longest time off must be more than 0 minutes');
+  const recoveryMax = blankAs(config.recoveryMaxMinutes, -1);
+  return {
+    maxOffInRow,
+    minOnBetween: wholeSeconds(
+      numberIn(blankAs(config.minOnMinutes, 1), 'the time on between (minutes)', 0, 1440) * MINUTE_MS,
+      'the time on between',
+    ),
+    minSaving: numberIn(blankAs(config.minSaving, 0), 'the least saving', 0, 1e6),
+    recoveryPercent: numberIn(blankAs(config.recoveryPercent, 0), 'the recovery (%)', 0, 1000),
+    recoveryMax: recoveryMax === -1 ? undefined : numberIn(recoveryMax, 'the longest recovery (minutes)', 0, 1440) * MINUTE_MS,
+  };
 }
