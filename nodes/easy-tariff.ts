@@ -4,7 +4,7 @@
 // handling are in lib/tariff-watch, the chart data in lib/chart.
 
 import { linkAccount, nodeContextStore, settleOnce } from './lib/runtime/account-link';
-import { ChartMessage, tariffChart } from './lib/runtime/tariff-chart';
+import { ChangeCharts, ChartMessage, tariffChart } from './lib/runtime/tariff-chart';
 import { TariffWatch } from './lib/runtime/tariff-watch';
 import { noPrice, PricePayload } from './lib/runtime/price-payload';
 import { sensorsFromMessage } from './lib/runtime/sensor-message';
@@ -42,6 +42,13 @@ export = function register(RED: NodeAPI): void {
         return null;
       }
     }
+    // charts sent on price changes: at most one a minute, the last change charted late
+    const changeCharts = chartOnChange
+      ? new ChangeCharts(() => {
+          const late = chartMessages(chartOnChangeDays);
+          if (late) node.send([null, late]);
+        })
+      : null;
 
     // Started on the next turn, once the whole flow exists: what it sends or reports
     // then reaches wired nodes and Catch nodes.
@@ -56,7 +63,7 @@ export = function register(RED: NodeAPI): void {
         hub: link.hub!,
         tariffId,
         refreshMinutes: refresh.value,
-        onPrice: (payload) => node.send([priceMessage(payload), chartOnChange ? chartMessages(chartOnChangeDays) : null]),
+        onPrice: (payload) => node.send([priceMessage(payload), changeCharts?.changed() ? chartMessages(chartOnChangeDays) : null]),
         onStatus: (status) => node.status(status),
         // the price payload is the data (as core nodes hand on theirs); its reason is the problem, for a debug node
         onProblem: (message, payload) => node.error(message, priceMessage({ ...payload, reason: message })),
@@ -101,6 +108,7 @@ export = function register(RED: NodeAPI): void {
 
     node.on('close', (_removed, done) => {
       clearImmediate(starting);
+      changeCharts?.close();
       watch?.close();
       link.release();
       done();

@@ -4,6 +4,7 @@ import should from 'should';
 import { ChartPoint, closedPeriodBar, periodLabel, scheduleChart, stepPoints } from '../../nodes/lib/engine/chart';
 import { priceAt, schedule, SensorValues } from '../../nodes/lib/engine/price';
 import { periodBounds, PeriodName } from '../../nodes/lib/engine/totals';
+import { MAX_CHART_POINTS } from '../../nodes/lib/engine/limits';
 import { DST_ZONES, FC, slowPrice, tariffArb, workdayTariff } from './engine-fixtures';
 
 /** Zones whose clocks change at midnight: a local day starts at 01:00 or lasts 25 hours. */
@@ -44,6 +45,28 @@ describe('chart data for Dashboard 2 (ui-chart)', () => {
       ['gross GBP/kWh', 'append'],
     ]);
     should(messages[1].payload.map((p) => p.y)).eql([0.5 * 1.2, 0.5 * 1.2]);
+  });
+
+  it(`cuts a line at ${MAX_CHART_POINTS} points after a whole step, both lines alike, and says truncated`, () => {
+    // a price change every second for a day: 172,800 points a line uncut
+    const segments = Array.from({ length: 86_400 }, (_, k) => ({ from: k * 1000, to: (k + 1) * 1000, price: k % 2 ? 0.2 : 0.3 }));
+    const [net, gross] = scheduleChart(segments, 'EUR', 20);
+    const whole = stepPoints(segments, (p) => p);
+    for (const line of [net, gross]) {
+      should(line.truncated).be.true();
+      should(line.payload).have.length(MAX_CHART_POINTS);
+      should(line.payload.map((p) => p.x)).eql(whole.slice(0, MAX_CHART_POINTS).map((p) => p.x));
+    }
+    should(net.payload).eql(whole.slice(0, MAX_CHART_POINTS));
+    // the last point ends a step: the next point of the whole line starts another at the same instant
+    should(whole[MAX_CHART_POINTS].x).equal(net.payload[MAX_CHART_POINTS - 1].x);
+    should(gross.payload.map((p) => p.y)).eql(net.payload.map((p) => (p.y as number) * 1.2));
+    // at the limit exactly: whole, not truncated
+    const fits = segments.slice(0, MAX_CHART_POINTS / 2);
+    should(scheduleChart(fits, 'EUR', 20).map((m) => [m.truncated, m.payload.length])).eql([
+      [false, MAX_CHART_POINTS],
+      [false, MAX_CHART_POINTS],
+    ]);
   });
 
   // The reference is the per-instant slow evaluation of the rules, not the engine's

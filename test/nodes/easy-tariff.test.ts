@@ -340,6 +340,49 @@ describe('easy-tariff node', function () {
     should(err.error.message).match(/^msg.days must be a whole number of days from 1 to 7, got 30\.$/);
   });
 
+  it('with Chart ticked on a price that changes every second: a price message each second, a chart at most once a minute', async () => {
+    const from = Date.parse('2026-03-04T06:00:00Z');
+    const clock = installClock(from);
+    try {
+      const rules = Array.from({ length: 600 }, (_, k) => ({
+        priority: k,
+        price: k % 2 ? 0.2 : 0.3,
+        time_start: localHms(from + (k + 1) * 1000),
+        time_end: localHms(from + (k + 2) * 1000),
+      }));
+      const seconds = {
+        id: 'SECONDS',
+        name: 'a change a second',
+        vat: 20,
+        currency: 'EUR',
+        rules: [...rules, { priority: 999, price: 0.1 }],
+      };
+      sim = await withSimulator({ tariffs: () => [seconds], now: () => Date.now() });
+      const flow = [
+        { ...accountNode(sim, ZONE), timeoutMs: 86_400_000 },
+        tariffNode({ tariff: 'SECONDS', chart: true, wires: [['out'], ['chart']] }),
+        { id: 'out', type: 'helper' },
+        { id: 'chart', type: 'helper' },
+        ...catchNodes(),
+      ];
+      await helper.load([easyAccount, easyTariff], flow, { acc: { token: TOKEN } });
+      const prices: number[] = [];
+      const charts: number[] = [];
+      helper.getNode('out').on('input', () => prices.push(Date.now()));
+      helper.getNode('chart').on('input', (msg: any) => msg.action === 'replace' && charts.push(Date.now()));
+      await until('the first price', () => prices.length === 1);
+      for (let s = 0; s < 300; s++) {
+        await clock.tickAsync(1000);
+        await until(`the price at second ${s + 1}`, () => prices.length >= s + 2);
+      }
+      should(prices.length).be.aboveOrEqual(300);
+      // one chart with the first price, then one at the end of each minute (the last change charted late)
+      should(charts.map((t) => Math.round((t - charts[0]) / 60_000))).eql([0, 1, 2, 3, 4, 5]);
+    } finally {
+      clock.uninstall();
+    }
+  });
+
   it('msg.days is a whole number of days written plainly: hex, exponents, fractions, signs and spaces are refused', async () => {
     const { out, caught } = await start({}, { wires: [['out'], ['chart']] }, [{ id: 'chart', type: 'helper' }]);
     const charts = inbox('chart');

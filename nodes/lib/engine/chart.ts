@@ -4,6 +4,7 @@
 // `action: 'replace'` (the chart drops what it showed) and the others with 'append', so
 // together they replace the whole chart.
 import { minorUnits } from './format';
+import { MAX_CHART_POINTS } from './limits';
 import type { PeriodName } from './totals';
 import { localIsoText, zoneInfo } from './time';
 
@@ -60,12 +61,28 @@ export function replacingMessages(
 /**
  * A price schedule as two step lines, net and gross per kWh (gross as the engine
  * computes it: net × (1 + vat/100)). Topics name the line and the unit, for the legend.
+ * A line has at most MAX_CHART_POINTS points: a schedule with more price changes is cut
+ * after the last whole step that fits, so the chart ends early but is never drawn wrong,
+ * and every message of it says `truncated: true`.
  */
 export function scheduleChart(segments: readonly PricedSegment[], currency: string, vat: number): ChartMessage[] {
-  return replacingMessages([
-    { topic: `net ${currency}/kWh`, points: stepPoints(segments, (p) => p) },
-    { topic: `gross ${currency}/kWh`, points: stepPoints(segments, (p) => p * (1 + vat / 100)) },
-  ]);
+  const gross = (p: number) => p * (1 + vat / 100);
+  let net = stepPoints(segments, (p) => p);
+  const truncated = net.length > MAX_CHART_POINTS;
+  if (truncated) {
+    // points come in pairs (a step's start and end): the cap is even, so the last kept one ends a step
+    const end = net[MAX_CHART_POINTS - 1].x as number;
+    segments = segments.filter((s) => s.to <= end);
+    net = net.slice(0, MAX_CHART_POINTS);
+  }
+  // gross has no more steps than net (equal net prices give equal gross), so it fits too
+  return replacingMessages(
+    [
+      { topic: `net ${currency}/kWh`, points: net },
+      { topic: `gross ${currency}/kWh`, points: stepPoints(segments, gross) },
+    ],
+    { truncated },
+  );
 }
 
 export interface ClosedPeriod {

@@ -24,3 +24,8 @@ export const MAX_SPLIT_VALUES = 256;
 export const MAX_PLAN_WORK = 1_500_000;
 /** Local days easy-cost's range mode splits one range into (msg.split = "day"): a year and a day. */
 export const MAX_SPLIT_DAYS = 366;
+/**
+ * Points of one line of a schedule chart (easy-tariff's second output): a week of
+ * quarter-hour prices is 1,344; a schedule with more changes is cut, marked `truncated`.
+ */
+export const MAX_CHART_POINTS = 2000;
