@@ -6,7 +6,7 @@ import { linkAccount, nodeContextStore, reportProblem, settleOnce, problemStatus
 import { PlanWatch } from './lib/runtime/plan-watch';
 import { parseDuration, planSettings, PlanSettings } from './lib/runtime/plan-settings';
 import { OutputValues, outputValues, resendMs } from './lib/runtime/plan-output';
-import { sensorsFromMessage } from './lib/runtime/sensor-message';
+import { NOT_A_SENSOR_VALUE, sensorsFromMessage, unknownCommand } from './lib/runtime/sensor-message';
 import type { Node, NodeAPI, NodeDef, NodeMessage } from './lib/runtime/red-types';
 
 const TARIFF_REFRESH_MINUTES = 60;
@@ -111,10 +111,11 @@ function sensorValues(msg: NodeMessage): ReturnType<typeof sensorsFromMessage> {
   try {
     return sensorsFromMessage(msg);
   } catch (err) {
-    // the reason is in the message; the target's lib has no Error cause
-    // eslint-disable-next-line preserve-caught-error
-    throw new Error(
-      `expected msg.payload 'plan', 'cancel', 'boost', 'on', 'off', 'auto' or 'resend', msg.duration/msg.from/msg.until, or a sensor value with msg.topic set to the sensor id (${(err as Error).message})`,
+    // a sensor value that is not a number keeps its own words; anything else is no command we know
+    if ((err as { code?: unknown }).code !== NOT_A_SENSOR_VALUE) throw err;
+    throw unknownCommand(
+      "msg.payload 'plan', 'cancel', 'boost', 'on', 'off', 'auto' or 'resend', msg.duration/msg.from/msg.until",
+      msg.payload,
     );
   }
 }

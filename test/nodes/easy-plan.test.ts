@@ -486,6 +486,11 @@ describe('easy-plan node', function () {
       [{ duration: 60, until: -3e12 }, 'msg.until must be after now'],
       [{ until: '2026-02-01T00:00:00Z' }, 'the window from msg.from to msg.until is longer than 192 h'],
       [{ payload: 'start' }, "expected msg.payload 'plan', 'cancel', 'boost', 'on', 'off', 'auto' or 'resend'"],
+      [
+        { payload: '__proto__' },
+        "expected msg.payload 'plan', 'cancel', 'boost', 'on', 'off', 'auto' or 'resend', msg.duration/msg.from/msg.until, or a sensor value with msg.topic set to the sensor id; got msg.payload \"__proto__\"",
+      ],
+      [{ topic: 'G1', payload: 'hot' }, 'sensor G1: msg.payload must be a number'],
     ];
     for (const [msg, message] of cases) {
       node.receive(msg);
