@@ -85,11 +85,12 @@ function blockBench(): void {
   const tariff = ruleLimitTariff();
   const from = Date.parse('2026-03-23T10:07:13.456Z'); // a Monday, DST a week later in London
   // the longest duration (in steps of the grid) that is still accepted: refusals cost nothing, so search
-  const worst = (to: number, minBlock: number, step: number): number => {
-    let lo = step;
-    let hi = Math.floor((to - from) / step) * step;
+  // (durations k·step + odd: an odd duration adds residue classes, the search's costliest shape)
+  const worst = (to: number, minBlock: number, step: number, odd = 0): number => {
+    let lo = step + odd;
+    let hi = Math.floor((to - from) / step) * step + odd;
     while (hi - lo > step) {
-      const mid = Math.round((lo + hi) / 2 / step) * step;
+      const mid = Math.round((lo + hi - 2 * odd) / 2 / step) * step + odd;
       try {
         cheapestWindows(tariff, { timezone: ZONE, from, to, duration: mid, minBlock });
         lo = mid;
@@ -101,7 +102,9 @@ function blockBench(): void {
   };
   const longest = worst(from + 8 * DAY, HOUR, 15 * 60_000);
   const fine = worst(from + DAY, 61 * 60_000, 60_000);
+  const sevens = worst(from + 8 * DAY, 7 * 60_000, 60_000, 59_542);
   const cases: Array<{ label: string; to: number; duration: number; minBlock: number }> = [
+    { label: `8 days, 1-min grid, ${hours(sevens)} in blocks >= 7 min`, to: from + 8 * DAY, duration: sevens, minBlock: 7 * 60_000 },
     { label: `8 days, 15-min grid, ${hours(longest)} in blocks >= 1 h`, to: from + 8 * DAY, duration: longest, minBlock: HOUR },
     { label: `24 h, 1-min grid, ${hours(fine)} in blocks >= 1 h 1 min`, to: from + DAY, duration: fine, minBlock: 61 * 60_000 },
     { label: 'rolling 24 h from now, 3 h in blocks >= 1 h', to: from + DAY, duration: 3 * HOUR, minBlock: HOUR },
@@ -109,6 +112,10 @@ function blockBench(): void {
   console.log(
     `  minimum block: ${tariff.rules.length}-rule tariff, window from ${new Date(from).toISOString()}, work cap ${MAX_PLAN_WORK.toLocaleString('en-US')} steps`,
   );
+  let worstAccepted = { label: '', ms: 0, ratio: 0 };
+  const accepted = (label: string, ms: number, split: number) => {
+    if (ms > worstAccepted.ms) worstAccepted = { label, ms, ratio: ms / split };
+  };
   for (const c of cases) {
     const window = { timezone: ZONE, from, to: c.to, duration: c.duration };
     const [split, blocks] = interleaved(12, [
@@ -118,6 +125,7 @@ function blockBench(): void {
     console.log(
       `    ${c.label.padEnd(52)} split ${split.toFixed(2).padStart(6)} ms, with minimum block ${blocks.toFixed(1).padStart(6)} ms (${(blocks / split).toFixed(1)} x)`,
     );
+    accepted(`cheapestWindows ${c.label}`, blocks, split);
   }
   // beyond the cap: refused before any work (a minimum block 7 s off the hourly grid)
   const refused = elapsedMs(() => {
@@ -131,6 +139,7 @@ function blockBench(): void {
   // switching off to save: the same tariff and window; with a recovery percentage the lattice is one minute
   const saving = [
     { label: 'off <= 2 h, on >= 15 min (15-min grid)', maxOffInRow: 2 * HOUR, minOnBetween: 15 * 60_000 },
+    { label: 'off <= 5 h, on >= 1 min (1-min grid)', maxOffInRow: 5 * HOUR },
     { label: 'off <= 2 h, recovery 50 % <= 1 h (1-min grid)', maxOffInRow: 2 * HOUR, recoveryPercent: 50, recoveryMax: HOUR },
   ];
   for (const c of saving) {
@@ -142,7 +151,11 @@ function blockBench(): void {
     console.log(
       `    savingOffWindows, 8 days, ${c.label.padEnd(44)} ${off.toFixed(1).padStart(6)} ms (${(off / split).toFixed(1)} x the split plan)`,
     );
+    accepted(`savingOffWindows, 8 days, ${c.label}`, off, split);
   }
+  console.log(
+    `  worst accepted: ${worstAccepted.label}: ${worstAccepted.ms.toFixed(1)} ms, ${worstAccepted.ratio.toFixed(0)} x the split plan of the same window (budget 100 ms here)`,
+  );
 }
 
 main();

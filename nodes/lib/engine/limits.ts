@@ -17,11 +17,20 @@ export const MAX_SENSORS_LISTED = 1000;
 /** Different values of the sensor computeCost splits by (splitBy: a digital input has two). */
 export const MAX_SPLIT_VALUES = 256;
 /**
- * Steps a plan's search may take (cells × planned units × states of the minimum-block and
- * switch-off searches), counted before it starts; a plan that needs more is refused with
- * an error saying why. Chosen so that the worst accepted plan stays within 100 ms here.
+ * Steps a plan's minimum-block or switch-off search may take, counted before it starts as
+ * an upper bound of what it really does (cells × states × residue classes × moves × planned
+ * units, plus each move's and point's set-up in the same steps; a test counts the real
+ * steps against it); a plan that needs more is refused with an error saying why. One step
+ * costs ~3–7 ns here (2 cores, loaded), so the worst accepted plan stays well within 100 ms
+ * (`npm run bench`: "worst accepted").
  */
-export const MAX_PLAN_WORK = 1_500_000;
+export const MAX_PLAN_WORK = 8_000_000;
+/**
+ * Price changes a plan's window may hold (cheapestWindows, dearestWindows,
+ * savingOffWindows): a year of quarter-hour prices is 35,040; a window with more is
+ * refused as the tariff is walked, before anything is built.
+ */
+export const MAX_PLAN_SEGMENTS = 50_000;
 /** Local days easy-cost's range mode splits one range into (msg.split = "day"): a year and a day. */
 export const MAX_SPLIT_DAYS = 366;
 /**

@@ -64,7 +64,7 @@ export interface BlockWork {
 
 interface Lattice {
   /** seconds from `from`: cell boundaries */
-  q: number[];
+  q: Float64Array;
   h: number;
   /** the lattice's offset from `from` (0: `from` on the lattice) */
   r: number;
@@ -92,7 +92,7 @@ function residues(list: number[]): number[] {
  * significant digits) go to the plan that runs earliest (first difference in time).
  * `usable`: the usable pieces, sorted, whole ms, each with one price.
  */
-export function cheapestBlocks(usable: Piece[], from: number, to: number, target: number, minBlock: number): Piece[] {
+export function cheapestBlocks(usable: Piece[], from: number, to: number, target: number, minBlock: number, stats?: BlockStats): Piece[] {
   if (target <= 0) return [];
   // positions in ms from `from`
   const W = to - from;
@@ -121,29 +121,61 @@ export function cheapestBlocks(usable: Piece[], from: number, to: number, target
   const lambda1 = (((W - r) % h) + h) % h;
   const R0 = residues([0, r % h]);
   const R1 = residues([((T % h) + h) % h, (((T - lambda1) % h) + h) % h]);
-  const nK = Math.floor(T / h) + 1;
-  const cellsEstimate = latticeCount + 4;
-  const work = cellsEstimate * nK * (R0.length + R1.length) * 2;
+  const flexAmounts = residues([0, r % h].flatMap((c0) => [0, lambda1].map((c1) => (((T - c0 - c1) % h) + h) % h)))
+    .filter((x) => x > 0)
+    .sort((a, b) => b - a);
+  const work = blockWork(latticeCount + 4, Math.floor(T / h) + 1, R0.length, R1.length, flexAmounts.length);
+  if (stats) stats.work = work;
   if (work > MAX_PLAN_WORK) throw new BlockWorkError(work, h);
 
-  // cell boundaries: 0, the lattice points, m, W − m, W
-  const q: number[] = [0];
+  // cell boundaries: 0, the lattice points, m, W − m, W (ascending, no repeats)
+  const q = new Float64Array(latticeCount + 4);
+  let n = 0;
+  const put = (x: number) => {
+    if (n === 0 || q[n - 1] !== x) q[n++] = x;
+  };
+  put(0);
   const extra = [m, W - m].filter((x) => x > 0 && x < W).sort((a, b) => a - b);
   let e = 0;
   for (let k = 0; k < latticeCount; k++) {
     const x = firstLattice + k * h;
-    while (e < extra.length && extra[e] < x) q.push(extra[e++]);
-    if (e < extra.length && extra[e] === x) e++;
-    q.push(x);
+    while (e < extra.length && extra[e] < x) put(extra[e++]);
+    put(x);
   }
-  while (e < extra.length) q.push(extra[e++]);
-  q.push(W);
-  const dedup = q.filter((x, i) => i === 0 || x !== q[i - 1]);
-  return search({ q: dedup, h, r }, segStart, segPrice, W, T, m, R0, R1).map((p) => ({
+  while (e < extra.length) put(extra[e++]);
+  put(W);
+  return search({ q: q.subarray(0, n), h, r }, segStart, segPrice, W, T, m, R0, R1, flexAmounts, stats).map((p) => ({
     from: from + p.from,
     to: from + p.to,
     price: p.price,
   }));
+}
+
+/** The most moves one state of the search has: a block of m, a block with a free start or end (one per amount), stay off/close. */
+const MAX_MOVES = 6;
+/**
+ * What one move of one residue class costs besides its inner loop (finding the target
+ * slot, the move's own cost), in inner-loop steps: measured, the inner loop's steps being
+ * the cheapest thing the search does.
+ */
+const MOVE_SETUP_STEPS = 8;
+
+/**
+ * An upper bound of the steps the search takes: for every cell, mode (off, in a block)
+ * and flex state (free end used or not), every residue class tries every move, and each
+ * move runs its inner loop over at most all planned units. The test counts the steps the
+ * search really takes against this.
+ */
+export function blockWork(cells: number, units: number, residues0: number, residues1: number, flexAmounts: number): number {
+  const movesFlex0 = 2 + flexAmounts;
+  const perCell = 2 * (residues0 * movesFlex0 + (flexAmounts > 0 ? residues1 * 2 : 0)) * (units + MOVE_SETUP_STEPS);
+  return cells * perCell;
+}
+
+/** What cheapestBlocks did: the work counted before it started, and the steps it took (tests). */
+export interface BlockStats {
+  work: number;
+  steps: number;
 }
 
 /** A lattice step for people: `1 s`, `250 ms`. */
@@ -159,7 +191,18 @@ export class BlockWorkError extends RangeError {
   }
 }
 
-function search(L: Lattice, segStart: number[], segPrice: number[], W: number, T: number, m: number, R0: number[], R1: number[]) {
+function search(
+  L: Lattice,
+  segStart: number[],
+  segPrice: number[],
+  W: number,
+  T: number,
+  m: number,
+  R0: number[],
+  R1: number[],
+  flexAmounts: number[],
+  stats: BlockStats | undefined,
+) {
   const { q, h, r } = L;
   const n = q.length; // boundaries; cells 0..n-2
   const last = n - 1;
@@ -180,20 +223,13 @@ function search(L: Lattice, segStart: number[], segPrice: number[], W: number, T
     if (ok) maxAbs = Math.max(maxAbs, Math.abs(price[i]));
   }
   const tol = maxAbs * W * 1e-12;
-  const index = new Map<number, number>();
-  q.forEach((x, i) => index.set(x, i));
   const isLattice = (x: number) => (((x - r) % h) + h) % h === 0;
   const latticeAt = new Uint8Array(n);
   for (let i = 0; i < n; i++) latticeAt[i] = isLattice(q[i]) ? 1 : 0;
-  const fm = index.get(m) ?? -1; // the end of a block of exactly m from `from`
-  const tm = index.get(W - m) ?? -1; // the start of a block of exactly m up to `to`
-  // next boundary where a block may end (lattice or W)
-  const nextClosable = new Int32Array(n).fill(last);
-  for (let i = n - 2; i >= 0; i--) nextClosable[i] = latticeAt[i + 1] || i + 1 === last ? i + 1 : nextClosable[i + 1];
-  /** the boundary index at or after position x (binary search) */
+  /** the boundary index at or after position x (binary search; n when past the end) */
   const atOrAfter = (x: number): number => {
     let lo = 0;
-    let hi = last;
+    let hi = n;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (q[mid] < x) lo = mid + 1;
@@ -201,14 +237,17 @@ function search(L: Lattice, segStart: number[], segPrice: number[], W: number, T
     }
     return lo;
   };
-  const cellStart = (x: number) => r + Math.floor((x - r) / h) * h;
-  /** cost of [x, y) and whether all of it is usable; x, y positions */
-  const cost = (x: number, y: number): number => {
-    const a = cellAt(x);
-    const b = cellAt(y - 0.5);
-    if (bad[b + 1] - bad[a] !== 0) return NaN;
-    return pc[b + 1] - pc[a] - price[a] * (x - q[a]) - price[b] * (q[b + 1] - y);
+  /** the boundary index of position x, or -1 when x is no boundary */
+  const indexOf = (x: number): number => {
+    const i = atOrAfter(x);
+    return i < n && q[i] === x ? i : -1;
   };
+  const fm = indexOf(m); // the end of a block of exactly m from `from`
+  const tm = indexOf(W - m); // the start of a block of exactly m up to `to`
+  // next boundary where a block may end (lattice or W)
+  const nextClosable = new Int32Array(n).fill(last);
+  for (let i = n - 2; i >= 0; i--) nextClosable[i] = latticeAt[i + 1] || i + 1 === last ? i + 1 : nextClosable[i + 1];
+  const cellStart = (x: number) => r + Math.floor((x - r) / h) * h;
   const cellAt = (x: number): number => {
     let lo = 0;
     let hi = n - 2;
@@ -219,11 +258,19 @@ function search(L: Lattice, segStart: number[], segPrice: number[], W: number, T
     }
     return lo;
   };
+  /** cost of [x, y) and whether all of it is usable; x, y positions */
+  const cost = (x: number, y: number): number => {
+    const a = cellAt(x);
+    const b = cellAt(y - 0.5);
+    if (bad[b + 1] - bad[a] !== 0) return NaN;
+    return pc[b + 1] - pc[a] - price[a] * (x - q[a]) - price[b] * (q[b + 1] - y);
+  };
   const nK = Math.floor(T / h) + 1;
   const nR = [R0.length, R1.length];
   const R = [R0, R1];
-  // state layout per boundary: [mode][flex] blocks of nK * nR[flex]
-  const blockSize = [nK * nR[0], nK * nR[1]];
+  // state layout per boundary: [mode][flex] blocks of nK * nR[flex] (no flex-used block when no end is free)
+  const flexUsed = flexAmounts.length > 0 ? 2 : 1;
+  const blockSize = [nK * nR[0], flexUsed > 1 ? nK * nR[1] : 0];
   const rowSize = 2 * (blockSize[0] + blockSize[1]);
   const base = (mode: number, flex: number) => mode * (blockSize[0] + blockSize[1]) + (flex ? blockSize[0] : 0);
   const G = new Float64Array((n - 1) * rowSize).fill(Infinity);
@@ -239,31 +286,35 @@ function search(L: Lattice, segStart: number[], segPrice: number[], W: number, T
     const slot = slotOf(flex, d);
     return slot < 0 ? Infinity : G[i * rowSize + base(mode, flex) + slot];
   };
-  const flexAmounts = residues([0, r % h].flatMap((c0) => [0, (((W - r) % h) + h) % h].map((c1) => (((T - c0 - c1) % h) + h) % h)))
-    .filter((x) => x > 0)
-    .sort((a, b) => b - a);
 
-  /** A move from a state of boundary i: `step` cost, to boundary j, planning `delta` more, running [runFrom, runTo). */
-  interface Move {
-    step: number;
-    j: number;
-    mode: number;
-    flex: number;
-    delta: number;
-    runFrom: number;
-    runTo: number;
-  }
-  /** The moves of a state in order of preference (running earliest first); they do not depend on d. */
-  const movesOf = (i: number, mode: number, flex: number): Move[] => {
-    const out: Move[] = [];
+  // The moves of one state, in order of preference (running earliest first), written to
+  // these arrays (no object per move: the search visits millions): `step` cost, to
+  // boundary j in mode/flex, planning `delta` more, running [runFrom, runTo). They do not
+  // depend on the time planned so far.
+  const mvStep = new Float64Array(MAX_MOVES);
+  const mvJ = new Int32Array(MAX_MOVES);
+  const mvMode = new Uint8Array(MAX_MOVES);
+  const mvFlex = new Uint8Array(MAX_MOVES);
+  const mvFrom = new Float64Array(MAX_MOVES);
+  const mvTo = new Float64Array(MAX_MOVES);
+  let moveCount = 0;
+  const add = (step: number, j: number, m2: number, f2: number, runFrom: number, runTo: number) => {
+    mvStep[moveCount] = step;
+    mvJ[moveCount] = j;
+    mvMode[moveCount] = m2;
+    mvFlex[moveCount] = f2;
+    mvFrom[moveCount] = runFrom;
+    mvTo[moveCount] = runTo;
+    moveCount++;
+  };
+  const movesOf = (i: number, mode: number, flex: number): number => {
+    moveCount = 0;
     const x = q[i];
-    const add = (step: number, j: number, m2: number, f2: number, runTo: number, runFrom = x) =>
-      out.push({ step, j, mode: m2, flex: f2, delta: runTo - runFrom, runFrom, runTo });
     if (mode === FREE) {
       // a block of at least m starting here (at the lattice, at `from`, or exactly m before `to`)
       if (latticeAt[i] || i === 0 || i === tm) {
-        const j = index.get(x + m);
-        if (j !== undefined && bad[j] - bad[i] === 0) add(pc[j] - pc[i], j, IN, flex, x + m);
+        const j = indexOf(x + m);
+        if (j >= 0 && bad[j] - bad[i] === 0) add(pc[j] - pc[i], j, IN, flex, x, x + m);
       }
       // the one block whose start is free
       if (flex === 0) {
@@ -273,44 +324,40 @@ function search(L: Lattice, segStart: number[], segPrice: number[], W: number, T
           if (start < x || start >= q[i + 1]) continue;
           let end = atOrAfter(start + m);
           while (end < last && !latticeAt[end]) end++;
-          if (q[end] < start + m) continue;
+          if (end > last || q[end] < start + m) continue;
           const c = cost(start, q[end]);
-          if (!Number.isNaN(c)) add(c, end, IN, 1, q[end], start);
+          if (!Number.isNaN(c)) add(c, end, IN, 1, start, q[end]);
         }
       }
-      add(0, i + 1, FREE, flex, x);
-      return out;
+      add(0, i + 1, FREE, flex, x, x);
+      return moveCount;
     }
     // in a block already long enough: go on to the next place a block may end
     const j = nextClosable[i];
-    if (bad[j] - bad[i] === 0) add(pc[j] - pc[i], j, IN, flex, q[j]);
+    if (bad[j] - bad[i] === 0) add(pc[j] - pc[i], j, IN, flex, x, q[j]);
     if (flex === 0) {
       const cs = cellStart(x);
       for (const amount of flexAmounts) {
         const y = cs + amount;
         if (y <= x || y >= Math.min(cs + h, W)) continue;
         const c = cost(x, y);
-        if (!Number.isNaN(c)) add(c, atOrAfter(y), FREE, 1, y);
+        if (!Number.isNaN(c)) add(c, atOrAfter(y), FREE, 1, x, y);
       }
     }
-    add(0, i, FREE, flex, x);
-    return out;
+    add(0, i, FREE, flex, x, x);
+    return moveCount;
   };
   const hasIn = (i: number) => latticeAt[i] === 1 || i === fm;
-  const moves: Move[][] = [];
-  for (let i = 0; i < n - 1; i++)
-    for (let mode = 0; mode < 2; mode++)
-      for (let flex = 0; flex < 2; flex++) moves.push(mode === IN && !hasIn(i) ? [] : movesOf(i, mode, flex));
-  const movesAt = (i: number, mode: number, flex: number) => moves[i * 4 + mode * 2 + flex];
 
   // backward: the least cost to finish from each state; d = k·h + R[flex][ri], and only
   // the d a state can hold: no more than the time so far, no less than what can still finish
-  const flexUsed = flexAmounts.length > 0 ? 2 : 1;
+  let steps = 0;
   for (let i = n - 2; i >= 0; i--) {
     const x = q[i];
     for (let mode = 0; mode < 2; mode++) {
       if (mode === IN && !hasIn(i)) continue;
       for (let flex = 0; flex < flexUsed; flex++) {
+        const moves = movesOf(i, mode, flex);
         const off = i * rowSize + base(mode, flex);
         const list = R[flex];
         const nr = nR[flex];
@@ -318,22 +365,26 @@ function search(L: Lattice, segStart: number[], segPrice: number[], W: number, T
           const kLo = Math.max(0, Math.ceil((T - (W - x) - list[ri]) / h));
           const kHi = Math.min(nK - 1, Math.floor((x - list[ri]) / h));
           if (kLo > kHi) continue;
-          for (const mv of movesAt(i, mode, flex)) {
-            const sum = list[ri] + mv.delta;
-            if (mv.j === last) {
+          for (let mv = 0; mv < moves; mv++) {
+            steps += MOVE_SETUP_STEPS;
+            const step = mvStep[mv];
+            const sum = list[ri] + mvTo[mv] - mvFrom[mv];
+            const j = mvJ[mv];
+            if (j === last) {
               const k = (T - sum) / h;
               const at = off + k * nr + ri;
-              if (Number.isInteger(k) && k >= kLo && k <= kHi && mv.step < G[at]) G[at] = mv.step;
+              if (Number.isInteger(k) && k >= kLo && k <= kHi && step < G[at]) G[at] = step;
               continue;
             }
             const res = sum % h;
-            const ri2 = R[mv.flex].indexOf(res);
+            const f2 = mvFlex[mv];
+            const ri2 = R[f2].indexOf(res);
             if (ri2 < 0) continue;
             const shift = (sum - res) / h;
-            const n2 = nR[mv.flex];
-            const off2 = mv.j * rowSize + base(mv.mode, mv.flex) + ri2 + shift * n2;
-            const step = mv.step;
+            const n2 = nR[f2];
+            const off2 = j * rowSize + base(mvMode[mv], f2) + ri2 + shift * n2;
             const top = Math.min(kHi, nK - 1 - shift);
+            if (top >= kLo) steps += top - kLo + 1;
             for (let k = kLo; k <= top; k++) {
               const v = step + G[off2 + k * n2];
               if (v < G[off + k * nr + ri]) G[off + k * nr + ri] = v;
@@ -343,6 +394,7 @@ function search(L: Lattice, segStart: number[], segPrice: number[], W: number, T
       }
     }
   }
+  if (stats) stats.steps = steps;
   if (!(value(0, FREE, 0, 0) < Infinity)) throw new Error('internal: no plan with blocks of the minimum length was found');
   // forward: follow the most preferred move that is still optimal
   const runs: Array<{ from: number; to: number }> = [];
@@ -352,15 +404,21 @@ function search(L: Lattice, segStart: number[], segPrice: number[], W: number, T
   let d = 0;
   while (i !== last) {
     const here = value(i, mode, flex, d);
-    const mv = movesAt(i, mode, flex).find((x) => x.step + value(x.j, x.mode, x.flex, d + x.delta) <= here + tol);
-    if (!mv) throw new Error('internal: the minimum-block plan could not be followed');
-    if (mv.runTo > mv.runFrom) {
+    const moves = movesOf(i, mode, flex);
+    let mv = 0;
+    while (mv < moves && !(mvStep[mv] + value(mvJ[mv], mvMode[mv], mvFlex[mv], d + mvTo[mv] - mvFrom[mv]) <= here + tol)) mv++;
+    if (mv === moves) throw new Error('internal: the minimum-block plan could not be followed');
+    const runFrom = mvFrom[mv];
+    const runTo = mvTo[mv];
+    if (runTo > runFrom) {
       const prev = runs[runs.length - 1];
-      if (prev && prev.to === mv.runFrom) prev.to = mv.runTo;
-      else runs.push({ from: mv.runFrom, to: mv.runTo });
+      if (prev && prev.to === runFrom) prev.to = runTo;
+      else runs.push({ from: runFrom, to: runTo });
     }
-    ({ j: i, mode, flex } = mv);
-    d += mv.delta;
+    i = mvJ[mv];
+    mode = mvMode[mv];
+    flex = mvFlex[mv];
+    d += runTo - runFrom;
   }
   // cut the runs where the price changes
   const out: Piece[] = [];

@@ -13,11 +13,11 @@
 // points (a best saving from each onwards), then a walk taking the earliest, longest
 // switch-off that is still optimal. Work: lattice points × off periods that may end
 // within maxOffInRow of each, counted before it starts (MAX_PLAN_WORK).
-import { engineContext, schedule } from './price';
+import { engineContext } from './price';
 import { HOUR_MS } from './time';
 import { MAX_PLAN_WORK } from './limits';
-import { gridText } from './plan-blocks';
-import { planLength, planWindow, PlanWindowOptions } from './plan';
+import { BlockStats, gridText } from './plan-blocks';
+import { planLength, planSchedule, planWindow, PlanWindowOptions } from './plan';
 
 const MINUTE = 60_000;
 
@@ -72,8 +72,23 @@ function nonNegative(value: unknown, what: string, fallback: number): number {
   return value;
 }
 
+/**
+ * What one lattice point costs besides the off periods it looks at (its price, prefix
+ * cost, the calls of the pass and the walk), in steps of that look: measured.
+ */
+const POINT_SETUP_STEPS = 32;
+
+/**
+ * An upper bound of the steps the search takes: the pass and the walk each look at most
+ * `span` off periods from each of `points`, and each point costs its set-up. The test
+ * counts the looks the search really takes against this.
+ */
+export function savingWork(points: number, span: number): number {
+  return points * (2 * span + POINT_SETUP_STEPS);
+}
+
 /** The off periods in [from, to) that save most (power-saver's "Best Save", exact). */
-export function savingOffWindows(tariff: unknown, options: SavingOptions): SavingResult {
+export function savingOffWindows(tariff: unknown, options: SavingOptions, stats?: BlockStats): SavingResult {
   const { ct } = engineContext(tariff, options);
   const { from, to } = planWindow(options);
   const maxOff = planLength(options.maxOffInRow, 'maxOffInRow', false);
@@ -90,7 +105,7 @@ export function savingOffWindows(tariff: unknown, options: SavingOptions): Savin
   const W = to - from;
   const segStart: number[] = [];
   const segPrice: number[] = [];
-  for (const s of W > 0 ? schedule(tariff, from, to, options) : []) {
+  for (const s of W > 0 ? planSchedule(tariff, from, to, options) : []) {
     const a = Math.round(s.from - from);
     const price = s.price === null ? NaN : s.price;
     const k = segPrice.length - 1;
@@ -118,7 +133,9 @@ export function savingOffWindows(tariff: unknown, options: SavingOptions): Savin
   const points = first < W ? Math.floor((W - 1 - first) / h) + 1 : 0;
   const n = points + 2; // 0, the lattice points, W
   const span = Math.floor(Math.min(maxOff / S, W) / h) + 1;
-  const work = n * span;
+  // the pass and the walk each look at most `span` off periods from each point
+  const work = savingWork(n, span);
+  if (stats) stats.work = work;
   if (work > MAX_PLAN_WORK) {
     throw new RangeError(
       `this plan needs ${work.toLocaleString('en-US')} search steps, more than ${MAX_PLAN_WORK.toLocaleString('en-US')}: ` +
@@ -147,21 +164,30 @@ export function savingOffWindows(tariff: unknown, options: SavingOptions): Savin
   // best[i]: the most saving from boundary i on, the load free to switch off at i
   const best = new Float64Array(n + 1);
   /** Each off period [i, j) that may start at i, longest first: j, its saving (price × seconds) and where the next may start. */
+  // kept in arrays of at most `span` entries, reused: no object per period
+  const foundJ = new Int32Array(span);
+  const foundSaving = new Float64Array(span);
+  const foundNext = new Int32Array(span);
+  let steps = 0;
   const offsFrom = (i: number, visit: (j: number, saving: number, next: number) => boolean): void => {
-    const found: Array<[number, number, number]> = [];
+    let found = 0;
     let least = Infinity; // the lowest price in [i, j)
     for (let j = i + 1; j < n - 1 && q[j] - q[i] <= maxOffS; j++) {
+      steps++;
       least = Math.min(least, price[j - 1]);
       if (Number.isNaN(least)) break;
       const resume = price[j];
       if (Number.isNaN(resume) || !(least - resume >= minSaving && least > resume)) continue;
-      const saving = pc[j] - pc[i] - resume * (q[j] - q[i]);
-      found.push([j, saving, atOrAfter(q[j] + gapAfter((q[j] - q[i]) * S) / S)]);
+      foundJ[found] = j;
+      foundSaving[found] = pc[j] - pc[i] - resume * (q[j] - q[i]);
+      foundNext[found] = atOrAfter(q[j] + gapAfter((q[j] - q[i]) * S) / S);
+      found++;
     }
-    for (let k = found.length - 1; k >= 0; k--) if (visit(found[k][0], found[k][1], found[k][2])) return;
+    for (let k = found - 1; k >= 0; k--) if (visit(foundJ[k], foundSaving[k], foundNext[k])) return;
   };
   const bestAt = (i: number) => (i >= n - 1 ? 0 : best[i]);
   for (let i = n - 2; i >= 0; i--) {
+    steps += POINT_SETUP_STEPS;
     let b = bestAt(i + 1);
     offsFrom(i, (_j, saving, next) => {
       b = Math.max(b, saving + bestAt(next));
@@ -189,6 +215,7 @@ export function savingOffWindows(tariff: unknown, options: SavingOptions): Savin
     });
     if (!moved) i++;
   }
+  if (stats) stats.steps = steps;
   const net = slots.reduce((sum, x) => sum + x.saving, 0);
   return {
     slots,

@@ -4,8 +4,10 @@
 // docs/semantics.md ("Plans"): exact to the millisecond from any instant; a duration
 // longer than the window plans the whole window and says so; 0 plans nothing. The algorithms: plan-split.ts (split, one block), plan-blocks.ts (split with
 // a minimum block).
-import { engineContext, schedule, PriceOptions, ScheduleEntry } from './price';
+import { engineContext, schedule, sensorValues, walkSegments, PriceOptions, ScheduleEntry } from './price';
+import { MAX_PLAN_SEGMENTS } from './limits';
 import { HOUR_MS, requireEpochMs } from './time';
+import { describe } from './time-instant';
 import { blockedCapacity, cheapestBlocks, Piece } from './plan-blocks';
 import { cheapestBlock, cheapestPieces } from './plan-split';
 
@@ -63,12 +65,50 @@ export interface PlanResult {
   to: number;
 }
 
-/** The window of a plan in whole seconds: from rounded up, to rounded down; to before from is an error. */
+/**
+ * The window of a plan in whole ms (its resolution): from rounded up, to rounded down, so
+ * the plan stays inside what was asked; to before from is an error.
+ */
 export function planWindow(options: PlanWindowOptions): { from: number; to: number } {
   const rawFrom = requireEpochMs(options.from, 'from');
   const rawTo = requireEpochMs(options.to, 'to');
   if (rawTo < rawFrom) throw new RangeError(`the window ends (to) before it starts (from)`);
-  return { from: rawFrom, to: rawTo };
+  const from = Math.ceil(rawFrom / PLAN_RESOLUTION_MS) * PLAN_RESOLUTION_MS;
+  return { from, to: Math.max(from, Math.floor(rawTo / PLAN_RESOLUTION_MS) * PLAN_RESOLUTION_MS) };
+}
+
+/**
+ * The tariff's segments over a plan's window, walked one price change at a time and
+ * refused past MAX_PLAN_SEGMENTS, before the rest is built: the plans' work grows with
+ * them, and a window of years at quarter-hour prices would hold the event loop for seconds.
+ */
+export function planSchedule(tariff: unknown, from: number, to: number, options: PriceOptions): ScheduleEntry[] {
+  const { ct, zone } = engineContext(tariff, options);
+  const starts: number[] = [];
+  const slots: number[] = [];
+  let visited = 0;
+  walkSegments(ct, zone, sensorValues(ct, options.sensors), from, to, null, (at, slot) => {
+    if (++visited > MAX_PLAN_SEGMENTS) {
+      throw new RangeError(
+        `the prices change more than ${MAX_PLAN_SEGMENTS.toLocaleString('en-US')} times in this window ` +
+          `(${hours(to - from)} from ${new Date(from).toISOString()}): plan a shorter window`,
+      );
+    }
+    if (slots.length === 0 || slots[slots.length - 1] !== slot) {
+      starts.push(at);
+      slots.push(slot);
+    }
+    return true;
+  });
+  return starts.map((at, k) => {
+    const rule = slots[k] < 0 ? null : ct.rules[slots[k]];
+    return {
+      from: at,
+      to: k + 1 < starts.length ? starts[k + 1] : to,
+      ruleIndex: rule ? rule.ruleIndex : null,
+      price: rule ? rule.price : null,
+    };
+  });
 }
 
 /**
@@ -77,7 +117,8 @@ export function planWindow(options: PlanWindowOptions): { from: number; to: numb
  */
 export function planLength(value: unknown, what: string, zeroAllowed: boolean): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new RangeError(`${what} must be ${zeroAllowed ? '0 or ' : ''}a positive number of milliseconds, got ${String(value)}`);
+    const got = typeof value === 'string' ? `the string ${JSON.stringify(value.slice(0, 40))}` : describe(value);
+    throw new RangeError(`${what} must be ${zeroAllowed ? '0 or ' : ''}a positive number of milliseconds, got ${got}`);
   }
   if (value === 0) {
     if (zeroAllowed) return 0;
@@ -110,17 +151,15 @@ function plan(tariff: unknown, options: PlanOptions, direction: Direction): Plan
   if (limit !== undefined && (typeof limit !== 'number' || !Number.isFinite(limit))) {
     throw new TypeError(`${limitName} must be a number, got ${String(limit)}`);
   }
-  const rawMinBlock = options.minBlock ?? 0;
-  if (typeof rawMinBlock !== 'number' || Number.isNaN(rawMinBlock)) {
-    throw new TypeError(`minBlock must be a number of milliseconds, got ${String(rawMinBlock)}`);
-  }
-  const minBlock = options.contiguous || rawMinBlock <= 0 ? 0 : planLength(rawMinBlock, 'minBlock', false);
+  // 0 (or absent) is no minimum; a negative or infinite one is an error, not "no minimum"
+  const rawMinBlock = planLength(options.minBlock ?? 0, 'minBlock', true);
+  const minBlock = options.contiguous ? 0 : rawMinBlock;
   if (minBlock > 0 && requested > 0 && minBlock > requested) {
     throw new RangeError(`the minimum block (${hours(minBlock)}) is longer than the duration (${hours(requested)})`);
   }
   const window = to - from;
   const wanted = Math.min(requested, window);
-  const segments = wanted > 0 ? wholeMs(schedule(tariff, from, to, options)) : [];
+  const segments = wanted > 0 ? wholeMs(planSchedule(tariff, from, to, options)) : [];
   // dearest: the same search on negated prices, the real prices put back afterwards
   const sign = direction === 'cheapest' ? 1 : -1;
   const usable = usablePieces(segments, limit === undefined ? undefined : sign * limit, sign);
@@ -235,12 +274,12 @@ export function mergeSlots(pieces: Piece[]): PlanSlot[] {
   return slots.map((s) => ({ from: s.from, to: s.to, price: s.priceMs / (s.to - s.from) }));
 }
 
-/** `3 h`, `2 h 30 min`, `45 min`, `20 s` */
+/** `3 h`, `2 h 30 min`, `45 min`, `20 s`, `0.001 s`: exact to the ms, as plans are */
 export function hours(ms: number): string {
-  const totalSec = Math.round(ms / 1000);
-  const h = Math.floor(totalSec / 3600);
-  const min = Math.floor((totalSec % 3600) / 60);
-  const sec = totalSec % 60;
+  const totalMs = Math.round(ms);
+  const h = Math.floor(totalMs / HOUR_MS);
+  const min = Math.floor((totalMs % HOUR_MS) / 60_000);
+  const sec = (totalMs % 60_000) / 1000;
   const parts: string[] = [];
   if (h) parts.push(`${h} h`);
   if (min) parts.push(`${min} min`);
