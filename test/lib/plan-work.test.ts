@@ -51,7 +51,7 @@ describe('plan work: the counted work bounds what the search does', () => {
         const stats: BlockStats = { work: 0, steps: 0 };
         try {
           cheapestBlocks(usable, c.from, to, target, c.minBlock, stats);
-        } catch (e) {
+        } catch {
           // refused before any step, on its count
           should(stats.work).be.above(MAX_PLAN_WORK);
           should(stats.steps).equal(0);
