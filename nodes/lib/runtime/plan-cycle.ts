@@ -1,0 +1,74 @@
+// easy-plan's clock arithmetic over a ledger, free of timers: when its window is over,
+// the ledger of the window at an instant, the next instant output 1 may change, and
+// what output 1 says at an instant.
+
+import { configuredCycle, PlanSettings } from './plan-settings';
+import type { Ledger } from './plan-ledger';
+import type { OutputState } from './plan-output';
+
+/** A rolling plan is over when its last slot has run; any other at the end of its window. */
+export function cycleEnd(l: Ledger, settings: PlanSettings): number {
+  const { cycle } = l;
+  const mine = l.pieces.filter((p) => p.owner === 'plan' && p.from >= cycle.from && p.to <= cycle.to);
+  const save = settings.strategy === 'save';
+  if (settings.window.kind === 'rolling' && !save && !l.once && cycle.requested > 0 && mine.length > 0) {
+    return Math.min(cycle.to, mine[mine.length - 1].to);
+  }
+  return cycle.to;
+}
+
+export function cycleOver(l: Ledger, settings: PlanSettings, now: number): boolean {
+  return now >= cycleEnd(l, settings);
+}
+
+/** The ledger at `now`: a new window once the current one is over (its history pruned). */
+export function ledgerAt(l: Ledger | null, settings: PlanSettings, now: number, timezone: string): Ledger {
+  if (l && !cycleOver(l, settings, now)) return l;
+  const cycle = configuredCycle(settings, now, timezone);
+  const keepFrom = Math.min(cycle.from, l?.once && l.once.to > now ? l.once.from : Infinity, now);
+  return {
+    cycle,
+    cancelled: false,
+    once: l?.once && l.once.to > now ? l.once : null,
+    boost: l?.boost && l.boost.to > now ? l.boost : null,
+    pieces: (l?.pieces ?? []).filter((p) => p.to > keepFrom),
+  };
+}
+
+/** Why a ledger with nothing ahead plans nothing, when no shortfall says why. */
+export function nothingLeft(ledger: Ledger): string {
+  return ledger.cycle.requested === 0 && !ledger.once ? 'the duration is 0' : 'nothing left to run in this window';
+}
+
+/** The first instant after `now` where a slot, the window or a one-off starts or ends; null: none. */
+export function nextEvent(l: Ledger | null, settings: PlanSettings, now: number): number | null {
+  if (!l) return null;
+  let next = Infinity;
+  const consider = (t: number) => {
+    if (t > now && t < next) next = t;
+  };
+  for (const p of l.pieces) {
+    consider(p.from);
+    consider(p.to);
+  }
+  consider(l.cycle.from);
+  consider(cycleEnd(l, settings));
+  if (l.once) {
+    consider(l.once.from);
+    consider(l.once.to);
+  }
+  return next === Infinity ? null : next;
+}
+
+/**
+ * on in a slot; off in the configured window or a one-off's span; outside otherwise (and
+ * before the first plan). Saving: the slots are the off periods, on in the rest of the window.
+ */
+export function stateAt(l: Ledger | null, settings: PlanSettings, now: number): OutputState {
+  if (!l) return 'outside';
+  const inSlot = l.pieces.some((p) => p.from <= now && now < p.to);
+  const inside = (s: { from: number; to: number } | null) => s !== null && s.from <= now && now < s.to;
+  if (settings.strategy === 'save') return inSlot ? 'off' : inside(l.cycle) ? 'on' : 'outside';
+  if (inSlot) return 'on';
+  return inside(l.cycle) || inside(l.once) ? 'off' : 'outside';
+}
