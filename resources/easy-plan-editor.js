@@ -63,6 +63,12 @@
     }
   }
 
+  /** As the node: a length must be whole seconds, and one under a millisecond is a mistake, not zero. */
+  function notWholeSeconds(ms) {
+    var rounded = Math.round(ms);
+    return rounded % 1000 !== 0 || (rounded === 0 && ms !== 0);
+  }
+
   /**
    * What the settings as typed mean, in words: [{ field, level: 'error' | 'warning' |
    * 'note', text }]. An error is a setting the node would refuse; a warning one it runs
@@ -85,7 +91,7 @@
     var duration = num(v.durationHours) * HOUR + num(v.durationMinutes) * MINUTE;
     if (!isFinite(duration) || duration < 0) return out; // the fields' own validation says it
     var length = windowLength(v);
-    if (Math.round(duration) % 1000 !== 0) add('durationHours', 'error', 'wholeSeconds', { what: t('plan.duration') });
+    if (notWholeSeconds(duration)) add('durationHours', 'error', 'wholeSeconds', { what: t('plan.duration') });
     else if (duration === 0) add('durationHours', 'note', 'zero');
     else if (length !== null && duration > length)
       add('durationHours', 'warning', 'longerThanWindow', { duration: hoursText(duration), window: hoursText(length) });
@@ -93,7 +99,7 @@
     if (!contiguous) {
       var minBlock = num(v.minBlockHours) * HOUR + num(v.minBlockMinutes) * MINUTE;
       if (isFinite(minBlock) && minBlock > 0) {
-        if (Math.round(minBlock) % 1000 !== 0) add('minBlockHours', 'error', 'wholeSeconds', { what: t('plan.minBlock') });
+        if (notWholeSeconds(minBlock)) add('minBlockHours', 'error', 'wholeSeconds', { what: t('plan.minBlock') });
         else if (duration > 0 && minBlock > duration)
           add('minBlockHours', 'error', 'blockLongerThanRun', { block: hoursText(minBlock), duration: hoursText(duration) });
       }

@@ -100,6 +100,7 @@ describe("the plan dialog's checks", () => {
       { ...base, minBlockHours: '2', minBlockMinutes: '59' },
       { ...base, durationMinutes: '0.001' },
       { ...base, minBlockMinutes: '0.0001' },
+      { ...base, durationHours: '0', durationMinutes: '0.000001' }, // under a millisecond: a mistake, not zero
       { ...base, onType: 'json', onValue: '{on' },
       { ...base, offType: 'json', offValue: '[1,2]' },
       { ...base, resendMinutes: '1441' },

@@ -39,8 +39,9 @@ export const PLAN_RESOLUTION_MS = 1000;
 /** A run time in ms from a user's number: whole seconds, or an error naming the field. */
 function wholeSeconds(ms: number, what: string): number {
   const rounded = Math.round(ms);
-  if (rounded % PLAN_RESOLUTION_MS !== 0) {
-    throw new Error(`${what} must be whole seconds, got ${rounded / 1000} s`);
+  // a length under a millisecond is no length of zero: it is a mistake to name
+  if (rounded % PLAN_RESOLUTION_MS !== 0 || (rounded === 0 && ms !== 0)) {
+    throw new Error(`${what} must be whole seconds, got ${rounded === 0 ? 'less than a millisecond' : `${rounded / 1000} s`}`);
   }
   return rounded;
 }
@@ -148,7 +149,8 @@ export function parseDuration(value: unknown): number {
     if (clock && +clock[2] < 60) ms = +clock[1] * HOUR_MS + +clock[2] * MINUTE_MS;
     else if (units && (units[1] !== undefined || units[2] !== undefined))
       ms = Number(units[1] ?? 0) * HOUR_MS + Number(units[2] ?? 0) * MINUTE_MS;
-    else if (text !== '' && Number.isFinite(Number(text))) ms = Number(text) * MINUTE_MS;
+    // plain decimal minutes only: "0x7", "1e1" or "Infinity" are not what a user typed as minutes
+    else if (/^[+-]?\d+(\.\d+)?$/.test(text)) ms = Number(text) * MINUTE_MS;
     else throw bad();
   } else {
     throw bad();
