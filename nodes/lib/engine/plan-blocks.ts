@@ -14,12 +14,10 @@
 // window ends can leave are carried as residue classes. Its work is cells × planned
 // units × classes, counted before it starts (MAX_PLAN_WORK).
 import { MAX_PLAN_WORK } from './limits';
+import { blockWork, BlockStats, BlockWorkError, MOVE_SETUP_STEPS, Piece } from './plan-block-work';
 
-export interface Piece {
-  from: number;
-  to: number;
-  price: number;
-}
+export { blockedCapacity } from './plan-block-work';
+export type { BlockStats, Piece } from './plan-block-work';
 
 const FREE = 0;
 const IN = 1;
@@ -28,33 +26,6 @@ const gcd = (a: number, b: number): number => {
   while (b) [a, b] = [b, a % b];
   return a;
 };
-
-/** The usable time as maximal stretches (any prices), in ms. */
-function stretches(usable: Piece[]): Array<{ from: number; to: number }> {
-  const out: Array<{ from: number; to: number }> = [];
-  for (const p of usable) {
-    const last = out[out.length - 1];
-    if (last && last.to === p.from) last.to = p.to;
-    else out.push({ from: p.from, to: p.to });
-  }
-  return out;
-}
-
-/**
- * The most run time, at most `duration`, that blocks of at least minBlock can fill: a
- * stretch of usable time of length l holds any total in {0} ∪ [m, l], so the best is the
- * k longest stretches of at least m with k = ⌊duration / m⌋, capped at duration.
- */
-export function blockedCapacity(usable: Piece[], duration: number, minBlock: number): number {
-  const lengths = stretches(usable)
-    .map((s) => s.to - s.from)
-    .filter((l) => l >= minBlock)
-    .sort((a, b) => b - a);
-  const k = Math.min(lengths.length, Math.floor(duration / minBlock));
-  let sum = 0;
-  for (let i = 0; i < k; i++) sum += lengths[i];
-  return Math.min(duration, sum);
-}
 
 /** How much work the minimum-block search would do: cells × planned units × residue classes × 2 states. */
 export interface BlockWork {
@@ -153,43 +124,6 @@ export function cheapestBlocks(usable: Piece[], from: number, to: number, target
 
 /** The most moves one state of the search has: a block of m, a block with a free start or end (one per amount), stay off/close. */
 const MAX_MOVES = 6;
-/**
- * What one move of one residue class costs besides its inner loop (finding the target
- * slot, the move's own cost), in inner-loop steps: measured, the inner loop's steps being
- * the cheapest thing the search does.
- */
-const MOVE_SETUP_STEPS = 8;
-
-/**
- * An upper bound of the steps the search takes: for every cell, mode (off, in a block)
- * and flex state (free end used or not), every residue class tries every move, and each
- * move runs its inner loop over at most all planned units. The test counts the steps the
- * search really takes against this.
- */
-export function blockWork(cells: number, units: number, residues0: number, residues1: number, flexAmounts: number): number {
-  const movesFlex0 = 2 + flexAmounts;
-  const perCell = 2 * (residues0 * movesFlex0 + (flexAmounts > 0 ? residues1 * 2 : 0)) * (units + MOVE_SETUP_STEPS);
-  return cells * perCell;
-}
-
-/** What cheapestBlocks did: the work counted before it started, and the steps it took (tests). */
-export interface BlockStats {
-  work: number;
-  steps: number;
-}
-
-/** A lattice step for people: `1 s`, `250 ms`. */
-export const gridText = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
-
-export class BlockWorkError extends RangeError {
-  constructor(work: number, h: number) {
-    super(
-      `this plan needs ${work.toLocaleString('en-US')} search steps, more than ${MAX_PLAN_WORK.toLocaleString('en-US')}: ` +
-        `prices and the minimum block line up only every ${gridText(h)}; use a minimum block that is a multiple of the price steps ` +
-        `(such as 15 min or 1 h), a shorter duration or a shorter window`,
-    );
-  }
-}
 
 function search(
   L: Lattice,

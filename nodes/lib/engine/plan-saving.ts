@@ -16,7 +16,7 @@
 import { engineContext } from './price';
 import { HOUR_MS } from './time';
 import { MAX_PLAN_WORK } from './limits';
-import { BlockStats, gridText } from './plan-blocks';
+import { BlockStats, gridText } from './plan-block-work';
 import { planLength, planSchedule, planWindow, PlanWindowOptions } from './plan';
 
 const MINUTE = 60_000;

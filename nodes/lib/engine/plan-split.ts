@@ -5,7 +5,7 @@
 // - one block: the cost of a block is piecewise linear in its start, so a minimum lies
 //   where the block's start or end meets a segment boundary; every such start is tried,
 //   the earliest of the cheapest wins.
-import type { Piece } from './plan-blocks';
+import type { Piece } from './plan-block-work';
 
 /** Split: cheapest first, equal prices earliest first; the last piece taken from its start. */
 export function cheapestPieces(usable: Piece[], duration: number): Piece[] {

@@ -8,7 +8,8 @@ import { engineContext, schedule, sensorValues, walkSegments, PriceOptions, Sche
 import { MAX_PLAN_SEGMENTS } from './limits';
 import { HOUR_MS, requireEpochMs } from './time';
 import { describe } from './time-instant';
-import { blockedCapacity, cheapestBlocks, Piece } from './plan-blocks';
+import { cheapestBlocks } from './plan-blocks';
+import { blockedCapacity, Piece } from './plan-block-work';
 import { cheapestBlock, cheapestPieces } from './plan-split';
 
 /** Plans are exact to the millisecond; the searches' work depends on the price changes, not on this. */
