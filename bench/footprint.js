@@ -17,7 +17,7 @@ const { spawn, execFileSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const net = require('net');
+const { cpuMs, freePort } = require('./process-stats');
 
 const ROOT = path.join(__dirname, '..');
 const { exampleFlows, encryptCredentials } = require(path.join(ROOT, 'scripts', 'demo-flows.js'));
@@ -31,26 +31,6 @@ const SETTLE_MS = 4000;
 const CREDENTIAL_SECRET = 'footprint';
 /** The easy node types; the deployed side must run every one of them. */
 const EASY_TYPES = Object.keys(PKG['node-red'].nodes);
-/** Linux's USER_HZ, the unit of /proc/<pid>/stat times. */
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 function rssMb(pid) {
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -61,12 +41,9 @@ function rssMb(pid) {
 }
 
 /** CPU time (user + system) the process has used so far, in ms; null where /proc is missing. */
-function cpuMs(pid) {
+function cpuMsOrNull(pid) {
   try {
-    // fields after the command name (which may hold spaces): utime and stime are 14 and 15
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+    return cpuMs(pid);
   } catch {
     return null;
   }
@@ -159,7 +136,7 @@ async function startRed(dir) {
         log += d;
         if (/Started flows/.test(log)) {
           clearTimeout(timer);
-          resolve({ wall: Number(process.hrtime.bigint() - began) / 1e6, cpu: cpuMs(child.pid) });
+          resolve({ wall: Number(process.hrtime.bigint() - began) / 1e6, cpu: cpuMsOrNull(child.pid) });
         }
       };
       child.stdout.on('data', onData);

@@ -23,11 +23,11 @@
 // minute (a Pi 4 is ~3-5x slower in CPU; bytes written do not depend on the CPU).
 // Spawned processes and the simulator on loopback only; every temporary directory removed.
 
-const { spawn, execFileSync } = require('child_process');
+const { spawn } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const net = require('net');
+const { cpuMs, freePort } = require('./process-stats');
 
 const ROOT = path.join(__dirname, '..');
 const PKG = require(path.join(ROOT, 'package.json'));
@@ -49,33 +49,8 @@ const COST = 'pibenchcost';
 const TOKEN = 'demo-token';
 /** The reading generator's meters read 2 kW each: a cumulative kWh value at any instant, no state. */
 const KWH_AT = (meter, ts) => 1000 + meter + (ts / 3_600_000) * 2;
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 const procStatus = (pid, field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 const writeBytes = (pid) => Number(/write_bytes:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))[1]);
-function cpuMs(pid) {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-}
-
 const meterTopic = (i) => `m${String(i).padStart(3, '0')}`;
 
 /** What the node would store for `meters` meters at steady state, counted by the package's own CostStream. */
