@@ -9,8 +9,12 @@
 //     size of the cost node's context file at the end;
 //   - worst event-loop block: the maximum of perf_hooks.monitorEventLoopDelay (10 ms
 //     resolution) inside the Node-RED process over the measured span;
-//   - CPU per reading: user + system time of the process (/proc/<pid>/stat) over the span,
-//     less the baseline's over the same span, divided by the readings sent;
+//   - CPU per reading, two ways: user + system time of the process (/proc/<pid>/stat) over
+//     the span, less the baseline's over the same span, divided by the readings sent (two
+//     processes: on this shared machine it varies by +-0.4 ms from run to run); and, after
+//     the span (the code warmed up), in the same process: PI_BENCH_PAIRS (3) pairs of
+//     PI_BENCH_WINDOW (30) s windows, the generator's readings going to a dead end, then to
+//     easy-cost; the CPU per tick of the second less that of the first, per reading;
 //   - restart RSS: the process's peak (VmHWM) and resident (VmRSS) memory once it has
 //     started on a context file that holds a steady-state state, against the baseline's.
 // Honest about time: only the state's size is reached in compressed time. Before the
@@ -41,6 +45,8 @@ const { CostStream } = require(path.join(DIST, 'nodes', 'lib', 'runtime', 'cost-
 const SECONDS = Math.max(10, Number(process.env.PI_BENCH_SECONDS) || 120);
 const METERS = (process.env.PI_BENCH_METERS || '1,16,128').split(',').map(Number);
 const FILL = Math.max(2, Number(process.env.PI_BENCH_FILL) || 3100);
+const PAIRS = Math.max(1, Math.floor(Number(process.env.PI_BENCH_PAIRS)) || 3);
+const WINDOW_S = Math.max(10, Number(process.env.PI_BENCH_WINDOW) || 30);
 const CADENCE_MS = 10_000;
 const TARIFF_ID = 'DEMO-WORKDAY';
 const TIMEZONE = 'Europe/London';
@@ -117,7 +123,7 @@ module.exports = {
   credentialSecret: false,
   httpNodeRoot: '/api',
   contextStorage: { default: { module: 'localfilesystem' } },
-  functionGlobalContext: { benchStats: { sent: 0, loop, busy, status: null, errors: 0, lastError: null } },
+  functionGlobalContext: { benchStats: { sent: 0, ticks: 0, paused: false, loop, busy, status: null, errors: 0, lastError: null } },
   telemetry: { enabled: false, updateNotification: false },
   diagnostics: { enabled: false },
   // debug: Node-RED says each time its localfilesystem store writes a scope's file
@@ -129,22 +135,28 @@ module.exports = {
 }
 
 function flows(simUrl, meters, withCost) {
+  // output 1 is easy-cost, output 2 a dead end (paused): the same work for the generator either way
   const generate = `const s = global.get('benchStats');
 const ts = Date.now();
+const to = s.paused ? 1 : 0;
 for (let i = 0; i < ${meters}; i++) {
-  node.send({ topic: 'm' + String(i).padStart(3, '0'), gateway: 'G', payload: 1000 + i + (ts / 3600000) * 2, ts });
+  const out = [null, null];
+  out[to] = { topic: 'm' + String(i).padStart(3, '0'), gateway: 'G', payload: 1000 + i + (ts / 3600000) * 2, ts };
+  node.send(out);
 }
-s.sent += ${meters};
+s.ticks += 1;
+if (!s.paused) s.sent += ${meters};
 return null;`;
   const stats = `const s = global.get('benchStats');
-msg.payload = { sent: s.sent, maxMs: s.loop.max / 1e6, busyMs: s.busy.max, status: s.status, errors: s.errors, lastError: s.lastError };
+if (msg.req.query.pause) s.paused = msg.req.query.pause === '1';
+msg.payload = { sent: s.sent, ticks: s.ticks, maxMs: s.loop.max / 1e6, busyMs: s.busy.max, status: s.status, errors: s.errors, lastError: s.lastError };
 if (msg.req.query.reset) { s.loop.reset(); s.busy.max = 0; s.sent = 0; s.errors = 0; }
 return msg;`;
   return [
     { id: TAB, type: 'tab', label: 'pi bench' },
     { id: 'acc', type: 'easy-account', name: 'bench', baseUrl: simUrl, timezone: TIMEZONE },
     { id: 'tick', z: TAB, type: 'inject', repeat: String(CADENCE_MS / 1000), once: true, onceDelay: 0.1, wires: [['gen']] },
-    { id: 'gen', z: TAB, type: 'function', func: generate, outputs: 1, wires: [withCost ? [COST] : []] },
+    { id: 'gen', z: TAB, type: 'function', func: generate, outputs: 2, wires: [withCost ? [COST] : [], []] },
     ...(withCost ? [{ id: COST, z: TAB, type: 'easy-cost', account: 'acc', tariff: TARIFF_ID, mode: 'stream', wires: [[], []] }] : []),
     // what the cost node shows, and how many messages it handed to Catch
     { id: 'st', z: TAB, type: 'status', scope: null, wires: [['stf']] },
@@ -188,7 +200,29 @@ function userDir(base, name, simUrl, meters, stored) {
   return dir;
 }
 
-async function run(label, dir) {
+/**
+ * CPU per reading in one warmed-up process: windows of readings sent to a dead end, then to
+ * easy-cost; (CPU per tick to easy-cost - CPU per tick to the dead end) / readings per tick.
+ */
+async function pairedCpu(pid, stats) {
+  const sum = { off: { cpu: 0, ticks: 0 }, on: { cpu: 0, ticks: 0, sent: 0 } };
+  for (let pair = 0; pair < PAIRS; pair++) {
+    for (const state of ['off', 'on']) {
+      const before = await stats(false, `pause=${state === 'off' ? 1 : 0}`);
+      const c0 = cpuMs(pid);
+      await new Promise((r) => setTimeout(r, WINDOW_S * 1000));
+      const after = await stats(false);
+      sum[state].cpu += cpuMs(pid) - c0;
+      sum[state].ticks += after.ticks - before.ticks;
+      if (state === 'on') sum.on.sent += after.sent - before.sent;
+    }
+  }
+  const perTick = (w) => w.cpu / Math.max(1, w.ticks);
+  const readingsPerTick = sum.on.sent / Math.max(1, sum.on.ticks);
+  return { sent: sum.on.sent, msPerReading: (perTick(sum.on) - perTick(sum.off)) / Math.max(1, readingsPerTick) };
+}
+
+async function run(label, dir, withCost) {
   const port = await freePort();
   fs.writeFileSync(path.join(dir, 'settings.js'), settingsJs(port));
   const child = spawn(process.execPath, [RED_JS, '--userDir', dir, '--settings', path.join(dir, 'settings.js')], {
@@ -199,7 +233,7 @@ async function run(label, dir) {
   let log = '';
   child.stdout.on('data', (d) => (log += d));
   child.stderr.on('data', (d) => (log += d));
-  const stats = async (reset) => (await fetch(`http://127.0.0.1:${port}/api/stats${reset ? '?reset=1' : ''}`)).json();
+  const stats = async (reset, query = '') => (await fetch(`http://127.0.0.1:${port}/api/stats?${reset ? 'reset=1&' : ''}${query}`)).json();
   try {
     const began = Date.now();
     while (!/Started flows/.test(log)) {
@@ -237,6 +271,7 @@ async function run(label, dir) {
     };
     const file = path.join(dir, 'context', TAB, `${COST}.json`);
     if (fs.existsSync(file)) result.contextFile = fs.statSync(file).size;
+    if (withCost) result.paired = await pairedCpu(child.pid, stats);
     return result;
   } finally {
     await new Promise((resolve) => {
@@ -259,11 +294,15 @@ async function main() {
       `bench:pi — easy-cost stream, ${TARIFF_ID}, one reading per meter every ${CADENCE_MS / 1000} s of real time, ` +
         `${SECONDS} s measured per run, localfilesystem store (flush every 30 s), steady state from ${FILL} readings per meter`,
     );
-    const baseline = await run('plain Node-RED (same generator, no easy-cost)', userDir(base, 'plain', sim.url, Math.max(...METERS), null));
+    const baseline = await run(
+      'plain Node-RED (same generator, no easy-cost)',
+      userDir(base, 'plain', sim.url, Math.max(...METERS), null),
+      false,
+    );
     const rows = [baseline];
     for (const meters of METERS) {
       const stored = await steadyState(meters, tariff);
-      rows.push(await run(`${meters} meter${meters === 1 ? '' : 's'}`, userDir(base, `m${meters}`, sim.url, meters, stored)));
+      rows.push(await run(`${meters} meter${meters === 1 ? '' : 's'}`, userDir(base, `m${meters}`, sim.url, meters, stored), true));
     }
     const cols = [
       ['MB written/min', (r) => mb(r.writtenPerMin)],
@@ -272,6 +311,7 @@ async function main() {
       ['wall', (r) => r.worstBlockMs.toFixed(0)],
       // CPU time comes in 10 ms ticks: too few readings give no figure worth printing
       ['CPU ms/reading', (r) => (r === baseline ? '-' : r.sent < 100 ? `(${r.sent} read.)` : perReading(r).toFixed(3))],
+      ['same process', (r) => (r === baseline ? '-' : r.paired.sent < 100 ? `(${r.paired.sent} read.)` : r.paired.msPerReading.toFixed(3))],
       ['start block ms', (r) => r.startBusyMs.toFixed(0)],
       ['restart peak MB', (r) => over(r, r.restart.peakMb, baseline.restart.peakMb)],
       ['restart RSS MB', (r) => over(r, r.restart.rssMb, baseline.restart.rssMb)],
@@ -297,7 +337,8 @@ async function main() {
       `block ms: the longest the event loop was busy, as the main thread's CPU time between two turns of a 10 ms timer ` +
         `(CPU), and as the loop's delay (wall: includes time this shared machine gave the core to other processes); ` +
         `start block: the same from the start (loading the context file) to the first measured second.\n` +
-        `CPU per reading: the run's CPU less the baseline's over the same ${SECONDS} s, over the readings sent. ` +
+        `CPU per reading: the run's CPU less the baseline's over the same ${SECONDS} s, over the readings sent; same process: ` +
+        `after that span, ${PAIRS} pairs of ${WINDOW_S} s windows, the readings to a dead end then to easy-cost, the difference per reading. ` +
         `restart: 3 s after "Started flows" on the steady-state context file; +MB over plain Node-RED.`,
     );
   } finally {

@@ -9,7 +9,7 @@
 // Second output: stream mode, each closed day, week and month as a bar for Dashboard 2;
 // compare mode, the table as bars.
 
-import { linkAccount, reportProblem, settleOnce, problemStatus } from './lib/runtime/account-link';
+import { linkAccount, nodeContextStore, reportProblem, settleOnce, problemStatus } from './lib/runtime/account-link';
 import { costBatch, costStatus } from './lib/runtime/cost-batch';
 import { periodWords } from './lib/runtime/cost-inputs';
 import { CostRange } from './lib/runtime/cost-range';
@@ -20,6 +20,7 @@ import { StreamReports } from './lib/runtime/stream-reports';
 import { CostStream, RefusedReading } from './lib/runtime/cost-stream';
 import type { AccountHub, TariffSnapshot } from './lib/runtime/hub';
 import { SensorFollower } from './lib/runtime/sensor-follower';
+import { PacedStatus } from './lib/runtime/paced-status';
 import { findTariff, tariffById } from './lib/runtime/tariff-lookup';
 import type { Node, NodeAPI, NodeDef, NodeMessage, Outgoing } from './lib/runtime/red-types';
 
@@ -60,22 +61,17 @@ export = function register(RED: NodeAPI): void {
     let snapshot: TariffSnapshot | null = null;
     let queue: Promise<void> = Promise.resolve();
     const range = new CostRange(hub, timezone);
-    const context = node.context();
+    // stream totals show at most one routine status a second; everything else at once
+    const status = new PacedStatus((s) => node.status(s));
     const stream = new CostStream({
       timezone,
       tariffId,
-      store: {
-        load: () => new Promise((resolve, reject) => context.get(TOTALS_KEY, (err, value) => (err ? reject(err) : resolve(value)))),
-        save: (value) => new Promise((resolve, reject) => context.set(TOTALS_KEY, value, (err) => (err ? reject(err) : resolve()))),
-      },
+      store: nodeContextStore(node, TOTALS_KEY),
       warn: (text) => node.warn(text),
       log: (text) => node.log(text),
     });
     // stream mode reads the live values of the sensors its tariff's rules read
-    const reports = new StreamReports(generator, dailyCharge, timezone, {
-      load: () => new Promise((resolve, reject) => context.get(GENERATOR_KEY, (err, value) => (err ? reject(err) : resolve(value)))),
-      save: (value) => new Promise((resolve, reject) => context.set(GENERATOR_KEY, value, (err) => (err ? reject(err) : resolve()))),
-    });
+    const reports = new StreamReports(generator, dailyCharge, timezone, nodeContextStore(node, GENERATOR_KEY));
     const sensors = new SensorFollower(hub, SENSOR_POLL_SEC, (poll) => {
       for (const sensor of poll.error ? [] : poll.sensors) {
         stream.recordSensor(poll.gatewayId, sensor.id, sensor.timestamp, sensor.value);
@@ -96,7 +92,7 @@ export = function register(RED: NodeAPI): void {
       // the month-end projection, the daily charge and the generator report beside the totals
       const out = await reports.addTo(counted, stream, t);
       msg.payload = out.payload;
-      node.status(out.status);
+      status.routine(out.status);
       return out.bars.length ? [msg, out.bars] : msg;
     }
 
@@ -104,7 +100,7 @@ export = function register(RED: NodeAPI): void {
       const t = await tariff();
       const { payload, result } = costBatch(msg.payload, msg.sensors, t, timezone, Date.now());
       msg.payload = payload;
-      node.status(costStatus(result, t, periodWords(result.from, result.to, timezone)));
+      status.now(costStatus(result, t, periodWords(result.from, result.to, timezone)));
       return msg;
     }
 
@@ -112,7 +108,7 @@ export = function register(RED: NodeAPI): void {
       const t = await tariff();
       const { payload, result, period } = await range.cost(msg, t, Date.now(), generator ? generatorChoice(generator, t) : null);
       msg.payload = payload;
-      node.status(costStatus(result, t, period));
+      status.now(costStatus(result, t, period));
       return msg;
     }
 
@@ -120,14 +116,14 @@ export = function register(RED: NodeAPI): void {
       const current = snapshot && snapshot.fetchedAt !== null ? snapshot : await hub.refreshTariffs();
       const out = await compareCost(msg, current, range, timezone, Date.now(), tariffId);
       msg.payload = out.payload;
-      node.status(out.status);
+      status.now(out.status);
       return [msg, out.chart];
     }
 
     if (problem) {
-      node.status({ fill: 'red', shape: 'ring', text: problem });
+      status.now({ fill: 'red', shape: 'ring', text: problem });
     } else {
-      node.status({ fill: 'grey', shape: 'ring', text: tariffId ? `${mode} · ${tariffId}` : mode });
+      status.now({ fill: 'grey', shape: 'ring', text: tariffId ? `${mode} · ${tariffId}` : mode });
       unwatchTariffs = hub.watchTariffs(TARIFF_REFRESH_MIN, (s) => {
         snapshot = s;
         if (mode !== 'stream') return;
@@ -138,7 +134,7 @@ export = function register(RED: NodeAPI): void {
       // restored at deploy, so a restart says at once what it carried over (or that it could not)
       if (mode === 'stream') {
         queue = stream.restore().then(
-          (status) => node.status(status),
+          (restored) => status.now(restored),
           (err) => reportProblem(node, `running totals could not be set up: ${(err as Error).message}`),
         );
       }
@@ -163,12 +159,12 @@ export = function register(RED: NodeAPI): void {
           if (err instanceof RefusedReading) {
             // one error per burst: the queue goes on, this message ends when its burst does
             void err.burst.then((burstError) => {
-              if (burstError) node.status(problemStatus(burstError));
+              if (burstError) status.now(problemStatus(burstError));
               finish(burstError ?? undefined);
             });
             return;
           }
-          node.status(problemStatus(err));
+          status.now(problemStatus(err));
           finish(err);
         }
       });
@@ -176,6 +172,7 @@ export = function register(RED: NodeAPI): void {
 
     node.on('close', (_removed, done) => {
       unwatchTariffs?.();
+      status.close();
       sensors.close();
       range.abort();
       link.release();

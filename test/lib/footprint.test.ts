@@ -15,7 +15,7 @@ const REAL_ROOT = fs.realpathSync(ROOT);
 const PKG = require(path.join(ROOT, 'package.json')) as { main: string; 'node-red': { nodes: Record<string, string> } };
 
 /** The third-party modules loaded by requiring `files` and registering the node types in them. */
-function modulesLoadedBy(files: string[], editorAsksSettings = false): string[] {
+function modulesLoadedBy(files: string[], editorAsksSettings = false, tz?: string): string[] {
   const script = `
     const settings = [];
     const RED = {
@@ -38,7 +38,8 @@ function modulesLoadedBy(files: string[], editorAsksSettings = false): string[] 
     }
     if (names.size === 0 && !Object.keys(require.cache).some((key) => key.startsWith(root))) throw new Error('no file of the package is in require.cache under ' + root);
     console.log(JSON.stringify([...names].sort()));`;
-  return JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' }).trim());
+  const env = tz === undefined ? process.env : { ...process.env, TZ: tz };
+  return JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8', env }).trim());
 }
 
 describe('footprint: what loading the package loads', function () {
@@ -51,7 +52,9 @@ describe('footprint: what loading the package loads', function () {
 
   it("the package's main loads none either; the zone data comes with the first zone asked for", () => {
     should(modulesLoadedBy([path.join(ROOT, PKG.main)])).eql([]);
-    should(modulesLoadedBy(nodeFiles, true)).eql(['moment', 'moment-timezone']);
+    // the editor asks for the machine's zone: checked against the zone data, unless it is UTC
+    should(modulesLoadedBy(nodeFiles, true, 'Europe/London')).eql(['moment', 'moment-timezone']);
+    should(modulesLoadedBy(nodeFiles, true, 'Etc/UTC')).eql([]);
   });
 });
 

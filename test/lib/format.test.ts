@@ -13,7 +13,7 @@ import {
 import { parseTimeOfDay } from '../../nodes/lib/engine/tariff';
 
 describe('format: money to the minor unit', () => {
-  it('takes the minor unit of each currency from Intl (ISO 4217)', () => {
+  it("takes the minor unit of each currency from the package's table (CLDR 48, as Intl has it)", () => {
     should(minorUnits('JPY')).equal(0);
     should(minorUnits('GBP')).equal(2);
     should(minorUnits('BHD')).equal(3);
@@ -127,15 +127,17 @@ describe('format: against decimal rounding by hand (fast-check, fixed seed)', ()
   );
 
   const thisNode = (run: (format: FormatModule) => void) => run(formatModule);
-  for (const [label, wrap] of [
-    ['this Node', thisNode],
-    ['Node 18', withNode18Intl],
+  // en-US is made without Intl; any other locale (the library's formatMoney) through Intl
+  for (const [label, wrap, locale] of [
+    ['en-US, no Intl', thisNode, 'en-US'],
+    ["en-GB, this Node's Intl", thisNode, 'en-GB'],
+    ["en-GB, Node 18's Intl", withNode18Intl, 'en-GB'],
   ] as const) {
-    it(`text is the amount rounded to the minor unit, never "-0" (Intl of ${label})`, () => {
+    it(`text is the amount rounded to the minor unit, never "-0" (${label})`, () => {
       wrap((format) =>
         fc.assert(
           fc.property(amounts, currencies, (amount, [code, digits]) => {
-            const formatted = format.formatMoney(amount, code)!;
+            const formatted = format.formatMoney(amount, code, locale)!;
             should(formatted.text).equal(slowText(amount, digits));
             should(formatted.display.replace(/,/g, '')).equal(
               formatted.text.startsWith('-') ? `-${code} ${formatted.text.slice(1)}` : `${code} ${formatted.text}`,
@@ -147,12 +149,10 @@ describe('format: against decimal rounding by hand (fast-check, fixed seed)', ()
     });
   }
 
-  it("formats a cost result under Node 18's Intl", () => {
+  it('formats in another locale under Node 18\'s Intl, never "-0"', () => {
     withNode18Intl((format) => {
-      should(format.formatAmounts({ net: -0.001, gross: 1234.5678 }, 'GBP')).eql({
-        net: { text: '0.00', display: 'GBP 0.00' },
-        gross: { text: '1234.57', display: 'GBP 1,234.57' },
-      });
+      should(format.formatMoney(-0.001, 'GBP', 'de-DE')).eql({ text: '0.00', display: '0,00 GBP' });
+      should(format.formatMoney(1234.5678, 'GBP', 'de-DE')).eql({ text: '1234.57', display: '1.234,57 GBP' });
     });
   });
 });

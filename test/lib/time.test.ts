@@ -131,6 +131,26 @@ describe('time: zones', () => {
     assertTimeZone(machineTimeZone());
   });
 
+  it('machineTimeZone reads TZ, /etc/localtime or /etc/timezone, not Intl, and names the zone Intl names', () => {
+    const intlZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
+    const zones = ['Europe/London', ':Europe/London', 'Asia/Calcutta', 'Etc/GMT+5', 'Atlantic/Azores', 'America/Havana'];
+    for (const tz of [...zones, 'Asia/Beirut', 'America/Santiago', 'Etc/UTC', 'GMT', 'Zulu', 'Etc/Greenwich']) {
+      should(withProcessTz(tz, machineTimeZone)).equal(withProcessTz(tz, intlZone), tz);
+    }
+    // where Intl names nothing, the process's own clock decides: a zoneinfo path is that
+    // zone, an unknown or empty TZ is UTC (as the C library takes it)
+    should(withProcessTz('/usr/share/zoneinfo/Europe/Paris', machineTimeZone)).equal('Europe/Paris');
+    for (const tz of ['Mars/Olympus', '', 'europe/london']) should(withProcessTz(tz, machineTimeZone)).equal('UTC', tz);
+    // no TZ: the machine's setting, as Intl reads it
+    const saved = process.env.TZ;
+    delete process.env.TZ;
+    try {
+      should(machineTimeZone()).equal(intlZone());
+    } finally {
+      if (saved !== undefined) process.env.TZ = saved;
+    }
+  });
+
   const zones = [
     'Europe/London',
     'America/New_York',

@@ -10,7 +10,7 @@ import { sensorRuns } from '../../nodes/lib/engine/sensor-runs';
 import { namedPeriod } from '../../nodes/lib/engine/time';
 import { roundAmount } from '../../nodes/lib/engine/format';
 import easyCost = require('../../nodes/easy-cost');
-import { accountNode, catchNodes, GATEWAY, helper, inbox, lastStatus, loadFlow, quiet, withSimulator } from './flow-support';
+import { accountNode, catchNodes, GATEWAY, helper, inbox, lastStatus, loadFlow, quiet, statusSettled, withSimulator } from './flow-support';
 
 const lastStatusText = (id: string) => lastStatus(id)?.text ?? '';
 
@@ -233,6 +233,7 @@ describe('easy-cost reports', function () {
       should(p.dailyCharge.perDay).eql({ net: 0.5, gross: 0.6 });
       should(p.dailyCharge.today).match({ days: 1, net: 0.5, gross: 0.6, withChargeGross: 0.6 });
       should(p.dailyCharge.month).match({ days: 2, gross: 1.2, withChargeGross: roundAmount(7.2 + 1.2) });
+      await statusSettled();
       should(lastStatusText('c')).match(/month → GBP 241\.50$/);
       // the first reading alone: no basis for a projection yet
       should(msgs[0].payload.projection.projected).be.null();
@@ -252,6 +253,7 @@ describe('easy-cost reports', function () {
       should(second.payload.today.energy).equal(2);
       should(second.payload.generator).be.null();
       should(second.payload.generatorProblem).match(/tariff "DEMO-FLAT" has none: choose the generator's sensor in the node/);
+      await statusSettled();
       should(lastStatus('c')).match({ fill: 'yellow', text: /no generator report$/ });
       should(again.caught.received).be.empty();
     });

@@ -18,6 +18,7 @@ import {
   loadFlow,
   quiet,
   statuses,
+  statusSettled,
   withSimulator,
 } from './flow-support';
 
@@ -423,6 +424,24 @@ describe('easy-cost node', function () {
       should(msgs[1].payload.total.energy).equal(1);
     });
 
+    it('shows at most one routine status a second during a burst of readings, and the newest total once it ends', async () => {
+      const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-FLAT' }, 'UTC');
+      await quiet(50); // the restore status
+      const seen = statuses('c');
+      const t0 = Date.parse('2026-03-04T10:00:00Z');
+      for (let i = 0; i <= 200; i++) node.receive({ topic: `m${i % 8}`, payload: i, ts: t0 + i * 60_000 });
+      const msgs = await out.next(201);
+      // every total went out; the status was not redrawn 201 times (at once only if a second has
+      // passed since the restore status)
+      should(seen.length).be.belowOrEqual(2);
+      await statusSettled();
+      should(seen.length).be.within(1, 3);
+      const site = msgs[200].payload.site;
+      should(seen[seen.length - 1].text).startWith(
+        `today GBP ${site.today.gross.toFixed(2)} · ${site.today.energy.toFixed(2)} kWh · 8 meters`,
+      );
+    });
+
     it('counts each meter of a gateway on its own and sums them for the site (easy-sensors "each" output)', async () => {
       const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-FLAT' }, 'UTC');
       const seen = statuses('c');
@@ -444,7 +463,7 @@ describe('easy-cost node', function () {
         meter: { topic: 'e2.kwh' },
         site: { meters: 2, today: { energy: 9, resets: 0 }, total: { energy: 9 } },
       });
-      await quiet(20);
+      await statusSettled();
       should(seen[seen.length - 1]).eql({
         fill: 'green',
         shape: 'dot',
@@ -540,7 +559,7 @@ describe('easy-cost node', function () {
       node.receive({ payload: 12, ts: 2 * HOUR });
       const msgs = await out.next(2);
       should(msgs[1].payload.total).match({ energy: 2, unpricedEnergy: 2, net: 0 });
-      await quiet(20);
+      await statusSettled();
       should(seen[seen.length - 1]).match({
         fill: 'yellow',
         text: 'today GBP 0.00 · 2.00 kWh · 1 meter · 2.00 kWh unpriced · month → GBP 0.00',

@@ -2,6 +2,7 @@
 // node-red-node-test-helper, the simulator on loopback, and small waits on messages.
 import { startSimulator, Simulator } from '../../sim/server';
 import easyAccount = require('../../nodes/easy-account');
+import { STATUS_EVERY_MS } from '../../nodes/lib/runtime/paced-status';
 
 /** The part of node-red-node-test-helper (untyped) these suites use. */
 interface TestHelper {
@@ -88,6 +89,11 @@ export function quiet(ms = 200): Promise<void> {
 }
 
 export { FakeClock, installClock } from '../fake-clock';
+
+/** Waits out stream mode's status pacing, so the status shown is the latest (runtime/paced-status). */
+export function statusSettled(): Promise<void> {
+  return quiet(STATUS_EVERY_MS + 50);
+}
 
 /** Records every status a node shows (the helper reports each call as `call:status`). */
 export function statuses(id: string): Array<{ fill?: string; shape?: string; text?: string }> {

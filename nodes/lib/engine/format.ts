@@ -1,7 +1,10 @@
 // How numbers and times of day read in messages and statuses. Amounts in messages are
 // rounded to AMOUNT_DECIMALS (binary noise gone, nothing a currency or meter can show
-// lost); the `formatted` strings are rounded to the currency's ISO 4217 minor unit as
-// Intl knows it (JPY 0 digits, GBP 2, BHD 3). Sums are kept unrounded and rounded on output.
+// lost); the `formatted` strings are rounded to the currency's minor unit (JPY 0 digits,
+// GBP 2, BHD 3). Sums are kept unrounded and rounded on output.
+// The nodes' own text (en-US) is made here without Intl: the first use of Intl makes Node
+// load ICU's data, ~6 MB of resident memory a Pi pays for as long as Node-RED runs. Intl
+// is used only for another locale, asked for through the library's formatMoney.
 import { localClockText, zoneInfo } from './time';
 
 /** Decimal places of amounts (prices, costs, kWh) in messages: 1e-9, far below any minor unit. */
@@ -39,32 +42,77 @@ export interface FormattedMoney {
 }
 
 const FALLBACK_MINOR_UNITS = 2;
-const minorUnitCache = new Map<string, number>();
+
+/**
+ * The currencies whose minor unit is not 2 digits, as CLDR 48 has them (Intl of Node 20.20, 22.23,
+ * 24, 26; ISO 4217 and current use). Older Node releases' Intl had COP, HUF, IDR and PKR at 2
+ * and RSD at 0: with the table the text no longer depends on the Node release.
+ */
+const ZERO_DIGIT_CURRENCIES =
+  'ADP AFN ALL BIF BYR CLP COP DJF ESP GNF HUF IDR IQD IRR ISK ITL JPY KMF KPW KRW LAK LBP LUF MGA MGF MMK MRO ' +
+  'PKR PYG RWF SLL SOS STD SYP TMM TRL UGX UYI VND VUV XAF XOF XPF YER ZMK ZWD';
+const MINOR_UNITS_NOT_2: ReadonlyMap<string, number> = new Map([
+  ...ZERO_DIGIT_CURRENCIES.split(' ').map((code) => [code, 0] as const),
+  ...(['BHD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND'] as const).map((code) => [code, 3] as const),
+  ['CLF', 4],
+  ['UYW', 4],
+]);
 
 function isWellFormedCode(currency: unknown): currency is string {
   return typeof currency === 'string' && /^[A-Za-z]{3}$/.test(currency);
 }
 
 /**
- * Digits after the decimal point of the currency's minor unit, from Intl. A code Intl
- * does not know but that looks like one (`XYZ`) gets Intl's own default (2); anything
- * else (missing, `EURO`) gets 2 as well, since the amount must still be shown.
+ * Digits after the decimal point of the currency's minor unit. Any other code that looks
+ * like one (`XYZ`) gets 2, as Intl gives it; anything else (missing, `EURO`) gets 2 as
+ * well, since the amount must still be shown.
  */
 export function minorUnits(currency: unknown): number {
   if (!isWellFormedCode(currency)) return FALLBACK_MINOR_UNITS;
-  const code = currency.toUpperCase();
-  let digits = minorUnitCache.get(code);
-  if (digits === undefined) {
-    try {
-      digits =
-        new Intl.NumberFormat('en-US', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits ??
-        FALLBACK_MINOR_UNITS;
-    } catch {
-      digits = FALLBACK_MINOR_UNITS;
-    }
-    minorUnitCache.set(code, digits);
+  return MINOR_UNITS_NOT_2.get(currency.toUpperCase()) ?? FALLBACK_MINOR_UNITS;
+}
+
+/** Thousands separated by commas, as en-US writes them: 19295 → "19,295". */
+export function groupDigits(integerText: string | number): string {
+  return String(integerText).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/**
+ * |amount| rounded to `places` decimals as Intl rounds (en-US): the shortest decimal form
+ * of the number (what String shows: 1.005 stays "1.005") rounded half away from zero, so
+ * 1.005 → "1.01" where toFixed gives "1.00". Integer part and decimals apart, ungrouped.
+ */
+function fixedParts(amount: number, places: number): { whole: string; decimals: string } {
+  const [mantissa, exponent] = String(Math.abs(amount)).split('e');
+  const dot = mantissa.indexOf('.');
+  let digits = dot < 0 ? mantissa : mantissa.slice(0, dot) + mantissa.slice(dot + 1);
+  let point = (dot < 0 ? mantissa.length : dot) + Number(exponent ?? 0);
+  if (point < 1) {
+    digits = '0'.repeat(1 - point) + digits;
+    point = 1;
   }
-  return digits;
+  const keep = point + places;
+  let kept = digits.slice(0, keep).padEnd(keep, '0');
+  if (digits.length > keep && digits.charCodeAt(keep) >= 53 /* '5' */) {
+    const up = (BigInt(kept) + 1n).toString().padStart(keep, '0');
+    if (up.length > keep) point++; // 9.995 → 10.00
+    kept = up;
+  }
+  return { whole: kept.slice(0, point).replace(/^0+(?=\d)/, ''), decimals: kept.slice(point) };
+}
+
+/** The en-US forms of formatMoney, made without Intl (same text, tests compare them). */
+function moneyEnUs(amount: number, currency: unknown): FormattedMoney {
+  const places = minorUnits(currency);
+  const { whole, decimals } = fixedParts(amount, places);
+  const magnitude = decimals ? `${whole}.${decimals}` : whole;
+  const zero = /^[0.]*$/.test(magnitude);
+  const sign = amount < 0 && !zero ? '-' : ''; // a tiny negative (and -0) reads "0.00", never "-0.00"
+  const grouped = decimals ? `${groupDigits(whole)}.${decimals}` : groupDigits(whole);
+  const display = isWellFormedCode(currency)
+    ? `${sign}${currency.toUpperCase()} ${grouped}`
+    : `${sign}${grouped}${currency ? ` ${String(currency)}` : ''}`;
+  return { text: sign + magnitude, display };
 }
 
 const numberFormats = new Map<string, Intl.NumberFormat>();
@@ -117,6 +165,7 @@ function moneyFormat(currency: unknown, locale: string): MoneyFormat {
  */
 export function formatMoney(amount: number | null, currency: unknown, locale = 'en-US'): FormattedMoney | null {
   if (amount === null || !Number.isFinite(amount)) return null;
+  if (locale === 'en-US') return moneyEnUs(amount, currency);
   const { plain, display, suffix } = moneyFormat(currency, locale);
   // A tiny negative amount (and -0) rounds to "0.00", never "-0.00". Done by hand: Intl's
   // signDisplay 'negative' is a RangeError on Node 18.

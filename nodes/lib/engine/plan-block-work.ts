@@ -2,6 +2,7 @@
 // the most run time blocks of at least a minimum can fill, and the upper bound of the
 // search's steps that is counted before it starts (MAX_PLAN_WORK) and refused above it.
 import { MAX_PLAN_WORK } from './limits';
+import { groupDigits } from './format';
 
 export interface Piece {
   from: number;
@@ -67,7 +68,7 @@ export const gridText = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `$
 export class BlockWorkError extends RangeError {
   constructor(work: number, h: number) {
     super(
-      `this plan needs ${work.toLocaleString('en-US')} search steps, more than ${MAX_PLAN_WORK.toLocaleString('en-US')}: ` +
+      `this plan needs ${groupDigits(work)} search steps, more than ${groupDigits(MAX_PLAN_WORK)}: ` +
         `prices and the minimum block line up only every ${gridText(h)}; use a minimum block that is a multiple of the price steps ` +
         `(such as 15 min or 1 h), a shorter duration or a shorter window`,
     );

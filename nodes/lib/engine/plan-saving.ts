@@ -18,6 +18,7 @@ import { HOUR_MS } from './time';
 import { MAX_PLAN_WORK } from './limits';
 import { BlockStats, gridText } from './plan-block-work';
 import { planLength, planSchedule, planWindow, PlanWindowOptions } from './plan';
+import { groupDigits } from './format';
 
 const MINUTE = 60_000;
 
@@ -138,7 +139,7 @@ export function savingOffWindows(tariff: unknown, options: SavingOptions, stats?
   if (stats) stats.work = work;
   if (work > MAX_PLAN_WORK) {
     throw new RangeError(
-      `this plan needs ${work.toLocaleString('en-US')} search steps, more than ${MAX_PLAN_WORK.toLocaleString('en-US')}: ` +
+      `this plan needs ${groupDigits(work)} search steps, more than ${groupDigits(MAX_PLAN_WORK)}: ` +
         `prices and the off/on times line up only every ${gridText(h)}; use times that are multiples of the price steps ` +
         `(such as 15 min), a shorter maxOffInRow or a shorter window`,
     );

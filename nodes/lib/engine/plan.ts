@@ -11,6 +11,7 @@ import { describe } from './time-instant';
 import { cheapestBlocks } from './plan-blocks';
 import { blockedCapacity, Piece } from './plan-block-work';
 import { cheapestBlock, cheapestPieces } from './plan-split';
+import { groupDigits } from './format';
 
 /** Plans are exact to the millisecond; the searches' work depends on the price changes, not on this. */
 const PLAN_RESOLUTION_MS = 1;
@@ -91,7 +92,7 @@ export function planSchedule(tariff: unknown, from: number, to: number, options:
   walkSegments(ct, zone, sensorValues(ct, options.sensors), from, to, null, (at, slot) => {
     if (++visited > MAX_PLAN_SEGMENTS) {
       throw new RangeError(
-        `the prices change more than ${MAX_PLAN_SEGMENTS.toLocaleString('en-US')} times in this window ` +
+        `the prices change more than ${groupDigits(MAX_PLAN_SEGMENTS)} times in this window ` +
           `(${hours(to - from)} from ${new Date(from).toISOString()}): plan a shorter window`,
       );
     }

@@ -2,7 +2,7 @@
 // the zone names, the machine's zone, and the unknown-zone error. Local time always
 // comes from this data, never from Date's local getters, so the process's TZ cannot leak
 // in. Part of the time family: import it through engine/time.
-import { readFileSync } from 'fs';
+import { readFileSync, readlinkSync } from 'fs';
 import type Moment from 'moment-timezone';
 import { MINUTE_MS } from './time-instant';
 
@@ -112,15 +112,59 @@ export function assertTimeZone(name: string): void {
   zoneInfo(name);
 }
 
-/** The zone of the machine (Intl), or UTC when it is unknown to the zone data. */
+/** The names V8's Intl gives as "UTC" (its own canonical form of them). */
+const UTC_NAMES = new Set(
+  'utc etc/utc gmt etc/gmt gmt0 etc/gmt0 gmt+0 gmt-0 etc/gmt+0 etc/gmt-0 uct etc/uct universal etc/universal zulu etc/zulu greenwich etc/greenwich'.split(
+    ' ',
+  ),
+);
+
+/**
+ * The zone of the machine, as the process's own clock takes it: TZ when it is set (a zone
+ * name, optionally after ":" or as a path under zoneinfo/; set but unknown is UTC, as the C
+ * library takes it), else the zone /etc/localtime links to, else /etc/timezone; only where
+ * none of them says (Windows) is Intl asked. Not Intl first: its first use makes Node load
+ * ICU's data, ~6 MB of resident memory for as long as Node-RED runs. UTC when unknown.
+ */
 export function machineTimeZone(): string {
-  let name: string | undefined;
+  const tz = process.env.TZ;
+  const name =
+    tz !== undefined
+      ? zoneNameFrom(tz.replace(/^:/, ''))
+      : (zoneNameFrom(linkedZone('/etc/localtime')) ?? zoneNameFrom(fileText('/etc/timezone')) ?? zoneNameFrom(intlZone()));
+  return name ?? 'UTC';
+}
+
+/** `name` (or the part of a path after zoneinfo/) when it is exactly a known zone's name; null otherwise. */
+function zoneNameFrom(text: string | undefined): string | null {
+  const name = text?.trim().replace(/^.*\/zoneinfo\//, '');
+  if (!name) return null;
+  if (UTC_NAMES.has(name.toLowerCase())) return 'UTC';
+  return zoneData(name)?.name === name ? name : null;
+}
+
+function linkedZone(path: string): string | undefined {
   try {
-    name = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    return readlinkSync(path);
   } catch {
-    name = undefined;
+    return undefined;
   }
-  return name && zoneData(name) ? name : 'UTC';
+}
+
+function fileText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function intlZone(): string | undefined {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The zone of an options object, with the same errors as the engine's. */

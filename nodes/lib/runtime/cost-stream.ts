@@ -6,7 +6,7 @@
 // number with no topic is the one default meter. Each meter's totals follow totals.ts
 // (late readings, local periods); the site is the sum over meters per period.
 import { computeCost, RejectedInterval } from '../engine/cost';
-import { shortText } from '../engine/format';
+import { groupDigits, shortText } from '../engine/format';
 import { SensorRef, Tariff } from '../engine/tariff';
 import { addReading, IntervalCost, MAX_KEPT, newTotals, PERIODS, Reading, TotalsState, windowStart } from '../engine/totals';
 import { isEnergyReading, rejectedPayload, SensorHistory, streamReading } from './cost-inputs';
@@ -38,6 +38,8 @@ export interface StreamOutput {
   /** Closed periods as Dashboard 2 bars (second output). */
   bars: Array<ReturnType<typeof meterBar>>;
   status: StreamStatus;
+  /** The site's sums the message was made from (a sum over every meter: made once per reading). */
+  site: SiteSums;
 }
 
 /**
@@ -86,7 +88,7 @@ export class CostStream {
     this.overLimit = new RefusalBurst(
       (count, first) =>
         new RangeError(
-          `meter limit reached: ${count.toLocaleString('en-US')} ${count === 1 ? 'sensor' : 'sensors'} ignored, ` +
+          `meter limit reached: ${groupDigits(count)} ${count === 1 ? 'sensor' : 'sensors'} ignored, ` +
             `"${shortText(first)}" the first (stream mode counts at most ${this.maxMeters} meters per node; ` +
             'filter easy-sensors to the energy meters, or reset the totals with msg.reset)',
         ),
@@ -196,7 +198,7 @@ export class CostStream {
     const bars = PERIODS.filter((name) => added.closed[name]).map((name) =>
       meterBar(name, added.closed[name]!, tariff, this.opts.timezone, meter),
     );
-    return { payload, bars, status: siteStatus(site, tariff, added.ignored ?? (rejected.length ? 'interval rejected' : undefined)) };
+    return { payload, bars, status: siteStatus(site, tariff, added.ignored ?? (rejected.length ? 'interval rejected' : undefined)), site };
   }
 
   /** The meter's totals, a new meter's, or null when the node counts as many meters as it may. */
@@ -244,7 +246,7 @@ export class CostStream {
       totals: newTotals(this.opts.timezone, this.opts.tariffId),
     };
     const site = this.site();
-    return { payload: meterPayload(tariff, this.opts.timezone, empty, site), bars: [], status: siteStatus(site, tariff) };
+    return { payload: meterPayload(tariff, this.opts.timezone, empty, site), bars: [], status: siteStatus(site, tariff), site };
   }
 
   /** One meter's totals, if it has counted anything. */

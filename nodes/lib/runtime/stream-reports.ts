@@ -78,7 +78,7 @@ export class StreamReports {
 
   /** The stream's message with the reports added, and its status with the projection. */
   async addTo(out: StreamOutput, stream: CostStream, tariff: Tariff): Promise<StreamOutput> {
-    const site = stream.site();
+    const { site } = out;
     const extras = streamExtras(site, tariff, this.timezone, this.dailyCharge);
     const payload: Record<string, unknown> = { ...out.payload, ...extras.payload };
     let g: StreamGenerator | null;
