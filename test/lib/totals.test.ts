@@ -257,6 +257,34 @@ describe('totals: running totals by local period', () => {
     );
   });
 
+  it('owned (stream mode): every result exactly as with a copied state, on shuffled, late, duplicate and too-old readings past the window limit', () => {
+    const start = Date.parse('2026-03-28T20:00:00Z'); // London's spring-forward night
+    const arrivals = fc.array(
+      fc.record({ minutes: fc.integer({ min: 0, max: 3 * 24 * 60 }), value: fc.integer({ min: 0, max: 400 }), repeat: fc.boolean() }),
+      { minLength: 2, maxLength: 120 },
+    );
+    const maxKept = fc.constantFrom(2, 5, 40, MAX_KEPT);
+    fc.assert(
+      fc.property(arrivals, maxKept, (list, limit) => {
+        let copied = newTotals('Europe/London', 'N');
+        let owned = newTotals('Europe/London', 'N');
+        for (const a of list) {
+          for (let times = a.repeat ? 2 : 1; times > 0; times--) {
+            const r = { ts: start + a.minutes * 60_000, value: a.value / 4 };
+            const before = JSON.stringify(copied);
+            const x = addReading(copied, r, flatCost, limit);
+            should(JSON.stringify(copied)).equal(before); // not owned: never changed
+            const y = addReading(owned, r, flatCost, limit, true);
+            should(JSON.stringify(y)).equal(JSON.stringify(x));
+            copied = x.state;
+            owned = y.state;
+          }
+        }
+      }),
+      { seed: 20261125, numRuns: 400 },
+    );
+  });
+
   it('does not change the state it was given', () => {
     const { state } = feed(newTotals('UTC', 't1'), [['2026-03-04T10:00:00Z', 100]]);
     const before = JSON.stringify(state);

@@ -184,7 +184,8 @@ export class CostStream {
     const meter = this.meterFor(id);
     if (!meter) throw new RefusedReading(this.overLimit.refuse(meterName(id)));
     const rejected: RejectedInterval[] = [];
-    const added = addReading(meter.totals, { ts: reading.ts, value: reading.value }, this.costOf(tariff, rejected), this.maxKept);
+    // the meter's state is replaced by the result: its lists may be updated in place
+    const added = addReading(meter.totals, { ts: reading.ts, value: reading.value }, this.costOf(tariff, rejected), this.maxKept, true);
     if (!added.ignored) {
       meter.totals = added.state;
       // a late reading may still need the sensor values of the whole window
