@@ -62,13 +62,18 @@ const meterTopic = (i) => `m${String(i).padStart(3, '0')}`;
 /** What the node would store for `meters` meters at steady state, counted by the package's own CostStream. */
 async function steadyState(meters, tariff) {
   let saved;
-  const stream = new CostStream({
-    timezone: TIMEZONE,
-    tariffId: TARIFF_ID,
-    store: { load: async () => undefined, save: async (v) => void (saved = v) },
-    warn: (w) => console.warn(w),
-  });
-  await stream.restore();
+  /** The package's own CostStream on a memory store that starts from `saved`. */
+  const restoredStream = async () => {
+    const stream = new CostStream({
+      timezone: TIMEZONE,
+      tariffId: TARIFF_ID,
+      store: { load: async () => saved, save: async (v) => void (saved = v) },
+      warn: (w) => console.warn(w),
+    });
+    await stream.restore();
+    return stream;
+  };
+  const stream = await restoredStream();
   const last = Date.now() - CADENCE_MS;
   for (let k = FILL - 1; k >= 0; k--) {
     const ts = last - k * CADENCE_MS;
@@ -87,13 +92,7 @@ async function steadyState(meters, tariff) {
   });
   if (saved.version === 3) {
     // what version 3 stores per meter depends on how many meters share the stored readings: count it as the node would
-    const stream = new CostStream({
-      timezone: TIMEZONE,
-      tariffId: TARIFF_ID,
-      store: { load: async () => saved, save: async (v) => void (saved = v) },
-      warn: (w) => console.warn(w),
-    });
-    await stream.restore();
+    const stream = await restoredStream();
     await stream.handle({ topic: meterTopic(0), gateway: 'G', payload: KWH_AT(0, last + 1), ts: last + 1 }, tariff, last + 1);
     await stream.flush();
   }

@@ -74,6 +74,21 @@ describe('e2e: the editor in chromium', function () {
     context = null;
   });
 
+  /** The open dialog as a screenshot for the docs, without notifications, tips or the mouse on it. */
+  async function screenshotTray(file: string): Promise<void> {
+    // hidden, not removed: Node-RED removes a notification itself when it times out, and
+    // one already taken out of the page makes that throw (a page error)
+    await page.evaluate(() => {
+      $('.red-ui-notification').hide();
+      $('.red-ui-help-tips').hide();
+    });
+    await page.mouse.move(0, 0);
+    await page
+      .locator('.red-ui-tray')
+      .last()
+      .screenshot({ path: path.join(SHOTS, file) });
+  }
+
   /** Opens a node's edit dialog (config nodes in their own tray), waits, checks no errors, closes. */
   async function withDialog(type: string, id: string, check: () => Promise<void>): Promise<void> {
     const before = errors.length;
@@ -155,15 +170,7 @@ describe('e2e: the editor in chromium', function () {
         if (!shot) return;
         await page.waitForSelector(`.red-ui-tray ${shot.ready}`, { timeout: 20_000 });
         await page.waitForTimeout(500);
-        await page.evaluate(() => {
-          $('.red-ui-notification').hide();
-          $('.red-ui-help-tips').hide();
-        });
-        await page.mouse.move(0, 0);
-        await page
-          .locator('.red-ui-tray')
-          .last()
-          .screenshot({ path: path.join(SHOTS, shot.shot) });
+        await screenshotTray(shot.shot);
       });
     });
   }
@@ -198,17 +205,7 @@ describe('e2e: the editor in chromium', function () {
       }));
       assert.strictEqual(outcome.code, 'ok', outcome.text);
       assert.match(outcome.text, /7/, outcome.text);
-      // hidden, not removed: Node-RED removes a notification itself when it times out, and
-      // one already taken out of the page makes that throw (a page error)
-      await page.evaluate(() => {
-        $('.red-ui-notification').hide();
-        $('.red-ui-help-tips').hide();
-      });
-      await page.mouse.move(0, 0);
-      await page
-        .locator('.red-ui-tray')
-        .last()
-        .screenshot({ path: path.join(SHOTS, 'account-dialog.png') });
+      await screenshotTray('account-dialog.png');
     });
   });
 

@@ -29,6 +29,36 @@ function piecesOf(from: number, to: number, anchor: number, step: number, prices
   return out;
 }
 
+/** A tariff of 96 quarter-hour rules, priced by `priceOf(quarter)`. */
+function quarterHourTariff(priceOf: (quarter: number) => number) {
+  const clock = (q: number) => `${String(Math.floor(q / 4) % 24).padStart(2, '0')}:${String((q % 4) * 15).padStart(2, '0')}`;
+  return {
+    id: 'Q',
+    name: 'quarters',
+    vat: 0,
+    currency: 'EUR',
+    rules: Array.from({ length: 96 }, (_, q) => ({ priority: 1, price: priceOf(q), time_start: clock(q), time_end: clock(q + 1) })),
+  };
+}
+
+/**
+ * Runs a search with its counters: refused before any step on its count (false), or it
+ * took steps, never more than it counted (true).
+ */
+function withinCount(search: (stats: BlockStats) => unknown): boolean {
+  const stats: BlockStats = { work: 0, steps: 0 };
+  try {
+    search(stats);
+  } catch {
+    should(stats.work).be.above(MAX_PLAN_WORK);
+    should(stats.steps).equal(0);
+    return false;
+  }
+  should(stats.steps).be.above(0);
+  should(stats.steps).be.belowOrEqual(stats.work);
+  return true;
+}
+
 describe('plan work: the counted work bounds what the search does', () => {
   it('cheapestBlocks takes no more steps than it counted, and counts them', () => {
     const arb = fc.record({
@@ -48,18 +78,7 @@ describe('plan work: the counted work bounds what the search does', () => {
         const wanted = Math.max(c.minBlock, Math.round((to - c.from) * c.share));
         const target = blockedCapacity(usable, wanted, c.minBlock);
         if (target === 0) return;
-        const stats: BlockStats = { work: 0, steps: 0 };
-        try {
-          cheapestBlocks(usable, c.from, to, target, c.minBlock, stats);
-        } catch {
-          // refused before any step, on its count
-          should(stats.work).be.above(MAX_PLAN_WORK);
-          should(stats.steps).equal(0);
-          return;
-        }
-        searched++;
-        should(stats.steps).be.above(0);
-        should(stats.steps).be.belowOrEqual(stats.work);
+        if (withinCount((stats) => cheapestBlocks(usable, c.from, to, target, c.minBlock, stats))) searched++;
       }),
       { ...FC, numRuns: 150 },
     );
@@ -78,21 +97,7 @@ describe('plan work: the counted work bounds what the search does', () => {
     let searched = 0;
     fc.assert(
       fc.property(arb, (c) => {
-        // quarter-hour prices, as rules
-        const clock = (q: number) => `${String(Math.floor(q / 4) % 24).padStart(2, '0')}:${String((q % 4) * 15).padStart(2, '0')}`;
-        const tariff = {
-          id: 'Q',
-          name: 'quarters',
-          vat: 0,
-          currency: 'EUR',
-          rules: Array.from({ length: 96 }, (_, q) => ({
-            priority: 1,
-            price: c.prices[q % c.prices.length],
-            time_start: clock(q),
-            time_end: clock(q + 1),
-          })),
-        };
-        const stats: BlockStats = { work: 0, steps: 0 };
+        const tariff = quarterHourTariff((q) => c.prices[q % c.prices.length]);
         const options = {
           timezone: 'Europe/Berlin',
           from: c.from,
@@ -101,16 +106,7 @@ describe('plan work: the counted work bounds what the search does', () => {
           minOnBetween: c.minOn,
           recoveryPercent: c.recoveryPercent,
         };
-        try {
-          savingOffWindows(tariff, options, stats);
-        } catch {
-          should(stats.work).be.above(MAX_PLAN_WORK);
-          should(stats.steps).equal(0);
-          return;
-        }
-        searched++;
-        should(stats.steps).be.above(0);
-        should(stats.steps).be.belowOrEqual(stats.work);
+        if (withinCount((stats) => savingOffWindows(tariff, options, stats))) searched++;
       }),
       { ...FC, numRuns: 200 },
     );
@@ -118,19 +114,7 @@ describe('plan work: the counted work bounds what the search does', () => {
   });
 
   it('a window with more price changes than MAX_PLAN_SEGMENTS is refused as the tariff is walked, in every mode', () => {
-    const clock = (q: number) => `${String(Math.floor(q / 4) % 24).padStart(2, '0')}:${String((q % 4) * 15).padStart(2, '0')}`;
-    const tariff = {
-      id: 'Q',
-      name: 'quarters',
-      vat: 0,
-      currency: 'EUR',
-      rules: Array.from({ length: 96 }, (_, q) => ({
-        priority: 1,
-        price: 0.1 + (q % 5) / 10,
-        time_start: clock(q),
-        time_end: clock(q + 1),
-      })),
-    };
+    const tariff = quarterHourTariff((q) => 0.1 + (q % 5) / 10);
     const from = Date.parse('2026-03-23T10:07:13.456Z');
     const decade = { timezone: 'Europe/London', from, to: from + 3650 * DAY };
     const refused = new RegExp(`^the prices change more than ${MAX_PLAN_SEGMENTS.toLocaleString('en-US')} times in this window`);

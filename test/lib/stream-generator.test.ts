@@ -149,10 +149,19 @@ describe('stream generator report: its stored state', () => {
       should((fresh.payload(t0 + 20 * MINUTE) as any).today.runMs).equal(0);
     }
     // garbage in the store: started afresh, no throw
-    for (const junk of [null, 'x', { version: 1, gatewayId: 'gw', sensorId: 'gen', on: 1, timezone: 'UTC', day: { from: 'a' } }]) {
+    const head = { version: 1, gatewayId: 'gw', sensorId: 'gen', on: 1, timezone: 'UTC' };
+    for (const junk of [
+      null,
+      'x',
+      { ...head, day: { from: 'a' } },
+      { ...stored, closed: { day: { from: 'x', to: 'y' } } }, // would make every payload throw
+      { ...stored, last: [NaN, 1] },
+      { ...stored, last: 'now' },
+    ]) {
       const g2 = new StreamGenerator(choice, 'UTC', memoryStore(junk), () => 0);
       await g2.restore();
-      should((g2.payload(t0) as any).today.runMs).equal(0);
+      should((g2.payload(t0) as any).today.runMs).equal(0, JSON.stringify(junk));
+      g2.record(t0 + MINUTE, 1); // and it counts on from there
     }
   });
 });

@@ -45,9 +45,6 @@ export function accountTuning(config: Record<string, unknown>): AccountTuning {
   return tuning;
 }
 
-/** How an account reaches the service: the environment's proxy (default), none, or its own. */
-export type ProxyMode = 'env' | 'none' | 'url';
-
 /** The proxy fields of an account: mode and URL in the flow, user and password as credentials. */
 export interface AccountProxyFields {
   proxyMode?: unknown;

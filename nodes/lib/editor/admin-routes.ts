@@ -125,7 +125,7 @@ const header = (req: AdminRequest, name: string): string => {
  * No Origin at all is a client that is no browser page (curl, a script), which the
  * permission check alone governs.
  */
-export function foreignPost(req: AdminRequest): { status: 403 | 415; message: string } | null {
+function foreignPost(req: AdminRequest): { status: 403 | 415; message: string } | null {
   const type = header(req, 'content-type').split(';')[0].trim().toLowerCase();
   if (type !== 'application/json') {
     return { status: 415, message: `expected an application/json body, got ${type ? JSON.stringify(type) : 'none'}` };

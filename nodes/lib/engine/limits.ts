@@ -1,6 +1,7 @@
 // The sizes the package accepts from outside, in one place (docs/limits.md). Each is
 // far above what a real account has, and low enough that the worst case stays within
-// the figures of `npm run bench` (worst case section) and a few MB of memory.
+// the figures of `npm run bench` (worst case section) and a few MB of memory, except a
+// plan's search at MAX_PLAN_WORK (below).
 
 /** Rules one tariff may have; a tariff with more is invalid (left out, with an error). */
 export const MAX_RULES_PER_TARIFF = 1000;
@@ -22,7 +23,8 @@ export const MAX_SPLIT_VALUES = 256;
  * units, plus each move's and point's set-up in the same steps; a test counts the real
  * steps against it); a plan that needs more is refused with an error saying why. One step
  * costs ~3–7 ns here (2 cores, loaded), so the worst accepted plan stays well within 100 ms
- * (`npm run bench`: "worst accepted").
+ * (`npm run bench`: "worst accepted"). Its table holds about half a number per counted
+ * step: the worst accepted plan holds ~30 MB of typed arrays while it runs (docs/limits.md).
  */
 export const MAX_PLAN_WORK = 8_000_000;
 /**

@@ -4,6 +4,12 @@
 import { MAX_PLAN_WORK } from './limits';
 import { groupDigits } from './format';
 
+/** The greatest common divisor of two whole numbers of ms: the lattice the searches run on. */
+export const gcd = (a: number, b: number): number => {
+  while (b) [a, b] = [b, a % b];
+  return a;
+};
+
 export interface Piece {
   from: number;
   to: number;

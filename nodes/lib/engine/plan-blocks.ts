@@ -14,7 +14,7 @@
 // window ends can leave are carried as residue classes. Its work is cells × planned
 // units × classes, counted before it starts (MAX_PLAN_WORK).
 import { MAX_PLAN_WORK } from './limits';
-import { blockWork, BlockStats, BlockWorkError, MOVE_SETUP_STEPS, Piece } from './plan-block-work';
+import { blockWork, BlockStats, BlockWorkError, gcd, MOVE_SETUP_STEPS, Piece } from './plan-block-work';
 
 export { blockedCapacity } from './plan-block-work';
 export type { BlockStats, Piece } from './plan-block-work';
@@ -22,19 +22,8 @@ export type { BlockStats, Piece } from './plan-block-work';
 const FREE = 0;
 const IN = 1;
 
-const gcd = (a: number, b: number): number => {
-  while (b) [a, b] = [b, a % b];
-  return a;
-};
-
-/** How much work the minimum-block search would do: cells × planned units × residue classes × 2 states. */
-export interface BlockWork {
-  work: number;
-  unitSeconds: number;
-}
-
 interface Lattice {
-  /** seconds from `from`: cell boundaries */
+  /** ms from `from`: cell boundaries */
   q: Float64Array;
   h: number;
   /** the lattice's offset from `from` (0: `from` on the lattice) */

@@ -16,7 +16,7 @@
 import { engineContext } from './price';
 import { HOUR_MS } from './time';
 import { MAX_PLAN_WORK } from './limits';
-import { BlockStats, gridText } from './plan-block-work';
+import { BlockStats, gcd, gridText } from './plan-block-work';
 import { planLength, planSchedule, planWindow, PlanWindowOptions } from './plan';
 import { groupDigits } from './format';
 
@@ -60,11 +60,6 @@ export interface SavingResult {
   to: number;
 }
 
-const gcd = (a: number, b: number): number => {
-  while (b) [a, b] = [b, a % b];
-  return a;
-};
-
 function nonNegative(value: unknown, what: string, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
@@ -84,7 +79,7 @@ const POINT_SETUP_STEPS = 32;
  * `span` off periods from each of `points`, and each point costs its set-up. The test
  * counts the looks the search really takes against this.
  */
-export function savingWork(points: number, span: number): number {
+function savingWork(points: number, span: number): number {
   return points * (2 * span + POINT_SETUP_STEPS);
 }
 
@@ -102,7 +97,6 @@ export function savingOffWindows(tariff: unknown, options: SavingOptions, stats?
   const gapAfter = (off: number) => Math.max(minOn, Math.min(Math.ceil((off * percent) / 100 / MINUTE) * MINUTE, recoveryMax));
 
   // segments in ms from `from`, equal-price neighbours merged (NaN: no price)
-  const S = 1;
   const W = to - from;
   const segStart: number[] = [];
   const segPrice: number[] = [];
@@ -121,7 +115,7 @@ export function savingOffWindows(tariff: unknown, options: SavingOptions, stats?
   // the lattice
   // times at least as long as the window never bind: they do not refine the lattice
   let h = 0;
-  for (const x of [maxOff, minOn, recoveryMax, percent > 0 ? MINUTE : 0]) if (x > 0 && x < W * S) h = gcd(h, x / S);
+  for (const x of [maxOff, minOn, recoveryMax, percent > 0 ? MINUTE : 0]) if (x > 0 && x < W) h = gcd(h, x);
   let z0 = -1;
   for (const b of segStart) {
     if (b <= 0 || b >= W) continue;
@@ -133,7 +127,7 @@ export function savingOffWindows(tariff: unknown, options: SavingOptions, stats?
   const first = r === 0 ? h : r;
   const points = first < W ? Math.floor((W - 1 - first) / h) + 1 : 0;
   const n = points + 2; // 0, the lattice points, W
-  const span = Math.floor(Math.min(maxOff / S, W) / h) + 1;
+  const span = Math.floor(Math.min(maxOff, W) / h) + 1;
   // the pass and the walk each look at most `span` off periods from each point
   const work = savingWork(n, span);
   if (stats) stats.work = work;
@@ -161,7 +155,6 @@ export function savingOffWindows(tariff: unknown, options: SavingOptions, stats?
   const tol = maxAbs * W * 1e-12;
   /** the first boundary at or after position x (the lattice is regular after the first point) */
   const atOrAfter = (x: number): number => (x <= 0 ? 0 : x > q[n - 2] ? n - 1 : x <= first ? 1 : 1 + Math.ceil((x - first) / h));
-  const maxOffS = maxOff / S;
   // best[i]: the most saving from boundary i on, the load free to switch off at i
   const best = new Float64Array(n + 1);
   /** Each off period [i, j) that may start at i, longest first: j, its saving (price × seconds) and where the next may start. */
@@ -173,7 +166,7 @@ export function savingOffWindows(tariff: unknown, options: SavingOptions, stats?
   const offsFrom = (i: number, visit: (j: number, saving: number, next: number) => boolean): void => {
     let found = 0;
     let least = Infinity; // the lowest price in [i, j)
-    for (let j = i + 1; j < n - 1 && q[j] - q[i] <= maxOffS; j++) {
+    for (let j = i + 1; j < n - 1 && q[j] - q[i] <= maxOff; j++) {
       steps++;
       least = Math.min(least, price[j - 1]);
       if (Number.isNaN(least)) break;
@@ -181,7 +174,7 @@ export function savingOffWindows(tariff: unknown, options: SavingOptions, stats?
       if (Number.isNaN(resume) || !(least - resume >= minSaving && least > resume)) continue;
       foundJ[found] = j;
       foundSaving[found] = pc[j] - pc[i] - resume * (q[j] - q[i]);
-      foundNext[found] = atOrAfter(q[j] + gapAfter((q[j] - q[i]) * S) / S);
+      foundNext[found] = atOrAfter(q[j] + gapAfter(q[j] - q[i]));
       found++;
     }
     for (let k = found - 1; k >= 0; k--) if (visit(foundJ[k], foundSaving[k], foundNext[k])) return;
@@ -202,13 +195,13 @@ export function savingOffWindows(tariff: unknown, options: SavingOptions, stats?
     let moved = false;
     offsFrom(i, (j, saving, next) => {
       if (saving + bestAt(next) < best[i] - tol) return false;
-      const off = (q[j] - q[i]) * S;
+      const off = q[j] - q[i];
       slots.push({
-        from: from + q[i] * S,
-        to: from + q[j] * S,
+        from: from + q[i],
+        to: from + q[j],
         price: (pc[j] - pc[i]) / (q[j] - q[i]),
         resumePrice: price[j],
-        saving: (saving * S) / HOUR_MS,
+        saving: saving / HOUR_MS,
       });
       i = next;
       moved = off > 0;

@@ -6,8 +6,7 @@
 // a minimum block).
 import { engineContext, schedule, sensorValues, walkSegments, PriceOptions, ScheduleEntry } from './price';
 import { MAX_PLAN_SEGMENTS } from './limits';
-import { HOUR_MS, requireEpochMs } from './time';
-import { describe } from './time-instant';
+import { describe, HOUR_MS, requireEpochMs } from './time';
 import { cheapestBlocks } from './plan-blocks';
 import { blockedCapacity, Piece } from './plan-block-work';
 import { cheapestBlock, cheapestPieces } from './plan-split';

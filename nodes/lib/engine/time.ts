@@ -30,11 +30,11 @@ export const {
   isoResult,
   instantInto,
   parseIsoInto,
+  describe,
 } = instant;
 export type { ZoneInfo } from './zone-data';
 export const { momentTz, zoneInfo, timeZoneNames, assertTimeZone, machineTimeZone, zoneOption } = zoneData;
 export const { periodIndex, toLocalMs, localToUtc, isoWeekday, instantOfLocal, localDayNumber, localIsoText, localClockText } = zoneClock;
-const { describe } = instant;
 
 // ---------------------------------------------------------------------------------------
 // Local calendar periods. A period is [from, to) in epoch ms; a period that begins on

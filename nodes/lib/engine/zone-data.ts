@@ -91,13 +91,18 @@ export function zoneInfo(name: string): ZoneInfo {
   if (cached) return cached;
   const zone = typeof name === 'string' && name !== '' ? zoneData(name) : null;
   if (!zone) throw unknownZone(name);
-  const info: ZoneInfo = {
-    name: zone.name,
-    untils: Float64Array.from(zone.untils),
-    // moment's offsets are minutes west of UTC, sometimes fractional (LMT)
-    offsetMs: Float64Array.from(zone.offsets, (minutes) => -Math.round(minutes * MINUTE_MS)),
-  };
-  zoneCache.set(name, info);
+  // kept under the zone's own name only: names from outside in other cases ("europe/london")
+  // find it again through zoneData, and never add a copy each
+  let info = zoneCache.get(zone.name);
+  if (!info) {
+    info = {
+      name: zone.name,
+      untils: Float64Array.from(zone.untils),
+      // moment's offsets are minutes west of UTC, sometimes fractional (LMT)
+      offsetMs: Float64Array.from(zone.offsets, (minutes) => -Math.round(minutes * MINUTE_MS)),
+    };
+    zoneCache.set(zone.name, info);
+  }
   return info;
 }
 

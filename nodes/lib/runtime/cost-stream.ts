@@ -289,12 +289,4 @@ export class CostStream {
     if (this.legacy) all.push(this.legacy);
     return siteSums(all, this.opts.timezone);
   }
-
-  // -------------------------------------------------------------------------------------
-  // what is sent and shown
-
-  /** The site's today and how many meters count; unpriced energy and ignored readings in yellow. */
-  status(t: Tariff, ignored?: string): StreamStatus {
-    return siteStatus(this.site(), t, ignored);
-  }
 }

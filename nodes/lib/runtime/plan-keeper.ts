@@ -23,7 +23,10 @@ export class PlanKeeper {
     // the ledger changes only with a plan: the store is written then, not at every switch
     if (text === this.savedPlan) return;
     this.savedPlan = text;
-    this.store.save(value).catch((err: Error) => this.tell(`the plan could not be stored: ${err.message}`));
+    this.store.save(value).catch((err: Error) => {
+      if (this.savedPlan === text) this.savedPlan = null; // not stored: tried again with the next save
+      this.tell(`the plan could not be stored: ${err.message}`);
+    });
   }
 
   saveOverride(mode: Override): void {

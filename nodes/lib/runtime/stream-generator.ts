@@ -84,6 +84,10 @@ export class StreamGenerator {
   async restore(): Promise<void> {
     const stored = (await this.store.load()) as Partial<GeneratorState> | undefined;
     const s = this.state;
+    // every field read back is checked: the store is outside, and a bad field would break
+    // every reading's message from then on
+    const closed = (stored?.closed ?? {}) as Record<string, unknown>;
+    const last = stored?.last;
     if (
       stored &&
       stored.version === 1 &&
@@ -91,9 +95,15 @@ export class StreamGenerator {
       stored.sensorId === s.sensorId &&
       stored.on === s.on &&
       stored.timezone === s.timezone &&
-      PERIODS.every((name) => stored[name] === null || isPeriod(stored[name]))
+      PERIODS.every((name) => stored[name] === null || isPeriod(stored[name])) &&
+      typeof closed === 'object' &&
+      PERIODS.every((name) => closed[name] === undefined || isPeriod(closed[name])) &&
+      (last === null ||
+        (Array.isArray(last) && last.length === 2 && Number.isFinite(last[0]) && (last[1] === null || Number.isFinite(last[1]))))
     ) {
-      this.state = { ...s, ...stored, closed: { ...(stored.closed ?? {}) } } as GeneratorState;
+      const kept: GeneratorState['closed'] = {};
+      for (const name of PERIODS) if (closed[name] !== undefined) kept[name] = closed[name] as GeneratorPeriod;
+      this.state = { ...s, last, day: stored.day ?? null, week: stored.week ?? null, month: stored.month ?? null, closed: kept };
     }
   }
 

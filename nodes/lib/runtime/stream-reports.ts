@@ -100,8 +100,15 @@ export class StreamReports {
       const meter = out.payload.meter as { gateway: string | null; topic: string | null } | undefined;
       if (change && reading && meter && !out.payload.ignored) {
         const kept = stream.totalsOf({ gateway: meter.gateway, topic: meter.topic })?.kept ?? [];
-        let start = NaN; // the interval this reading closes starts at the kept reading before it
-        for (const [ts] of kept) if (ts < reading.ts) start = ts;
+        // the interval this reading closes starts at the kept reading before it (kept ascending:
+        // looked for from the newest end, so a full 48 h window costs nothing more)
+        let start = NaN;
+        for (let i = kept.length - 1; i >= 0; i--) {
+          if (kept[i][0] < reading.ts) {
+            start = kept[i][0];
+            break;
+          }
+        }
         g.addChange(start, change);
       }
       payload.generator = g.payload(site.newest ?? NaN);
