@@ -3,6 +3,8 @@
 import should from 'should';
 import * as util from 'util';
 import { bypassesProxy, chooseProxy, parseProxyUrl, proxyFromEnv } from '../../nodes/lib/api/proxy';
+import { accountProxy } from '../../nodes/lib/api/account-config';
+import { EasyClient } from '../../nodes/lib/api/client';
 
 const HTTPS = new URL('https://api.rayleighconnect.net/easy/v1');
 const HTTP = new URL('http://gateway.local:8080/');
@@ -75,6 +77,26 @@ describe('proxy choice', () => {
       should(chooseProxy({ mode: 'env' }, HTTPS, { HTTPS_PROXY: 'http://p:1' })).match({ display: 'http://p:1' });
       // an account's proxy is used whatever NO_PROXY says
       should(chooseProxy({ mode: 'url', url: 'http://p:1' }, HTTPS, { NO_PROXY: '*' })).match({ display: 'http://p:1' });
+    });
+
+    it("an account's proxy fields and the client's proxy option: each wrong form said in words", () => {
+      should(accountProxy({})).be.undefined();
+      should(accountProxy({ proxyMode: 'none' })).be.false();
+      should(accountProxy({ proxyMode: 'url', proxyUrl: ' http://p:1 ', proxyUser: 'me' })).eql({
+        url: 'http://p:1',
+        username: 'me',
+        password: undefined,
+      });
+      should(() => accountProxy({ proxyMode: 'socks' })).throw(TypeError, {
+        message: 'account setting proxyMode must be env, none or url, got "socks"',
+      });
+      should(() => accountProxy({ proxyMode: 'url', proxyUrl: '' })).throw(/the proxy of the account has no URL/);
+      should(() => accountProxy({ proxyMode: 'url', proxyUrl: 'http://me:pw@p:1' })).throw(/must not hold a user name or password/);
+      for (const proxy of [42, { host: 'p' }, true]) {
+        should(() => new EasyClient({ token: 't', proxy } as never)).throw(TypeError, {
+          message: 'proxy must be false, a proxy URL, or { url, username?, password? }',
+        });
+      }
     });
 
     it('errors never quote the password', () => {

@@ -128,6 +128,26 @@ describe('stream generator report: its stored state', () => {
     should(bytes).be.below(1500); // three periods, the three that ended, the last value
   });
 
+  it('a save the store refused is made again on close, even when nothing changed since', async () => {
+    let failing = true;
+    const saves: unknown[] = [];
+    const store = {
+      load: async () => undefined,
+      save: async (state: GeneratorState) => {
+        if (failing) throw new Error('disk full');
+        saves.push(JSON.parse(JSON.stringify(state)));
+      },
+    };
+    const g = new StreamGenerator(choice, 'UTC', store, () => GENERATOR_SAVE_MS); // the first change saves at once
+    g.record(t0, 1);
+    await new Promise((resolve) => setImmediate(resolve));
+    should(saves).be.empty();
+    failing = false;
+    await g.flush(); // closing
+    should(saves).have.length(1);
+    should((saves[0] as GeneratorState).last).eql([t0, 1]);
+  });
+
   it('is restored for the same sensor, running value and zone, and started afresh otherwise', async () => {
     const first = memoryStore();
     const g = new StreamGenerator(choice, 'UTC', first, () => 0);

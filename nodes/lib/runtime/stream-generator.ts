@@ -180,7 +180,12 @@ export class StreamGenerator {
     if (!this.dirty) return;
     this.dirty = false;
     this.savedAt = this.clock();
-    await this.store.save(this.state);
+    try {
+      await this.store.save(this.state);
+    } catch (err) {
+      this.dirty = true; // not stored: tried again with the next save, and on close
+      throw err;
+    }
   }
 }
 
