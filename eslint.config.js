@@ -18,17 +18,18 @@ const globals = require('globals');
 
 // The layers of nodes/lib (docs/architecture.md): each folder may import only the floors
 // below it — engine ← api ← runtime ← editor ← the node files — and only node files and
-// the runtime's red-types speak of Node-RED. Type imports count too: a layer that needs a
-// type from above is drawn wrong.
+// the runtime's common/red-types speak of Node-RED. Type imports count too: a layer that
+// needs a type from above is drawn wrong. Engine and runtime are one folder per part, so
+// their files sit one level deeper than api's and editor's.
 const NODE_RED = ['node-red', 'node-red/*', '@node-red/*'];
-const layer = (files, forbidden, why) => ({
+const restrict = (files, groups) => ({
   files,
   rules: {
     'no-restricted-imports': [
       'error',
       {
         patterns: [
-          { group: forbidden, message: why },
+          ...groups.map(([group, message]) => ({ group, message })),
           { group: NODE_RED, message: 'no layer of nodes/lib imports Node-RED' },
         ],
       },
@@ -36,29 +37,69 @@ const layer = (files, forbidden, why) => ({
   },
 });
 const layers = [
-  layer(
+  restrict(
     ['nodes/lib/engine/**/*.ts'],
-    ['../api/*', '../runtime/*', '../editor/*', '../../*', '../index'],
-    'the engine imports no other layer (docs/architecture.md)',
+    [
+      [
+        ['../../api/*', '../../runtime/**', '../../editor/*', '../../../*', '../../index'],
+        'the engine imports no other layer (docs/architecture.md)',
+      ],
+    ],
   ),
-  layer(
+  restrict(
     ['nodes/lib/api/**/*.ts'],
-    ['../runtime/*', '../editor/*', '../../*', '../index'],
-    'the API client imports only the engine (docs/architecture.md)',
+    [[['../runtime/**', '../editor/*', '../../*', '../index'], 'the API client imports only the engine (docs/architecture.md)']],
   ),
-  layer(
+  restrict(
     ['nodes/lib/runtime/**/*.ts'],
-    ['../editor/*', '../../*', '../index'],
-    'the runtime imports only the engine and the API client (docs/architecture.md)',
+    [
+      [
+        ['../../editor/*', '../../../*', '../../index', '../../runtime/**'],
+        'the runtime imports only the engine and the API client (docs/architecture.md)',
+      ],
+    ],
   ),
-  layer(['nodes/lib/editor/**/*.ts'], ['../../*', '../index'], 'the editor layer imports no node file (docs/architecture.md)'),
-  layer(['nodes/lib/index.ts'], ['./runtime/*', './editor/*', '../*'], "the package's main exports the engine and the API client only"),
-  layer(
+  restrict(['nodes/lib/editor/**/*.ts'], [[['../../*', '../index'], 'the editor layer imports no node file (docs/architecture.md)']]),
+  restrict(
+    ['nodes/lib/index.ts'],
+    [[['./runtime/**', './editor/*', '../*'], "the package's main exports the engine and the API client only"]],
+  ),
+  restrict(
     ['nodes/*.ts'],
-    ['./lib/engine/*', './lib/api/*', './lib/index'],
-    'node files are glue over the runtime and editor layers (docs/architecture.md)',
+    [[['./lib/engine/**', './lib/api/*', './lib/index'], 'node files are glue over the runtime and editor layers (docs/architecture.md)']],
   ),
 ];
+
+// The runtime's parts (docs/architecture.md): one folder per node, a node's folder never
+// imports another node's. What several share is in common/; every node talks to its
+// account through account/'s hub (the config node's face, as Node-RED's MQTT broker node
+// is its clients'); easy-plan follows the price with easy-tariff's own TariffWatch, so
+// plan/ may import tariff/. Nothing else crosses, so no part can lean on a sibling.
+const RUNTIME_PARTS = {
+  common: [],
+  account: ['common'],
+  tariff: ['common', 'account'],
+  sensors: ['common', 'account'],
+  cost: ['common', 'account'],
+  plan: ['common', 'account', 'tariff'],
+  peak: ['common', 'account'],
+};
+const parts = Object.entries(RUNTIME_PARTS).map(([part, allowed]) => {
+  const others = Object.keys(RUNTIME_PARTS).filter((p) => p !== part && !allowed.includes(p));
+  return restrict(
+    [`nodes/lib/runtime/${part}/**/*.ts`],
+    [
+      [
+        ['../../editor/*', '../../../*', '../../index', '../../runtime/**'],
+        'the runtime imports only the engine and the API client (docs/architecture.md)',
+      ],
+      [
+        others.map((p) => `../${p}/*`),
+        `runtime/${part}/ may import only ${allowed.length ? allowed.map((p) => `runtime/${p}/`).join(', ') : 'no other runtime folder'} (docs/architecture.md: one folder per node)`,
+      ],
+    ],
+  );
+});
 
 module.exports = tseslint.config(
   { ignores: ['dist/', 'node_modules/', '.cache/', '.demo/', '.e2e/', 'coverage/'] },
@@ -89,5 +130,6 @@ module.exports = tseslint.config(
     languageOptions: { sourceType: 'script', globals: { ...globals.browser, ...globals.jquery, RED: 'readonly' } },
   },
   ...layers,
+  ...parts,
   prettier,
 );

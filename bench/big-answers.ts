@@ -2,7 +2,7 @@
 // every item valid, for the event-loop bench and its test: sensors as JSON and as CSV,
 // tariffs, archival readings.
 import { CLIENT_DEFAULTS } from '../nodes/lib/api/client';
-import { MAX_TARIFFS_PER_ANSWER } from '../nodes/lib/engine/limits';
+import { MAX_TARIFFS_PER_ANSWER } from '../nodes/lib/engine/common/limits';
 
 export const ANSWER_BYTES = CLIENT_DEFAULTS.maxBodyBytes - 1024;
 

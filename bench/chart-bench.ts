@@ -3,11 +3,11 @@
 // charted for 7 days with *Chart* ticked, in such a minute: the bytes of one chart (as JSON) and of a minute of them, uncut and one at every
 // change (as before) against cut at MAX_CHART_POINTS and at most one a minute (now), and
 // the time to make one.
-import { scheduleChart, stepPoints } from '../nodes/lib/engine/chart';
-import { MAX_CHART_POINTS, MAX_RULES_PER_TARIFF } from '../nodes/lib/engine/limits';
-import { schedule } from '../nodes/lib/engine/price';
-import type { Rule, Tariff } from '../nodes/lib/engine/tariff';
-import { CHART_CHANGE_INTERVAL_MS } from '../nodes/lib/runtime/tariff-chart';
+import { scheduleChart, stepPoints } from '../nodes/lib/engine/reports/chart';
+import { MAX_CHART_POINTS, MAX_RULES_PER_TARIFF } from '../nodes/lib/engine/common/limits';
+import { schedule } from '../nodes/lib/engine/tariff/price';
+import type { Rule, Tariff } from '../nodes/lib/engine/tariff/tariff';
+import { CHART_CHANGE_INTERVAL_MS } from '../nodes/lib/runtime/tariff/tariff-chart';
 import { elapsedMs, median } from './measure';
 
 const ZONE = 'Europe/London';

@@ -6,8 +6,8 @@
 import { spawnSync } from 'child_process';
 import * as os from 'os';
 import moment from 'moment-timezone';
-import { computeCost } from '../nodes/lib/engine/cost';
-import type { Tariff } from '../nodes/lib/engine/tariff';
+import { computeCost } from '../nodes/lib/engine/cost/cost';
+import type { Tariff } from '../nodes/lib/engine/tariff/tariff';
 import { elapsedMs, interleaved, median } from './measure';
 
 const ZONE = 'Europe/London';

@@ -13,8 +13,8 @@ import type { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { monitorEventLoopDelay } from 'perf_hooks';
-import { MAX_RULES_PER_TARIFF } from '../nodes/lib/engine/limits';
-import type { Rule, Tariff } from '../nodes/lib/engine/tariff';
+import { MAX_RULES_PER_TARIFF } from '../nodes/lib/engine/common/limits';
+import type { Rule, Tariff } from '../nodes/lib/engine/tariff/tariff';
 import { startSimulator, Simulator } from '../sim/server';
 import { BASELINE_TARIFF, median } from './measure';
 

@@ -4,11 +4,11 @@
 // call, as a flow does with the tariffs of one fetch: per-call cost must follow the rules,
 // not the size of the object. Target: within 2x of the plain tariff.
 import * as os from 'os';
-import { computeCost } from '../nodes/lib/engine/cost';
-import { cheapestWindows } from '../nodes/lib/engine/plan';
-import { nextPriceChange, priceAt } from '../nodes/lib/engine/price';
-import { MAX_RULES_PER_TARIFF } from '../nodes/lib/engine/limits';
-import type { Rule, Tariff } from '../nodes/lib/engine/tariff';
+import { computeCost } from '../nodes/lib/engine/cost/cost';
+import { cheapestWindows } from '../nodes/lib/engine/plan/plan';
+import { nextPriceChange, priceAt } from '../nodes/lib/engine/tariff/price';
+import { MAX_RULES_PER_TARIFF } from '../nodes/lib/engine/common/limits';
+import type { Rule, Tariff } from '../nodes/lib/engine/tariff/tariff';
 import { BASELINE_TARIFF, interleaved } from './measure';
 
 const ZONE = 'Europe/London';

@@ -1,6 +1,6 @@
 // Timing helpers of the benchmarks: medians of interleaved rounds on a shared machine,
 // and the interface's 3-rule tariff the worst cases are compared with.
-import type { Tariff } from '../nodes/lib/engine/tariff';
+import type { Tariff } from '../nodes/lib/engine/tariff/tariff';
 
 /** The interface's 3-rule workday tariff: the baseline of the worst-case figures. */
 export const BASELINE_TARIFF: Tariff = {

@@ -40,7 +40,7 @@ const DIST = path.join(ROOT, 'dist');
 const { startSimulator } = require(path.join(DIST, 'sim', 'server.js'));
 const { DEMO_TARIFFS } = require(path.join(DIST, 'sim', 'demo-data.js'));
 const { parseTariffs } = require(path.join(DIST, 'nodes', 'lib', 'index.js'));
-const { CostStream } = require(path.join(DIST, 'nodes', 'lib', 'runtime', 'cost-stream.js'));
+const { CostStream } = require(path.join(DIST, 'nodes', 'lib', 'runtime', 'cost', 'cost-stream.js'));
 
 const SECONDS = Math.max(10, Number(process.env.PI_BENCH_SECONDS) || 120);
 const METERS = (process.env.PI_BENCH_METERS || '1,16,128').split(',').map(Number);

@@ -4,10 +4,10 @@
 // planner works on its segments). Time per segment staying flat from a day to a year is
 // the "linear in the number of price segments" claim.
 import * as os from 'os';
-import { cheapestWindows, hours } from '../nodes/lib/engine/plan';
-import { MAX_PLAN_WORK, MAX_RULES_PER_TARIFF } from '../nodes/lib/engine/limits';
-import { savingOffWindows } from '../nodes/lib/engine/plan-saving';
-import { schedule } from '../nodes/lib/engine/price';
+import { cheapestWindows, hours } from '../nodes/lib/engine/plan/plan';
+import { MAX_PLAN_WORK, MAX_RULES_PER_TARIFF } from '../nodes/lib/engine/common/limits';
+import { savingOffWindows } from '../nodes/lib/engine/plan/plan-saving';
+import { schedule } from '../nodes/lib/engine/tariff/price';
 import { elapsedMs, interleaved, median } from './measure';
 
 const ZONE = 'Europe/London';

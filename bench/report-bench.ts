@@ -4,10 +4,10 @@
 // without (ratios, measured in alternation: the cost is per sensor change, not per row); compareTariffs of the
 // demo account's 5 tariffs against 5 computeCost calls; stream mode's generator report:
 // CPU per sensor value and reading, and the bytes of its stored state.
-import { compareTariffs } from '../nodes/lib/engine/compare';
-import { computeCost } from '../nodes/lib/engine/cost';
-import { sensorRuns } from '../nodes/lib/engine/sensor-runs';
-import { StreamGenerator } from '../nodes/lib/runtime/stream-generator';
+import { compareTariffs } from '../nodes/lib/engine/reports/compare';
+import { computeCost } from '../nodes/lib/engine/cost/cost';
+import { sensorRuns } from '../nodes/lib/engine/reports/sensor-runs';
+import { StreamGenerator } from '../nodes/lib/runtime/cost/stream-generator';
 import { DEMO_TARIFFS } from '../sim/demo-data';
 import { BASELINE_TARIFF, interleaved } from './measure';
 

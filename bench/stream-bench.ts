@@ -6,8 +6,8 @@
 // ratio is against the 300-reading case of the same run (the first minutes after a restart
 // also open every meter and period, and run slower). bench:pi measures the same
 // node inside a real Node-RED, whose window is the restart case during its minutes.
-import { CostStream } from '../nodes/lib/runtime/cost-stream';
-import { parseTariffs } from '../nodes/lib/engine/tariff';
+import { CostStream } from '../nodes/lib/runtime/cost/cost-stream';
+import { parseTariffs } from '../nodes/lib/engine/tariff/tariff';
 import { DEMO_TARIFFS } from '../sim/demo-data';
 import { median } from './measure';
 

@@ -7,10 +7,10 @@
 import { spawnSync } from 'child_process';
 import * as os from 'os';
 import { chartData } from '../nodes/lib/editor/editor-data';
-import { MAX_RULES_PER_TARIFF } from '../nodes/lib/engine/limits';
-import { nextPriceChange, priceAt, schedule } from '../nodes/lib/engine/price';
+import { MAX_RULES_PER_TARIFF } from '../nodes/lib/engine/common/limits';
+import { nextPriceChange, priceAt, schedule } from '../nodes/lib/engine/tariff/price';
 import { readTariffs } from '../nodes/lib/api/responses';
-import type { Rule, Tariff } from '../nodes/lib/engine/tariff';
+import type { Rule, Tariff } from '../nodes/lib/engine/tariff/tariff';
 import { BASELINE_TARIFF, interleaved } from './measure';
 
 const ZONE = 'Europe/London';

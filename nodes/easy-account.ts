@@ -2,10 +2,11 @@
 // and hands the hub persistence through the node's own context (default store), so
 // the last good tariffs survive a restart. Nodes register with it like core MQTT's broker.
 
-import type { HubStore } from './lib/runtime/hub';
-import { accountBasics, createAccount, DEFAULT_MIN_REFRESH_MS, machineTimeZone } from './lib/runtime/account-setup';
+import type { HubStore } from './lib/runtime/account/hub';
+import { accountBasics, createAccount, DEFAULT_MIN_REFRESH_MS, machineTimeZone } from './lib/runtime/account/account-setup';
 import { AdminRED, registerAdminRoutes } from './lib/editor/admin-routes';
-import type { AccountNode, NodeAPI, NodeDef, NodeStatus } from './lib/runtime/red-types';
+import type { NodeAPI, NodeDef, NodeStatus } from './lib/runtime/common/red-types';
+import type { AccountNode } from './lib/runtime/account/account-link';
 
 const STORE_KEY = 'lastGoodTariffs';
 

@@ -9,20 +9,20 @@
 // Second output: stream mode, each closed day, week and month as a bar for Dashboard 2;
 // compare mode, the table as bars.
 
-import { linkAccount, nodeContextStore, reportProblem, settleOnce, problemStatus } from './lib/runtime/account-link';
-import { costBatch, costStatus } from './lib/runtime/cost-batch';
-import { periodWords } from './lib/runtime/cost-inputs';
-import { CostRange } from './lib/runtime/cost-range';
-import { compareCost } from './lib/runtime/cost-compare';
-import { generatorChoice, GeneratorSettings } from './lib/runtime/generator-report';
-import { dailyChargeSetting } from './lib/runtime/stream-projection';
-import { StreamReports } from './lib/runtime/stream-reports';
-import { CostStream, RefusedReading } from './lib/runtime/cost-stream';
-import type { AccountHub, TariffSnapshot } from './lib/runtime/hub';
-import { SensorFollower } from './lib/runtime/sensor-follower';
-import { PacedStatus } from './lib/runtime/paced-status';
-import { findTariff, tariffById } from './lib/runtime/tariff-lookup';
-import type { Node, NodeAPI, NodeDef, NodeMessage, Outgoing } from './lib/runtime/red-types';
+import { linkAccount, nodeContextStore, reportProblem, settleOnce, problemStatus } from './lib/runtime/account/account-link';
+import { costBatch, costStatus } from './lib/runtime/cost/cost-batch';
+import { periodWords } from './lib/runtime/cost/cost-inputs';
+import { CostRange } from './lib/runtime/cost/cost-range';
+import { compareCost } from './lib/runtime/cost/cost-compare';
+import { generatorChoice, GeneratorSettings } from './lib/runtime/cost/generator-report';
+import { dailyChargeSetting } from './lib/runtime/cost/stream-projection';
+import { StreamReports } from './lib/runtime/cost/stream-reports';
+import { CostStream, RefusedReading } from './lib/runtime/cost/cost-stream';
+import type { AccountHub, TariffSnapshot } from './lib/runtime/account/hub';
+import { SensorFollower } from './lib/runtime/tariff/sensor-follower';
+import { PacedStatus } from './lib/runtime/common/paced-status';
+import { findTariff, tariffById } from './lib/runtime/common/tariff-lookup';
+import type { Node, NodeAPI, NodeDef, NodeMessage, Outgoing } from './lib/runtime/common/red-types';
 
 type Mode = 'batch' | 'stream' | 'range' | 'compare';
 const MODES: Mode[] = ['batch', 'stream', 'range', 'compare'];

@@ -1,13 +1,13 @@
 // easy-plan: run a load in the cheapest hours of a window. Output 1 sends the on/off
 // values at the exact instants a planned slot starts and ends, output 2 the plan. Glue
-// only: promises, planning, timers and persistence are in lib/runtime/plan-*.
+// only: promises, planning, timers and persistence are in lib/runtime/plan/.
 
-import { linkAccount, nodeContextStore, reportProblem, settleOnce, problemStatus } from './lib/runtime/account-link';
-import { PlanWatch } from './lib/runtime/plan-watch';
-import { parseDuration, planSettings, PlanSettings } from './lib/runtime/plan-settings';
-import { OutputValues, outputValues, resendMs } from './lib/runtime/plan-output';
-import { NOT_A_SENSOR_VALUE, sensorsFromMessage, unknownCommand } from './lib/runtime/sensor-message';
-import type { Node, NodeAPI, NodeDef, NodeMessage } from './lib/runtime/red-types';
+import { linkAccount, nodeContextStore, reportProblem, settleOnce, problemStatus } from './lib/runtime/account/account-link';
+import { PlanWatch } from './lib/runtime/plan/plan-watch';
+import { parseDuration, planSettings, PlanSettings } from './lib/runtime/plan/plan-settings';
+import { OutputValues, outputValues, resendMs } from './lib/runtime/plan/plan-output';
+import { NOT_A_SENSOR_VALUE, sensorsFromMessage, unknownCommand } from './lib/runtime/common/sensor-message';
+import type { Node, NodeAPI, NodeDef, NodeMessage } from './lib/runtime/common/red-types';
 
 const TARIFF_REFRESH_MINUTES = 60;
 const STORE_KEY = 'plan';

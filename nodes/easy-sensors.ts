@@ -3,11 +3,11 @@
 // Glue only: polling, messages, error reports and the watchdog are in lib/sensors-poll,
 // payloads, staleness and change tracking in lib/sensor-payload.
 
-import { linkAccount, reportProblem, settleOnce } from './lib/runtime/account-link';
-import { boundedSetting, SENSOR_INTERVAL } from './lib/runtime/node-settings';
-import { parseSensorFilter } from './lib/runtime/sensor-payload';
-import { SensorsPoll } from './lib/runtime/sensors-poll';
-import type { Node, NodeAPI, NodeDef } from './lib/runtime/red-types';
+import { linkAccount, reportProblem, settleOnce } from './lib/runtime/account/account-link';
+import { boundedSetting, SENSOR_INTERVAL } from './lib/runtime/common/node-settings';
+import { parseSensorFilter } from './lib/runtime/sensors/sensor-payload';
+import { SensorsPoll } from './lib/runtime/sensors/sensors-poll';
+import type { Node, NodeAPI, NodeDef } from './lib/runtime/common/red-types';
 
 export = function register(RED: NodeAPI): void {
   function EasySensorsNode(this: Node, config: NodeDef) {

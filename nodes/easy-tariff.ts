@@ -3,13 +3,13 @@
 // at each price change when configured). Glue only: the pricing, timers and sensor
 // handling are in lib/tariff-watch, the chart data in lib/chart.
 
-import { linkAccount, nodeContextStore, settleOnce } from './lib/runtime/account-link';
-import { ChangeCharts, ChartMessage, tariffChart } from './lib/runtime/tariff-chart';
-import { TariffWatch } from './lib/runtime/tariff-watch';
-import { noPrice, PricePayload } from './lib/runtime/price-payload';
-import { sensorsFromMessage } from './lib/runtime/sensor-message';
-import { boundedSetting, chartDays, TARIFF_REFRESH } from './lib/runtime/node-settings';
-import type { Node, NodeAPI, NodeDef, NodeMessage } from './lib/runtime/red-types';
+import { linkAccount, nodeContextStore, settleOnce } from './lib/runtime/account/account-link';
+import { ChangeCharts, ChartMessage, tariffChart } from './lib/runtime/tariff/tariff-chart';
+import { TariffWatch } from './lib/runtime/tariff/tariff-watch';
+import { noPrice, PricePayload } from './lib/runtime/tariff/price-payload';
+import { sensorsFromMessage } from './lib/runtime/common/sensor-message';
+import { boundedSetting, chartDays, TARIFF_REFRESH } from './lib/runtime/common/node-settings';
+import type { Node, NodeAPI, NodeDef, NodeMessage } from './lib/runtime/common/red-types';
 
 const SENSORS_KEY = 'lastKnownSensors';
 

@@ -12,17 +12,17 @@ export {
   namedPeriod,
   localDate,
   PERIOD_NAMES,
-} from './engine/time';
-export type { LocalPeriodKind, NamedPeriod } from './engine/time';
-export { parseTariffs, sensorsUsedBy } from './engine/tariff';
-export type { Rule, Tariff, Problem, SensorRef } from './engine/tariff';
-export { priceAt, nextPriceChange, schedule } from './engine/price';
-export type { PriceResult, PriceOptions, ScheduleEntry, SensorValues } from './engine/price';
-export { cheapestWindows, dearestWindows } from './engine/plan';
-export type { PlanOptions, PlanResult, PlanSlot } from './engine/plan';
-export { savingOffWindows } from './engine/plan-saving';
-export type { SavingOptions, SavingResult, SavingSlot } from './engine/plan-saving';
-export { computeCost } from './engine/cost';
+} from './engine/time/time';
+export type { LocalPeriodKind, NamedPeriod } from './engine/time/time';
+export { parseTariffs, sensorsUsedBy } from './engine/tariff/tariff';
+export type { Rule, Tariff, Problem, SensorRef } from './engine/tariff/tariff';
+export { priceAt, nextPriceChange, schedule } from './engine/tariff/price';
+export type { PriceResult, PriceOptions, ScheduleEntry, SensorValues } from './engine/tariff/price';
+export { cheapestWindows, dearestWindows } from './engine/plan/plan';
+export type { PlanOptions, PlanResult, PlanSlot } from './engine/plan/plan';
+export { savingOffWindows } from './engine/plan/plan-saving';
+export type { SavingOptions, SavingResult, SavingSlot } from './engine/plan/plan-saving';
+export { computeCost } from './engine/cost/cost';
 export type {
   CostResult,
   CostOptions,
@@ -33,15 +33,15 @@ export type {
   Interval,
   RejectedInterval,
   DroppedRow,
-} from './engine/cost';
-export { compareTariffs } from './engine/compare';
-export type { TariffComparison, TariffComparisonRow } from './engine/compare';
-export { sensorRuns } from './engine/sensor-runs';
-export type { SensorRun, SensorRunsOptions, SensorRunsResult } from './engine/sensor-runs';
+} from './engine/cost/cost';
+export { compareTariffs } from './engine/reports/compare';
+export type { TariffComparison, TariffComparisonRow } from './engine/reports/compare';
+export { sensorRuns } from './engine/reports/sensor-runs';
+export type { SensorRun, SensorRunsOptions, SensorRunsResult } from './engine/reports/sensor-runs';
 // The API client
 export { EasyClient, EasyApiError, DEFAULT_BASE_URL, CLIENT_DEFAULTS } from './api/client';
 export type { EasyClientOptions, EasyApiErrorCode, RequestOptions, RetryInfo, Sensor } from './api/client';
 // Money display (to the currency's minor unit), as the cost node uses it
-export { formatMoney, minorUnits } from './engine/format';
-export type { FormattedMoney } from './engine/format';
-export { periodBounds } from './engine/totals';
+export { formatMoney, minorUnits } from './engine/common/format';
+export type { FormattedMoney } from './engine/common/format';
+export { periodBounds } from './engine/cost/totals';

@@ -6,19 +6,26 @@ import * as path from 'path';
 import should from 'should';
 
 const ROOT = path.join(__dirname, '..', '..');
+/** The folders of nodes/lib's layers: the layer itself and each part's folder below it. */
+const LIB_FOLDERS = ['engine', 'api', 'runtime', 'editor'].flatMap((layer) => {
+  const dir = path.join(ROOT, 'nodes', 'lib', layer);
+  const parts = fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory());
+  return [`nodes/lib/${layer}/`, ...parts.map((p) => `nodes/lib/${layer}/${p.name}/`)];
+});
+
 /** The folders whose every source file has its line, and which files count as source there. */
 const SOURCE_FOLDERS: Array<[string, RegExp]> = [
   ['nodes/', /\.ts$/],
   ['nodes/lib/', /\.ts$/],
-  ['nodes/lib/engine/', /\.ts$/],
-  ['nodes/lib/api/', /\.ts$/],
-  ['nodes/lib/runtime/', /\.ts$/],
-  ['nodes/lib/editor/', /\.ts$/],
+  ...LIB_FOLDERS.map((folder): [string, RegExp] => [folder, /\.ts$/]),
   ['resources/', /\.js$/],
   ['sim/', /\.ts$/],
   ['bench/', /\.(ts|js)$/],
   ['scripts/', /\.js$/],
 ];
+
+/** A folder a newcomer reads in one sitting: its files can be listed on one screen. */
+const MOST_FILES_A_FOLDER = 12;
 
 /** The files the layout block names, as paths: a line at the margin opens a folder, indented lines name its files. */
 function documentedFiles(doc: string): Set<string> {
@@ -54,6 +61,14 @@ describe('docs/architecture.md', () => {
   it('has a line for every source file', () => {
     const missing = [...sourceFiles()].filter((f) => !documented.has(f));
     should(missing).eql([], `add a line to docs/architecture.md's Layout for: ${missing.join(', ')}`);
+  });
+
+  it(`every folder of nodes/lib holds at most ${MOST_FILES_A_FOLDER} files`, () => {
+    const crowded = LIB_FOLDERS.map((folder) => {
+      const files = fs.readdirSync(path.join(ROOT, folder), { withFileTypes: true }).filter((e) => e.isFile());
+      return `${folder} ${files.length}`;
+    }).filter((row) => Number(row.split(' ')[1]) > MOST_FILES_A_FOLDER);
+    should(crowded).eql([], `split these folders by part: ${crowded.join(', ')}`);
   });
 
   it('names no file that is not there', () => {

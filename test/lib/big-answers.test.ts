@@ -4,10 +4,10 @@
 import should from 'should';
 import { parseSensorsCsv } from '../../nodes/lib/api/csv';
 import { readSensors, readTariffs } from '../../nodes/lib/api/responses';
-import { parseTariffs, parseTariffsInSlices } from '../../nodes/lib/engine/tariff';
+import { parseTariffs, parseTariffsInSlices } from '../../nodes/lib/engine/tariff/tariff';
 import { BIG_ANSWERS, sensorItem, sensorsCsv, tariffsJson } from '../../bench/big-answers';
 import { readAnswer } from '../../bench/answers-bench';
-import { MAX_TARIFFS_PER_ANSWER } from '../../nodes/lib/engine/limits';
+import { MAX_TARIFFS_PER_ANSWER } from '../../nodes/lib/engine/common/limits';
 
 /** Counts turns of the event loop (a setImmediate chain) and notes whether a timer fired. */
 function loopWatch(): { stop: () => { turns: number; timerFired: boolean } } {

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import moment from 'moment-timezone';
 import should from 'should';
-import { ChartPoint, closedPeriodBar, periodLabel, scheduleChart, stepPoints } from '../../nodes/lib/engine/chart';
-import { priceAt, schedule, SensorValues } from '../../nodes/lib/engine/price';
-import { periodBounds, PeriodName } from '../../nodes/lib/engine/totals';
-import { MAX_CHART_POINTS } from '../../nodes/lib/engine/limits';
+import { ChartPoint, closedPeriodBar, periodLabel, scheduleChart, stepPoints } from '../../nodes/lib/engine/reports/chart';
+import { priceAt, schedule, SensorValues } from '../../nodes/lib/engine/tariff/price';
+import { periodBounds, PeriodName } from '../../nodes/lib/engine/cost/totals';
+import { MAX_CHART_POINTS } from '../../nodes/lib/engine/common/limits';
 import { DST_ZONES, FC, slowPrice, tariffArb, workdayTariff } from './engine-fixtures';
 
 /** Zones whose clocks change at midnight: a local day starts at 01:00 or lasts 25 hours. */

@@ -6,7 +6,7 @@ import * as path from 'path';
 import { EasyApiError } from '../../nodes/lib/api/client';
 import { readReadings, readSensors, readTariffs } from '../../nodes/lib/api/responses';
 import { rejection, useSimulator } from './client-support';
-import { MAX_PROBLEMS_PER_ANSWER, MAX_RULES_PER_TARIFF } from '../../nodes/lib/engine/limits';
+import { MAX_PROBLEMS_PER_ANSWER, MAX_RULES_PER_TARIFF } from '../../nodes/lib/engine/common/limits';
 
 const fixture = (name: string) => fs.readFileSync(path.join(__dirname, '..', 'fixtures', name), 'utf8');
 

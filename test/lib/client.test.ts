@@ -2,7 +2,7 @@
 // status codes of the interface and the shapes it must refuse.
 import should from 'should';
 import { CLIENT_DEFAULTS, DEFAULT_BASE_URL, EasyClient } from '../../nodes/lib/api/client';
-import { parseTariffs } from '../../nodes/lib/engine/tariff';
+import { parseTariffs } from '../../nodes/lib/engine/tariff/tariff';
 import { DEMO_GATEWAY } from '../../sim/demo-data';
 import { rejection, useSimulator } from './client-support';
 

@@ -2,8 +2,8 @@
 // a currency; each row against the slow evaluation, the order checked as a property.
 import should from 'should';
 import fc from 'fast-check';
-import { compareTariffs } from '../../nodes/lib/engine/compare';
-import type { Tariff } from '../../nodes/lib/engine/tariff';
+import { compareTariffs } from '../../nodes/lib/engine/reports/compare';
+import type { Tariff } from '../../nodes/lib/engine/tariff/tariff';
 import { FC, tariffArb, slowCost, DST_ZONES, Timeline } from './engine-fixtures';
 
 const close = (actual: number, expected: number) =>

@@ -7,11 +7,11 @@ import {
   rangeRequest,
   SensorHistory,
   streamReading,
-} from '../../nodes/lib/runtime/cost-inputs';
-import type { CostResult } from '../../nodes/lib/engine/cost';
-import type { TariffSnapshot } from '../../nodes/lib/runtime/hub';
-import { findTariff } from '../../nodes/lib/runtime/tariff-lookup';
-import { parseTariffs } from '../../nodes/lib/engine/tariff';
+} from '../../nodes/lib/runtime/cost/cost-inputs';
+import type { CostResult } from '../../nodes/lib/engine/cost/cost';
+import type { TariffSnapshot } from '../../nodes/lib/runtime/account/hub';
+import { findTariff } from '../../nodes/lib/runtime/common/tariff-lookup';
+import { parseTariffs } from '../../nodes/lib/engine/tariff/tariff';
 
 const NOW = Date.parse('2026-03-04T10:00:00Z');
 const FLAT = { id: 'F', name: 'Flat', vat: 20, currency: 'GBP', rules: [{ priority: 1, price: 0.25 }] };

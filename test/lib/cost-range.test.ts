@@ -1,7 +1,7 @@
 import should from 'should';
-import { computeCost } from '../../nodes/lib/engine/cost';
-import { CostRange, FLAT_WINDOW_MS, SENSOR_LEAD_MS } from '../../nodes/lib/runtime/cost-range';
-import type { Tariff } from '../../nodes/lib/engine/tariff';
+import { computeCost } from '../../nodes/lib/engine/cost/cost';
+import { CostRange, FLAT_WINDOW_MS, SENSOR_LEAD_MS } from '../../nodes/lib/runtime/cost/cost-range';
+import type { Tariff } from '../../nodes/lib/engine/tariff/tariff';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
 
 const HOUR = 3600_000;

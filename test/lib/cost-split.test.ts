@@ -4,8 +4,8 @@
 // unknown before their first sample, in zones whose clocks change (some at midnight).
 import should from 'should';
 import fc from 'fast-check';
-import { computeCost, SensorTimelines } from '../../nodes/lib/engine/cost';
-import type { Rule, Tariff } from '../../nodes/lib/engine/tariff';
+import { computeCost, SensorTimelines } from '../../nodes/lib/engine/cost/cost';
+import type { Rule, Tariff } from '../../nodes/lib/engine/tariff/tariff';
 import { FC, tariffArb, slowPrice, DST_ZONES, Timeline } from './engine-fixtures';
 
 const close = (actual: number, expected: number) =>

@@ -5,11 +5,11 @@
 // rules written out, the sums from computeCost over each period's readings.
 import should from 'should';
 import fc from 'fast-check';
-import { CostStream, TotalsStore } from '../../nodes/lib/runtime/cost-stream';
-import { computeCost } from '../../nodes/lib/engine/cost';
-import { Bucket, WINDOW_MS } from '../../nodes/lib/engine/totals';
-import { localPeriod } from '../../nodes/lib/engine/time';
-import type { Tariff } from '../../nodes/lib/engine/tariff';
+import { CostStream, TotalsStore } from '../../nodes/lib/runtime/cost/cost-stream';
+import { computeCost } from '../../nodes/lib/engine/cost/cost';
+import { Bucket, WINDOW_MS } from '../../nodes/lib/engine/cost/totals';
+import { localPeriod } from '../../nodes/lib/engine/time/time';
+import type { Tariff } from '../../nodes/lib/engine/tariff/tariff';
 
 // the hour after midnight (missing on a day that starts at 01:00), Sundays, the rest
 const TARIFF = {

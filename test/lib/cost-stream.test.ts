@@ -1,7 +1,7 @@
 import should from 'should';
-import { CostStream, MAX_METERS, RefusedReading, TotalsStore } from '../../nodes/lib/runtime/cost-stream';
-import { addReading, newTotals, TotalsState } from '../../nodes/lib/engine/totals';
-import type { Tariff } from '../../nodes/lib/engine/tariff';
+import { CostStream, MAX_METERS, RefusedReading, TotalsStore } from '../../nodes/lib/runtime/cost/cost-stream';
+import { addReading, newTotals, TotalsState } from '../../nodes/lib/engine/cost/totals';
+import type { Tariff } from '../../nodes/lib/engine/tariff/tariff';
 
 const FLAT = { id: 'F', name: 'Flat', vat: 20, currency: 'GBP', rules: [{ priority: 1, price: 0.25 }] } as Tariff;
 const T0 = Date.parse('2026-03-04T10:00:00Z');

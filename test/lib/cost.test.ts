@@ -3,10 +3,10 @@ import fc from 'fast-check';
 import moment from 'moment-timezone';
 import * as fs from 'fs';
 import * as path from 'path';
-import { computeCost } from '../../nodes/lib/engine/cost';
-import { schedule } from '../../nodes/lib/engine/price';
-import { parseTariffs } from '../../nodes/lib/engine/tariff';
-import type { Rule, Tariff } from '../../nodes/lib/engine/tariff';
+import { computeCost } from '../../nodes/lib/engine/cost/cost';
+import { schedule } from '../../nodes/lib/engine/tariff/price';
+import { parseTariffs } from '../../nodes/lib/engine/tariff/tariff';
+import type { Rule, Tariff } from '../../nodes/lib/engine/tariff/tariff';
 import { FC, withProcessTz, workdayTariff, tariffArb, slowCost, DST_ZONES, Timeline } from './engine-fixtures';
 
 const LONDON = { timezone: 'Europe/London' };

@@ -4,9 +4,9 @@
 // with several sensors, unknown values, and zones whose clocks change at midnight.
 import fc from 'fast-check';
 import should from 'should';
-import { SegmentList, appendSegments, engineContext, matchSlot, sensorValues } from '../../nodes/lib/engine/price';
-import type { CompiledTariff, Rule, Tariff } from '../../nodes/lib/engine/tariff';
-import { DAY_MS, ZoneInfo, periodIndex } from '../../nodes/lib/engine/time';
+import { SegmentList, appendSegments, engineContext, matchSlot, sensorValues } from '../../nodes/lib/engine/tariff/price';
+import type { CompiledTariff, Rule, Tariff } from '../../nodes/lib/engine/tariff/tariff';
+import { DAY_MS, ZoneInfo, periodIndex } from '../../nodes/lib/engine/time/time';
 import { FC, slowRuleIndex } from './engine-fixtures';
 
 const MIDNIGHT_ZONES = ['Atlantic/Azores', 'America/Havana', 'Asia/Beirut', 'America/Santiago', 'Europe/London', 'Pacific/Chatham', 'UTC'];

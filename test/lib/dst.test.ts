@@ -3,8 +3,8 @@
 // rather than a hand-made list.
 import should from 'should';
 import moment from 'moment-timezone';
-import { priceAt, nextPriceChange, schedule } from '../../nodes/lib/engine/price';
-import type { Tariff } from '../../nodes/lib/engine/tariff';
+import { priceAt, nextPriceChange, schedule } from '../../nodes/lib/engine/tariff/price';
+import type { Tariff } from '../../nodes/lib/engine/tariff/tariff';
 import { slowRuleIndex } from './engine-fixtures';
 
 const MINUTE = 60000;

@@ -13,9 +13,9 @@ import {
   tariffList,
 } from '../../nodes/lib/editor/editor-data';
 import { EasyApiError } from '../../nodes/lib/api/client';
-import { schedule, ScheduleEntry } from '../../nodes/lib/engine/price';
+import { schedule, ScheduleEntry } from '../../nodes/lib/engine/tariff/price';
 import { FC } from './engine-fixtures';
-import { parseTariffs, Tariff } from '../../nodes/lib/engine/tariff';
+import { parseTariffs, Tariff } from '../../nodes/lib/engine/tariff/tariff';
 
 const HOUR = 3600e3;
 

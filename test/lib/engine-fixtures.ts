@@ -1,8 +1,8 @@
 // Shared by the engine tests (time, tariff, price, dst, cost).
 import moment from 'moment-timezone';
 import fc from 'fast-check';
-import type { Rule, Tariff } from '../../nodes/lib/engine/tariff';
-import type { SensorValues } from '../../nodes/lib/engine/price';
+import type { Rule, Tariff } from '../../nodes/lib/engine/tariff/tariff';
+import type { SensorValues } from '../../nodes/lib/engine/tariff/price';
 
 /** fast-check settings: fixed seed so a failure reproduces. */
 export const FC = { seed: 20261121, numRuns: 2000 };

@@ -3,10 +3,10 @@
 // reference here: the text must be exactly what Intl (en-US) would have made.
 import should from 'should';
 import fc from 'fast-check';
-import { formatAmounts, formatMoney, groupDigits, minorUnits } from '../../nodes/lib/engine/format';
-import { machineTimeZone } from '../../nodes/lib/engine/time';
-import { costBatch, costStatus } from '../../nodes/lib/runtime/cost-batch';
-import { parseTariffs } from '../../nodes/lib/engine/tariff';
+import { formatAmounts, formatMoney, groupDigits, minorUnits } from '../../nodes/lib/engine/common/format';
+import { machineTimeZone } from '../../nodes/lib/engine/time/time';
+import { costBatch, costStatus } from '../../nodes/lib/runtime/cost/cost-batch';
+import { parseTariffs } from '../../nodes/lib/engine/tariff/tariff';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
 
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';

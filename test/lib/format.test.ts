@@ -1,6 +1,6 @@
 import should from 'should';
 import fc from 'fast-check';
-import * as formatModule from '../../nodes/lib/engine/format';
+import * as formatModule from '../../nodes/lib/engine/common/format';
 import {
   formatAmounts,
   formatClock,
@@ -9,8 +9,8 @@ import {
   roundAmount,
   roundAmountOrNull,
   timeOfDay,
-} from '../../nodes/lib/engine/format';
-import { parseTimeOfDay } from '../../nodes/lib/engine/tariff';
+} from '../../nodes/lib/engine/common/format';
+import { parseTimeOfDay } from '../../nodes/lib/engine/tariff/tariff';
 
 describe('format: money to the minor unit', () => {
   it("takes the minor unit of each currency from the package's table (CLDR 48, as Intl has it)", () => {
@@ -85,7 +85,7 @@ function withNode18Intl(run: (format: FormatModule) => void): void {
     return new Real(locales, options);
   } as unknown as typeof Intl.NumberFormat;
   Intl.NumberFormat = Node18;
-  const id = require.resolve('../../nodes/lib/engine/format');
+  const id = require.resolve('../../nodes/lib/engine/common/format');
   const loaded = require.cache[id];
   delete require.cache[id];
   try {

@@ -5,14 +5,14 @@
 // {}.constructor.length is Object.length, 1, which would match a rule "value 1".
 import should from 'should';
 import { chartData, gatewaysOfTariffs, tariffList } from '../../nodes/lib/editor/editor-data';
-import { nestedField } from '../../nodes/lib/engine/id-map';
-import { nextPriceChange, priceAt, schedule } from '../../nodes/lib/engine/price';
-import { cheapestWindows } from '../../nodes/lib/engine/plan';
+import { nestedField } from '../../nodes/lib/engine/common/id-map';
+import { nextPriceChange, priceAt, schedule } from '../../nodes/lib/engine/tariff/price';
+import { cheapestWindows } from '../../nodes/lib/engine/plan/plan';
 import { readSensors } from '../../nodes/lib/api/responses';
-import { SensorHistory } from '../../nodes/lib/runtime/cost-inputs';
-import { computeCost } from '../../nodes/lib/engine/cost';
+import { SensorHistory } from '../../nodes/lib/runtime/cost/cost-inputs';
+import { computeCost } from '../../nodes/lib/engine/cost/cost';
 import { decodeSensorId } from '../../nodes/lib/api/sensor-ids';
-import { parseTariffs, sensorsUsedBy, Tariff } from '../../nodes/lib/engine/tariff';
+import { parseTariffs, sensorsUsedBy, Tariff } from '../../nodes/lib/engine/tariff/tariff';
 
 const HOSTILE = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'];
 /** [gateway, sensor] pairs: each hostile id both ways, and the Object.length trap. */

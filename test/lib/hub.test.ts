@@ -2,7 +2,7 @@
 // What depends on waiting (retries, poll intervals, no timer left) runs on a fake clock.
 import should from 'should';
 import { FakeClock, installClock, until } from '../fake-clock';
-import { AccountHub, HubStore, NoTokenError, SensorSnapshot, TariffSnapshot } from '../../nodes/lib/runtime/hub';
+import { AccountHub, HubStore, NoTokenError, SensorSnapshot, TariffSnapshot } from '../../nodes/lib/runtime/account/hub';
 import { EasyClient } from '../../nodes/lib/api/client';
 import { startSimulator, Simulator } from '../../sim/server';
 

@@ -1,7 +1,7 @@
 import should from 'should';
-import { dataRecord, nestedField, ownField, setNested } from '../../nodes/lib/engine/id-map';
-import { priceAt, schedule } from '../../nodes/lib/engine/price';
-import { computeCost } from '../../nodes/lib/engine/cost';
+import { dataRecord, nestedField, ownField, setNested } from '../../nodes/lib/engine/common/id-map';
+import { priceAt, schedule } from '../../nodes/lib/engine/tariff/price';
+import { computeCost } from '../../nodes/lib/engine/cost/cost';
 
 const HOSTILE = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'];
 

@@ -59,19 +59,50 @@ describe('layers', () => {
     };
 
     const cases: Array<[string, string, boolean]> = [
-      ['nodes/lib/engine/scratch.ts', "import type { AccountHub } from '../runtime/hub';\nexport type X = AccountHub;\n", false],
-      ['nodes/lib/engine/scratch.ts', "import { EasyClient } from '../api/client';\nexport const x = EasyClient;\n", false],
-      ['nodes/lib/engine/scratch.ts', "import RED from 'node-red';\nexport const x = RED;\n", false],
-      ['nodes/lib/engine/scratch.ts', "import { priceAt } from './price';\nexport const x = priceAt;\n", true],
-      ['nodes/lib/api/scratch.ts', "import { AccountHub } from '../runtime/hub';\nexport const x = AccountHub;\n", false],
-      ['nodes/lib/api/scratch.ts', "import { priceAt } from '../engine/price';\nexport const x = priceAt;\n", true],
-      ['nodes/lib/runtime/scratch.ts', "import { editorTariffs } from '../editor/editor-data';\nexport const x = editorTariffs;\n", false],
-      ['nodes/lib/runtime/scratch.ts', "import { EasyClient } from '../api/client';\nexport const x = EasyClient;\n", true],
+      [
+        'nodes/lib/engine/cost/scratch.ts',
+        "import type { AccountHub } from '../../runtime/account/hub';\nexport type X = AccountHub;\n",
+        false,
+      ],
+      ['nodes/lib/engine/cost/scratch.ts', "import { EasyClient } from '../../api/client';\nexport const x = EasyClient;\n", false],
+      ['nodes/lib/engine/cost/scratch.ts', "import RED from 'node-red';\nexport const x = RED;\n", false],
+      ['nodes/lib/engine/cost/scratch.ts', "import { priceAt } from '../tariff/price';\nexport const x = priceAt;\n", true],
+      ['nodes/lib/api/scratch.ts', "import { AccountHub } from '../runtime/account/hub';\nexport const x = AccountHub;\n", false],
+      ['nodes/lib/api/scratch.ts', "import { priceAt } from '../engine/tariff/price';\nexport const x = priceAt;\n", true],
+      [
+        'nodes/lib/runtime/cost/scratch.ts',
+        "import { editorTariffs } from '../../editor/editor-data';\nexport const x = editorTariffs;\n",
+        false,
+      ],
+      ['nodes/lib/runtime/cost/scratch.ts', "import { EasyClient } from '../../api/client';\nexport const x = EasyClient;\n", true],
       ['nodes/lib/editor/scratch.ts', "import x from '../../easy-cost';\nexport const y = x;\n", false],
-      ['nodes/lib/index.ts', "export { AccountHub } from './runtime/hub';\n", false],
-      ['nodes/scratch.ts', "import { computeCost } from './lib/engine/cost';\nexport const x = computeCost;\n", false],
+      ['nodes/lib/index.ts', "export { AccountHub } from './runtime/account/hub';\n", false],
+      ['nodes/scratch.ts', "import { computeCost } from './lib/engine/cost/cost';\nexport const x = computeCost;\n", false],
       ['nodes/scratch.ts', "import { EasyClient } from './lib/api/client';\nexport const x = EasyClient;\n", false],
-      ['nodes/scratch.ts', "import { CostStream } from './lib/runtime/cost-stream';\nexport const x = CostStream;\n", true],
+      ['nodes/scratch.ts', "import { CostStream } from './lib/runtime/cost/cost-stream';\nexport const x = CostStream;\n", true],
+      // the runtime's parts: a node's folder never imports another node's
+      ['nodes/lib/runtime/cost/scratch.ts', "import type { PlanWatch } from '../plan/plan-watch';\nexport type X = PlanWatch;\n", false],
+      ['nodes/lib/runtime/tariff/scratch.ts', "import { PlanWatch } from '../plan/plan-watch';\nexport const x = PlanWatch;\n", false],
+      ['nodes/lib/runtime/sensors/scratch.ts', "import { CostStream } from '../cost/cost-stream';\nexport const x = CostStream;\n", false],
+      [
+        'nodes/lib/runtime/cost/scratch.ts',
+        "import { TariffWatch } from '../tariff/tariff-watch';\nexport const x = TariffWatch;\n",
+        false,
+      ],
+      [
+        'nodes/lib/runtime/cost/scratch.ts',
+        "import { CostStream } from '../../runtime/cost/cost-stream';\nexport const x = CostStream;\n",
+        false,
+      ],
+      [
+        'nodes/lib/runtime/account/scratch.ts',
+        "import { TariffWatch } from '../tariff/tariff-watch';\nexport const x = TariffWatch;\n",
+        false,
+      ],
+      ['nodes/lib/runtime/common/scratch.ts', "import type { AccountHub } from '../account/hub';\nexport type X = AccountHub;\n", false],
+      ['nodes/lib/runtime/cost/scratch.ts', "import { PacedStatus } from '../common/paced-status';\nexport const x = PacedStatus;\n", true],
+      ['nodes/lib/runtime/cost/scratch.ts', "import type { AccountHub } from '../account/hub';\nexport type X = AccountHub;\n", true],
+      ['nodes/lib/runtime/plan/scratch.ts', "import { TariffWatch } from '../tariff/tariff-watch';\nexport const x = TariffWatch;\n", true],
     ];
     for (const [file, text, allowed] of cases) {
       const first = text.split('\n')[0];

@@ -4,7 +4,7 @@
 // every zone transition inside it. Where ICU and the package's zone data (moment-timezone)
 // read a different offset at any instant looked at, the case is not judged but counted
 // as a disagreement of the two databases.
-import { DAY_MS, LocalPeriodKind, toLocalMs, zoneInfo, ZoneInfo } from '../../nodes/lib/engine/time';
+import { DAY_MS, LocalPeriodKind, toLocalMs, zoneInfo, ZoneInfo } from '../../nodes/lib/engine/time/time';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 

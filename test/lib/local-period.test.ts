@@ -13,7 +13,7 @@ import {
   zoneInfo,
   DAY_MS,
   HOUR_MS,
-} from '../../nodes/lib/engine/time';
+} from '../../nodes/lib/engine/time/time';
 import * as lib from '../../nodes/lib';
 import { FC, withProcessTz } from './engine-fixtures';
 import { iso, judgePeriod, MIDNIGHT_CASES, Verdict } from './local-period-reference';

@@ -1,5 +1,5 @@
 import should from 'should';
-import { LongTimer, MAX_TIMEOUT_MS } from '../../nodes/lib/engine/long-timer';
+import { LongTimer, MAX_TIMEOUT_MS } from '../../nodes/lib/engine/time/long-timer';
 import { installClock } from '../fake-clock';
 
 describe('LongTimer', () => {

@@ -1,6 +1,6 @@
 import should from 'should';
-import { PacedStatus, STATUS_EVERY_MS } from '../../nodes/lib/runtime/paced-status';
-import type { NodeStatus } from '../../nodes/lib/runtime/red-types';
+import { PacedStatus, STATUS_EVERY_MS } from '../../nodes/lib/runtime/common/paced-status';
+import type { NodeStatus } from '../../nodes/lib/runtime/common/red-types';
 import { installClock } from '../fake-clock';
 
 const routine = (n: number): NodeStatus => ({ fill: 'green', shape: 'dot', text: `total ${n}` });

@@ -3,7 +3,7 @@
 // instants (cells of a millisecond, a second or a minute), on DST nights, with negative prices and sensor rules.
 import should from 'should';
 import fc from 'fast-check';
-import { cheapestWindows, dearestWindows, PlanResult } from '../../nodes/lib/engine/plan';
+import { cheapestWindows, dearestWindows, PlanResult } from '../../nodes/lib/engine/plan/plan';
 import { FC } from './engine-fixtures';
 import { cellCaseArb, cellPrices, referenceBlocks, runsOf } from './plan-reference';
 

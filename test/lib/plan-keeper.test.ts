@@ -1,6 +1,6 @@
 import should from 'should';
-import { PlanKeeper } from '../../nodes/lib/runtime/plan-keeper';
-import type { StoredPlan } from '../../nodes/lib/runtime/plan-store';
+import { PlanKeeper } from '../../nodes/lib/runtime/plan/plan-keeper';
+import type { StoredPlan } from '../../nodes/lib/runtime/plan/plan-store';
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 const plan = (key: string) => ({ key, ledger: {}, currency: 'GBP', vat: 20 }) as unknown as StoredPlan;

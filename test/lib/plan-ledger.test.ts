@@ -5,9 +5,9 @@
 // twice after a one-off) and a one-off exactly what it asked for from when it was asked.
 import should from 'should';
 import fc from 'fast-check';
-import { Ledger, LedgerPiece, replanLedger, timeIn } from '../../nodes/lib/runtime/plan-ledger';
-import { enginePlanner } from '../../nodes/lib/runtime/plan-planner';
-import { planSettings } from '../../nodes/lib/runtime/plan-settings';
+import { Ledger, LedgerPiece, replanLedger, timeIn } from '../../nodes/lib/runtime/plan/plan-ledger';
+import { enginePlanner } from '../../nodes/lib/runtime/plan/plan-planner';
+import { planSettings } from '../../nodes/lib/runtime/plan/plan-settings';
 
 const H = 3_600_000;
 const M = 60_000;

@@ -4,14 +4,14 @@
 import should from 'should';
 import fc from 'fast-check';
 import moment from 'moment-timezone';
-import { cheapestWindows } from '../../nodes/lib/engine/plan';
-import { MAX_PLAN_WORK } from '../../nodes/lib/engine/limits';
-import type { Rule, Tariff } from '../../nodes/lib/engine/tariff';
-import { dataRecord } from '../../nodes/lib/engine/id-map';
-import type { SensorValues } from '../../nodes/lib/engine/price';
+import { cheapestWindows } from '../../nodes/lib/engine/plan/plan';
+import { MAX_PLAN_WORK } from '../../nodes/lib/engine/common/limits';
+import type { Rule, Tariff } from '../../nodes/lib/engine/tariff/tariff';
+import { dataRecord } from '../../nodes/lib/engine/common/id-map';
+import type { SensorValues } from '../../nodes/lib/engine/tariff/price';
 import { FC, slowPrice, workdayTariff } from './engine-fixtures';
-import { planSettings } from '../../nodes/lib/runtime/plan-settings';
-import { planPreview } from '../../nodes/lib/runtime/plan-planner';
+import { planSettings } from '../../nodes/lib/runtime/plan/plan-settings';
+import { planPreview } from '../../nodes/lib/runtime/plan/plan-planner';
 
 const HALF = 1_800_000;
 const HOUR = 3_600_000;

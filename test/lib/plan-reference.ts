@@ -4,9 +4,9 @@
 // checked against them.
 import moment from 'moment-timezone';
 import fc from 'fast-check';
-import type { Rule, Tariff } from '../../nodes/lib/engine/tariff';
-import type { SensorValues } from '../../nodes/lib/engine/price';
-import { dataRecord, setNested } from '../../nodes/lib/engine/id-map';
+import type { Rule, Tariff } from '../../nodes/lib/engine/tariff/tariff';
+import type { SensorValues } from '../../nodes/lib/engine/tariff/price';
+import { dataRecord, setNested } from '../../nodes/lib/engine/common/id-map';
 import { slowPrice } from './engine-fixtures';
 
 export const PLAN_ZONES = ['Europe/London', 'Atlantic/Azores', 'America/Havana', 'Asia/Beirut', 'America/Santiago'];

@@ -3,9 +3,9 @@
 // arbitrary instants; then the worked example and bad input.
 import should from 'should';
 import fc from 'fast-check';
-import { savingOffWindows } from '../../nodes/lib/engine/plan-saving';
+import { savingOffWindows } from '../../nodes/lib/engine/plan/plan-saving';
 import moment from 'moment-timezone';
-import type { Rule, Tariff } from '../../nodes/lib/engine/tariff';
+import type { Rule, Tariff } from '../../nodes/lib/engine/tariff/tariff';
 import { FC } from './engine-fixtures';
 import { cellCaseArb, cellPrices, referenceSaving, runsOf } from './plan-reference';
 

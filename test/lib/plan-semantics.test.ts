@@ -1,8 +1,8 @@
 // What a plan means at its edges: a duration longer than the window, a duration of 0,
 // equal costs with a minimum block, the dearest hours, instants to the millisecond.
 import should from 'should';
-import { cheapestWindows, dearestWindows, PlanResult } from '../../nodes/lib/engine/plan';
-import type { Tariff } from '../../nodes/lib/engine/tariff';
+import { cheapestWindows, dearestWindows, PlanResult } from '../../nodes/lib/engine/plan/plan';
+import type { Tariff } from '../../nodes/lib/engine/tariff/tariff';
 
 const HOUR = 3_600_000;
 const at = (iso: string) => Date.parse(iso);

@@ -6,10 +6,10 @@
 // capped too (MAX_PLAN_SEGMENTS), as the tariff is walked.
 import should from 'should';
 import fc from 'fast-check';
-import { BlockStats, blockedCapacity, cheapestBlocks, Piece } from '../../nodes/lib/engine/plan-blocks';
-import { cheapestWindows } from '../../nodes/lib/engine/plan';
-import { savingOffWindows } from '../../nodes/lib/engine/plan-saving';
-import { MAX_PLAN_SEGMENTS, MAX_PLAN_WORK } from '../../nodes/lib/engine/limits';
+import { BlockStats, blockedCapacity, cheapestBlocks, Piece } from '../../nodes/lib/engine/plan/plan-blocks';
+import { cheapestWindows } from '../../nodes/lib/engine/plan/plan';
+import { savingOffWindows } from '../../nodes/lib/engine/plan/plan-saving';
+import { MAX_PLAN_SEGMENTS, MAX_PLAN_WORK } from '../../nodes/lib/engine/common/limits';
 import { FC } from './engine-fixtures';
 
 const MINUTE = 60_000;

@@ -5,10 +5,10 @@
 import should from 'should';
 import fc from 'fast-check';
 import moment from 'moment-timezone';
-import { cheapestWindows, mergeSlots, PlanResult } from '../../nodes/lib/engine/plan';
-import type { Rule, Tariff } from '../../nodes/lib/engine/tariff';
-import type { SensorValues } from '../../nodes/lib/engine/price';
-import { dataRecord, setNested } from '../../nodes/lib/engine/id-map';
+import { cheapestWindows, mergeSlots, PlanResult } from '../../nodes/lib/engine/plan/plan';
+import type { Rule, Tariff } from '../../nodes/lib/engine/tariff/tariff';
+import type { SensorValues } from '../../nodes/lib/engine/tariff/price';
+import { dataRecord, setNested } from '../../nodes/lib/engine/common/id-map';
 import { FC, slowPrice, workdayTariff } from './engine-fixtures';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
 import { offsetChanges } from './plan-reference';

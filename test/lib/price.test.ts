@@ -1,10 +1,10 @@
 import should from 'should';
 import fc from 'fast-check';
 import moment from 'moment-timezone';
-import { priceAt, nextPriceChange, schedule } from '../../nodes/lib/engine/price';
-import type { SensorValues } from '../../nodes/lib/engine/price';
-import { parseTariffs } from '../../nodes/lib/engine/tariff';
-import type { Rule, Tariff } from '../../nodes/lib/engine/tariff';
+import { priceAt, nextPriceChange, schedule } from '../../nodes/lib/engine/tariff/price';
+import type { SensorValues } from '../../nodes/lib/engine/tariff/price';
+import { parseTariffs } from '../../nodes/lib/engine/tariff/tariff';
+import type { Rule, Tariff } from '../../nodes/lib/engine/tariff/tariff';
 import { FC, withProcessTz, workdayTariff, slowRuleIndex, slowPrice, tariffArb, DST_ZONES } from './engine-fixtures';
 
 /** Epoch ms of a local wall-clock time in zone (the test computes it with moment). */

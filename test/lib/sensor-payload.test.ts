@@ -7,7 +7,7 @@ import {
   selectSensors,
   sensorPayload,
   staleAfterMs,
-} from '../../nodes/lib/runtime/sensor-payload';
+} from '../../nodes/lib/runtime/sensors/sensor-payload';
 
 const T = Date.parse('2026-03-04T10:00:00Z');
 

@@ -3,8 +3,8 @@
 // before the first sample); additivity over local days in zones whose clocks change.
 import should from 'should';
 import fc from 'fast-check';
-import { sensorRuns } from '../../nodes/lib/engine/sensor-runs';
-import { localPeriod } from '../../nodes/lib/engine/time';
+import { sensorRuns } from '../../nodes/lib/engine/reports/sensor-runs';
+import { localPeriod } from '../../nodes/lib/engine/time/time';
 import { FC } from './engine-fixtures';
 
 const MINUTE = 60000;

@@ -1,6 +1,6 @@
 import should from 'should';
-import type { SensorSnapshot } from '../../nodes/lib/runtime/hub';
-import { SensorsPoll, SensorsPollOptions, WATCHDOG_INTERVALS, WATCHDOG_SLACK_MS } from '../../nodes/lib/runtime/sensors-poll';
+import type { SensorSnapshot } from '../../nodes/lib/runtime/account/hub';
+import { SensorsPoll, SensorsPollOptions, WATCHDOG_INTERVALS, WATCHDOG_SLACK_MS } from '../../nodes/lib/runtime/sensors/sensors-poll';
 import { FakeClock, installClock } from '../fake-clock';
 
 const T0 = Date.parse('2026-03-04T10:00:00Z');

@@ -4,8 +4,8 @@
 // every few minutes.
 import should from 'should';
 import fc from 'fast-check';
-import { StreamGenerator, GeneratorState, GENERATOR_SAVE_MS } from '../../nodes/lib/runtime/stream-generator';
-import { localPeriod } from '../../nodes/lib/engine/time';
+import { StreamGenerator, GeneratorState, GENERATOR_SAVE_MS } from '../../nodes/lib/runtime/cost/stream-generator';
+import { localPeriod } from '../../nodes/lib/engine/time/time';
 import { FC } from './engine-fixtures';
 
 const MINUTE = 60_000;

@@ -2,10 +2,10 @@
 // the local days (fast-check, fixed seed), in zones whose clocks change at midnight.
 import should from 'should';
 import fc from 'fast-check';
-import { streamExtras, dailyChargeSetting, MIN_PROJECTION_BASIS_MS } from '../../nodes/lib/runtime/stream-projection';
-import { localPeriod } from '../../nodes/lib/engine/time';
-import type { Bucket } from '../../nodes/lib/engine/totals';
-import type { Tariff } from '../../nodes/lib/engine/tariff';
+import { streamExtras, dailyChargeSetting, MIN_PROJECTION_BASIS_MS } from '../../nodes/lib/runtime/cost/stream-projection';
+import { localPeriod } from '../../nodes/lib/engine/time/time';
+import type { Bucket } from '../../nodes/lib/engine/cost/totals';
+import type { Tariff } from '../../nodes/lib/engine/tariff/tariff';
 import { FC } from './engine-fixtures';
 
 const ZONES = [

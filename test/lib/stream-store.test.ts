@@ -4,13 +4,13 @@
 // restart, the gap priced as one interval (semantics rule 11, "start").
 import should from 'should';
 import fc from 'fast-check';
-import { CostStream, RefusedReading, TotalsStore } from '../../nodes/lib/runtime/cost-stream';
-import { decodeStored, encodeStored, SAVE_EVERY_MS, STORED_READINGS } from '../../nodes/lib/runtime/stream-store';
-import { QUIET_MS } from '../../nodes/lib/runtime/refusal-burst';
-import { computeCost } from '../../nodes/lib/engine/cost';
-import { addReading, MAX_KEPT, newTotals, TotalsState } from '../../nodes/lib/engine/totals';
-import { localPeriod } from '../../nodes/lib/engine/time';
-import type { Tariff } from '../../nodes/lib/engine/tariff';
+import { CostStream, RefusedReading, TotalsStore } from '../../nodes/lib/runtime/cost/cost-stream';
+import { decodeStored, encodeStored, SAVE_EVERY_MS, STORED_READINGS } from '../../nodes/lib/runtime/cost/stream-store';
+import { QUIET_MS } from '../../nodes/lib/runtime/common/refusal-burst';
+import { computeCost } from '../../nodes/lib/engine/cost/cost';
+import { addReading, MAX_KEPT, newTotals, TotalsState } from '../../nodes/lib/engine/cost/totals';
+import { localPeriod } from '../../nodes/lib/engine/time/time';
+import type { Tariff } from '../../nodes/lib/engine/tariff/tariff';
 import { FakeClock, installClock } from '../fake-clock';
 
 // cheaper from 22:00 to 06:00 and on Sundays: where a gap starts decides its price

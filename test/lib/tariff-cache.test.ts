@@ -3,11 +3,11 @@
 // function node may do between two calls) is priced as a fresh copy of it would be.
 import should from 'should';
 import fc from 'fast-check';
-import { compileTariff, parseTariffs } from '../../nodes/lib/engine/tariff';
-import type { Rule, Tariff } from '../../nodes/lib/engine/tariff';
-import { nextPriceChange, priceAt, schedule } from '../../nodes/lib/engine/price';
-import { computeCost } from '../../nodes/lib/engine/cost';
-import { cheapestWindows } from '../../nodes/lib/engine/plan';
+import { compileTariff, parseTariffs } from '../../nodes/lib/engine/tariff/tariff';
+import type { Rule, Tariff } from '../../nodes/lib/engine/tariff/tariff';
+import { nextPriceChange, priceAt, schedule } from '../../nodes/lib/engine/tariff/price';
+import { computeCost } from '../../nodes/lib/engine/cost/cost';
+import { cheapestWindows } from '../../nodes/lib/engine/plan/plan';
 import { FC, slowPrice, tariffArb, workdayTariff } from './engine-fixtures';
 
 type Json = Record<string, unknown>;

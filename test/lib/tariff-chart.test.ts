@@ -1,7 +1,7 @@
 // How often price changes send a chart (easy-tariff with Chart ticked): at most one an
 // interval, the last change charted at the interval's end, on a fake clock.
 import should from 'should';
-import { CHART_CHANGE_INTERVAL_MS, ChangeCharts } from '../../nodes/lib/runtime/tariff-chart';
+import { CHART_CHANGE_INTERVAL_MS, ChangeCharts } from '../../nodes/lib/runtime/tariff/tariff-chart';
 import { FakeClock, installClock } from '../fake-clock';
 
 describe('ChangeCharts: charts sent on price changes', () => {

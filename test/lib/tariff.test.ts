@@ -1,6 +1,6 @@
 import should from 'should';
-import { parseTariffs, compileTariff, sensorsUsedBy, TIME_WITHIN, TIME_WRAPS, TIME_ALWAYS } from '../../nodes/lib/engine/tariff';
-import type { Problem, Tariff } from '../../nodes/lib/engine/tariff';
+import { parseTariffs, compileTariff, sensorsUsedBy, TIME_WITHIN, TIME_WRAPS, TIME_ALWAYS } from '../../nodes/lib/engine/tariff/tariff';
+import type { Problem, Tariff } from '../../nodes/lib/engine/tariff/tariff';
 import { workdayTariff } from './engine-fixtures';
 import {
   MAX_ID_CHARS,
@@ -8,7 +8,7 @@ import {
   MAX_QUOTED_CHARS,
   MAX_RULES_PER_TARIFF,
   MAX_TARIFFS_PER_ANSWER,
-} from '../../nodes/lib/engine/limits';
+} from '../../nodes/lib/engine/common/limits';
 
 type Json = Record<string, unknown>;
 

@@ -13,7 +13,7 @@ import {
   localToUtc,
   isoWeekday,
   DAY_MS,
-} from '../../nodes/lib/engine/time';
+} from '../../nodes/lib/engine/time/time';
 import { FC, withProcessTz } from './engine-fixtures';
 
 const pad = (n: number, w = 2) => String(Math.abs(n)).padStart(w, '0');

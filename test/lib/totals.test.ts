@@ -1,6 +1,6 @@
 import should from 'should';
 import fc from 'fast-check';
-import { computeCost } from '../../nodes/lib/engine/cost';
+import { computeCost } from '../../nodes/lib/engine/cost/cost';
 import {
   addReading,
   IntervalCost,
@@ -11,7 +11,7 @@ import {
   restoreTotals,
   TotalsState,
   WINDOW_MS,
-} from '../../nodes/lib/engine/totals';
+} from '../../nodes/lib/engine/cost/totals';
 import { judgePeriod, MIDNIGHT_CASES } from './local-period-reference';
 
 // A stand-in for computeCost: 2 per kWh, VAT 10 %, counter resets count 0 kWh.

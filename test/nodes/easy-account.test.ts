@@ -2,9 +2,9 @@
 // context it keeps, its warnings, and what a bad configuration does.
 import should from 'should';
 import type { Simulator } from '../../sim/server';
-import type { TariffSnapshot } from '../../nodes/lib/runtime/hub';
-import type { AccountNode } from '../../nodes/lib/runtime/red-types';
-import { machineTimeZone } from '../../nodes/lib/engine/time';
+import type { TariffSnapshot } from '../../nodes/lib/runtime/account/hub';
+import type { AccountNode } from '../../nodes/lib/runtime/account/account-link';
+import { machineTimeZone } from '../../nodes/lib/engine/time/time';
 import { accountNode, FlowNode, helper, loadFlow, quiet, TOKEN, withSimulator } from './flow-support';
 import easyAccount = require('../../nodes/easy-account');
 import { NO_PROXY_ENV, startProxy, TestServer, withEnv } from '../lib/transport-support';

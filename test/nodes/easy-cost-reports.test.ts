@@ -4,11 +4,11 @@
 import should from 'should';
 import type { Simulator } from '../../sim/server';
 import { archive, demoTariffs, findDemoSensor, GENERATOR_ON_MS, GENERATOR_PERIOD_MS } from '../../sim/demo-data';
-import { compareTariffs } from '../../nodes/lib/engine/compare';
-import { computeCost } from '../../nodes/lib/engine/cost';
-import { sensorRuns } from '../../nodes/lib/engine/sensor-runs';
-import { namedPeriod } from '../../nodes/lib/engine/time';
-import { roundAmount } from '../../nodes/lib/engine/format';
+import { compareTariffs } from '../../nodes/lib/engine/reports/compare';
+import { computeCost } from '../../nodes/lib/engine/cost/cost';
+import { sensorRuns } from '../../nodes/lib/engine/reports/sensor-runs';
+import { namedPeriod } from '../../nodes/lib/engine/time/time';
+import { roundAmount } from '../../nodes/lib/engine/common/format';
 import easyCost = require('../../nodes/easy-cost');
 import { accountNode, catchNodes, GATEWAY, helper, inbox, lastStatus, loadFlow, quiet, statusSettled, withSimulator } from './flow-support';
 

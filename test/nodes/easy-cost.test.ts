@@ -4,8 +4,8 @@ import * as os from 'os';
 import * as path from 'path';
 import type { Simulator } from '../../sim/server';
 import { archive, DEMO_TARIFFS, findDemoSensor, GENERATOR_ON_MS, GENERATOR_PERIOD_MS } from '../../sim/demo-data';
-import { computeCost } from '../../nodes/lib/engine/cost';
-import { roundAmount } from '../../nodes/lib/engine/format';
+import { computeCost } from '../../nodes/lib/engine/cost/cost';
+import { roundAmount } from '../../nodes/lib/engine/common/format';
 import easyCost = require('../../nodes/easy-cost');
 import {
   accountNode,

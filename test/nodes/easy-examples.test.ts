@@ -8,7 +8,7 @@ import easyCost = require('../../nodes/easy-cost');
 import easySensors = require('../../nodes/easy-sensors');
 import easyTariff = require('../../nodes/easy-tariff');
 import easyPlan = require('../../nodes/easy-plan');
-import { priceAt } from '../../nodes/lib/engine/price';
+import { priceAt } from '../../nodes/lib/engine/tariff/price';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
 import { FlowNode, helper, inbox, loadFlow, withSimulator } from './flow-support';
 

@@ -12,9 +12,9 @@ import easyAccount = require('../../nodes/easy-account');
 import { catchNodes, FakeClock, FlowNode, helper, inbox, lastStatus, quiet, TOKEN, withSimulator } from './flow-support';
 import moment from 'moment-timezone';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
-import { cheapestWindows, dearestWindows } from '../../nodes/lib/engine/plan';
-import { savingOffWindows } from '../../nodes/lib/engine/plan-saving';
-import { configuredCycle, planSettings } from '../../nodes/lib/runtime/plan-settings';
+import { cheapestWindows, dearestWindows } from '../../nodes/lib/engine/plan/plan';
+import { savingOffWindows } from '../../nodes/lib/engine/plan/plan-saving';
+import { configuredCycle, planSettings } from '../../nodes/lib/runtime/plan/plan-settings';
 
 const ZONE = 'Europe/London';
 const at = (iso: string) => Date.parse(iso);

@@ -2,7 +2,7 @@ import should from 'should';
 import type { Simulator } from '../../sim/server';
 import { DEMO_SENSORS, sampleTime } from '../../sim/demo-data';
 import easySensors = require('../../nodes/easy-sensors');
-import { AccountHub } from '../../nodes/lib/runtime/hub';
+import { AccountHub } from '../../nodes/lib/runtime/account/hub';
 import {
   accountNode,
   catchNodes,

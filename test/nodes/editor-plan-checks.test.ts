@@ -4,8 +4,8 @@
 import should from 'should';
 import * as vm from 'vm';
 import { lookup, read } from './editor-support';
-import { planSettings } from '../../nodes/lib/runtime/plan-settings';
-import { outputValues, resendMs } from '../../nodes/lib/runtime/plan-output';
+import { planSettings } from '../../nodes/lib/runtime/plan/plan-settings';
+import { outputValues, resendMs } from '../../nodes/lib/runtime/plan/plan-output';
 
 type Check = { field: string; level: 'error' | 'warning' | 'note'; text: string };
 

@@ -2,7 +2,7 @@
 // node-red-node-test-helper, the simulator on loopback, and small waits on messages.
 import { startSimulator, Simulator } from '../../sim/server';
 import easyAccount = require('../../nodes/easy-account');
-import { STATUS_EVERY_MS } from '../../nodes/lib/runtime/paced-status';
+import { STATUS_EVERY_MS } from '../../nodes/lib/runtime/common/paced-status';
 
 /** The part of node-red-node-test-helper (untyped) these suites use. */
 interface TestHelper {

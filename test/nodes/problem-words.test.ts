@@ -6,7 +6,7 @@ import type { Simulator } from '../../sim/server';
 import easyCost = require('../../nodes/easy-cost');
 import easyPlan = require('../../nodes/easy-plan');
 import easyTariff = require('../../nodes/easy-tariff');
-import { NodeProblem, asSentence, nodeProblem, settleOnce } from '../../nodes/lib/runtime/account-link';
+import { NodeProblem, asSentence, nodeProblem, settleOnce } from '../../nodes/lib/runtime/account/account-link';
 import { GATEWAY, accountNode, catchNodes, helper, inbox, loadFlow, withSimulator } from './flow-support';
 
 const CLASS_PREFIX = /^\s*[A-Za-z]*Error\b|\b(TypeError|RangeError|SyntaxError)\b/;

@@ -8,7 +8,7 @@ import * as path from 'path';
 import type { Simulator } from '../../sim/server';
 import easySensors = require('../../nodes/easy-sensors');
 import easyTariff = require('../../nodes/easy-tariff');
-import { boundedSetting, SENSOR_INTERVAL, TARIFF_REFRESH } from '../../nodes/lib/runtime/node-settings';
+import { boundedSetting, SENSOR_INTERVAL, TARIFF_REFRESH } from '../../nodes/lib/runtime/common/node-settings';
 import { accountNode, FakeClock, GATEWAY, helper, inbox, installClock, loadFlow, quiet, withSimulator } from './flow-support';
 
 const MINUTE = 60_000;

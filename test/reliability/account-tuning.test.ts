@@ -2,7 +2,7 @@
 // deadline and retries reach the requests, and a bad value is a configuration error.
 import should from 'should';
 import type { Simulator } from '../../sim/server';
-import type { AccountNode } from '../../nodes/lib/runtime/red-types';
+import type { AccountNode } from '../../nodes/lib/runtime/account/account-link';
 import { accountTuning } from '../../nodes/lib/api/account-config';
 import { helper } from '../nodes/flow-support';
 import { canarySimulator, fastAccount, loadWithCanary } from './support';

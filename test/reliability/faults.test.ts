@@ -5,7 +5,7 @@
 // clears. The token is a canary grepped in everything the runtime showed.
 import should from 'should';
 import type { Faults, Simulator } from '../../sim/server';
-import type { AccountNode } from '../../nodes/lib/runtime/red-types';
+import type { AccountNode } from '../../nodes/lib/runtime/account/account-link';
 import easyTariff = require('../../nodes/easy-tariff');
 import easySensors = require('../../nodes/easy-sensors');
 import { FakeClock, helper, installClock, quiet } from '../nodes/flow-support';

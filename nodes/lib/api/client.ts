@@ -4,8 +4,8 @@
 import { EndpointWords, RequestCore, RetryInfo } from './http';
 import { ProxySetting, chooseProxy } from './proxy';
 import { Sensor, readReadings, readSensors, readTariffs } from './responses';
-import { Problem, Tariff } from '../engine/tariff';
-import { toEpochMs } from '../engine/time';
+import { Problem, Tariff } from '../engine/tariff/tariff';
+import { toEpochMs } from '../engine/time/time';
 
 export { EasyApiError } from './http';
 export type { EasyApiErrorCode, RetryInfo } from './http';

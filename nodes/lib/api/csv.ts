@@ -4,7 +4,7 @@
 // takes tens of microseconds a line, seconds for a 2 MB answer, so the text is fed to its
 // stream parser in slices with a turn of the event loop between them.
 import type { Options, Parser as CsvParser } from 'csv-parse';
-import { nextTurn, SLICE } from '../engine/slices';
+import { nextTurn, SLICE } from '../engine/common/slices';
 
 /** csv-parse's stream parser, loaded at first use: most accounts answer in JSON. */
 function csvParser(options: Options): CsvParser {

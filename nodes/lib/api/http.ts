@@ -10,7 +10,7 @@
 //
 // The transport is axios (./transport): proxies, compression, redirects; which proxy is
 // decided by ./proxy.
-import { LongTimer } from '../engine/long-timer';
+import { LongTimer } from '../engine/time/long-timer';
 import { EasyApiError, Reach, abortedError, formatDuration, transportError } from './errors';
 import type { ProxyChoice } from './proxy';
 import { Transport } from './transport';

@@ -2,14 +2,14 @@
 // values: the JSON forms, and the CSV form of the sensors. Anything else becomes an
 // EasyApiError 'invalid_response' that names what was wrong; nothing here throws
 // anything else or trusts the service. An answer may be megabytes: it is read in slices
-// with a turn of the event loop between them (engine/slices.ts), never in one go.
+// with a turn of the event loop between them (engine/common/slices.ts), never in one go.
 import { looksLikeSensorsCsv, parseSensorsCsv } from './csv';
-import { shortText } from '../engine/format';
+import { shortText } from '../engine/common/format';
 import { EasyApiError } from './http';
-import { MAX_QUOTED_CHARS } from '../engine/limits';
-import { mapInSlices, runInSlices } from '../engine/slices';
-import { ParsedTariffs, parseTariffsInSlices } from '../engine/tariff';
-import { toEpochMs } from '../engine/time';
+import { MAX_QUOTED_CHARS } from '../engine/common/limits';
+import { mapInSlices, runInSlices } from '../engine/common/slices';
+import { ParsedTariffs, parseTariffsInSlices } from '../engine/tariff/tariff';
+import { toEpochMs } from '../engine/time/time';
 
 export interface Sensor {
   id: string;

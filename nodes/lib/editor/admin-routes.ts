@@ -29,11 +29,12 @@ import {
   tariffList,
   zoneList,
 } from './editor-data';
-import type { AccountHub, TariffSnapshot } from '../runtime/hub';
-import { isObject } from '../engine/tariff';
-import { planPreview } from '../runtime/plan-planner';
-import { assertTimeZone, machineTimeZone, toEpochMs } from '../engine/time';
-import type { AccountNode, NodeAPI, NodeDef } from '../runtime/red-types';
+import type { AccountHub, TariffSnapshot } from '../runtime/account/hub';
+import { isObject } from '../engine/tariff/tariff';
+import { planPreview } from '../runtime/plan/plan-planner';
+import { assertTimeZone, machineTimeZone, toEpochMs } from '../engine/time/time';
+import type { NodeAPI, NodeDef } from '../runtime/common/red-types';
+import type { AccountNode } from '../runtime/account/account-link';
 
 /** The Express slice the routes use (Node-RED's httpAdmin; no @types/express needed). */
 export interface AdminRequest {

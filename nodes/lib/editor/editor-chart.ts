@@ -1,9 +1,9 @@
 // The 7-day price chart of the easy-tariff and easy-plan dialogs: one line per sensor
 // situation, each exactly the engine's `schedule`, days cut at local midnight.
-import { compiledSchedule, engineContext, ScheduleEntry, SensorValues } from '../engine/price';
-import { sensorKey, sensorNumber, sensorsUsedBy, Tariff } from '../engine/tariff';
-import { localPeriodIn, zoneInfo } from '../engine/time';
-import { dataRecord, setNested } from '../engine/id-map';
+import { compiledSchedule, engineContext, ScheduleEntry, SensorValues } from '../engine/tariff/price';
+import { sensorKey, sensorNumber, sensorsUsedBy, Tariff } from '../engine/tariff/tariff';
+import { localPeriodIn, zoneInfo } from '../engine/time/time';
+import { dataRecord, setNested } from '../engine/common/id-map';
 
 export interface ChartLine {
   /** 'base': every sensor the rules read at 0 (generator off); else one sensor at another value. */

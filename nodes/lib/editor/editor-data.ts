@@ -5,9 +5,9 @@
 // No Node-RED here; the routes only pick the credentials.
 import type { Sensor } from '../api/client';
 import { decodeSensorId, DecodedSensorId } from '../api/sensor-ids';
-import { sensorsUsedBy, Tariff } from '../engine/tariff';
-import { machineTimeZone, timeZoneNames } from '../engine/time';
-import { MAX_SENSORS_LISTED } from '../engine/limits';
+import { sensorsUsedBy, Tariff } from '../engine/tariff/tariff';
+import { machineTimeZone, timeZoneNames } from '../engine/time/time';
+import { MAX_SENSORS_LISTED } from '../engine/common/limits';
 
 export { connectionFailed, connectionOk, EditorRequestError, editorError, httpStatusOf } from './editor-errors';
 export type { ConnectionOutcome, EditorError, EditorErrorCode } from './editor-errors';

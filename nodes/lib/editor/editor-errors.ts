@@ -2,7 +2,7 @@
 // and HTTP statuses, and the outcome of "Test connection". Never a stack trace, never
 // the token.
 import { EasyApiError } from '../api/client';
-import type { Problem, Tariff } from '../engine/tariff';
+import type { Problem, Tariff } from '../engine/tariff/tariff';
 
 /** How a dialog's request went wrong, for the editor to put in words (its catalogue) and for the HTTP status. */
 export type EditorErrorCode =

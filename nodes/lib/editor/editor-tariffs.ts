@@ -1,8 +1,8 @@
 // The tariffs as the dialogs list them: each with readable rule rows in evaluation
 // order (times, days, sensor conditions, net and gross), its warnings beside it.
-import { parseTimeOfDay, Problem, Rule, Tariff } from '../engine/tariff';
-import { tariffById, TariffsSeen, whyNoTariff } from '../runtime/tariff-lookup';
-import { roundAmount, timeOfDay } from '../engine/format';
+import { parseTimeOfDay, Problem, Rule, Tariff } from '../engine/tariff/tariff';
+import { tariffById, TariffsSeen, whyNoTariff } from '../runtime/common/tariff-lookup';
+import { roundAmount, timeOfDay } from '../engine/common/format';
 import { EditorError, editorError, EditorRequestError } from './editor-errors';
 
 export interface RuleRow {

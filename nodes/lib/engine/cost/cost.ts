@@ -1,0 +1,199 @@
+// computeCost (semantics rules 8-13): options checked, the walk run, the result built.
+//
+// The readings are walked once against segments of constant matching rule (see
+// price.ts), generated a few weeks at a time, so no object is made per interval and
+// memory beyond the input stays constant. Input that is already clean and sorted
+// (the usual case) is costed in that single pass (cost-walk.ts); anything else
+// (garbage, unsorted, duplicate timestamps) is copied into typed arrays, cleaned,
+// sorted (readings.ts) and walked again.
+import { CompiledTariff, SensorRef, Tariff } from '../tariff/tariff';
+import { engineContext } from '../tariff/price';
+import { SplitSensor, sensorEvents } from './cost-segments';
+import { WalkSetup, emptyTotals, walkCleaned, walkRaw } from './cost-walk';
+import type { Interval, RejectedInterval, Totals } from './walk-totals';
+
+import { Cleaned, DroppedRow, Instant, Reading, clean, instantOf, rowTs } from './readings';
+
+export type { Instant, Reading, DroppedRow } from './readings';
+export type { Interval, RejectedInterval } from './walk-totals';
+
+/** Per sensor a timeline of [instant, value] (the value holds from then on), or a constant. */
+export type SensorTimelines = {
+  [gatewayId: string]: { [sensorId: string]: Array<[Instant, number] | { ts: Instant; value: number }> | number };
+};
+
+export interface CostOptions {
+  timezone: string;
+  sensors?: SensorTimelines;
+  attribution?: 'start' | 'prorate';
+  maxPowerKw?: number;
+  /** Energy and cost split by this sensor's value, attributed as prices are (rule 11). */
+  splitBy?: { gatewayId: string; sensorId: string };
+}
+
+/** Energy and cost while splitBy's sensor had one value (`null`: unknown). */
+export interface SensorValueCost {
+  value: number | null;
+  energy: number;
+  unpricedEnergy: number;
+  net: number;
+  gross: number;
+}
+
+export interface RuleCost {
+  ruleIndex: number;
+  priority: number;
+  price: number;
+  energy: number;
+  net: number;
+}
+
+export interface CostResult {
+  net: number;
+  gross: number;
+  vat: number;
+  currency: string;
+  energy: number; // kWh counted: priced and unpriced, without resets and rejected intervals
+  unpricedEnergy: number;
+  intervals: number; // consecutive pairs of clean readings, resets and rejected included
+  byRule: RuleCost[]; // rules that priced at least one interval, in evaluation order
+  resets: Interval[];
+  rejected: RejectedInterval[];
+  dropped: DroppedRow[];
+  reordered: boolean; // the input was not in time order and has been sorted
+  unknownSensors: SensorRef[]; // sensors consulted while unknown within [from, to)
+  from: number | null;
+  to: number | null;
+  /** With splitBy: one entry per value that priced an interval, known values ascending, then unknown. */
+  bySensorValue?: SensorValueCost[];
+}
+
+/**
+ * Cost of cumulative kWh readings under a tariff: net, gross, energy per rule, and
+ * every reading or interval left out with the reason (semantics rules 8-13).
+ */
+export function computeCost(tariff: Tariff | unknown, readings: readonly Reading[] | readonly unknown[], options: CostOptions): CostResult {
+  const { ct, zone } = engineContext(tariff, options);
+  if (!Array.isArray(readings)) throw new TypeError('readings must be an array of [timestamp, kWh] pairs or { ts, value } objects');
+  const attribution = options.attribution ?? 'start';
+  if (attribution !== 'start' && attribution !== 'prorate') {
+    throw new TypeError(`attribution must be "start" or "prorate", got ${JSON.stringify(attribution)}`);
+  }
+  const maxPowerKw = options.maxPowerKw ?? Infinity;
+  if (typeof maxPowerKw !== 'number' || !(maxPowerKw >= 0))
+    throw new TypeError(`maxPowerKw must be a non-negative number, got ${String(maxPowerKw)}`);
+  const events = sensorEvents(ct, options.sensors, splitByOption(options.splitBy));
+  const setup: WalkSetup = {
+    ct,
+    zone,
+    events,
+    prorate: attribution === 'prorate',
+    maxPowerKw,
+    energyLimit: energyLimit(ct),
+  };
+  const n = readings.length;
+  const lastTs = n > 0 ? instantOf(rowTs(readings[n - 1])) : NaN;
+  // The optimistic pass needs a valid last timestamp to bound its segments.
+  const fast = lastTs === lastTs ? walkRaw(setup, readings, lastTs) : null;
+  if (fast || n === 0)
+    return result(
+      ct,
+      fast ?? emptyTotals(ct, events.split ? events.split.known.length + 1 : 1),
+      null,
+      n > 0 ? [instantOf(rowTs(readings[0])), lastTs] : [],
+      events.split,
+    );
+  const cleaned = clean(readings);
+  const ts = cleaned.ts;
+  // Never null: cleaned readings are finite and strictly increasing.
+  return result(ct, walkCleaned(setup, cleaned), cleaned, ts, events.split);
+}
+
+function splitByOption(x: unknown): SensorRef | null {
+  if (x === undefined || x === null) return null;
+  const id = (v: unknown): string | null =>
+    typeof v === 'string' && v !== '' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : null;
+  const gatewayId = typeof x === 'object' ? id((x as { gatewayId?: unknown }).gatewayId) : null;
+  const sensorId = typeof x === 'object' ? id((x as { sensorId?: unknown }).sensorId) : null;
+  if (gatewayId === null || sensorId === null) {
+    throw new TypeError('splitBy must be { gatewayId, sensorId }, the ids of the sensor to split by');
+  }
+  return { gatewayId, sensorId };
+}
+
+/**
+ * The most energy whose cost stays finite: every rule's net is at most its energy times
+ * the highest absolute rate, the sum of their sizes at most all energy times it, gross
+ * that times the VAT factor; half of Number.MAX_VALUE leaves room for rounding. Divided
+ * step by step so that the bound itself cannot overflow.
+ */
+function energyLimit(ct: CompiledTariff): number {
+  let highestRate = 1;
+  for (const rule of ct.rules) highestRate = Math.max(highestRate, Math.abs(rule.price));
+  return Number.MAX_VALUE / 2 / highestRate / Math.max(1, Math.abs(1 + ct.vat / 100));
+}
+
+function result(ct: CompiledTariff, totals: Totals, cleaned: Cleaned | null, ts: ArrayLike<number>, split: SplitSensor | null): CostResult {
+  const stride = ct.rules.length + 1;
+  const groups = totals.energyBySlot.length / stride;
+  // Sums over the split's groups (one group without splitBy): slot s of group g at g * stride + s
+  const slotEnergy = (slot: number): number => {
+    let energy = 0;
+    for (let g = 0; g < groups; g++) energy += totals.energyBySlot[g * stride + slot];
+    return energy;
+  };
+  const slotUsed = (slot: number): boolean => {
+    for (let g = 0; g < groups; g++) if (totals.usedBySlot[g * stride + slot] !== 0) return true;
+    return false;
+  };
+  const byRule: RuleCost[] = [];
+  let net = 0;
+  ct.rules.forEach((rule, slot) => {
+    if (!slotUsed(slot + 1)) return;
+    const energy = slotEnergy(slot + 1);
+    const ruleNet = energy * rule.price;
+    net += ruleNet;
+    byRule.push({ ruleIndex: rule.ruleIndex, priority: rule.priority, price: rule.price, energy, net: ruleNet });
+  });
+  const out: CostResult = {
+    net,
+    gross: net * (1 + ct.vat / 100),
+    vat: ct.vat,
+    currency: ct.currency,
+    energy: totals.energy[0],
+    unpricedEnergy: slotEnergy(0),
+    intervals: totals.intervals,
+    byRule,
+    resets: totals.resets,
+    rejected: totals.rejected,
+    dropped: cleaned ? cleaned.dropped : [],
+    reordered: cleaned ? cleaned.reordered : false,
+    unknownSensors: totals.unknown.map((s) => ({ ...ct.sensors[s] })),
+    from: ts.length > 0 ? ts[0] : null,
+    to: ts.length > 0 ? ts[ts.length - 1] : null,
+  };
+  if (split) out.bySensorValue = bySensorValue(ct, totals, split);
+  return out;
+}
+
+/** Per split value group: the sums of its block of slots; unknown (group 0) last. */
+function bySensorValue(ct: CompiledTariff, totals: Totals, split: SplitSensor): SensorValueCost[] {
+  const stride = ct.rules.length + 1;
+  const entries: SensorValueCost[] = [];
+  for (let k = 1; k <= split.known.length + 1; k++) {
+    const g = k % (split.known.length + 1); // 1..known, then 0
+    const base = g * stride;
+    let used = false;
+    for (let s = 0; s < stride; s++) used = used || totals.usedBySlot[base + s] !== 0;
+    if (!used) continue;
+    let energy = 0;
+    let net = 0;
+    for (let s = 0; s < stride; s++) {
+      energy += totals.energyBySlot[base + s];
+      if (s > 0) net += totals.energyBySlot[base + s] * ct.rules[s - 1].price;
+    }
+    const unpricedEnergy = totals.energyBySlot[base];
+    entries.push({ value: g === 0 ? null : split.known[g - 1], energy, unpricedEnergy, net, gross: net * (1 + ct.vat / 100) });
+  }
+  return entries;
+}

@@ -1,0 +1,289 @@
+// cheapestWindows / dearestWindows: when to run a constant load for `duration` inside
+// [from, to) so that its energy costs least (or most: discharge a battery, shed load,
+// sell), from the tariff's exact price segments (schedule), DST included. Semantics in
+// docs/semantics.md ("Plans"): exact to the millisecond from any instant; a duration
+// longer than the window plans the whole window and says so; 0 plans nothing. The algorithms: plan-split.ts (split, one block), plan-blocks.ts (split with
+// a minimum block).
+import { engineContext, schedule, sensorValues, walkSegments, PriceOptions, ScheduleEntry } from '../tariff/price';
+import { MAX_PLAN_SEGMENTS } from '../common/limits';
+import { describe, HOUR_MS, requireEpochMs } from '../time/time';
+import { cheapestBlocks } from './plan-blocks';
+import { blockedCapacity, Piece } from './plan-block-work';
+import { cheapestBlock, cheapestPieces } from './plan-split';
+import { groupDigits } from '../common/format';
+
+/** Plans are exact to the millisecond; the searches' work depends on the price changes, not on this. */
+const PLAN_RESOLUTION_MS = 1;
+
+export interface PlanWindowOptions extends PriceOptions {
+  from: number | Date | string;
+  to: number | Date | string;
+}
+
+export interface PlanOptions extends PlanWindowOptions {
+  /** How long the load runs, in ms (0: nothing to run). */
+  duration: number;
+  /** One block (true) or any number of blocks (false, the default). */
+  contiguous?: boolean;
+  /** Split mode: every block at least this long, in ms (absent or 0: no minimum; ignored when contiguous). */
+  minBlock?: number;
+  /** cheapestWindows: never run where the net price is above this. */
+  maxPrice?: number;
+  /** dearestWindows: never run where the net price is below this. */
+  minPrice?: number;
+}
+
+export interface PlanSlot {
+  from: number;
+  to: number;
+  /** Average net price over the slot (per kWh). */
+  price: number;
+}
+
+export interface PlanResult {
+  slots: PlanSlot[];
+  /** The slots cut where the price changes: each piece has one price. */
+  pieces: PlanSlot[];
+  /** Planned run time in ms: `requested` unless the window, a price limit or missing prices left less. */
+  planned: number;
+  /** The duration asked for, ms. */
+  requested: number;
+  /** Why less than requested is planned; null when all of it is. */
+  shortfall: string | null;
+  /** Net price per kWh averaged over the planned time; null when nothing is planned. */
+  averagePrice: number | null;
+  /** What 1 kW for the planned time costs: Σ price × hours. */
+  costPerKw: { net: number; gross: number };
+  /**
+   * The same run time started at `from` in one block, and what the plan saves against it
+   * per kW (cheapest: that cost − the plan's; dearest: the plan's − that cost).
+   */
+  comparedToNow: { from: number; to: number; net: number; gross: number; saving: number; savingGross: number } | null;
+  currency: string;
+  vat: number;
+  /** The window as planned (epoch ms). */
+  from: number;
+  to: number;
+}
+
+/**
+ * The window of a plan in whole ms (its resolution): from rounded up, to rounded down, so
+ * the plan stays inside what was asked; to before from is an error.
+ */
+export function planWindow(options: PlanWindowOptions): { from: number; to: number } {
+  const rawFrom = requireEpochMs(options.from, 'from');
+  const rawTo = requireEpochMs(options.to, 'to');
+  if (rawTo < rawFrom) throw new RangeError(`the window ends (to) before it starts (from)`);
+  const from = Math.ceil(rawFrom / PLAN_RESOLUTION_MS) * PLAN_RESOLUTION_MS;
+  return { from, to: Math.max(from, Math.floor(rawTo / PLAN_RESOLUTION_MS) * PLAN_RESOLUTION_MS) };
+}
+
+/**
+ * The tariff's segments over a plan's window, walked one price change at a time and
+ * refused past MAX_PLAN_SEGMENTS, before the rest is built: the plans' work grows with
+ * them, and a window of years at quarter-hour prices would hold the event loop for seconds.
+ */
+export function planSchedule(tariff: unknown, from: number, to: number, options: PriceOptions): ScheduleEntry[] {
+  const { ct, zone } = engineContext(tariff, options);
+  const starts: number[] = [];
+  const slots: number[] = [];
+  let visited = 0;
+  walkSegments(ct, zone, sensorValues(ct, options.sensors), from, to, null, (at, slot) => {
+    if (++visited > MAX_PLAN_SEGMENTS) {
+      throw new RangeError(
+        `the prices change more than ${groupDigits(MAX_PLAN_SEGMENTS)} times in this window ` +
+          `(${hours(to - from)} from ${new Date(from).toISOString()}): plan a shorter window`,
+      );
+    }
+    if (slots.length === 0 || slots[slots.length - 1] !== slot) {
+      starts.push(at);
+      slots.push(slot);
+    }
+    return true;
+  });
+  return starts.map((at, k) => {
+    const rule = slots[k] < 0 ? null : ct.rules[slots[k]];
+    return {
+      from: at,
+      to: k + 1 < starts.length ? starts[k + 1] : to,
+      ruleIndex: rule ? rule.ruleIndex : null,
+      price: rule ? rule.price : null,
+    };
+  });
+}
+
+/**
+ * A length in ms as a plan takes it: whole ms (rounded to the nearest); 0 stays 0;
+ * between 0 and 1 ms is below the resolution and an error.
+ */
+export function planLength(value: unknown, what: string, zeroAllowed: boolean): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    const got = typeof value === 'string' ? `the string ${JSON.stringify(value.slice(0, 40))}` : describe(value);
+    throw new RangeError(`${what} must be ${zeroAllowed ? '0 or ' : ''}a positive number of milliseconds, got ${got}`);
+  }
+  if (value === 0) {
+    if (zeroAllowed) return 0;
+    throw new RangeError(`${what} must be a positive number of milliseconds, got 0`);
+  }
+  if (value < PLAN_RESOLUTION_MS) {
+    throw new RangeError(`${what} (${value} ms) is below the plan's resolution of 1 ms`);
+  }
+  return Math.round(value / PLAN_RESOLUTION_MS) * PLAN_RESOLUTION_MS;
+}
+
+type Direction = 'cheapest' | 'dearest';
+
+/** The cheapest times in [from, to) to run a constant load for `duration` ms. */
+export function cheapestWindows(tariff: unknown, options: PlanOptions): PlanResult {
+  return plan(tariff, options, 'cheapest');
+}
+
+/** The dearest times in [from, to) for `duration` ms: discharge a battery, shed load, sell. */
+export function dearestWindows(tariff: unknown, options: PlanOptions): PlanResult {
+  return plan(tariff, options, 'dearest');
+}
+
+function plan(tariff: unknown, options: PlanOptions, direction: Direction): PlanResult {
+  const { ct } = engineContext(tariff, options);
+  const { from, to } = planWindow(options);
+  const requested = planLength(options.duration, 'duration', true);
+  const limitName = direction === 'cheapest' ? 'maxPrice' : 'minPrice';
+  const limit = direction === 'cheapest' ? options.maxPrice : options.minPrice;
+  if (limit !== undefined && (typeof limit !== 'number' || !Number.isFinite(limit))) {
+    throw new TypeError(`${limitName} must be a number, got ${String(limit)}`);
+  }
+  // 0 (or absent) is no minimum; a negative or infinite one is an error, not "no minimum"
+  const rawMinBlock = planLength(options.minBlock ?? 0, 'minBlock', true);
+  const minBlock = options.contiguous ? 0 : rawMinBlock;
+  if (minBlock > 0 && requested > 0 && minBlock > requested) {
+    throw new RangeError(`the minimum block (${hours(minBlock)}) is longer than the duration (${hours(requested)})`);
+  }
+  const window = to - from;
+  const wanted = Math.min(requested, window);
+  const segments = wanted > 0 ? wholeMs(planSchedule(tariff, from, to, options)) : [];
+  // dearest: the same search on negated prices, the real prices put back afterwards
+  const sign = direction === 'cheapest' ? 1 : -1;
+  const usable = usablePieces(segments, limit === undefined ? undefined : sign * limit, sign);
+  let chosen: Piece[] = [];
+  if (wanted > 0) {
+    if (options.contiguous) chosen = cheapestBlock(usable, wanted);
+    else if (minBlock > 0) chosen = cheapestBlocks(usable, from, to, blockedCapacity(usable, wanted, minBlock), minBlock);
+    else chosen = cheapestPieces(usable, wanted);
+  }
+  const pieces = chosen.map((p) => ({ from: p.from, to: p.to, price: sign * p.price }));
+  const slots = mergeSlots(pieces);
+  const planned = slots.reduce((sum, s) => sum + (s.to - s.from), 0);
+  const net = pieces.reduce((sum, p) => sum + p.price * ((p.to - p.from) / HOUR_MS), 0);
+  const grossOf = (x: number) => x * (1 + ct.vat / 100);
+  return {
+    slots,
+    pieces,
+    planned,
+    requested,
+    shortfall: shortfallText({ planned, requested, window, limitName, limit, contiguous: options.contiguous === true, minBlock }),
+    averagePrice: planned > 0 ? net / (planned / HOUR_MS) : null,
+    costPerKw: { net, gross: grossOf(net) },
+    comparedToNow: startingNow(tariff, options, from, planned, net, grossOf, sign),
+    currency: ct.currency,
+    vat: ct.vat,
+    from,
+    to,
+  };
+}
+
+function shortfallText(x: {
+  planned: number;
+  requested: number;
+  window: number;
+  limitName: string;
+  limit: number | undefined;
+  contiguous: boolean;
+  minBlock: number;
+}): string | null {
+  if (x.planned >= x.requested) return null;
+  const head = `only ${hours(x.planned)} of ${hours(x.requested)} planned`;
+  if (x.planned === x.window) return `${head}: the window is ${hours(x.window)} long`;
+  if (x.minBlock > x.window) return `${head}: the window (${hours(x.window)}) is shorter than the minimum block (${hours(x.minBlock)})`;
+  const how = x.contiguous ? ' in one block' : x.minBlock > 0 ? ` in blocks of at least ${hours(x.minBlock)}` : '';
+  const why =
+    x.limit === undefined
+      ? 'no rule prices'
+      : `the price is ${x.limitName === 'maxPrice' ? 'above' : 'below'} ${x.limit} or no rule prices`;
+  const short = x.requested > x.window ? ` (the window is ${hours(x.window)} long)` : '';
+  return `${head}${how}: ${why} in the rest of the window${short}`;
+}
+
+/** Running `planned` ms from `from` in one block, whatever the price; null when part of it has no price. */
+function startingNow(
+  tariff: unknown,
+  options: PriceOptions,
+  from: number,
+  planned: number,
+  planNet: number,
+  grossOf: (x: number) => number,
+  sign: number,
+): PlanResult['comparedToNow'] {
+  if (planned === 0) return null;
+  let net = 0;
+  for (const s of schedule(tariff, from, from + planned, options)) {
+    if (s.price === null) return null;
+    net += s.price * ((s.to - s.from) / HOUR_MS);
+  }
+  const saving = sign * (net - planNet);
+  return { from, to: from + planned, net, gross: grossOf(net), saving, savingGross: grossOf(saving) };
+}
+
+/**
+ * Segment ends on whole ms (a zone's historic offsets may hold fractions of a second and
+ * float noise): each taken at the nearest ms, empty ones dropped.
+ */
+function wholeMs(segments: ScheduleEntry[]): ScheduleEntry[] {
+  const out: ScheduleEntry[] = [];
+  for (const s of segments) {
+    const from = Math.round(s.from / PLAN_RESOLUTION_MS) * PLAN_RESOLUTION_MS;
+    const to = Math.round(s.to / PLAN_RESOLUTION_MS) * PLAN_RESOLUTION_MS;
+    if (to > from) out.push({ ...s, from, to });
+  }
+  return out;
+}
+
+/** Priced segments within the limit, prices multiplied by sign (the search always minimises). */
+function usablePieces(segments: ScheduleEntry[], signedLimit: number | undefined, sign: number): Piece[] {
+  const out: Piece[] = [];
+  for (const s of segments) {
+    if (s.price === null) continue;
+    const price = sign * s.price;
+    if (signedLimit !== undefined && price > signedLimit) continue;
+    out.push({ from: s.from, to: s.to, price });
+  }
+  return out;
+}
+
+/** Pieces that touch become one slot priced by their time-weighted average. */
+export function mergeSlots(pieces: Piece[]): PlanSlot[] {
+  const slots: Array<PlanSlot & { priceMs: number }> = [];
+  for (const p of pieces) {
+    const last = slots[slots.length - 1];
+    const priceMs = p.price * (p.to - p.from);
+    if (last && last.to === p.from) {
+      last.to = p.to;
+      last.priceMs += priceMs;
+    } else {
+      slots.push({ from: p.from, to: p.to, price: 0, priceMs });
+    }
+  }
+  return slots.map((s) => ({ from: s.from, to: s.to, price: s.priceMs / (s.to - s.from) }));
+}
+
+/** `3 h`, `2 h 30 min`, `45 min`, `20 s`, `0.001 s`: exact to the ms, as plans are */
+export function hours(ms: number): string {
+  const totalMs = Math.round(ms);
+  const h = Math.floor(totalMs / HOUR_MS);
+  const min = Math.floor((totalMs % HOUR_MS) / 60_000);
+  const sec = (totalMs % 60_000) / 1000;
+  const parts: string[] = [];
+  if (h) parts.push(`${h} h`);
+  if (min) parts.push(`${min} min`);
+  if (sec || parts.length === 0) parts.push(`${sec} s`);
+  return parts.join(' ');
+}

@@ -1,0 +1,207 @@
+// The account's tariffs: one request per refresh serves every watcher, a failed fetch is
+// retried with backoff (never before the service's Retry-After), readers that are not
+// watchers share the current snapshot, and the last good tariffs are kept in a store so
+// a restart without network still prices.
+
+import { MINUTE_MS, SECOND_MS } from '../../engine/time/time';
+import { parseTariffsInSlices } from '../../engine/tariff/tariff';
+import type { Problem } from '../../engine/tariff/tariff';
+import { EasyApiError } from '../../api/client';
+import { LongTimer } from '../../engine/time/long-timer';
+import { asError, HubRequests, HubStore, positiveMs, TariffSnapshot, Unwatch, Watchers } from './hub-base';
+
+/** What the store keeps: plain JSON, so any context store (memory, file) can hold it. */
+interface StoredTariffs {
+  fetchedAt: number;
+  tariffs: unknown[];
+  problems: Problem[];
+}
+
+export const DEFAULT_RETRY_MS = 30 * SECOND_MS;
+/** How long shared readers reuse tariffs when no watcher sets the refresh (easy-tariff's default). */
+export const SHARED_REFRESH_MS = 60 * MINUTE_MS;
+
+export class TariffCache {
+  private snapshot: TariffSnapshot = { tariffs: [], problems: [], fetchedAt: null, error: null, stale: false };
+  private readonly watchers = new Watchers<TariffSnapshot>();
+  private readonly timer = new LongTimer();
+  private inFlight: Promise<TariffSnapshot> | null = null;
+  private failures = 0;
+  /** The wait the service last asked for (429/503 Retry-After), honoured up to the refresh. */
+  private retryAfterMs = 0;
+  private readonly loaded: Promise<void>;
+  /** Shared readers get the current snapshot until then (the next refresh, or the retry after a failure). */
+  private dueAt = -Infinity;
+  /**
+   * Tariffs loaded from the store, held back while the first fetch may still answer: a
+   * deploy against a reachable service prices once, from fresh tariffs.
+   */
+  private heldFromStore = false;
+  private readonly holdTimer = new LongTimer();
+  private readonly now: () => number;
+
+  constructor(
+    private readonly requests: HubRequests,
+    private readonly store: HubStore | undefined,
+    private readonly retryMs: number,
+    private readonly firstAnswerWaitMs: number,
+  ) {
+    this.now = requests.now;
+    this.loaded = requests.track(this.loadStored());
+  }
+
+  current(): TariffSnapshot {
+    return this.snapshot;
+  }
+
+  /** AccountHub.watchTariffs. */
+  watch(refreshMinutes: number, onUpdate: (s: TariffSnapshot) => void): Unwatch {
+    const key = this.watchers.add(positiveMs(refreshMinutes, MINUTE_MS, 'refreshMinutes'), onUpdate);
+    const current = this.snapshot;
+    // hand the newcomer what there is (even stale or failed) rather than make it wait
+    if ((current.fetchedAt !== null || current.error) && !this.heldFromStore)
+      this.requests.later(() => this.watchers.notify(this.snapshot, key));
+    if (this.inFlight) {
+      // the answer on its way serves this watcher too
+    } else if (current.fetchedAt !== null && !current.stale && !current.error) {
+      // a shorter refresh than before takes effect from the last fetch, not after the old one
+      this.schedule(current.fetchedAt + this.watchers.intervalMs);
+    } else if (this.waitingToRetry()) {
+      // after a failure the retry is already set (backoff, Retry-After): a newcomer waits for it too
+    } else {
+      this.requests.track(this.fetchNow());
+    }
+    return () => {
+      this.watchers.delete(key);
+      if (this.watchers.size === 0) this.timer.cancel();
+    };
+  }
+
+  /** AccountHub.refreshTariffs. */
+  refresh(): Promise<TariffSnapshot> {
+    if (this.waitingToRetry()) return Promise.resolve(this.snapshot);
+    return this.fetchNow();
+  }
+
+  /** AccountHub.sharedTariffs. */
+  shared(): Promise<TariffSnapshot> {
+    if (this.inFlight) return this.inFlight;
+    if (this.requests.closed || this.now() < this.dueAt) return Promise.resolve(this.snapshot);
+    return this.fetchNow();
+  }
+
+  close(): void {
+    this.timer.cancel();
+    this.holdTimer.cancel();
+  }
+
+  /** Whether the last tariff fetch failed and the timer for its retry is set. */
+  private waitingToRetry(): boolean {
+    return !this.inFlight && this.snapshot.error !== null && this.timer.armed;
+  }
+
+  /** The fetch itself, backoff or not: the first one, and the timer's. Shares one in flight. */
+  private fetchNow(): Promise<TariffSnapshot> {
+    if (this.requests.closed) return Promise.resolve(this.snapshot);
+    if (!this.inFlight) {
+      this.inFlight = this.fetchOnce().finally(() => {
+        this.inFlight = null;
+      });
+    }
+    return this.inFlight;
+  }
+
+  private async fetchOnce(): Promise<TariffSnapshot> {
+    await this.loaded;
+    const before = this.snapshot;
+    try {
+      const client = this.requests.requireClient();
+      const { tariffs, problems } = await this.requests.withAbort(undefined, (signal) => client.fetchTariffs({ signal }));
+      if (this.requests.closed) return before;
+      // An answer in which every tariff breaks the interface (a service sending numbers
+      // as text, or dropping fields) must not replace tariffs that worked: it is a bad
+      // answer, and the last good ones keep pricing, stale, until a usable one comes.
+      const firstError = problems.find((p) => p.severity === 'error');
+      if (tariffs.length === 0 && firstError && this.snapshot.tariffs.length > 0) {
+        const count = problems.filter((p) => p.severity === 'error').length;
+        throw new EasyApiError('invalid_response', `the tariffs answer has no usable tariff (${count} rejected; ${firstError.message})`);
+      }
+      const fetchedAt = this.now();
+      this.snapshot = { tariffs, problems, fetchedAt, error: null, stale: false };
+      this.failures = 0;
+      await this.save({ fetchedAt, tariffs, problems });
+    } catch (err) {
+      if (this.requests.closed) return before;
+      this.snapshot = { ...this.snapshot, error: asError(err), stale: this.snapshot.fetchedAt !== null };
+      this.failures++;
+      const asked = (err as Partial<EasyApiError>).retryAfterMs;
+      this.retryAfterMs = typeof asked === 'number' && Number.isFinite(asked) ? asked : 0;
+    }
+    if (this.requests.closed) return this.snapshot;
+    this.heldFromStore = false;
+    this.holdTimer.cancel();
+    this.dueAt = this.nextFetch();
+    this.schedule(this.dueAt);
+    this.watchers.notify(this.snapshot);
+    return this.snapshot;
+  }
+
+  /**
+   * After a failure retry sooner than the refresh, backing off up to it, and never before
+   * the service's Retry-After (beyond what the client already waited), capped by the refresh.
+   */
+  private nextFetch(): number {
+    const watched = this.watchers.intervalMs;
+    const refreshMs = Number.isFinite(watched) ? watched : SHARED_REFRESH_MS;
+    if (this.failures === 0) return this.now() + refreshMs;
+    const backoff = this.retryMs * 2 ** Math.min(this.failures - 1, 20);
+    return this.now() + Math.min(Math.max(backoff, this.retryAfterMs), refreshMs);
+  }
+
+  private schedule(at: number): void {
+    if (this.requests.closed || this.watchers.size === 0 || !Number.isFinite(at)) return;
+    this.timer.arm(at, () => this.requests.track(this.fetchNow()), this.now);
+  }
+
+  private async loadStored(): Promise<void> {
+    if (!this.store) return;
+    let stored: unknown;
+    try {
+      stored = await this.store.load();
+    } catch {
+      return; // an unreadable store is the same as an empty one: start from the API
+    }
+    const value = asStoredTariffs(stored);
+    if (!value || this.requests.closed || this.snapshot.fetchedAt !== null) return;
+    const { tariffs } = await parseTariffsInSlices(value.tariffs);
+    if (this.requests.closed || this.snapshot.fetchedAt !== null) return; // a fetch answered meanwhile
+    this.snapshot = { tariffs, problems: value.problems, fetchedAt: value.fetchedAt, error: null, stale: true };
+    // watchers price from these only if the first fetch has not answered within the wait
+    this.heldFromStore = true;
+    this.holdTimer.arm(
+      this.now() + this.firstAnswerWaitMs,
+      () => {
+        if (!this.heldFromStore || this.requests.closed) return;
+        this.heldFromStore = false;
+        this.watchers.notify(this.snapshot);
+      },
+      this.now,
+    );
+  }
+
+  private async save(value: StoredTariffs): Promise<void> {
+    if (!this.store) return;
+    try {
+      await this.store.save(JSON.parse(JSON.stringify(value)));
+    } catch {
+      // the tariffs are still good in memory; only a restart would miss them
+    }
+  }
+}
+
+function asStoredTariffs(value: unknown): StoredTariffs | null {
+  if (!value || typeof value !== 'object') return null;
+  const v = value as Partial<StoredTariffs>;
+  if (typeof v.fetchedAt !== 'number' || !Array.isArray(v.tariffs)) return null;
+  return { fetchedAt: v.fetchedAt, tariffs: v.tariffs, problems: Array.isArray(v.problems) ? v.problems : [] };
+}

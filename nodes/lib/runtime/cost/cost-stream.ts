@@ -1,0 +1,292 @@
+// easy-cost's stream mode without Node-RED: running totals per meter, their sum over the
+// site, persistence through an injected store, and what the node sends and shows.
+//
+// A meter is (msg.gateway, msg.topic): easy-sensors in "each" mode sends every meter of a
+// gateway through one wire, and each must count against its own previous reading. A bare
+// number with no topic is the one default meter. Each meter's totals follow totals.ts
+// (late readings, local periods); the site is the sum over meters per period.
+import { computeCost, RejectedInterval } from '../../engine/cost/cost';
+import { groupDigits, shortText } from '../../engine/common/format';
+import { SensorRef, Tariff } from '../../engine/tariff/tariff';
+import { addReading, IntervalCost, MAX_KEPT, newTotals, PERIODS, Reading, TotalsState, windowStart } from '../../engine/cost/totals';
+import { isEnergyReading, rejectedPayload, SensorHistory, streamReading } from './cost-inputs';
+import { meterBar, meterPayload, restoredStatus, SiteSums, siteStatus, siteSums, StreamStatus } from './stream-output';
+import { RefusalBurst } from '../common/refusal-burst';
+import {
+  decodeStored,
+  encodeStored,
+  MeterId,
+  meterKey,
+  meterName,
+  SAVE_EVERY_MS,
+  StoredMeter,
+  ThrottledSave,
+  TotalsStore,
+} from './stream-store';
+
+export type { MeterId, TotalsStore } from './stream-store';
+export type { StreamStatus } from './stream-output';
+export { meterName } from './stream-store';
+
+/** More meters than this on one node is a wiring mistake (an unfiltered gateway), not a site. */
+export const MAX_METERS = 128;
+
+type Meter = StoredMeter;
+
+export interface StreamOutput {
+  payload: Record<string, unknown>;
+  /** Closed periods as Dashboard 2 bars (second output). */
+  bars: Array<ReturnType<typeof meterBar>>;
+  status: StreamStatus;
+  /** The site's sums the message was made from (a sum over every meter: made once per reading). */
+  site: SiteSums;
+}
+
+/**
+ * Thrown for a reading of one meter more than the node counts. Its message ends when the
+ * burst it came in ends (RefusalBurst): with the burst's error for the first of a burst,
+ * without one for the others.
+ */
+export class RefusedReading extends Error {
+  constructor(readonly burst: Promise<Error | null>) {
+    super('meter limit reached');
+  }
+}
+
+export interface CostStreamOptions {
+  timezone: string;
+  tariffId: string;
+  store: TotalsStore;
+  /** Said once per reason: a sensor that is not a meter, totals that could not be restored. */
+  warn(message: string): void;
+  log?(message: string): void;
+  maxMeters?: number;
+  maxKept?: number;
+  /** At most one save per this many ms (SAVE_EVERY_MS), and one on close. */
+  saveEveryMs?: number;
+}
+
+type StreamMessage = Record<string, unknown>;
+
+export class CostStream {
+  private readonly meters = new Map<string, Meter>();
+  /** Totals stored in the single-meter shape, taken over by the first meter that reports. */
+  private legacy: TotalsState | null = null;
+  private sensors = new SensorHistory([]);
+  private readonly warned = new Set<string>();
+  private readonly maxMeters: number;
+  private readonly maxKept: number;
+  private ready = false;
+  private readonly saver: ThrottledSave;
+  /** Readings of meters beyond maxMeters: one error per burst, saying how many. */
+  private readonly overLimit: RefusalBurst;
+
+  constructor(private readonly opts: CostStreamOptions) {
+    this.maxMeters = opts.maxMeters ?? MAX_METERS;
+    this.maxKept = opts.maxKept ?? MAX_KEPT;
+    this.saver = new ThrottledSave(() => this.save(), opts.saveEveryMs ?? SAVE_EVERY_MS, opts.warn);
+    this.overLimit = new RefusalBurst(
+      (count, first) =>
+        new RangeError(
+          `meter limit reached: ${groupDigits(count)} ${count === 1 ? 'sensor' : 'sensors'} ignored, ` +
+            `"${shortText(first)}" the first (stream mode counts at most ${this.maxMeters} meters per node; ` +
+            'filter easy-sensors to the energy meters, or reset the totals with msg.reset)',
+        ),
+    );
+  }
+
+  // -------------------------------------------------------------------------------------
+  // persistence
+
+  /** Loads the stored totals; anything unusable is said (warn) and counting starts from zero. */
+  async restore(): Promise<StreamStatus> {
+    let stored: unknown;
+    let problem: string | null = null;
+    try {
+      stored = await this.opts.store.load();
+    } catch (err) {
+      problem = `stored totals could not be read (${(err as Error).message})`;
+    }
+    if (problem === null) {
+      const restored = decodeStored(stored, { timezone: this.opts.timezone, tariffId: this.opts.tariffId, maxMeters: this.maxMeters });
+      problem = restored.problem;
+      for (const meter of restored.meters) this.meters.set(meterKey(meter), meter);
+      this.legacy = restored.legacy;
+    }
+    this.ready = true;
+    if (problem) this.opts.warn(`running totals started from zero: ${problem}`);
+    // an emptied context file looks like a first deploy: say it either way
+    else if (stored === undefined || stored === null)
+      this.opts.log?.('running totals start from zero: none are stored (a first deploy, or the context store lost them)');
+    return restoredStatus(this.site());
+  }
+
+  private async save(): Promise<void> {
+    await this.opts.store.save(encodeStored(this.meters.values(), this.opts));
+  }
+
+  /** Hands what changed since the last save to the store now. */
+  flush(): Promise<void> {
+    return this.saver.now();
+  }
+
+  /** The node closes (redeploy, shutdown): the last save, and the pending meter-limit error said. */
+  async close(): Promise<void> {
+    this.overLimit.end();
+    await this.saver.close();
+  }
+
+  // -------------------------------------------------------------------------------------
+  // sensors the tariff's rules read
+
+  /** The sensors whose live values price the intervals (a sensor rule's gateway/sensor). */
+  followSensors(refs: SensorRef[]): void {
+    this.sensors = new SensorHistory(refs);
+  }
+
+  recordSensor(gatewayId: string, sensorId: string, ts: number, value: number): void {
+    this.sensors.record(gatewayId, sensorId, ts, value);
+  }
+
+  // -------------------------------------------------------------------------------------
+  // messages
+
+  /**
+   * One message: a reading (counted in its meter), a live value of a sensor the tariff
+   * reads (null: nothing to send), a sensor that is no meter (null, warned once), or
+   * `msg.reset`. Throws an error a user understands for anything else.
+   */
+  async handle(msg: StreamMessage, tariff: Tariff, now: number): Promise<StreamOutput | null> {
+    if (!this.ready) throw new Error('running totals are not available: they could not be set up at deploy (see the log)');
+    if (msg.reset !== undefined && msg.reset !== false) return this.reset(msg, tariff);
+    const reading = streamReading(msg, now);
+    if (reading.sensorId !== undefined && this.sensors.watches(reading.gatewayId, reading.sensorId)) {
+      // a sensor the tariff's rules read, wired in: a live value, not a meter reading
+      this.sensors.record(reading.gatewayId!, reading.sensorId, reading.ts, reading.value);
+      return null;
+    }
+    const id: MeterId = {
+      gateway: typeof msg.gateway === 'string' && msg.gateway !== '' ? msg.gateway : null,
+      topic: typeof msg.topic === 'string' && msg.topic !== '' ? msg.topic : (reading.sensorId ?? null),
+    };
+    if (!isEnergyReading(msg.payload)) {
+      // An unfiltered easy-sensors node sends every sensor at every poll: warn once per
+      // sensor rather than flood Catch with the same error.
+      const key = meterKey(id);
+      if (!this.warned.has(key)) {
+        this.warned.add(key);
+        this.opts.warn(
+          `stream mode ignores sensor ${shortText(meterName(id))}: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)`,
+        );
+      }
+      return null;
+    }
+    const meter = this.meterFor(id);
+    if (!meter) throw new RefusedReading(this.overLimit.refuse(meterName(id)));
+    const rejected: RejectedInterval[] = [];
+    // the meter's state is replaced by the result: its lists may be updated in place
+    const added = addReading(meter.totals, { ts: reading.ts, value: reading.value }, this.costOf(tariff, rejected), this.maxKept, true);
+    if (!added.ignored) {
+      meter.totals = added.state;
+      // a late reading may still need the sensor values of the whole window
+      this.sensors.forget(this.oldestPlaceable());
+      this.saver.changed();
+    }
+    const site = this.site(); // once per reading: a sum over every meter
+    const payload = meterPayload(tariff, this.opts.timezone, meter, site, added, reading);
+    // an interval whose energy or amounts would not be finite counts nothing: said, never Infinity
+    if (rejected.length) payload.rejected = rejected.map(rejectedPayload);
+    const bars = PERIODS.filter((name) => added.closed[name]).map((name) =>
+      meterBar(name, added.closed[name]!, tariff, this.opts.timezone, meter),
+    );
+    return { payload, bars, status: siteStatus(site, tariff, added.ignored ?? (rejected.length ? 'interval rejected' : undefined)), site };
+  }
+
+  /** The meter's totals, a new meter's, or null when the node counts as many meters as it may. */
+  private meterFor(id: MeterId): Meter | null {
+    const key = meterKey(id);
+    const known = this.meters.get(key);
+    if (known) return known;
+    if (this.meters.size >= this.maxMeters) return null;
+    const meter: Meter = { ...id, totals: this.legacy ?? newTotals(this.opts.timezone, this.opts.tariffId) };
+    this.legacy = null;
+    this.meters.set(key, meter);
+    return meter;
+  }
+
+  /** `msg.reset = true` zeroes every meter; a topic (with msg.gateway, if given) zeroes that meter. */
+  private async reset(msg: StreamMessage, tariff: Tariff): Promise<StreamOutput> {
+    let reset: Meter | null = null;
+    if (msg.reset === true) {
+      this.meters.clear();
+      this.legacy = null;
+    } else if (typeof msg.reset === 'string' && msg.reset !== '') {
+      const gateway = typeof msg.gateway === 'string' && msg.gateway !== '' ? msg.gateway : undefined;
+      const matching = [...this.meters.entries()].filter(
+        ([, m]) => (m.topic ?? 'default') === msg.reset && (gateway === undefined || m.gateway === gateway),
+      );
+      if (matching.length === 0) {
+        const known = [...this.meters.values()].map(meterName);
+        throw new Error(
+          `msg.reset names no meter of this node: "${shortText(msg.reset, 60)}"${known.length ? ` (it counts ${known.slice(0, 10).join(', ')}${known.length > 10 ? ', …' : ''})` : ''}`,
+        );
+      }
+      for (const [key, m] of matching) {
+        this.meters.delete(key);
+        reset = m;
+      }
+      if (matching.length > 1) reset = null;
+    } else {
+      throw new TypeError('msg.reset must be true (every meter) or the topic of one meter (with msg.gateway to pick the gateway)');
+    }
+    this.saver.changed();
+    await this.saver.now(); // a reset is a person's decision: on disk with the next flush, not a minute later
+    const empty: Meter = {
+      gateway: reset?.gateway ?? null,
+      topic: reset?.topic ?? null,
+      totals: newTotals(this.opts.timezone, this.opts.tariffId),
+    };
+    const site = this.site();
+    return { payload: meterPayload(tariff, this.opts.timezone, empty, site), bars: [], status: siteStatus(site, tariff), site };
+  }
+
+  /** One meter's totals, if it has counted anything. */
+  totalsOf(id: MeterId): TotalsState | undefined {
+    return this.meters.get(meterKey(id))?.totals;
+  }
+
+  // -------------------------------------------------------------------------------------
+  // pricing and sums
+
+  /** Prices one interval at a time; intervals computeCost rejects are collected in `rejected`. */
+  private costOf(t: Tariff, rejected: RejectedInterval[]) {
+    const { timezone } = this.opts;
+    const sensors = this.sensors.timelines(); // unchanged while one reading is added
+    return (from: Reading, to: Reading): IntervalCost => {
+      const r = computeCost(
+        t,
+        [
+          [from.ts, from.value],
+          [to.ts, to.value],
+        ],
+        { timezone, sensors },
+      );
+      for (const one of r.rejected) rejected.push(one);
+      return { energy: r.energy, net: r.net, gross: r.gross, unpricedEnergy: r.unpricedEnergy, resets: r.resets.length };
+    };
+  }
+
+  /** The earliest instant any meter can still place a reading at. */
+  private oldestPlaceable(): number {
+    let oldest = Infinity;
+    for (const m of this.meters.values()) oldest = Math.min(oldest, windowStart(m.totals));
+    return oldest;
+  }
+
+  /** The sum over meters of each period that contains the site's newest reading, and of every total. */
+  site(): SiteSums {
+    const all = [...this.meters.values()].map((m) => m.totals);
+    if (this.legacy) all.push(this.legacy);
+    return siteSums(all, this.opts.timezone);
+  }
+}

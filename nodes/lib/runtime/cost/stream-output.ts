@@ -1,0 +1,134 @@
+// What easy-cost's stream mode sends and shows: the site's sums over meters, one meter's
+// message, closed periods as bars, the status. Pure: totals in, shapes out.
+import { closedPeriodBar } from '../../engine/reports/chart';
+import { formatMoney } from '../../engine/common/format';
+import type { Tariff } from '../../engine/tariff/tariff';
+import { localPeriod } from '../../engine/time/time';
+import { AddResult, Bucket, PERIODS, PeriodName, Reading, TotalsState } from '../../engine/cost/totals';
+import { bucketPayload, changePayload } from './cost-inputs';
+import { MeterId, meterName } from './stream-store';
+
+export interface StreamStatus {
+  fill: 'green' | 'yellow' | 'grey';
+  shape: 'dot' | 'ring';
+  text: string;
+}
+
+export interface SiteSums {
+  day: Bucket | null;
+  week: Bucket | null;
+  month: Bucket | null;
+  total: Bucket | null;
+  meters: number;
+  /** The newest reading of any meter (epoch ms), null before any. */
+  newest: number | null;
+}
+
+export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * The sum over meters of each period that contains the site's newest reading (a meter
+ * with no reading in it yet adds nothing), and of every meter's total.
+ */
+export function siteSums(all: TotalsState[], timezone: string): SiteSums {
+  let newest = -Infinity;
+  for (const t of all) if (t.kept.length) newest = Math.max(newest, t.kept[t.kept.length - 1][0]);
+  const sum = (from: number, to: number | null, buckets: Array<Bucket | null>): Bucket => {
+    const s: Bucket = { from, to, energy: 0, net: 0, gross: 0, unpricedEnergy: 0, resets: 0, intervals: 0 };
+    for (const b of buckets) {
+      if (!b || (to !== null && b.from !== from)) continue;
+      s.energy += b.energy;
+      s.net += b.net;
+      s.gross += b.gross;
+      s.unpricedEnergy += b.unpricedEnergy;
+      s.resets += b.resets;
+      s.intervals += b.intervals;
+    }
+    return s;
+  };
+  const period = (name: PeriodName) => {
+    if (newest === -Infinity) return null;
+    const { from, to } = localPeriod(name, newest, { timezone });
+    return sum(
+      from,
+      to,
+      all.map((t) => t[name]),
+    );
+  };
+  const totals = all.map((t) => t.total).filter((b): b is Bucket => b !== null);
+  let first = Infinity;
+  for (const b of totals) first = Math.min(first, b.from);
+  const total = totals.length ? sum(first, null, totals) : null;
+  return {
+    day: period('day'),
+    week: period('week'),
+    month: period('month'),
+    total,
+    meters: all.length,
+    newest: newest === -Infinity ? null : newest,
+  };
+}
+
+/** One meter's message: its periods, the site's, and what this reading did. */
+export function meterPayload(
+  t: Tariff,
+  timezone: string,
+  meter: MeterId & { totals: TotalsState },
+  site: SiteSums,
+  added?: AddResult,
+  reading?: Reading,
+): Record<string, unknown> {
+  const money = (b: Bucket | null) => bucketPayload(b, t.currency, t.vat);
+  const s = meter.totals;
+  const closed: Record<string, unknown> = {};
+  for (const name of PERIODS) if (added?.closed[name]) closed[name] = money(added.closed[name]!);
+  return {
+    tariffId: t.id,
+    tariffName: t.name,
+    currency: t.currency,
+    vat: t.vat,
+    timezone,
+    today: money(s.day),
+    week: money(s.week),
+    month: money(s.month),
+    total: money(s.total),
+    meter: { gateway: meter.gateway, topic: meter.topic, name: meterName(meter) },
+    site: { meters: site.meters, today: money(site.day), week: money(site.week), month: money(site.month), total: money(site.total) },
+    ...(reading ? { reading: { ts: reading.ts, timestamp: new Date(reading.ts).toISOString(), value: reading.value } } : {}),
+    ...(added ? { change: changePayload(added.change) } : {}),
+    ...(Object.keys(closed).length ? { closed } : {}),
+    ...(added?.ignored ? { ignored: added.ignored } : {}),
+    ...(added?.late ? { late: true } : {}),
+    ...(added?.replaced ? { replaced: true } : {}),
+    ...(added?.rejected ? { rejected: added.rejected } : {}),
+  };
+}
+
+/** A closed period as a bar; bars of a named meter are a series of their own. */
+export function meterBar(name: PeriodName, closed: Bucket, t: Tariff, timezone: string, meter: MeterId) {
+  const bar = closedPeriodBar(name, closed, t.currency, timezone);
+  if (meter.gateway !== null || meter.topic !== null) bar.topic = `${bar.topic} · ${meterName(meter)}`;
+  return bar;
+}
+
+/** The site's today and how many meters count; unpriced energy and ignored readings in yellow. */
+export function siteStatus(site: SiteSums, t: Tariff, ignored?: string): StreamStatus {
+  const today = site.day;
+  const amount = formatMoney(today ? today.gross : 0, t.currency)?.display ?? 'no amount';
+  const energy = today ? today.energy.toFixed(2) : '0.00';
+  // energy no rule priced (a sensor rule whose sensor is unknown) must not pass unnoticed
+  const unpriced = today && today.unpricedEnergy > 0 ? ` · ${today.unpricedEnergy.toFixed(2)} kWh unpriced` : '';
+  const note = ignored === 'interval rejected' ? ` · ${ignored}` : ignored ? ` · ${ignored.replace('_', ' ')} reading ignored` : unpriced;
+  return {
+    fill: note ? 'yellow' : 'green',
+    shape: 'dot',
+    text: `today ${amount} · ${energy} kWh · ${plural(site.meters, 'meter')}${note}`,
+  };
+}
+
+/** The status right after the stored totals were read. */
+export function restoredStatus(site: SiteSums): StreamStatus {
+  if (site.day)
+    return { fill: 'grey', shape: 'dot', text: `today ${site.day.energy.toFixed(2)} kWh (restored) · ${plural(site.meters, 'meter')}` };
+  return { fill: 'grey', shape: 'ring', text: 'stream · totals from zero' };
+}

@@ -1,0 +1,123 @@
+// What easy-cost's stream mode adds to each message beside the totals: the live generator
+// report (when switched on) and the month-end projection with the daily charge. Kept out
+// of cost-stream: it reads the stream's sums and kept readings, never changes them.
+import { sensorsUsedBy, SensorRef, Tariff } from '../../engine/tariff/tariff';
+import type { CostStream, StreamOutput } from './cost-stream';
+import { streamReading } from './cost-inputs';
+import { generatorChoice, GeneratorSettings } from './generator-report';
+import { GeneratorStore, StreamGenerator } from './stream-generator';
+import { streamExtras } from './stream-projection';
+
+export class StreamReports {
+  private generator: StreamGenerator | null = null;
+
+  constructor(
+    private readonly settings: GeneratorSettings | null,
+    private readonly dailyCharge: number | null,
+    private readonly timezone: string,
+    private readonly store: GeneratorStore,
+  ) {}
+
+  /** The sensors to poll: the tariff's, and the generator's when the report is on. */
+  sensorsFor(tariff: Tariff): SensorRef[] {
+    const refs = sensorsUsedBy(tariff);
+    const choice = this.choice(tariff);
+    if (choice && !refs.some((r) => r.gatewayId === choice.ref.gatewayId && r.sensorId === choice.ref.sensorId)) refs.push(choice.ref);
+    return refs;
+  }
+
+  /** The sensors whose values price the intervals. */
+  pricedBy(tariff: Tariff): SensorRef[] {
+    return sensorsUsedBy(tariff);
+  }
+
+  private choice(tariff: Tariff) {
+    if (!this.settings) return null;
+    try {
+      return generatorChoice(this.settings, tariff);
+    } catch {
+      return null; // said at the next reading, at Catch
+    }
+  }
+
+  /** A polled sensor value. */
+  recordSensor(gatewayId: string, sensorId: string, ts: number, value: number): void {
+    if (this.generator?.follows(gatewayId, sensorId)) this.generator.record(ts, value);
+  }
+
+  /** The generator for `tariff` (made, and its stored state read, when the choice changes); throws in words when there is none. */
+  private async generatorFor(tariff: Tariff): Promise<StreamGenerator | null> {
+    if (!this.settings) return null;
+    const choice = generatorChoice(this.settings, tariff);
+    const g = this.generator;
+    if (g && g.choice.on === choice.on && g.follows(choice.ref.gatewayId, choice.ref.sensorId)) return g;
+    await g?.flush();
+    const fresh = new StreamGenerator(choice, this.timezone, this.store);
+    await fresh.restore();
+    this.generator = fresh;
+    return fresh;
+  }
+
+  /**
+   * A message of the generator's sensor wired in (an easy-sensors message): recorded, and
+   * true when the stream has nothing to do with it (not a sensor the tariff reads).
+   */
+  async takesMessage(msg: Record<string, unknown>, tariff: Tariff, now: number): Promise<boolean> {
+    if (!this.settings || typeof msg.payload !== 'object' || msg.payload === null) return false;
+    const g = await this.generatorFor(tariff).catch(() => null); // said with the next reading
+    let reading;
+    try {
+      reading = streamReading(msg, now);
+    } catch {
+      return false; // the stream says what is wrong with it
+    }
+    if (!g || reading.sensorId === undefined || !g.follows(reading.gatewayId, reading.sensorId)) return false;
+    g.record(reading.ts, reading.value);
+    return !sensorsUsedBy(tariff).some((r) => r.gatewayId === reading.gatewayId && r.sensorId === reading.sensorId);
+  }
+
+  /** The stream's message with the reports added, and its status with the projection. */
+  async addTo(out: StreamOutput, stream: CostStream, tariff: Tariff): Promise<StreamOutput> {
+    const { site } = out;
+    const extras = streamExtras(site, tariff, this.timezone, this.dailyCharge);
+    const payload: Record<string, unknown> = { ...out.payload, ...extras.payload };
+    let g: StreamGenerator | null;
+    try {
+      g = await this.generatorFor(tariff);
+    } catch (err) {
+      // the reading is counted all the same: a report set up wrong must not cost a total
+      const problem = (err as Error).message;
+      return {
+        ...out,
+        payload: { ...payload, generator: null, generatorProblem: problem },
+        status: { fill: 'yellow', shape: 'dot', text: `${out.status.text}${extras.statusNote} · no generator report` },
+      };
+    }
+    if (g) {
+      const change = out.payload.change as
+        { energy: number; net: number; gross: number; unpricedEnergy: number; resets: number } | undefined;
+      const reading = out.payload.reading as { ts: number } | undefined;
+      const meter = out.payload.meter as { gateway: string | null; topic: string | null } | undefined;
+      if (change && reading && meter && !out.payload.ignored) {
+        const kept = stream.totalsOf({ gateway: meter.gateway, topic: meter.topic })?.kept ?? [];
+        // the interval this reading closes starts at the kept reading before it (kept ascending:
+        // looked for from the newest end, so a full 48 h window costs nothing more)
+        let start = NaN;
+        for (let i = kept.length - 1; i >= 0; i--) {
+          if (kept[i][0] < reading.ts) {
+            start = kept[i][0];
+            break;
+          }
+        }
+        g.addChange(start, change);
+      }
+      payload.generator = g.payload(site.newest ?? NaN);
+    }
+    return { ...out, payload, status: { ...out.status, text: out.status.text + extras.statusNote } };
+  }
+
+  /** Saves the generator's state (the node is closing). */
+  async close(): Promise<void> {
+    await this.generator?.flush();
+  }
+}

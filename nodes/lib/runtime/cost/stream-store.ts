@@ -1,0 +1,262 @@
+// What easy-cost's stream mode keeps across restarts, how often it hands it to the store,
+// and how it reads what earlier versions stored. Node-RED-free: the store itself (the
+// node's context) is injected.
+//
+// Made for flash (docs/semantics.md, "Stream totals on flash"): per meter only what a
+// restart needs, as one compact line of text (Node-RED's localfilesystem store writes
+// pretty-printed JSON, which would put every number of a list on a line of its own), and
+// at most one save every SAVE_EVERY_MS plus one on close, never one per reading.
+import { LongTimer } from '../../engine/time/long-timer';
+import { Bucket, PERIODS, periodBounds, restoreTotals, TotalsState } from '../../engine/cost/totals';
+
+/** At most one save per minute: readings are cumulative, so a crash loses no energy (the next reading's interval covers the gap). */
+export const SAVE_EVERY_MS = 60_000;
+/**
+ * Readings stored per node, shared by its meters (at least the last one each): what a late
+ * reading after a restart can still be placed among. 1 meter: 128; 16: 8 each; 128: 1 each.
+ */
+export const STORED_READINGS = 128;
+
+/** Where the totals live across restarts (the node's context). */
+export interface TotalsStore {
+  load(): Promise<unknown>;
+  save(value: unknown): Promise<void>;
+}
+
+export interface MeterId {
+  gateway: string | null;
+  topic: string | null;
+}
+
+export interface StoredMeter extends MeterId {
+  totals: TotalsState;
+  /**
+   * Anything else a meter keeps per period (e.g. a report's sums of the open periods):
+   * a JSON value stored beside the totals and handed back as it was. Keep it compact,
+   * and bounded by what is real (periods, rules), never by readings.
+   */
+  extras?: unknown;
+}
+
+/** What is stored: every meter as one line of text, in arrival order (meter names are data, never keys). */
+interface StoredV3 {
+  version: 3;
+  timezone: string;
+  tariffId: string;
+  meters: string[];
+}
+
+/** What versions 0.1.x stored: every meter's whole state, a reading window of up to 3,000 readings each. */
+interface StoredMeters {
+  version: 2;
+  timezone: string;
+  tariffId: string;
+  meters: Array<{ gateway: string | null; topic: string | null; totals: unknown }>;
+}
+
+export interface StoreScope {
+  timezone: string;
+  tariffId: string;
+  maxMeters: number;
+}
+
+/** What a stored value gives back: the meters, totals of the single-meter shape, or why neither. */
+export interface Restored {
+  meters: StoredMeter[];
+  /** Totals stored in the single-meter shape of earlier versions, for the first meter to report. */
+  legacy: TotalsState | null;
+  problem: string | null;
+}
+
+export const meterKey = (m: MeterId): string => JSON.stringify([m.gateway, m.topic]);
+
+/** A meter as people name it: `DEMO/e1.kwh`, `kitchen`, or `default`. */
+export function meterName(m: MeterId): string {
+  const topic = m.topic ?? 'default';
+  return m.gateway === null ? topic : `${m.gateway}/${topic}`;
+}
+
+/** Reads a stored value of any version; anything unusable gives nothing and says why. */
+export function decodeStored(stored: unknown, scope: StoreScope): Restored {
+  const { timezone, tariffId } = scope;
+  const none = (problem: string | null): Restored => ({ meters: [], legacy: null, problem });
+  if (stored === undefined || stored === null) return none(null);
+  if (typeof stored === 'object' && (stored as { version?: unknown }).version === 1) {
+    // the single-meter shape of earlier versions: kept whole, for the first meter to report
+    const restored = restoreTotals(stored, timezone, tariffId);
+    if (restored.problem) return none(restored.problem);
+    return { meters: [], legacy: restored.state.total ? restored.state : null, problem: null };
+  }
+  if (typeof stored === 'object' && (stored as { version?: unknown }).version === 3) return decodeV3(stored as Partial<StoredV3>, scope);
+  const s = stored as Partial<StoredMeters>;
+  if (typeof stored !== 'object' || s.version !== 2 || !Array.isArray(s.meters) || s.meters.length > scope.maxMeters)
+    return none('stored totals are unreadable');
+  if (s.tariffId !== tariffId) return none(`stored totals belong to tariff "${String(s.tariffId)}"`);
+  if (s.timezone !== timezone) return none(`stored totals were counted in ${String(s.timezone)}`);
+  const meters: StoredMeter[] = [];
+  const seen = new Set<string>();
+  for (const m of s.meters) {
+    const gateway = nameOrNull(m?.gateway);
+    const topic = nameOrNull(m?.topic);
+    const restored = restoreTotals(m?.totals, timezone, tariffId);
+    if (gateway === undefined || topic === undefined || restored.problem) return none('stored totals are unreadable');
+    const key = meterKey({ gateway, topic });
+    if (seen.has(key)) return none('stored totals are unreadable');
+    seen.add(key);
+    meters.push({ gateway, topic, totals: restored.state });
+  }
+  return { meters, legacy: null, problem: null };
+}
+
+/**
+ * The value handed to the store: per meter its name, the sums of its open periods and
+ * total, its last readings (STORED_READINGS shared by the meters) with the cost of each
+ * interval between them, and its extras. The periods' bounds are not stored: they are the
+ * periods containing the meter's newest reading (totals.ts moves them only on a newest one).
+ */
+export function encodeStored(meters: Iterable<StoredMeter>, scope: Pick<StoreScope, 'timezone' | 'tariffId'>): unknown {
+  const list = [...meters];
+  const perMeter = Math.max(1, Math.floor(STORED_READINGS / Math.max(1, list.length)));
+  const stored: StoredV3 = {
+    version: 3,
+    timezone: scope.timezone,
+    tariffId: scope.tariffId,
+    meters: list.map((m) => JSON.stringify(meterLine(m, perMeter))),
+  };
+  return stored;
+}
+
+type Sums = [energy: number, net: number, gross: number, unpricedEnergy: number, resets: number, intervals: number];
+/** One meter as stored: [gateway, topic, total's start, [day, week, month, total] sums, readings, interval costs, extras?]. */
+type MeterLine = [string | null, string | null, number | null, Array<Sums | null>, number[], number[], unknown?];
+
+const sumsOf = (b: Bucket | null): Sums | null => (b ? [b.energy, b.net, b.gross, b.unpricedEnergy, b.resets, b.intervals] : null);
+
+function meterLine(m: StoredMeter, readings: number): MeterLine {
+  const t = m.totals;
+  const from = Math.max(0, t.kept.length - readings);
+  // readings as [ts, value, Δts, value, …]: instants after the first as steps from the one before
+  const flat: number[] = [];
+  t.kept.slice(from).forEach(([ts, value], i, list) => flat.push(i === 0 ? ts : ts - list[i - 1][0], value));
+  const costs = t.costs.slice(from).flat();
+  const line: MeterLine = [m.gateway, m.topic, t.total?.from ?? null, [t.day, t.week, t.month, t.total].map(sumsOf), flat, costs];
+  if (m.extras !== undefined) line.push(m.extras);
+  return line;
+}
+
+function decodeV3(s: Partial<StoredV3>, scope: StoreScope): Restored {
+  const none = (problem: string): Restored => ({ meters: [], legacy: null, problem });
+  if (!Array.isArray(s.meters) || s.meters.length > scope.maxMeters) return none('stored totals are unreadable');
+  if (s.tariffId !== scope.tariffId) return none(`stored totals belong to tariff "${String(s.tariffId)}"`);
+  if (s.timezone !== scope.timezone) return none(`stored totals were counted in ${String(s.timezone)}`);
+  const meters: StoredMeter[] = [];
+  const seen = new Set<string>();
+  for (const text of s.meters) {
+    const meter = typeof text === 'string' ? readLine(text, scope) : null;
+    if (!meter || seen.has(meterKey(meter))) return none('stored totals are unreadable');
+    seen.add(meterKey(meter));
+    meters.push(meter);
+  }
+  return { meters, legacy: null, problem: null };
+}
+
+/** One stored meter back as totals (checked as totals.ts checks any stored state), or null. */
+function readLine(text: string, scope: StoreScope): StoredMeter | null {
+  let line: unknown;
+  try {
+    line = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(line) || line.length < 6 || line.length > 7) return null;
+  const [gatewayRaw, topicRaw, totalFrom, sums, flat, costs] = line as unknown[];
+  const gateway = nameOrNull(gatewayRaw);
+  const topic = nameOrNull(topicRaw);
+  const numbers = (x: unknown, width: number): x is number[] =>
+    Array.isArray(x) && x.length % width === 0 && x.every((n) => typeof n === 'number' && Number.isFinite(n));
+  if (gateway === undefined || topic === undefined || !numbers(flat, 2) || !numbers(costs, 5)) return null;
+  if (!Array.isArray(sums) || sums.length !== 4 || !sums.every((b) => b === null || (numbers(b, 6) && b.length === 6))) return null;
+  const kept: Array<[number, number]> = [];
+  for (let i = 0; i < flat.length; i += 2) kept.push([i === 0 ? flat[i] : kept[kept.length - 1][0] + flat[i], flat[i + 1]]);
+  const rows: TotalsState['costs'] = [];
+  for (let i = 0; i < costs.length; i += 5) rows.push(costs.slice(i, i + 5) as TotalsState['costs'][number]);
+  const newest = kept.length ? kept[kept.length - 1][0] : null;
+  const bucket = (b: Sums | null, bounds: { from: number; to: number | null } | null): Bucket | null =>
+    b && bounds
+      ? { from: bounds.from, to: bounds.to, energy: b[0], net: b[1], gross: b[2], unpricedEnergy: b[3], resets: b[4], intervals: b[5] }
+      : null;
+  const period = (k: number) => (newest === null ? null : bucket(sums[k] as Sums | null, periodBounds(PERIODS[k], newest, scope.timezone)));
+  const state = {
+    version: 1,
+    timezone: scope.timezone,
+    tariffId: scope.tariffId,
+    kept,
+    costs: rows,
+    day: period(0),
+    week: period(1),
+    month: period(2),
+    total: bucket(sums[3] as Sums | null, typeof totalFrom === 'number' ? { from: totalFrom, to: null } : null),
+  };
+  const restored = restoreTotals(state, scope.timezone, scope.tariffId);
+  if (restored.problem) return null;
+  return { gateway, topic, totals: restored.state, ...(line.length === 7 ? { extras: line[6] } : {}) };
+}
+
+/**
+ * Hands the totals to the store at most once every `everyMs` (the first change at once),
+ * and at once when asked (a reset, the node closing). A failed save is said once until
+ * one works again.
+ */
+export class ThrottledSave {
+  private dirty = false;
+  private readonly timer = new LongTimer();
+  private lastSave = -Infinity;
+  private closed = false;
+  private failing = false;
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly save: () => Promise<void>,
+    private readonly everyMs: number,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  /** Something changed: saved within everyMs of the last save. */
+  changed(): void {
+    if (this.closed) return;
+    this.dirty = true;
+    if (this.timer.armed) return;
+    this.timer.arm(this.lastSave + this.everyMs, () => void this.now());
+  }
+
+  /** Saves now if anything changed since the last save; resolves once it is in the store. */
+  now(): Promise<void> {
+    this.timer.cancel();
+    if (!this.dirty) return this.running;
+    this.dirty = false;
+    this.lastSave = Date.now();
+    this.running = this.running.then(() =>
+      this.save().then(
+        () => void (this.failing = false),
+        (err: Error) => {
+          this.dirty = true; // tried again with the next change or on close
+          if (!this.failing) this.warn(`running totals could not be saved: ${err?.message ?? String(err)}`);
+          this.failing = true;
+        },
+      ),
+    );
+    return this.running;
+  }
+
+  /** The last save (the node is closing); nothing is saved after it. */
+  close(): Promise<void> {
+    this.closed = true; // before the save: a reading handled meanwhile arms no timer
+    return this.now();
+  }
+}
+
+/** A stored meter name: a string, or null for the default; undefined when it is neither. */
+function nameOrNull(x: unknown): string | null | undefined {
+  if (x === null) return null;
+  return typeof x === 'string' && x !== '' ? x : undefined;
+}

@@ -1,0 +1,160 @@
+// easy-plan's promises, free of timers and Node-RED: what has run, what each request is
+// still owed, and the next plan for what is owed. Three kinds of request share one
+// schedule of pieces (each piece one price, tagged with the request it serves):
+// - the configured plan: `requested` run time in its window (daily or rolling);
+// - a one-off from a message (msg.duration/from/until): its run time in its own span,
+//   counted from when it was asked (a past run never counts against it); its plan takes
+//   over its span, and the configured plan runs what it still owes after that span;
+// - a boost: on from now for its run time, then back to the plans.
+// Run time counts for every request whose span it lies in, whatever started it, so the
+// configured plan never repeats its duration after a one-off or a boost in its window.
+// Re-planning keeps the past, lets a running block run at least its minimum (in one-block
+// mode to its end), and plans only what is still owed, from then on.
+
+import { hours as hoursText, PlanResult } from '../../engine/plan/plan';
+import type { Cycle, OneOff } from './plan-settings';
+
+export type Owner = 'plan' | 'once' | 'boost';
+
+export interface LedgerPiece {
+  from: number;
+  to: number;
+  /** Net price per kWh; null where no rule prices (a boost may run there). */
+  price: number | null;
+  owner: Owner;
+}
+
+export interface Ledger {
+  /** The configured plan's current window. */
+  cycle: Cycle;
+  /** 'cancel' was asked: the configured plan owes nothing more in this window. */
+  cancelled: boolean;
+  once: OneOff | null;
+  boost: { from: number; to: number } | null;
+  /** Sorted, never overlapping. */
+  pieces: LedgerPiece[];
+}
+
+export interface Planner {
+  /** The plan for `duration` (> 0, at most to − from) in [from, to): in one block, or in blocks of at least `minBlock`. */
+  plan(from: number, to: number, duration: number, block: { contiguous: boolean; minBlock: number }): PlanResult;
+  /** The priced pieces of [from, to), for a boost (which runs whatever the price). */
+  priced(from: number, to: number): Array<{ from: number; to: number; price: number | null }>;
+}
+
+export interface ReplanOptions {
+  contiguous: boolean;
+  minBlockMs: number;
+}
+
+export interface Replanned {
+  ledger: Ledger;
+  /** The fresh plan of the request shown (the one-off while it lasts, else the configured plan); null when nothing was planned. */
+  result: PlanResult | null;
+  /** Why less than owed is planned, for each request short of it; null when none is. */
+  shortfall: string | null;
+}
+
+/** Run time of `pieces` inside [a, b). */
+export function timeIn(pieces: ReadonlyArray<{ from: number; to: number }>, a: number, b: number): number {
+  let sum = 0;
+  for (const p of pieces) sum += Math.max(0, Math.min(b, p.to) - Math.max(a, p.from));
+  return sum;
+}
+
+const clipTo = (pieces: LedgerPiece[], a: number, b: number): LedgerPiece[] =>
+  pieces.filter((p) => p.to > a && p.from < b).map((p) => ({ ...p, from: Math.max(a, p.from), to: Math.min(b, p.to) }));
+
+/** The piece running at `now` and the block it belongs to (touching pieces of the same request). */
+export function runningBlock(pieces: LedgerPiece[], now: number): { owner: Owner; from: number; to: number } | null {
+  const i = pieces.findIndex((p) => p.from <= now && now < p.to);
+  if (i < 0) return null;
+  const owner = pieces[i].owner;
+  let first = i;
+  while (first > 0 && pieces[first - 1].to === pieces[first].from && pieces[first - 1].owner === owner) first--;
+  let last = i;
+  while (last + 1 < pieces.length && pieces[last + 1].from === pieces[last].to && pieces[last + 1].owner === owner) last++;
+  return { owner, from: pieces[first].from, to: pieces[last].to };
+}
+
+/**
+ * Plans again at `now`: keeps what has run, commits the running block for as long as it
+ * must still run, and plans what each request is still owed from then on.
+ */
+export function replanLedger(ledger: Ledger, now: number, planner: Planner, opts: ReplanOptions): Replanned {
+  const { cycle } = ledger;
+  const once = ledger.once && ledger.once.to > now ? ledger.once : null;
+  const boost = ledger.boost && ledger.boost.to > now ? ledger.boost : null;
+  const past = clipTo(ledger.pieces, -Infinity, now);
+  // a running block runs at least its minimum, and in one-block mode to its end
+  let committedTo = now;
+  const running = runningBlock(ledger.pieces, now);
+  if (running && running.owner !== 'boost') {
+    if (opts.contiguous) committedTo = running.to;
+    else if (opts.minBlockMs > 0) committedTo = Math.min(running.to, Math.max(now, running.from + opts.minBlockMs));
+  }
+  const boostPieces: LedgerPiece[] = boost
+    ? planner.priced(Math.max(now, boost.from), boost.to).map((p) => ({ ...p, owner: 'boost' as const }))
+    : [];
+  const freeFrom = Math.max(committedTo, boost ? boost.to : now);
+  const committed = clipTo(ledger.pieces, Math.max(now, boost ? boost.to : now), committedTo);
+  let scheduled = sortPieces([...past, ...boostPieces, ...committed]);
+  const shortfalls: string[] = [];
+  let shown: PlanResult | null = null;
+
+  /** Plans `owed` for `owner` in [from, to); keeps a begun one-block plan as it was. */
+  const planFor = (owner: Owner, spanFrom: number, from: number, to: number, owed: number, what: string): PlanResult | null => {
+    const begun = timeIn(
+      past.filter((p) => p.owner === owner),
+      spanFrom,
+      to,
+    );
+    if (opts.contiguous && begun > 0) {
+      // one block already begun is not planned again: it runs to its end
+      scheduled = sortPieces([...scheduled, ...clipTo(ledger.pieces, freeFrom, to).filter((p) => p.owner === owner)]);
+      return null;
+    }
+    if (owed <= 0) return null;
+    const room = Math.max(0, to - from);
+    const fits = Math.min(owed, room);
+    if (fits < owed) {
+      shortfalls.push(
+        from <= spanFrom
+          ? `${what}: the window (${hoursText(room)}) is shorter than the run time (${hoursText(owed)}): all of it is planned`
+          : `${what}: only ${hoursText(room)} of the window is left for ${hoursText(owed)}`,
+      );
+    }
+    if (fits <= 0) return null;
+    // what is left to run after a running block, shorter than the minimum, continues that block
+    const continues = running !== null && running.owner === owner && committedTo === from && fits < opts.minBlockMs;
+    // a rest no longer than the minimum block is one block of the rest
+    const oneBlock = opts.contiguous || (opts.minBlockMs > 0 && fits <= opts.minBlockMs);
+    const result = continues
+      ? planner.plan(from, from + fits, fits, { contiguous: false, minBlock: 0 })
+      : planner.plan(from, to, fits, { contiguous: oneBlock, minBlock: oneBlock ? 0 : opts.minBlockMs });
+    if (result.shortfall) shortfalls.push(`${what}: ${result.shortfall}`);
+    scheduled = sortPieces([...scheduled, ...result.pieces.map((p) => ({ from: p.from, to: p.to, price: p.price, owner }))]);
+    return result;
+  };
+
+  if (once) {
+    const owed = once.requested - timeIn(scheduled, once.from, once.to);
+    shown = planFor('once', once.from, Math.max(freeFrom, once.from), once.to, owed, 'this message');
+  }
+  // the configured plan owes its run time less all run time in its window, and plans after a one-off's span
+  const planFrom = Math.max(freeFrom, cycle.from, once ? once.to : -Infinity);
+  if (!ledger.cancelled && planFrom < cycle.to) {
+    const owed = cycle.requested - timeIn(scheduled, cycle.from, cycle.to);
+    const result = planFor('plan', cycle.from, planFrom, cycle.to, owed, 'the configured plan');
+    if (!once) shown = result;
+  }
+  return {
+    ledger: { ...ledger, once, boost, pieces: scheduled },
+    result: shown,
+    shortfall: shortfalls.length ? shortfalls.join('; ') : null,
+  };
+}
+
+function sortPieces(pieces: LedgerPiece[]): LedgerPiece[] {
+  return pieces.filter((p) => p.to > p.from).sort((a, b) => a.from - b.from);
+}

@@ -1,0 +1,200 @@
+// What easy-plan sends: the values of output 1 (on, off, outside the window, as the user
+// configured them) and output 2's plan message, in the package's message conventions:
+// times as ISO 8601 UTC strings with `…Ms` epoch numbers beside them, amounts rounded by
+// roundAmount, run times in ms.
+import type { PlanResult } from '../../engine/plan/plan';
+import { roundAmount, roundAmountOrNull } from '../../engine/common/format';
+import { HOUR_MS, localIsoText, toLocalMs, zoneInfo } from '../../engine/time/time';
+import type { LedgerPiece } from './plan-ledger';
+
+/** What output 1 says: in a slot, in the window outside any slot, or outside the window. */
+export type OutputState = 'on' | 'off' | 'outside';
+
+export interface OutputValues {
+  on: unknown;
+  off: unknown;
+  outside: unknown;
+}
+
+/** A value typed in the dialog (a typedInput's value and type), or an Error naming the field. */
+function typedValue(value: unknown, type: unknown, what: string): unknown {
+  const text = typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
+  switch (type) {
+    case 'bool':
+      if (value === true || value === false) return value;
+      if (text === 'true' || text === 'false') return text === 'true';
+      throw new Error(`${what} must be true or false, got ${JSON.stringify(value)}`);
+    case 'num': {
+      const n = text.trim() === '' ? NaN : Number(text);
+      if (!Number.isFinite(n)) throw new Error(`${what} must be a number, got ${JSON.stringify(value)}`);
+      return n;
+    }
+    case 'str':
+      return text;
+    case 'json':
+      try {
+        return JSON.parse(text);
+      } catch (err) {
+        // the reason is in the message; the target's lib has no Error cause
+        // eslint-disable-next-line preserve-caught-error
+        throw new Error(`${what} is not valid JSON: ${(err as Error).message}`);
+      }
+    default:
+      throw new Error(`${what} has an unknown type ${JSON.stringify(type)} (bool, num, str or json)`);
+  }
+}
+
+/** The configured output values; a node saved before they existed sends true and false. */
+export function outputValues(config: Record<string, unknown>): OutputValues {
+  const on = config.onType === undefined ? true : typedValue(config.onValue, config.onType, 'the on value');
+  const off = config.offType === undefined ? false : typedValue(config.offValue, config.offType, 'the off value');
+  const outside =
+    config.outsideType === undefined || config.outsideType === 'off'
+      ? off
+      : typedValue(config.outsideValue, config.outsideType, 'the value outside the window');
+  return { on, off, outside };
+}
+
+/** Resend the current state every this many minutes (0: never); whole minutes up to a day. */
+export function resendMs(config: Record<string, unknown>): number {
+  const raw = config.resendMinutes;
+  if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) return 0;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 1440) {
+    throw new Error(`resend every must be whole minutes from 0 (never) to 1440, got ${JSON.stringify(raw)}`);
+  }
+  return n * 60_000;
+}
+
+export interface SpanPayload {
+  from: string;
+  fromMs: number;
+  to: string;
+  toMs: number;
+  fromLocal: string;
+  toLocal: string;
+}
+
+export interface PlanSlotPayload extends SpanPayload {
+  /** Net price per kWh, averaged over the slot; null where no rule prices (a boost may run there). */
+  price: number | null;
+  /** What the slot serves: the configured plan, a message's one-off plan, or a boost. */
+  request: 'plan' | 'once' | 'boost';
+}
+
+/** What made this plan: deploy, tariffs (fetched or a sensor changed), message (a one-off, boost, cancel or 'plan'), window (a new window began). */
+export type PlanCause = 'deploy' | 'tariffs' | 'message' | 'window';
+
+export interface PlanPayload {
+  tariffId: string;
+  timezone: string;
+  currency: string | null;
+  /** cheapest or dearest: the slots are when the load runs; save: when it is switched off. */
+  strategy: 'cheapest' | 'dearest' | 'save';
+  /** What this plan is for: the configured plan's window, or a message's one-off span. */
+  request: 'plan' | 'once';
+  window: SpanPayload;
+  /** Run time in ms: asked for in the window, and planned there (what has run included). */
+  requested: number;
+  planned: number;
+  slots: PlanSlotPayload[];
+  averagePrice: number | null;
+  costPerKw: { net: number; gross: number };
+  /** The rest of the run time started when this plan was made, in one block, and the saving against it (per kW). */
+  comparedToNow: (SpanPayload & { net: number; gross: number; saving: number; savingGross: number }) | null;
+  /** Why less than asked for is planned; null when all of it is. */
+  shortfall: string | null;
+  cause: PlanCause;
+  madeAt: string;
+  madeAtMs: number;
+}
+
+export const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** ISO text on the zone's wall clock with its offset: 2026-03-29T04:30:00+01:00. */
+export function localIso(ms: number, timezone: string): string {
+  const zone = zoneInfo(timezone);
+  const offsetMin = Math.round((toLocalMs(zone, ms) - ms) / 60_000);
+  const sign = offsetMin < 0 ? '-' : '+';
+  const abs = Math.abs(offsetMin);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${localIsoText(zone, ms).slice(0, 19)}${sign}${two(Math.floor(abs / 60))}:${two(abs % 60)}`;
+}
+
+export function spanPayload(from: number, to: number, timezone: string): SpanPayload {
+  return { from: iso(from), fromMs: from, to: iso(to), toMs: to, fromLocal: localIso(from, timezone), toLocal: localIso(to, timezone) };
+}
+
+/** Touching pieces of one request become one slot, priced by their time-weighted average. */
+export function slotsOf(pieces: LedgerPiece[]): Array<{ from: number; to: number; price: number | null; owner: LedgerPiece['owner'] }> {
+  const out: Array<{ from: number; to: number; priceMs: number | null; owner: LedgerPiece['owner'] }> = [];
+  for (const p of pieces) {
+    const last = out[out.length - 1];
+    const priceMs = p.price === null ? null : p.price * (p.to - p.from);
+    if (last && last.to === p.from && last.owner === p.owner) {
+      last.to = p.to;
+      last.priceMs = last.priceMs === null || priceMs === null ? null : last.priceMs + priceMs;
+    } else {
+      out.push({ from: p.from, to: p.to, priceMs, owner: p.owner });
+    }
+  }
+  return out.map((s) => ({ from: s.from, to: s.to, price: s.priceMs === null ? null : s.priceMs / (s.to - s.from), owner: s.owner }));
+}
+
+export interface PayloadInputs {
+  tariffId: string;
+  timezone: string;
+  currency: string | null;
+  vat: number;
+  strategy: PlanPayload['strategy'];
+  request: 'plan' | 'once';
+  span: { from: number; to: number; requested: number };
+  pieces: LedgerPiece[];
+  result: PlanResult | null;
+  shortfall: string | null;
+  cause: PlanCause;
+  now: number;
+}
+
+/** Output 2's message: the slots kept, what the shown request asked for and has planned, its cost per kW. */
+export function planPayload(x: PayloadInputs): PlanPayload {
+  const inSpan = x.pieces
+    .filter((p) => p.to > x.span.from && p.from < x.span.to)
+    .map((p) => ({ ...p, from: Math.max(p.from, x.span.from), to: Math.min(p.to, x.span.to) }));
+  const planned = inSpan.reduce((sum, p) => sum + (p.to - p.from), 0);
+  const priced = inSpan.filter((p) => p.price !== null);
+  const pricedMs = priced.reduce((sum, p) => sum + (p.to - p.from), 0);
+  const net = priced.reduce((sum, p) => sum + p.price! * ((p.to - p.from) / HOUR_MS), 0);
+  const c = x.result?.comparedToNow ?? null;
+  const gross = (v: number) => v * (1 + x.vat / 100);
+  return {
+    tariffId: x.tariffId,
+    timezone: x.timezone,
+    currency: x.currency,
+    strategy: x.strategy,
+    request: x.request,
+    window: spanPayload(x.span.from, x.span.to, x.timezone),
+    requested: x.span.requested,
+    planned,
+    slots: slotsOf(x.pieces).map((s) => ({
+      ...spanPayload(s.from, s.to, x.timezone),
+      price: roundAmountOrNull(s.price),
+      request: s.owner,
+    })),
+    averagePrice: roundAmountOrNull(pricedMs > 0 ? net / (pricedMs / HOUR_MS) : null),
+    costPerKw: { net: roundAmount(net), gross: roundAmount(gross(net)) },
+    comparedToNow: c
+      ? {
+          ...spanPayload(c.from, c.to, x.timezone),
+          net: roundAmount(c.net),
+          gross: roundAmount(c.gross),
+          saving: roundAmount(c.saving),
+          savingGross: roundAmount(c.savingGross),
+        }
+      : null,
+    shortfall: x.shortfall,
+    cause: x.cause,
+    madeAt: iso(x.now),
+    madeAtMs: x.now,
+  };
+}

@@ -1,0 +1,288 @@
+// What an easy-plan node does, free of Node-RED: keep the ledger of promises (lib
+// plan-ledger) planned against the tariff, switch output 1 at the exact instants its
+// slots start and end and where its window begins and ends (one LongTimer), plan again
+// when the tariffs or a sensor the rules read change, and keep the ledger and the
+// override in the context store so that a restart carries on where it was.
+
+import type { AccountHub } from '../account/hub';
+import { LongTimer } from '../../engine/time/long-timer';
+import { shortText } from '../../engine/common/format';
+import { configuredCycle, oneOffSpan, PlanSettings } from './plan-settings';
+import { Ledger, replanLedger, Replanned } from './plan-ledger';
+import { enginePlanner } from './plan-planner';
+import { replanSaving } from './plan-saving';
+import { OutputState, OutputValues, PlanCause, PlanPayload } from './plan-output';
+import { Override, PlanStore, readOverride, readStoredPlan } from './plan-store';
+import { PlanKeeper } from './plan-keeper';
+import { cycleOver, ledgerAt, nextEvent, nothingLeft, stateAt } from './plan-cycle';
+import { ledgerPayload, PlanSender } from './plan-sender';
+import { planStatus } from './plan-status';
+import { TariffWatch } from '../tariff/tariff-watch';
+import type { WatchStatus } from '../tariff/watch-status';
+
+export type { PlanStore } from './plan-store';
+
+export interface PlanWatchOptions {
+  hub: AccountHub;
+  tariffId: string;
+  refreshMinutes: number;
+  settings: PlanSettings;
+  outputs: OutputValues;
+  /** Send the current value again every this many ms; 0: only on change and on request. */
+  resendMs: number;
+  store: PlanStore;
+  overrideStore: PlanStore;
+  now?: () => number;
+  /** Output 1: the value to send, the state it stands for, and whether the override set it. */
+  onOutput(value: unknown, state: OutputState, override: Override): void;
+  onPlan(payload: PlanPayload): void;
+  onStatus(status: WatchStatus): void;
+  /** A problem to report (Catch): tariffs, a failed plan, a store that fails. Once per new problem. */
+  onProblem(message: string): void;
+}
+
+export type PlanMessage = { duration?: unknown; from?: unknown; until?: unknown };
+
+export class PlanWatch {
+  private readonly now: () => number;
+  private readonly key: string;
+  private readonly timer = new LongTimer();
+  private readonly resendTimer = new LongTimer();
+  private readonly watch: TariffWatch;
+  private readonly sender: PlanSender;
+  private readonly keeper: PlanKeeper;
+  private ledger: Ledger | null = null;
+  private currency: string | null = null;
+  private vat = 0;
+  private override: Override = 'auto';
+  private problem: string | null = null;
+  private noPlan: string | null = null;
+  private started = false;
+  private closed = false;
+
+  constructor(private readonly opts: PlanWatchOptions) {
+    this.now = opts.now ?? Date.now;
+    this.key = JSON.stringify(['ledger', opts.tariffId, opts.settings]);
+    this.sender = new PlanSender(opts);
+    this.keeper = new PlanKeeper(opts.store, opts.overrideStore, (message) => this.tell(message));
+    this.watch = new TariffWatch({
+      hub: opts.hub,
+      tariffId: opts.tariffId,
+      refreshMinutes: opts.refreshMinutes,
+      now: this.now,
+      onPrice: () => undefined,
+      onStatus: () => undefined,
+      onProblem: (message) => this.tell(message),
+      onInputs: () => this.replan(this.started ? 'tariffs' : 'deploy'),
+    });
+  }
+
+  /** Restores the stored plan and override (and sends the state at once), then follows the tariffs. */
+  async start(): Promise<void> {
+    const [stored, override] = await this.keeper.load();
+    if (this.closed) return;
+    this.override = readOverride(override);
+    const restored = readStoredPlan(stored, this.key, this.now());
+    if (restored) {
+      this.ledger = restored.ledger;
+      this.currency = restored.currency;
+      this.vat = restored.vat;
+      this.started = true;
+      this.advance();
+    } else {
+      this.opts.onStatus({ fill: 'grey', shape: 'ring', text: 'waiting for the tariffs…' });
+    }
+    this.armResend();
+    this.watch.start();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.timer.cancel();
+    this.resendTimer.cancel();
+    this.watch.close();
+  }
+
+  /** Plans now: the configured window again (after a cancel, afresh), or a message's one-off. Throws on bad input. */
+  planNow(msg: PlanMessage | null): void {
+    const now = this.now();
+    const ledger = this.currentLedger(now);
+    if (!msg) {
+      // after a cancel, 'plan' is a new request: the window's configured run time afresh from now
+      this.replanOrThrow(
+        'message',
+        now,
+        ledger.cancelled ? { ...ledger, cancelled: false, cycle: this.freshCycle(now), pieces: [] } : ledger,
+      );
+      return;
+    }
+    this.refuseInSaveMode('msg.duration, msg.from and msg.until');
+    const once = oneOffSpan(msg, this.opts.settings, now, this.opts.hub.timezone);
+    this.replanOrThrow('message', now, { ...ledger, once });
+  }
+
+  /** On from now for `duration` ms, then back to the plans; 0 ends a boost. */
+  boost(duration: number): void {
+    this.refuseInSaveMode('a boost');
+    const now = this.now();
+    const ledger = this.currentLedger(now);
+    this.replanOrThrow('message', now, { ...ledger, boost: duration > 0 ? { from: now, to: now + duration } : null });
+  }
+
+  /** Switches off: drops the one-off, the boost and what the configured plan still owed in this window. */
+  cancel(): void {
+    const now = this.now();
+    const ledger = this.currentLedger(now);
+    const past = ledger.pieces.filter((p) => p.from < now).map((p) => ({ ...p, to: Math.min(p.to, now) }));
+    this.ledger = { ...ledger, cancelled: true, once: null, boost: null, pieces: past };
+    this.noPlan = 'cancelled';
+    this.sendPlan('message', null, null, now);
+  }
+
+  /** auto follows the plan; on and off hold output 1 there until auto (kept across restarts). */
+  setOverride(mode: Override): void {
+    this.override = mode;
+    this.keeper.saveOverride(mode);
+    this.sender.forgetOutput(); // an override is answered with the value it makes, even when unchanged
+    this.advance();
+  }
+
+  /** Sends the current value again (output 1), changed or not. */
+  resend(): void {
+    if (!this.sender.hasSent) throw new Error('nothing to resend yet: the node is still waiting for its first plan');
+    this.sender.forgetOutput();
+    this.advance();
+  }
+
+  setSensor(gatewayId: string | undefined, sensorId: string, value: number): boolean {
+    return this.watch.setSensor(gatewayId, sensorId, value);
+  }
+
+  // -------------------------------------------------------------------------------------
+
+  private freshCycle(now: number) {
+    return configuredCycle(this.opts.settings, now, this.opts.hub.timezone);
+  }
+
+  /** The ledger at `now`: a new window once the current one is over (its history pruned). */
+  private currentLedger(now: number): Ledger {
+    return ledgerAt(this.ledger, this.opts.settings, now, this.opts.hub.timezone);
+  }
+
+  /** From hub callbacks and timers: an error is told, never thrown. */
+  private replan(cause: PlanCause): void {
+    if (this.closed) return;
+    try {
+      const now = this.now();
+      const over = this.ledger !== null && cycleOver(this.ledger, this.opts.settings, now);
+      const ledger = this.currentLedger(now);
+      // the new window is taken before pricing, which may fail: a failure must not find the old one over again
+      this.ledger = ledger;
+      this.replanOrThrow(over && cause === 'tariffs' ? 'window' : cause, now, ledger);
+    } catch (err) {
+      this.failed(err as Error);
+    }
+  }
+
+  /** Plans `ledger` at `now` and adopts it; throws (changing nothing) when it cannot be planned. */
+  private replanOrThrow(cause: PlanCause, now: number, ledger: Ledger): void {
+    this.started = true;
+    const { tariff, options } = this.watch.pricingInputs();
+    const settings = this.opts.settings;
+    const planned =
+      settings.strategy === 'save'
+        ? replanSaving(ledger, now, tariff, options, settings)
+        : replanLedger(ledger, now, enginePlanner(tariff, options, settings), settings);
+    this.ledger = planned.ledger;
+    this.currency = tariff.currency;
+    this.vat = tariff.vat;
+    const future = planned.ledger.pieces.some((p) => p.to > now);
+    this.noPlan = future ? null : (planned.shortfall ?? nothingLeft(planned.ledger));
+    if (cause === 'message') this.sender.forgetPlan();
+    this.sendPlan(cause, planned, planned.shortfall, now);
+    this.problem = null;
+  }
+
+  private sendPlan(cause: PlanCause, planned: Replanned | null, shortfall: string | null, now: number): void {
+    const payload = ledgerPayload({
+      tariffId: this.opts.tariffId,
+      timezone: this.opts.hub.timezone,
+      currency: this.currency,
+      vat: this.vat,
+      settings: this.opts.settings,
+      ledger: this.ledger!,
+      result: planned?.result ?? null,
+      shortfall,
+      cause,
+      now,
+    });
+    this.sender.plan(payload);
+    this.advance();
+  }
+
+  /** Sends the state when it changed (or was never sent), saves, and arms the timer for the next change. */
+  private advance(): void {
+    if (this.closed) return;
+    const now = this.now();
+    if (this.ledger && this.started && cycleOver(this.ledger, this.opts.settings, now)) {
+      this.replan('window');
+      return;
+    }
+    const state = this.override === 'auto' ? stateAt(this.ledger, this.opts.settings, now) : this.override;
+    this.sender.output(state, this.override);
+    this.save();
+    const next = nextEvent(this.ledger, this.opts.settings, now);
+    if (next === null) this.timer.cancel();
+    else this.timer.arm(next, () => this.advance(), this.now);
+    this.opts.onStatus(this.status(now));
+  }
+
+  private refuseInSaveMode(what: string): void {
+    if (this.opts.settings.strategy === 'save') {
+      throw new Error(`${what} plan a run time: not in "switch off to save" mode (use "on", "off" and "auto")`);
+    }
+  }
+
+  private armResend(): void {
+    if (this.opts.resendMs <= 0 || this.closed) return;
+    this.resendTimer.arm(
+      this.now() + this.opts.resendMs,
+      () => {
+        if (this.sender.hasSent) this.resend();
+        this.armResend();
+      },
+      this.now,
+    );
+  }
+
+  private failed(err: Error): void {
+    const message = `no plan: ${err.message}`;
+    this.noPlan = err.message;
+    if (this.sender.hasSent) this.advance();
+    else this.opts.onStatus({ fill: 'red', shape: 'ring', text: shortText(message, 60) });
+    // a missing tariff has just been told by the tariff watch in the same words
+    if (this.problem !== err.message) this.tell(message);
+  }
+
+  private tell(message: string): void {
+    if (message === this.problem) return;
+    this.problem = message;
+    this.opts.onProblem(message);
+  }
+
+  private status(now: number): WatchStatus {
+    return planStatus({
+      pieces: this.ledger?.pieces ?? [],
+      strategy: this.opts.settings.strategy,
+      override: this.override,
+      noPlan: this.noPlan,
+      now,
+      timezone: this.opts.hub.timezone,
+    });
+  }
+
+  private save(): void {
+    if (!this.ledger) return;
+    this.keeper.savePlan({ key: this.key, ledger: this.ledger, currency: this.currency, vat: this.vat });
+  }
+}

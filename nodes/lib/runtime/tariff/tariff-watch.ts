@@ -1,0 +1,300 @@
+// What an easy-tariff node does, free of Node-RED: follow one tariff through the account
+// hub, price it now, and price it again exactly when the price changes (a timer at
+// nextPriceChange, never a polling tick) or when a sensor its rules read changes. The
+// payload it sends is price-payload's, its status watch-status's, and the sensor values
+// it prices with are RuleSensors'.
+
+import type { AccountHub, HubStore, SensorSnapshot, TariffSnapshot } from '../account/hub';
+import { LongTimer } from '../../engine/time/long-timer';
+import { nextPriceChange, priceAt, PriceResult, schedule, SensorValues } from '../../engine/tariff/price';
+import { SensorRef, sensorsUsedBy, Tariff } from '../../engine/tariff/tariff';
+import { roundAmountOrNull } from '../../engine/common/format';
+import { SensorFollower } from './sensor-follower';
+import { tariffById, whyNoTariff } from '../common/tariff-lookup';
+import { DAY_MS, HOUR_MS } from '../../engine/time/time';
+import { iso, noPrice, PricePayload, priceReason, pricePayload } from './price-payload';
+import { RuleSensors } from './rule-sensors';
+import { FirstPriceHold } from './first-price-hold';
+import { watchStatus, WatchStatus } from './watch-status';
+
+export interface TariffWatchOptions {
+  hub: AccountHub;
+  tariffId: string;
+  refreshMinutes: number;
+  /** How often the gateways named by sensor rules are polled. */
+  sensorPollSec?: number;
+  now?: () => number;
+  onPrice(payload: PricePayload): void;
+  onStatus(status: WatchStatus): void;
+  /** A new problem (fetch failed, tariff missing or invalid, sensor poll failed), once per change. */
+  onProblem(message: string, payload: PricePayload): void;
+  /** The tariffs were fetched again or a sensor the rules read changed (for planners). */
+  onInputs?(): void;
+  /** Where the last known values of the rules' sensors are kept across restarts. */
+  sensorStore?: HubStore;
+}
+
+export interface ScheduleAnswer {
+  tariffId: string;
+  tariffName: string;
+  currency: string;
+  vat: number;
+  timezone: string;
+  segments: Array<{ from: string; to: string; fromMs: number; toMs: number; price: number | null; ruleIndex: number | null }>;
+}
+
+export const DEFAULT_SENSOR_POLL_SEC = 60;
+/** How far back validFrom is looked for; older starts are reported as null. */
+const LOOK_BACK_MS = 8 * DAY_MS;
+const LATE_TOLERANCE_MS = 1000;
+
+export class TariffWatch {
+  private readonly hub: AccountHub;
+  private readonly tariffId: string;
+  private readonly now: () => number;
+  private snapshot: TariffSnapshot | null = null;
+  private readonly timer = new LongTimer();
+  private unwatchTariffs: (() => void) | null = null;
+  private readonly sensors: SensorFollower;
+  private readonly gatewayErrors = new Map<string, Error | null>();
+  private readonly ruleSensors = new RuleSensors();
+  private emitted: { key: string; stale: boolean; validFrom: number | null } | null = null;
+  /** Before the first price: a price that a poll or the kept values may change a moment later is not sent. */
+  private readonly firstPrice: FirstPriceHold;
+  private reported: string | null = null;
+  private closed = false;
+
+  constructor(private readonly opts: TariffWatchOptions) {
+    this.hub = opts.hub;
+    this.tariffId = opts.tariffId;
+    this.now = opts.now ?? Date.now;
+    this.sensors = new SensorFollower(opts.hub, opts.sensorPollSec ?? DEFAULT_SENSOR_POLL_SEC, (s) => this.onSensors(s));
+    this.firstPrice = new FirstPriceHold(
+      () => this.hub.firstAnswerWaitMs,
+      this.now,
+      () => this.evaluate(this.now()),
+    );
+  }
+
+  start(): void {
+    this.loadKept();
+    this.unwatchTariffs = this.hub.watchTariffs(this.opts.refreshMinutes, (s) => {
+      this.snapshot = s;
+      this.followSensors();
+      this.evaluate(this.now());
+      this.opts.onInputs?.();
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    this.timer.cancel();
+    this.firstPrice.cancel();
+    this.unwatchTariffs?.();
+    this.sensors.close();
+  }
+
+  /**
+   * A sensor value from a message. Returns false (and changes nothing) when the tariff's
+   * rules do not read that sensor; before the tariff is known every value is kept.
+   */
+  setSensor(gatewayId: string | undefined, sensorId: string, value: number): boolean {
+    const tariff = this.tariff();
+    if (tariff) {
+      const used = sensorsUsedBy(tariff).some((r) => r.sensorId === sensorId && (gatewayId === undefined || r.gatewayId === gatewayId));
+      if (!used) return false;
+    }
+    this.ruleSensors.set(gatewayId, sensorId, value);
+    this.saveKept();
+    this.evaluate(this.now());
+    this.opts.onInputs?.();
+    return true;
+  }
+
+  /** The segments of the next `hours`, for charts and planning; throws when there is no tariff. */
+  schedule(hours = 24): ScheduleAnswer {
+    const { tariff, options } = this.pricingInputs();
+    const from = this.now();
+    const segments = schedule(tariff, from, from + hours * HOUR_MS, options);
+    return {
+      tariffId: tariff.id,
+      tariffName: tariff.name,
+      currency: tariff.currency,
+      vat: tariff.vat,
+      timezone: this.hub.timezone,
+      segments: segments.map((s) => ({
+        from: iso(s.from),
+        to: iso(s.to),
+        fromMs: s.from,
+        toMs: s.to,
+        price: roundAmountOrNull(s.price),
+        ruleIndex: s.ruleIndex,
+      })),
+    };
+  }
+
+  /** The tariff and the price options (zone, known sensor values) now; throws when there is no tariff. */
+  pricingInputs(): { tariff: Tariff; options: { timezone: string; sensors: SensorValues } } {
+    const tariff = this.tariff();
+    if (!tariff) throw new Error(this.snapshot ? whyNoTariff(this.snapshot, this.tariffId) : 'the tariffs have not been fetched yet');
+    return { tariff, options: this.priceOptions(tariff) };
+  }
+
+  // -------------------------------------------------------------------------------------
+
+  private tariff(): Tariff | undefined {
+    return this.snapshot ? tariffById(this.snapshot, this.tariffId) : undefined;
+  }
+
+  /**
+   * Runs from hub callbacks and timers, where a throw would be swallowed or crash the
+   * runtime; an unexpected error is told like any other problem instead.
+   */
+  private evaluate(at: number): void {
+    try {
+      this.reprice(at);
+    } catch (err) {
+      const message = `could not price tariff "${this.tariffId}": ${err instanceof Error ? err.message : String(err)}`;
+      this.opts.onStatus({ fill: 'red', shape: 'ring', text: 'pricing failed' });
+      this.opts.onProblem(message, noPrice(this.tariffId, message));
+    }
+  }
+
+  private reprice(at: number): void {
+    const snap = this.snapshot;
+    if (this.closed || !snap) return;
+    const tariff = this.tariff();
+    if (this.holdingFirstPrice(tariff, at)) return;
+    let result: PriceResult | null = null;
+    let next: { at: number } | null = null;
+    let reason: string | null;
+    let unknownSensors: SensorRef[] = [];
+    if (!tariff) {
+      reason = whyNoTariff(snap, this.tariffId);
+    } else {
+      const options = this.priceOptions(tariff);
+      result = priceAt(tariff, at, options);
+      next = nextPriceChange(tariff, at, options);
+      unknownSensors = result ? result.unknownSensors : this.ruleSensors.unknown(tariff);
+      reason = priceReason(result !== null, unknownSensors);
+    }
+
+    // Without a price the reason is what changes (tariff missing → rejected → no rule):
+    // each is news downstream, so it is part of the key.
+    const key = result ? `${result.price}|${result.gross}|${result.currency}` : `none|${reason}`;
+    const priceChanged = !this.emitted || this.emitted.key !== key;
+    // tariffs turning stale or fresh again is news too, for flows that act on fresh prices only
+    const changed = priceChanged || this.emitted!.stale !== snap.stale;
+    let validFrom: number | null;
+    if (!priceChanged) validFrom = this.emitted!.validFrom;
+    else if (this.emitted) validFrom = at;
+    else validFrom = tariff ? this.priceSince(tariff, at) : null;
+    this.emitted = { key, stale: snap.stale, validFrom };
+
+    const payload = pricePayload({ tariffId: this.tariffId, tariff, result, next, validFrom, unknownSensors, snap, reason });
+
+    if (next) {
+      const boundary = next.at;
+      // A timer a few ms late still prices (and dates) the boundary itself; one that
+      // slept through it (a suspended machine) prices now.
+      this.timer.arm(
+        boundary,
+        () => {
+          const now = this.now();
+          this.evaluate(now - boundary < LATE_TOLERANCE_MS ? boundary : now);
+        },
+        this.now,
+      );
+    } else {
+      this.timer.cancel();
+    }
+    this.opts.onStatus(watchStatus(payload, snap, at, this.hub.timezone));
+    if (changed) this.opts.onPrice(payload);
+    this.report(snap, tariff, payload);
+  }
+
+  private priceOptions(tariff: Tariff): { timezone: string; sensors: SensorValues } {
+    return { timezone: this.hub.timezone, sensors: this.ruleSensors.values(tariff) };
+  }
+
+  /** Where the current price began, looking back with today's sensor values. */
+  private priceSince(tariff: Tariff, at: number): number | null {
+    const segments = schedule(tariff, at - LOOK_BACK_MS, at + 1, this.priceOptions(tariff));
+    let k = segments.length - 1;
+    const current = segments[k].price;
+    while (k > 0 && segments[k - 1].price === current) k--;
+    return segments[k].from > at - LOOK_BACK_MS ? segments[k].from : null;
+  }
+
+  /** Tells each new problem once; a problem that goes away is forgotten, so it is told again if it comes back. */
+  private report(snap: TariffSnapshot, tariff: Tariff | undefined, payload: PricePayload): void {
+    let problem: string | null = null;
+    if (snap.error)
+      problem = tariff ? `tariffs could not be refreshed: ${snap.error.message} (pricing from the last good ones)` : payload.reason;
+    else if (!tariff) problem = payload.reason;
+    else {
+      const failed = [...this.gatewayErrors].find(([, e]) => e);
+      if (failed) problem = `sensors of gateway ${failed[0]} could not be read: ${failed[1]!.message}`;
+    }
+    if (problem !== null && problem !== this.reported) this.opts.onProblem(problem, payload);
+    this.reported = problem;
+  }
+
+  // -------------------------------------------------------------------------------------
+  // Sensors polled through the hub
+
+  /** Watches exactly the gateways the tariff's sensor rules name. */
+  private followSensors(): void {
+    const tariff = this.tariff();
+    // a gateway watched before the first price is awaited: its first poll may change that price
+    this.sensors.follow(tariff ? sensorsUsedBy(tariff) : [], (gatewayId) => {
+      if (!this.emitted) this.firstPrice.awaitPoll(gatewayId);
+    });
+    for (const gatewayId of [...this.gatewayErrors.keys()]) if (!this.sensors.watching(gatewayId)) this.gatewayErrors.delete(gatewayId);
+  }
+
+  /**
+   * Whether the first price waits: for the kept sensor values and for the first poll of
+   * each gateway the rules name, at most the request deadline from when the tariff came.
+   */
+  private holdingFirstPrice(tariff: Tariff | undefined, at: number): boolean {
+    if (this.emitted || !tariff || sensorsUsedBy(tariff).length === 0) return false;
+    if (!this.firstPrice.holding(at)) return false;
+    this.opts.onStatus({ fill: 'grey', shape: 'ring', text: 'reading sensors…' });
+    return true;
+  }
+
+  /** The last known values of the rules' sensors, from before a restart; anything newer wins. */
+  private loadKept(): void {
+    const store = this.opts.sensorStore;
+    if (!store) {
+      this.firstPrice.keptDone();
+      return;
+    }
+    const apply = (kept: unknown) => {
+      if (this.closed) return;
+      this.ruleSensors.restore(kept);
+      this.firstPrice.keptDone();
+      this.evaluate(this.now());
+    };
+    // an unreadable store is an empty one: the sensors are polled anyway
+    store.load().then(apply, () => apply(null));
+  }
+
+  private saveKept(): void {
+    const tariff = this.tariff();
+    if (this.opts.sensorStore && tariff) this.ruleSensors.keep(tariff, this.opts.sensorStore);
+  }
+
+  private onSensors(s: SensorSnapshot): void {
+    const firstAnswer = this.firstPrice.pollAnswered(s.gatewayId);
+    let changed = firstAnswer || (this.gatewayErrors.get(s.gatewayId) ?? null) !== s.error;
+    this.gatewayErrors.set(s.gatewayId, s.error);
+    if (this.ruleSensors.setPolled(s)) changed = true;
+    if (changed) {
+      this.saveKept();
+      this.evaluate(this.now());
+      this.opts.onInputs?.();
+    }
+  }
+}
