@@ -40,3 +40,10 @@ export const MAX_SPLIT_DAYS = 366;
  * quarter-hour prices is 1,344; a schedule with more changes is cut, marked `truncated`.
  */
 export const MAX_CHART_POINTS = 2000;
+/**
+ * How far ahead of this machine's clock a reading's own timestamp may be and still count
+ * (a gateway's clock a little fast, minute-stamped readings): beyond this it is a clock that
+ * lies, and the reading is refused with an error instead of moving live totals or windows
+ * into the future (docs/semantics.md, "Readings from the future").
+ */
+export const MAX_CLOCK_AHEAD_MS = 10 * 60 * 1000;
