@@ -73,9 +73,10 @@ export = function register(RED: NodeAPI): void {
     // stream mode reads the live values of the sensors its tariff's rules read
     const reports = new StreamReports(generator, dailyCharge, timezone, nodeContextStore(node, GENERATOR_KEY));
     const sensors = new SensorFollower(hub, SENSOR_POLL_SEC, (poll) => {
+      const now = Date.now();
       for (const sensor of poll.error ? [] : poll.sensors) {
-        stream.recordSensor(poll.gatewayId, sensor.id, sensor.timestamp, sensor.value);
-        reports.recordSensor(poll.gatewayId, sensor.id, sensor.timestamp, sensor.value);
+        stream.recordSensor(poll.gatewayId, sensor.id, sensor.timestamp, sensor.value, now);
+        reports.recordSensor(poll.gatewayId, sensor.id, sensor.timestamp, sensor.value, now);
       }
     });
 

@@ -184,6 +184,27 @@ describe('cost node inputs', () => {
     });
   });
 
+  describe('readings from the future (docs/semantics.md)', () => {
+    const AHEAD = 10 * 60_000;
+    it('takes a reading up to 10 minutes ahead of the clock, refuses one a millisecond more, naming the field', () => {
+      should(streamReading({ payload: 1, ts: NOW + AHEAD }, NOW).ts).equal(NOW + AHEAD);
+      should(() => streamReading({ payload: 1, ts: NOW + AHEAD + 1 }, NOW)).throw(
+        /^msg\.ts lies in the future: 2026-03-04T10:10:00\.001Z is 10 minutes ahead of this machine's clock \(2026-03-04T10:00:00\.000Z\); a reading may be at most 10 minutes ahead/,
+      );
+      should(() => streamReading({ payload: { id: 'e1.kwh', value: 1, timestamp: '2126-01-01T00:00Z' } }, NOW)).throw(
+        /^msg\.payload\.timestamp lies in the future: 2126-01-01T00:00:00\.000Z is 99 years ahead/,
+      );
+      should(() => streamReading({ payload: 1, timestamp: NOW + 3 * 3600_000 }, NOW)).throw(/^msg\.timestamp .* is 3 hours ahead/);
+    });
+    it('refuses a batch of past readings with one from the future: a cost of the others alone would look complete', () => {
+      const result = (from: number, to: number) => ({ from, to }) as CostResult;
+      checkBatchSpan(result(0, NOW + AHEAD), NOW);
+      should(() => checkBatchSpan(result(NOW - 3600_000, NOW + 2 * 24 * 3600_000), NOW)).throw(
+        /^batch mode refused the readings: the last reading lies in the future: .* is 2 days ahead/,
+      );
+    });
+  });
+
   it('keeps sensor timelines of the watched sensors only, forgetting what no reading needs', () => {
     const history = new SensorHistory([{ gatewayId: 'DEMO', sensorId: '1' }]);
     history.record('DEMO', '1', 1000, 0);

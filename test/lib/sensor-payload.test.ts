@@ -26,6 +26,7 @@ describe('sensor payloads', () => {
       timestamp: '2026-03-04T10:00:00.000Z',
       ts: T,
       stale: false,
+      future: false,
       decoded: { kind: 'modbus', address: 1, subsensor: 'kwh', quantity: 'energy' },
     });
     should(sensorPayload(sensor({ id: '1' }), T).decoded).eql({ kind: 'digital_input', channel: 1 });

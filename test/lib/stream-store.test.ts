@@ -27,6 +27,8 @@ const TARIFF = {
 } as Tariff;
 const ZONE = 'Atlantic/Azores'; // 31 March 2024 starts at 01:00
 const T0 = Date.parse('2024-03-30T12:00:00Z');
+/** The clock the readings from T0 on are handled at: after every one of them (none is from the future). */
+const LATER = T0 + 30 * 24 * 3600_000;
 const MIN = 60_000;
 
 /** A context store as Node-RED's: keeps a copy of what it was handed, counts saves and their size on disk. */
@@ -102,7 +104,7 @@ describe('stream totals on flash', function () {
       // each meter past the readings it keeps (1 meter: MAX_KEPT), the node past the readings it stores
       const perMeter = meters === 1 ? MAX_KEPT + 100 : Math.ceil(STORED_READINGS / meters) + 5;
       for (let k = 0; k < perMeter; k++)
-        for (let m = 0; m < meters; m++) await stream.handle(reading(m, T0 + k * 10_000, 1000.123456789 + k / 7), TARIFF, T0);
+        for (let m = 0; m < meters; m++) await stream.handle(reading(m, T0 + k * 10_000, 1000.123456789 + k / 7), TARIFF, LATER);
       await stream.flush();
       should(st.largest).be.below(100_000); // 0.1.x: 1.2 MB per meter
       if (meters === 1) should(stream.totalsOf({ gateway: 'G', topic: 'm0' })!.kept).have.length(MAX_KEPT); // memory keeps the window
@@ -112,7 +114,7 @@ describe('stream totals on flash', function () {
   it('a restart changes no total: every period, total and kept reading back as it was (up to the stored readings)', async () => {
     const st = store();
     const stream = await started(st);
-    for (let k = 0; k < 900; k++) await stream.handle(reading(k % 3, T0 + k * 20_000, 50 + k * 0.37 + (k % 3)), TARIFF, T0);
+    for (let k = 0; k < 900; k++) await stream.handle(reading(k % 3, T0 + k * 20_000, 50 + k * 0.37 + (k % 3)), TARIFF, LATER);
     await stream.flush();
     const again = await started(store(st.saved));
     for (let m = 0; m < 3; m++) {
@@ -128,14 +130,14 @@ describe('stream totals on flash', function () {
   it('a late reading after a restart is placed among the stored readings, and one before them is too late', async () => {
     const st = store();
     const stream = await started(st);
-    for (let k = 0; k <= 600; k++) await stream.handle(reading(0, T0 + k * MIN, k), TARIFF, T0);
+    for (let k = 0; k <= 600; k++) await stream.handle(reading(0, T0 + k * MIN, k), TARIFF, LATER);
     await stream.close();
     const again = await started(store(st.saved));
     const kept = again.totalsOf({ gateway: 'G', topic: 'm0' })!.kept;
     should(kept).have.length(STORED_READINGS);
-    const late = (await again.handle(reading(0, kept[1][0] - 30_000, kept[1][1] - 0.5), TARIFF, T0))!.payload;
+    const late = (await again.handle(reading(0, kept[1][0] - 30_000, kept[1][1] - 0.5), TARIFF, LATER))!.payload;
     should(late).match({ late: true, change: { energy: 0 } });
-    const old = (await again.handle(reading(0, kept[0][0] - 30_000, kept[0][1] - 0.5), TARIFF, T0))!.payload;
+    const old = (await again.handle(reading(0, kept[0][0] - 30_000, kept[0][1] - 0.5), TARIFF, LATER))!.payload;
     should(old).match({ ignored: 'too_late' });
   });
 
@@ -227,7 +229,7 @@ describe('stream totals on flash', function () {
     const st = store(v2);
     const stream = await started(st);
     should(stream.totalsOf({ gateway: 'G', topic: 'e1.kwh' })).eql(meters[0].totals); // whole, window included
-    await stream.handle({ topic: 'e1.kwh', gateway: 'G', payload: 601.5, ts: T0 + 401 * MIN }, TARIFF, T0);
+    await stream.handle({ topic: 'e1.kwh', gateway: 'G', payload: 601.5, ts: T0 + 401 * MIN }, TARIFF, LATER);
     await stream.flush();
     should(st.saved).match({ version: 3, timezone: ZONE, tariffId: 'T' });
     should(st.largest).be.below(JSON.stringify({ totals: v2 }, null, 4).length / 10);

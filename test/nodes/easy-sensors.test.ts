@@ -12,9 +12,11 @@ import {
   helper,
   inbox,
   installClock,
+  lastStatus,
   loadFlow,
   quiet,
   statuses,
+  warnings,
   withSimulator,
 } from './flow-support';
 
@@ -73,6 +75,7 @@ describe('easy-sensors node', function () {
       timestamp: new Date(sampled).toISOString(),
       ts: sampled,
       stale: true, // the simulator lives in 2026-03-04, long ago
+      future: false,
       decoded: { kind: 'modbus', address: 1, subsensor: 'kwh', quantity: 'energy' },
     });
     should(msgs.find((m) => m.topic === '17')!.payload.decoded).eql({ kind: 'relay', channel: 1 });
@@ -83,6 +86,22 @@ describe('easy-sensors node', function () {
     const { out } = await load();
     const msgs = await out.next(DEMO_SENSORS.length);
     should(msgs.filter((m) => m.payload.stale)).be.empty();
+  });
+
+  it('flags values stamped in the future (a gateway clock a year ahead): future: true, one warning, a yellow status', async () => {
+    simNow = Date.now() + 366 * 24 * 3600_000;
+    const { out } = await load({ sensors: 'e1.kwh, 1' });
+    const msgs = await out.next(2);
+    should(msgs.map((m) => [m.payload.future, m.payload.stale])).eql([
+      [true, false],
+      [true, false],
+    ]);
+    await quiet(50);
+    should(warnings('s')).have.length(1);
+    should(warnings('s')[0]).match(
+      /^gateway DEMO: 2 sensors stamped in the future \(e1\.kwh, 1; 2027-.*\): their messages carry future: true/,
+    );
+    should(lastStatus('s')).match({ fill: 'yellow', text: /^2 sensors from the future · / });
   });
 
   it("sends all sensors in one message in 'all' mode", async () => {

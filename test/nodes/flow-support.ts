@@ -1,5 +1,8 @@
 // Shared by the sensors and cost node suites: the real Node-RED runtime through
 // node-red-node-test-helper, the simulator on loopback, and small waits on messages.
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { startSimulator, Simulator } from '../../sim/server';
 import easyAccount = require('../../nodes/easy-account');
 import { STATUS_EVERY_MS } from '../../nodes/lib/runtime/common/paced-status';
@@ -102,8 +105,47 @@ export function statuses(id: string): Array<{ fill?: string; shape?: string; tex
   return seen;
 }
 
+/** Every warning node `id` said (node.warn) in this test, oldest first (the helper spies on the prototype shared by every node). */
+export function warnings(id: string): string[] {
+  const calls = (helper as any)._NodePrototype.warn.getCalls().filter((c: any) => c.thisValue.id === id);
+  return calls.map((c: any) => String(c.args[0]));
+}
+
 /** The last status node `id` showed (the helper spies on the prototype shared by every node). */
 export function lastStatus(id: string): { fill?: string; shape?: string; text?: string } | undefined {
   const calls = (helper as any)._NodePrototype.status.getCalls().filter((c: any) => c.thisValue.id === id);
   return calls.length ? calls[calls.length - 1].args[0] : undefined;
+}
+
+/**
+ * A localfilesystem default context store in a fresh folder, as a real Node-RED has:
+ * `use()` before a load returns the "module" that loads the stores (the helper skips that
+ * part of a start); `restart()` stops the runtime as Node-RED does (flows, then stores,
+ * which writes them to disk) and starts it again; `remove()` after the unload.
+ */
+export class FileContext {
+  readonly dir: string;
+
+  constructor(prefix = 'easy-context-') {
+    this.dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  }
+
+  use(): () => Promise<void> {
+    helper.settings({ contextStorage: { default: { module: 'localfilesystem', config: { dir: this.dir, flushInterval: 3600 } } } });
+    return () => helper._redNodes.loadContextsPlugin();
+  }
+
+  async restart(): Promise<void> {
+    await helper._redNodes.stopFlows();
+    await helper._redNodes.closeContextsPlugin();
+    await helper._redNodes.loadContextsPlugin();
+    await helper._redNodes.loadFlows();
+    await helper._redNodes.startFlows();
+  }
+
+  async remove(): Promise<void> {
+    await helper._redNodes.closeContextsPlugin();
+    fs.rmSync(this.dir, { recursive: true, force: true });
+    helper.settings({});
+  }
 }

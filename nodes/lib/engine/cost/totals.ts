@@ -258,6 +258,11 @@ function rowCost(row: CostRow): IntervalCost {
   return { energy: row[0], net: row[1], gross: row[2], unpricedEnergy: row[3], resets: row[4] };
 }
 
+/** Lets the oldest readings go (and those a late one can no longer reach) as counting does: the totals keep them. */
+export function trimKept(state: TotalsState, maxKept: number): void {
+  forgetOld(state, maxKept);
+}
+
 /** Drops readings a late one can no longer reach, keeping the last one before the window (where an interval starts). */
 function forgetOld(state: TotalsState, maxKept: number): void {
   const start = windowStart(state);

@@ -16,6 +16,7 @@ import {
   requireInstantNearNow,
   toEpochMs,
 } from '../../engine/time/time';
+import { futureWords, isFromFuture, requireReadingInstant } from '../../engine/common/future-readings';
 import { dataRecord, setNested } from '../../engine/common/id-map';
 
 export const DEFAULT_SENSOR = 'e1.kwh';
@@ -62,7 +63,7 @@ export function streamReading(
     const value = Number(payload);
     if (!Number.isFinite(value)) throw new TypeError(`stream mode needs a finite kWh reading, got ${String(payload)}`);
     const when = msg.ts ?? msg.timestamp;
-    return { ts: when === undefined ? now : requireInstantNearNow(when, msg.ts === undefined ? 'msg.timestamp' : 'msg.ts', now), value };
+    return { ts: when === undefined ? now : requireReadingInstant(when, msg.ts === undefined ? 'msg.timestamp' : 'msg.ts', now), value };
   }
   if (typeof payload === 'object' && payload !== null && !Array.isArray(payload)) {
     const s = payload as SensorLike;
@@ -72,7 +73,7 @@ export function streamReading(
     const when = s.ts ?? s.timestamp;
     if (toEpochMs(when) === null)
       throw new TypeError(`stream mode needs msg.payload.ts (or timestamp) as an instant, got ${describe(when)}`);
-    const ts = requireInstantNearNow(when, s.ts === undefined ? 'msg.payload.timestamp' : 'msg.payload.ts', now);
+    const ts = requireReadingInstant(when, s.ts === undefined ? 'msg.payload.timestamp' : 'msg.payload.ts', now);
     return {
       ts,
       value,
@@ -109,8 +110,10 @@ function describe(x: unknown): string {
 }
 
 /**
- * Batch readings lie within NEAR_NOW_YEARS of now, like every instant of a message;
- * result is computeCost's, whose `from`/`to` are the first and last clean readings.
+ * Batch readings lie within NEAR_NOW_YEARS of now, like every instant of a message, and
+ * none in the future (isFromFuture): one such reading refuses the whole batch, as a cost
+ * of the others alone would look complete. result is computeCost's, whose `from`/`to` are
+ * the first and last clean readings.
  */
 export function checkBatchSpan(result: CostResult, now: number): void {
   for (const [which, ms] of [
@@ -123,6 +126,8 @@ export function checkBatchSpan(result: CostResult, now: number): void {
       );
     }
   }
+  if (result.to !== null && isFromFuture(result.to, now))
+    throw new RangeError(`batch mode refused the readings: ${futureWords('the last reading', result.to, now)}`);
 }
 
 // ---------------------------------------------------------------------------------------

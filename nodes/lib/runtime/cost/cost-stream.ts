@@ -7,13 +7,16 @@
 // (late readings, local periods); the site is the sum over meters per period.
 import { computeCost, RejectedInterval } from '../../engine/cost/cost';
 import { groupDigits, shortText } from '../../engine/common/format';
+import { isFromFuture } from '../../engine/common/future-readings';
 import { SensorRef, Tariff } from '../../engine/tariff/tariff';
 import { addReading, IntervalCost, MAX_KEPT, newTotals, PERIODS, Reading, TotalsState, windowStart } from '../../engine/cost/totals';
 import { isEnergyReading, rejectedPayload, SensorHistory, streamReading } from './cost-inputs';
 import { meterBar, meterPayload, restoredStatus, SiteSums, siteStatus, siteSums, StreamStatus } from './stream-output';
 import { RefusalBurst } from '../common/refusal-burst';
+import { DroppedState } from '../../engine/common/stored-checks';
+import { runInSlices } from '../../engine/common/slices';
 import {
-  decodeStored,
+  decodeSteps,
   encodeStored,
   MeterId,
   meterKey,
@@ -107,14 +110,21 @@ export class CostStream {
     } catch (err) {
       problem = `stored totals could not be read (${(err as Error).message})`;
     }
+    const dropped = new DroppedState('stored running totals');
     if (problem === null) {
-      const restored = decodeStored(stored, { timezone: this.opts.timezone, tariffId: this.opts.tariffId, maxMeters: this.maxMeters });
+      const scope = { timezone: this.opts.timezone, tariffId: this.opts.tariffId, maxMeters: this.maxMeters, now: Date.now() };
+      // in slices: a forged store of 128 huge meters must not hold the event loop at deploy
+      const restored = await runInSlices(decodeSteps(stored, scope));
       problem = restored.problem;
       for (const meter of restored.meters) this.meters.set(meterKey(meter), meter);
       this.legacy = restored.legacy;
+      for (const item of restored.dropped) dropped.add(item);
     }
     this.ready = true;
     if (problem) this.opts.warn(`running totals started from zero: ${problem}`);
+    dropped.tell(this.opts.warn);
+    // what was dropped must not come back with the next restart (nor stay in the store's memory)
+    if (!dropped.empty) this.saver.changed();
     // an emptied context file looks like a first deploy: say it either way
     else if (stored === undefined || stored === null)
       this.opts.log?.('running totals start from zero: none are stored (a first deploy, or the context store lost them)');
@@ -144,7 +154,9 @@ export class CostStream {
     this.sensors = new SensorHistory(refs);
   }
 
-  recordSensor(gatewayId: string, sensorId: string, ts: number, value: number): void {
+  /** A polled value; one stamped in the future (isFromFuture) is not taken: it would hide every later one. */
+  recordSensor(gatewayId: string, sensorId: string, ts: number, value: number, now: number): void {
+    if (isFromFuture(ts, now)) return;
     this.sensors.record(gatewayId, sensorId, ts, value);
   }
 

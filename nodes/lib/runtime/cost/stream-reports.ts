@@ -2,6 +2,7 @@
 // report (when switched on) and the month-end projection with the daily charge. Kept out
 // of cost-stream: it reads the stream's sums and kept readings, never changes them.
 import { sensorsUsedBy, SensorRef, Tariff } from '../../engine/tariff/tariff';
+import { isFromFuture } from '../../engine/common/future-readings';
 import type { CostStream, StreamOutput } from './cost-stream';
 import { streamReading } from './cost-inputs';
 import { generatorChoice, GeneratorSettings } from './generator-report';
@@ -40,9 +41,9 @@ export class StreamReports {
     }
   }
 
-  /** A polled sensor value. */
-  recordSensor(gatewayId: string, sensorId: string, ts: number, value: number): void {
-    if (this.generator?.follows(gatewayId, sensorId)) this.generator.record(ts, value);
+  /** A polled sensor value; one stamped in the future (isFromFuture) would stop the report's clock there. */
+  recordSensor(gatewayId: string, sensorId: string, ts: number, value: number, now: number): void {
+    if (this.generator?.follows(gatewayId, sensorId) && !isFromFuture(ts, now)) this.generator.record(ts, value);
   }
 
   /** The generator for `tariff` (made, and its stored state read, when the choice changes); throws in words when there is none. */

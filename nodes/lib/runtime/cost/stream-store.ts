@@ -7,7 +7,11 @@
 // pretty-printed JSON, which would put every number of a list on a line of its own), and
 // at most one save every SAVE_EVERY_MS plus one on close, never one per reading.
 import { LongTimer } from '../../engine/time/long-timer';
-import { Bucket, PERIODS, periodBounds, restoreTotals, TotalsState } from '../../engine/cost/totals';
+import { Bucket, MAX_KEPT, PERIODS, periodBounds, restoreTotals, TotalsState } from '../../engine/cost/totals';
+import { checkStoredTotals } from '../../engine/cost/stored-totals';
+import { storedInstantText } from '../../engine/common/stored-checks';
+import { isNearNow } from '../../engine/time/time';
+import { runAtOnce, Steps } from '../../engine/common/slices';
 
 /** At most one save per minute: readings are cumulative, so a crash loses no energy (the next reading's interval covers the gap). */
 export const SAVE_EVERY_MS = 60_000;
@@ -58,6 +62,8 @@ export interface StoreScope {
   timezone: string;
   tariffId: string;
   maxMeters: number;
+  /** The instant the stored totals are checked at (instants near it, none in the future); Date.now() if not given. */
+  now?: number;
 }
 
 /** What a stored value gives back: the meters, totals of the single-meter shape, or why neither. */
@@ -66,7 +72,18 @@ export interface Restored {
   /** Totals stored in the single-meter shape of earlier versions, for the first meter to report. */
   legacy: TotalsState | null;
   problem: string | null;
+  /** What was dropped from totals otherwise kept, in words (checkStoredTotals), said in one warning. */
+  dropped: string[];
 }
+
+/**
+ * The longest stored line of one meter read: 128 readings with their intervals' costs take
+ * under 25 kB, the rest is room for long meter names. A longer line was not written by the
+ * node (a forged or damaged store): it is dropped unparsed, so a huge one costs nothing.
+ */
+export const MAX_STORED_LINE_CHARS = 256 * 1024;
+/** Text parsed between two turns of the event loop while stored lines are read. */
+const PARSE_SLICE_CHARS = 128 * 1024;
 
 export const meterKey = (m: MeterId): string => JSON.stringify([m.gateway, m.topic]);
 
@@ -76,36 +93,66 @@ export function meterName(m: MeterId): string {
   return m.gateway === null ? topic : `${m.gateway}/${topic}`;
 }
 
-/** Reads a stored value of any version; anything unusable gives nothing and says why. */
+/** Reads a stored value of any version at once (decodeSteps); anything unusable gives nothing and says why. */
 export function decodeStored(stored: unknown, scope: StoreScope): Restored {
+  return runAtOnce(decodeSteps(stored, scope));
+}
+
+/**
+ * Reads a stored value of any version, yielding between slices of the work (runInSlices).
+ * Each meter's totals are checked (checkStoredTotals): one that cannot be trusted is
+ * dropped, the others carry on; what was dropped is listed in `dropped`.
+ */
+export function* decodeSteps(stored: unknown, scope: StoreScope): Steps<Restored> {
   const { timezone, tariffId } = scope;
-  const none = (problem: string | null): Restored => ({ meters: [], legacy: null, problem });
+  const now = scope.now ?? Date.now();
+  const none = (problem: string | null): Restored => ({ meters: [], legacy: null, problem, dropped: [] });
   if (stored === undefined || stored === null) return none(null);
   if (typeof stored === 'object' && (stored as { version?: unknown }).version === 1) {
     // the single-meter shape of earlier versions: kept whole, for the first meter to report
-    const restored = restoreTotals(stored, timezone, tariffId);
+    const restored = restoreTotals(withNewestRows(stored, MAX_KEPT), timezone, tariffId);
     if (restored.problem) return none(restored.problem);
-    return { meters: [], legacy: restored.state.total ? restored.state : null, problem: null };
+    const checked = checkStoredTotals(restored.state, now, MAX_KEPT);
+    const dropped = checked.dropped.map((d) => `${d} (${meterName({ gateway: null, topic: null })})`);
+    return { meters: [], legacy: checked.state?.total ? checked.state : null, problem: null, dropped };
   }
-  if (typeof stored === 'object' && (stored as { version?: unknown }).version === 3) return decodeV3(stored as Partial<StoredV3>, scope);
+  if (typeof stored === 'object' && (stored as { version?: unknown }).version === 3)
+    return yield* decodeV3(stored as Partial<StoredV3>, scope, now);
   const s = stored as Partial<StoredMeters>;
   if (typeof stored !== 'object' || s.version !== 2 || !Array.isArray(s.meters) || s.meters.length > scope.maxMeters)
     return none('stored totals are unreadable');
   if (s.tariffId !== tariffId) return none(`stored totals belong to tariff "${String(s.tariffId)}"`);
   if (s.timezone !== timezone) return none(`stored totals were counted in ${String(s.timezone)}`);
   const meters: StoredMeter[] = [];
+  const dropped: string[] = [];
   const seen = new Set<string>();
   for (const m of s.meters) {
+    yield; // a meter's readings checked per turn: version 2 stored up to 3,000 each
     const gateway = nameOrNull(m?.gateway);
     const topic = nameOrNull(m?.topic);
-    const restored = restoreTotals(m?.totals, timezone, tariffId);
+    const restored = restoreTotals(withNewestRows(m?.totals, MAX_KEPT), timezone, tariffId);
     if (gateway === undefined || topic === undefined || restored.problem) return none('stored totals are unreadable');
     const key = meterKey({ gateway, topic });
     if (seen.has(key)) return none('stored totals are unreadable');
     seen.add(key);
-    meters.push({ gateway, topic, totals: restored.state });
+    const checked = checkStoredTotals(restored.state, now, MAX_KEPT);
+    for (const d of checked.dropped) dropped.push(`${d} (${meterName({ gateway, topic })})`);
+    if (checked.state) meters.push({ gateway, topic, totals: checked.state });
   }
-  return { meters, legacy: null, problem: null };
+  return { meters, legacy: null, problem: null, dropped };
+}
+
+/**
+ * Stored totals of versions 1 and 2 with at most the newest `max` readings (and the costs
+ * between them), cut before they are checked: a forged list of millions costs a slice, not
+ * a check of each. Anything else is handed on as it is, for restoreTotals to judge.
+ */
+function withNewestRows(x: unknown, max: number): unknown {
+  if (typeof x !== 'object' || x === null) return x;
+  const s = x as { kept?: unknown; costs?: unknown };
+  if (!Array.isArray(s.kept) || !Array.isArray(s.costs) || s.kept.length <= max || s.costs.length !== s.kept.length - 1) return x;
+  // the totals keep what the cut readings counted; a late reading before them is too late (trimKept)
+  return { ...s, kept: s.kept.slice(-max), costs: s.costs.slice(-(max - 1)) };
 }
 
 /**
@@ -144,24 +191,56 @@ function meterLine(m: StoredMeter, readings: number): MeterLine {
   return line;
 }
 
-function decodeV3(s: Partial<StoredV3>, scope: StoreScope): Restored {
-  const none = (problem: string): Restored => ({ meters: [], legacy: null, problem });
+function* decodeV3(s: Partial<StoredV3>, scope: StoreScope, now: number): Steps<Restored> {
+  const none = (problem: string): Restored => ({ meters: [], legacy: null, problem, dropped: [] });
   if (!Array.isArray(s.meters) || s.meters.length > scope.maxMeters) return none('stored totals are unreadable');
   if (s.tariffId !== scope.tariffId) return none(`stored totals belong to tariff "${String(s.tariffId)}"`);
   if (s.timezone !== scope.timezone) return none(`stored totals were counted in ${String(s.timezone)}`);
+  // the node stores this many readings per meter (encodeStored): more is not its own
+  const perMeter = Math.max(1, Math.floor(STORED_READINGS / Math.max(1, s.meters.length)));
   const meters: StoredMeter[] = [];
+  const dropped: string[] = [];
   const seen = new Set<string>();
-  for (const text of s.meters) {
-    const meter = typeof text === 'string' ? readLine(text, scope) : null;
+  let parsed = 0;
+  for (const [index, text] of s.meters.entries()) {
+    if (typeof text === 'string' && text.length > MAX_STORED_LINE_CHARS) {
+      dropped.push(`meter ${index + 1} of ${s.meters.length} (${text.length} characters of text, more than the node writes)`);
+      continue;
+    }
+    if (parsed > PARSE_SLICE_CHARS) {
+      parsed = 0;
+      yield;
+    }
+    parsed += typeof text === 'string' ? text.length : 0;
+    const meter = typeof text === 'string' ? readLine(text, scope, perMeter, now) : null;
+    if (typeof meter === 'string') {
+      dropped.push(`meter ${index + 1} of ${s.meters.length} (${meter})`);
+      continue;
+    }
     if (!meter || seen.has(meterKey(meter))) return none('stored totals are unreadable');
     seen.add(meterKey(meter));
-    meters.push(meter);
+    const name = meterName(meter);
+    if (meter.cut > 0)
+      dropped.push(`${meter.cut} of the oldest readings beyond the ${perMeter} the node stores (${name}; the totals still count them)`);
+    const checked = checkStoredTotals(meter.totals, now, perMeter);
+    for (const d of checked.dropped) dropped.push(`${d} (${name})`);
+    if (checked.state)
+      meters.push({
+        gateway: meter.gateway,
+        topic: meter.topic,
+        totals: checked.state,
+        ...('extras' in meter ? { extras: meter.extras } : {}),
+      });
   }
-  return { meters, legacy: null, problem: null };
+  return { meters, legacy: null, problem: null, dropped };
 }
 
-/** One stored meter back as totals (checked as totals.ts checks any stored state), or null. */
-function readLine(text: string, scope: StoreScope): StoredMeter | null {
+/**
+ * One stored meter back as totals (checked as totals.ts checks any stored state), with at
+ * most its `perMeter` newest readings (`cut`: how many older ones were let go), why it is
+ * dropped (the rest of the store is usable), or null (the store is unreadable).
+ */
+function readLine(text: string, scope: StoreScope, perMeter: number, now: number): (StoredMeter & { cut: number }) | string | null {
   let line: unknown;
   try {
     line = JSON.parse(text);
@@ -176,15 +255,24 @@ function readLine(text: string, scope: StoreScope): StoredMeter | null {
     Array.isArray(x) && x.length % width === 0 && x.every((n) => typeof n === 'number' && Number.isFinite(n));
   if (gateway === undefined || topic === undefined || !numbers(flat, 2) || !numbers(costs, 5)) return null;
   if (!Array.isArray(sums) || sums.length !== 4 || !sums.every((b) => b === null || (numbers(b, 6) && b.length === 6))) return null;
+  if (costs.length / 5 !== Math.max(flat.length / 2 - 1, 0)) return null;
+  // instants after the first are steps from the one before: summed over all, kept for the newest
+  const cut = Math.max(0, flat.length / 2 - perMeter);
   const kept: Array<[number, number]> = [];
-  for (let i = 0; i < flat.length; i += 2) kept.push([i === 0 ? flat[i] : kept[kept.length - 1][0] + flat[i], flat[i + 1]]);
+  let ts = 0;
+  for (let i = 0; i < flat.length; i += 2) {
+    ts = i === 0 ? flat[0] : ts + flat[i];
+    if (i / 2 >= cut) kept.push([ts, flat[i + 1]]);
+  }
   const rows: TotalsState['costs'] = [];
-  for (let i = 0; i < costs.length; i += 5) rows.push(costs.slice(i, i + 5) as TotalsState['costs'][number]);
+  for (let i = cut * 5; i < costs.length; i += 5) rows.push(costs.slice(i, i + 5) as TotalsState['costs'][number]);
   const newest = kept.length ? kept[kept.length - 1][0] : null;
   const bucket = (b: Sums | null, bounds: { from: number; to: number | null } | null): Bucket | null =>
     b && bounds
       ? { from: bounds.from, to: bounds.to, energy: b[0], net: b[1], gross: b[2], unpricedEnergy: b[3], resets: b[4], intervals: b[5] }
       : null;
+  // readings at no instant near now have no periods (and would stop every later reading)
+  if (newest !== null && !isNearNow(newest, now)) return `readings at ${storedInstantText(newest)}, not an instant near now`;
   const period = (k: number) => (newest === null ? null : bucket(sums[k] as Sums | null, periodBounds(PERIODS[k], newest, scope.timezone)));
   const state = {
     version: 1,
@@ -199,7 +287,7 @@ function readLine(text: string, scope: StoreScope): StoredMeter | null {
   };
   const restored = restoreTotals(state, scope.timezone, scope.tariffId);
   if (restored.problem) return null;
-  return { gateway, topic, totals: restored.state, ...(line.length === 7 ? { extras: line[6] } : {}) };
+  return { gateway, topic, totals: restored.state, cut, ...(line.length === 7 ? { extras: line[6] } : {}) };
 }
 
 /**

@@ -2,6 +2,7 @@
 // "only changed" comparison. Node-RED-free so it is tested alone.
 import type { Sensor } from '../../api/client';
 import { decodeSensorId, DecodedSensorId } from '../../api/sensor-ids';
+import { isFromFuture } from '../../engine/common/future-readings';
 
 export interface SensorPayload {
   id: string;
@@ -16,6 +17,11 @@ export interface SensorPayload {
   ts: number;
   /** The last value is older than STALE_INTERVALS of the sensor's own intervals (see staleAfterMs). */
   stale: boolean;
+  /**
+   * The timestamp lies more than MAX_CLOCK_AHEAD_MS ahead of this machine's clock: the
+   * gateway's clock (or this machine's) is wrong (docs/semantics.md, "Readings from the future").
+   */
+  future: boolean;
   decoded: DecodedSensorId;
 }
 
@@ -49,6 +55,7 @@ export function sensorPayload(sensor: Sensor, now: number): SensorPayload {
     timestamp: new Date(sensor.timestamp).toISOString(),
     ts: sensor.timestamp,
     stale: now - sensor.timestamp > staleAfterMs(sensor.interval),
+    future: isFromFuture(sensor.timestamp, now),
     decoded: decodeSensorId(sensor.id),
   };
 }
@@ -78,18 +85,18 @@ export function missingSensors(sensors: Array<{ id: string }>, filter: string[])
 
 /**
  * Remembers what was last sent per sensor, for `onlyChanged`: a sensor counts as
- * changed when its value or its stale flag differs from the last one sent (a sensor
- * going quiet is news too). A new timestamp with the same value is not a change.
+ * changed when its value or its stale or future flag differs from the last one sent (a
+ * sensor going quiet is news too). A new timestamp with the same value is not a change.
  */
 export class ChangeTracker {
-  private readonly sent = new Map<string, { value: number; stale: boolean }>();
+  private readonly sent = new Map<string, { value: number; stale: boolean; future: boolean }>();
 
   changed(payload: SensorPayload): boolean {
     const before = this.sent.get(payload.id);
-    return !before || !Object.is(before.value, payload.value) || before.stale !== payload.stale;
+    return !before || !Object.is(before.value, payload.value) || before.stale !== payload.stale || before.future !== payload.future;
   }
 
   remember(payload: SensorPayload): void {
-    this.sent.set(payload.id, { value: payload.value, stale: payload.stale });
+    this.sent.set(payload.id, { value: payload.value, stale: payload.stale, future: payload.future });
   }
 }

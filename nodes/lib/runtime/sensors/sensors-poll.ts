@@ -5,7 +5,7 @@
 import { counted, formatClock, shortText } from '../../engine/common/format';
 import type { AccountHub, SensorSnapshot } from '../account/hub';
 import { LongTimer } from '../../engine/time/long-timer';
-import { ChangeTracker, missingSensors, selectSensors, sensorPayload } from './sensor-payload';
+import { ChangeTracker, missingSensors, selectSensors, SensorPayload, sensorPayload } from './sensor-payload';
 
 /**
  * No word from the account for this many poll intervals (plus slack) means the poll has
@@ -52,6 +52,8 @@ export class SensorsPoll {
   private sentPolledAt: number | null = null;
   private reportedError: string | null = null;
   private unwatch: (() => void) | null = null;
+  /** Sensors whose timestamp lies in the future, as of the last poll sent: warned once each time one becomes so. */
+  private future = new Set<string>();
 
   constructor(private readonly opts: SensorsPollOptions) {
     this.now = opts.now ?? Date.now;
@@ -82,6 +84,7 @@ export class SensorsPoll {
     const { gateway, output, onlyChanged, filter } = this.opts;
     const now = this.now();
     const payloads = selectSensors(snapshot.sensors, filter).map((s) => sensorPayload(s, now));
+    this.noteFuture(payloads);
     const changed = payloads.filter((p) => this.tracker.changed(p));
     payloads.forEach((p) => this.tracker.remember(p));
     if (output === 'all') {
@@ -107,6 +110,19 @@ export class SensorsPoll {
     this.showStatus();
   }
 
+  /** Warns once when a sensor's timestamp turns to the future (a gateway's clock that jumped), not at every poll. */
+  private noteFuture(payloads: SensorPayload[]): void {
+    const now = new Set(payloads.filter((p) => p.future).map((p) => p.id));
+    const fresh = [...now].filter((id) => !this.future.has(id));
+    this.future = now;
+    if (fresh.length === 0) return;
+    const first = payloads.find((p) => p.id === fresh[0])!;
+    this.opts.warn(
+      `gateway ${this.opts.gateway}: ${counted(fresh.length, 'sensor')} stamped in the future (${shortText(fresh.join(', '), 60)}; ` +
+        `${first.timestamp}): their messages carry future: true, and easy-cost refuses them; check the gateway's clock`,
+    );
+  }
+
   /** A failing poll is reported once when it starts failing (or fails differently), not every tick. */
   private onError(err: Error): void {
     if (err.message === this.reportedError) return;
@@ -123,7 +139,9 @@ export class SensorsPoll {
     }
     const missing = this.lastGood ? missingSensors(this.lastGood.sensors, filter) : [];
     const count = this.lastGood ? selectSensors(this.lastGood.sensors, filter).length : 0;
-    if (missing.length > 0)
+    if (this.future.size > 0)
+      this.opts.status({ fill: 'yellow', shape: 'dot', text: `${counted(this.future.size, 'sensor')} from the future · ${last}` });
+    else if (missing.length > 0)
       this.opts.status({ fill: 'yellow', shape: 'dot', text: `${shortText(`not on ${gateway}: ${missing.join(', ')}`, 40)} · ${last}` });
     else this.opts.status({ fill: 'green', shape: 'dot', text: `${counted(count, 'sensor')} · ${last}` });
   }

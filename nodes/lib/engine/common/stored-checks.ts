@@ -1,0 +1,62 @@
+// What a node reads back from its context store is data from outside (a disk error, a hand
+// edit, an older version, a forged file): every field is checked against what the node
+// could have written (types, ranges, sizes, instants near now) before it is used, and what
+// fails is dropped and said once (docs/semantics.md, "Stored state"). These are the checks
+// several stores share, and the one warning that names what was dropped.
+import { instantText, isNearNow } from '../time/time';
+import { isFromFuture } from './future-readings';
+import { shortText } from './format';
+
+export const isFiniteNumber = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+
+/** An object that is not an array (null-prototype records included). */
+export const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/**
+ * An instant the node itself could have stored: a number of epoch ms within NEAR_NOW_YEARS
+ * of now and not in the future (isFromFuture). A Date cannot hold anything else, and a
+ * period or total starting in the future would hold every later reading back.
+ */
+export function isStoredInstant(x: unknown, now: number): x is number {
+  return isFiniteNumber(x) && isNearNow(x, now) && !isFromFuture(x, now);
+}
+
+/** A stored instant in words: ISO text, or the value itself when it is none. */
+export function storedInstantText(x: unknown): string {
+  return isFiniteNumber(x) ? instantText(x) : shortText(typeof x === 'string' ? JSON.stringify(x) : String(x), 40);
+}
+
+/**
+ * What a read of stored state dropped, said in one warning (node.warn): "<what>: dropped
+ * a; b; c" with at most `MAX_LISTED` entries and a count of the rest. Nothing dropped, no
+ * warning.
+ */
+export class DroppedState {
+  private readonly items: string[] = [];
+  private more = 0;
+  static readonly MAX_LISTED = 5;
+
+  constructor(private readonly what: string) {}
+
+  add(item: string): void {
+    if (this.items.length < DroppedState.MAX_LISTED) this.items.push(item);
+    else this.more++;
+  }
+
+  get empty(): boolean {
+    return this.items.length === 0;
+  }
+
+  /** The one warning, or null when nothing was dropped. */
+  warning(): string | null {
+    if (this.empty) return null;
+    const rest = this.more ? `; and ${this.more} more` : '';
+    return `${this.what}: dropped ${this.items.join('; ')}${rest}`;
+  }
+
+  /** Says the warning (once) through `warn`, if there is one. */
+  tell(warn: (message: string) => void): void {
+    const text = this.warning();
+    if (text) warn(text);
+  }
+}
