@@ -46,3 +46,14 @@ export class RefusalBurst {
     first?.(this.describe(count, this.firstKey));
   }
 }
+
+/**
+ * Thrown for a message refused in a burst (a reading of one meter more than the node
+ * counts). Its message ends when the burst it came in ends: with the burst's error for the
+ * first of a burst, without one for the others.
+ */
+export class RefusedReading extends Error {
+  constructor(readonly burst: Promise<Error | null>) {
+    super('meter limit reached');
+  }
+}

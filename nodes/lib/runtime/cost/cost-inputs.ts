@@ -14,10 +14,13 @@ import {
   NEAR_NOW_YEARS,
   PERIOD_NAMES,
   requireInstantNearNow,
-  toEpochMs,
 } from '../../engine/time/time';
-import { futureWords, isFromFuture, requireReadingInstant } from '../../engine/common/future-readings';
+import { futureWords, isFromFuture } from '../../engine/common/future-readings';
 import { dataRecord, setNested } from '../../engine/common/id-map';
+import { describe } from '../common/meter-reading';
+
+export { isEnergyReading, streamReading } from '../common/meter-reading';
+export type { StreamReading } from '../common/meter-reading';
 
 export const DEFAULT_SENSOR = 'e1.kwh';
 
@@ -29,84 +32,6 @@ export const DEFAULT_SENSOR = 'e1.kwh';
 export function isFlatTariff(tariff: Tariff): boolean {
   const first = compileTariff(tariff).rules[0];
   return !!first && first.timeKind === TIME_ALWAYS && first.weekdayMask === 0 && first.sensorSlot === -1;
-}
-
-export interface StreamReading {
-  ts: number;
-  value: number;
-  /** The sensor it came from, when wired from easy-sensors. */
-  sensorId?: string;
-  gatewayId?: string;
-}
-
-/** A sensor message of easy-sensors: its payload is one sensor. */
-interface SensorLike {
-  id?: unknown;
-  value?: unknown;
-  ts?: unknown;
-  timestamp?: unknown;
-  unit?: unknown;
-  decoded?: { kind?: unknown; quantity?: unknown };
-}
-
-/**
- * One cumulative reading of stream mode: `msg.payload` a number of kWh (at `msg.ts` or
- * `msg.timestamp`, else now), or an easy-sensors message (payload `{ id, value, ts }`).
- * Anything else throws a TypeError saying what was expected.
- */
-export function streamReading(
-  msg: { payload?: unknown; ts?: unknown; timestamp?: unknown; gateway?: unknown },
-  now: number,
-): StreamReading {
-  const { payload } = msg;
-  if (typeof payload === 'number' || (typeof payload === 'string' && payload.trim() !== '' && Number.isFinite(Number(payload)))) {
-    const value = Number(payload);
-    if (!Number.isFinite(value)) throw new TypeError(`stream mode needs a finite kWh reading, got ${String(payload)}`);
-    const when = msg.ts ?? msg.timestamp;
-    return { ts: when === undefined ? now : requireReadingInstant(when, msg.ts === undefined ? 'msg.timestamp' : 'msg.ts', now), value };
-  }
-  if (typeof payload === 'object' && payload !== null && !Array.isArray(payload)) {
-    const s = payload as SensorLike;
-    const value = typeof s.value === 'number' ? s.value : NaN;
-    if (!Number.isFinite(value))
-      throw new TypeError(`stream mode needs msg.payload.value as a finite number of kWh, got ${describe(s.value)}`);
-    const when = s.ts ?? s.timestamp;
-    if (toEpochMs(when) === null)
-      throw new TypeError(`stream mode needs msg.payload.ts (or timestamp) as an instant, got ${describe(when)}`);
-    const ts = requireReadingInstant(when, s.ts === undefined ? 'msg.payload.timestamp' : 'msg.payload.ts', now);
-    return {
-      ts,
-      value,
-      sensorId: typeof s.id === 'string' ? s.id : undefined,
-      gatewayId: typeof msg.gateway === 'string' ? msg.gateway : undefined,
-    };
-  }
-  throw new TypeError(
-    `stream mode takes one cumulative kWh reading per message (a number, or a message of easy-sensors in "each" mode), got ${describe(payload)}`,
-  );
-}
-
-/**
- * A sensor message that is not energy (a voltage, a digital input, a unit other than
- * kWh) is not a meter reading; an id nobody documented with no unit might be one, so it
- * is given the benefit of the doubt.
- */
-export function isEnergyReading(payload: unknown): boolean {
-  const unit = (payload as SensorLike | null)?.unit;
-  if (typeof unit === 'string' && unit.trim().toLowerCase() !== 'kwh') return false;
-  const decoded = (payload as SensorLike | null)?.decoded;
-  if (!decoded || typeof decoded !== 'object') return true;
-  if (decoded.kind === 'modbus') return decoded.quantity === 'energy' || decoded.quantity === 'unknown';
-  return decoded.kind === 'unknown';
-}
-
-function describe(x: unknown): string {
-  if (x === undefined) return 'nothing';
-  if (x === null) return 'null';
-  if (Array.isArray(x)) return `an array of ${x.length}`;
-  if (typeof x === 'object') return 'an object';
-  if (typeof x === 'string') return JSON.stringify(x.length > 40 ? `${x.slice(0, 40)}…` : x);
-  return String(x);
 }
 
 /**

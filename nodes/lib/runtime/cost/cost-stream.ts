@@ -12,7 +12,8 @@ import { SensorRef, Tariff } from '../../engine/tariff/tariff';
 import { addReading, IntervalCost, MAX_KEPT, newTotals, PERIODS, Reading, TotalsState, windowStart } from '../../engine/cost/totals';
 import { isEnergyReading, rejectedPayload, SensorHistory, streamReading } from './cost-inputs';
 import { meterBar, meterPayload, restoredStatus, SiteSums, siteStatus, siteSums, StreamStatus } from './stream-output';
-import { RefusalBurst } from '../common/refusal-burst';
+import { RefusalBurst, RefusedReading } from '../common/refusal-burst';
+import { meterOf } from '../common/meter-reading';
 import { DroppedState } from '../../engine/common/stored-checks';
 import { runInSlices } from '../../engine/common/slices';
 import {
@@ -30,6 +31,7 @@ import {
 export type { MeterId, TotalsStore } from './stream-store';
 export type { StreamStatus } from './stream-output';
 export { meterName } from './stream-store';
+export { RefusedReading } from '../common/refusal-burst';
 
 /** More meters than this on one node is a wiring mistake (an unfiltered gateway), not a site. */
 export const MAX_METERS = 128;
@@ -43,17 +45,6 @@ export interface StreamOutput {
   status: StreamStatus;
   /** The site's sums the message was made from (a sum over every meter: made once per reading). */
   site: SiteSums;
-}
-
-/**
- * Thrown for a reading of one meter more than the node counts. Its message ends when the
- * burst it came in ends (RefusalBurst): with the burst's error for the first of a burst,
- * without one for the others.
- */
-export class RefusedReading extends Error {
-  constructor(readonly burst: Promise<Error | null>) {
-    super('meter limit reached');
-  }
 }
 
 export interface CostStreamOptions {
@@ -177,10 +168,7 @@ export class CostStream {
       this.sensors.record(reading.gatewayId!, reading.sensorId, reading.ts, reading.value);
       return null;
     }
-    const id: MeterId = {
-      gateway: typeof msg.gateway === 'string' && msg.gateway !== '' ? msg.gateway : null,
-      topic: typeof msg.topic === 'string' && msg.topic !== '' ? msg.topic : (reading.sensorId ?? null),
-    };
+    const id: MeterId = meterOf(msg, reading);
     if (!isEnergyReading(msg.payload)) {
       // An unfiltered easy-sensors node sends every sensor at every poll: warn once per
       // sensor rather than flood Catch with the same error.

@@ -6,15 +6,17 @@
 // restart needs, as one compact line of text (Node-RED's localfilesystem store writes
 // pretty-printed JSON, which would put every number of a list on a line of its own), and
 // at most one save every SAVE_EVERY_MS plus one on close, never one per reading.
-import { LongTimer } from '../../engine/time/long-timer';
 import { Bucket, MAX_KEPT, PERIODS, periodBounds, restoreTotals, TotalsState } from '../../engine/cost/totals';
 import { checkStoredTotals } from '../../engine/cost/stored-totals';
 import { storedInstantText } from '../../engine/common/stored-checks';
 import { isNearNow } from '../../engine/time/time';
 import { runAtOnce, Steps } from '../../engine/common/slices';
+import { MeterId, meterKey, meterName } from '../common/meter-reading';
 
-/** At most one save per minute: readings are cumulative, so a crash loses no energy (the next reading's interval covers the gap). */
-export const SAVE_EVERY_MS = 60_000;
+export { SAVE_EVERY_MS, ThrottledSave } from '../common/throttled-save';
+export { meterKey, meterName } from '../common/meter-reading';
+export type { MeterId } from '../common/meter-reading';
+
 /**
  * Readings stored per node, shared by its meters (at least the last one each): what a late
  * reading after a restart can still be placed among. 1 meter: 128; 16: 8 each; 128: 1 each.
@@ -25,11 +27,6 @@ export const STORED_READINGS = 128;
 export interface TotalsStore {
   load(): Promise<unknown>;
   save(value: unknown): Promise<void>;
-}
-
-export interface MeterId {
-  gateway: string | null;
-  topic: string | null;
 }
 
 export interface StoredMeter extends MeterId {
@@ -84,14 +81,6 @@ export interface Restored {
 export const MAX_STORED_LINE_CHARS = 256 * 1024;
 /** Text parsed between two turns of the event loop while stored lines are read. */
 const PARSE_SLICE_CHARS = 128 * 1024;
-
-export const meterKey = (m: MeterId): string => JSON.stringify([m.gateway, m.topic]);
-
-/** A meter as people name it: `DEMO/e1.kwh`, `kitchen`, or `default`. */
-export function meterName(m: MeterId): string {
-  const topic = m.topic ?? 'default';
-  return m.gateway === null ? topic : `${m.gateway}/${topic}`;
-}
 
 /** Reads a stored value of any version at once (decodeSteps); anything unusable gives nothing and says why. */
 export function decodeStored(stored: unknown, scope: StoreScope): Restored {
@@ -288,59 +277,6 @@ function readLine(text: string, scope: StoreScope, perMeter: number, now: number
   const restored = restoreTotals(state, scope.timezone, scope.tariffId);
   if (restored.problem) return null;
   return { gateway, topic, totals: restored.state, cut, ...(line.length === 7 ? { extras: line[6] } : {}) };
-}
-
-/**
- * Hands the totals to the store at most once every `everyMs` (the first change at once),
- * and at once when asked (a reset, the node closing). A failed save is said once until
- * one works again.
- */
-export class ThrottledSave {
-  private dirty = false;
-  private readonly timer = new LongTimer();
-  private lastSave = -Infinity;
-  private closed = false;
-  private failing = false;
-  private running: Promise<void> = Promise.resolve();
-
-  constructor(
-    private readonly save: () => Promise<void>,
-    private readonly everyMs: number,
-    private readonly warn: (message: string) => void,
-  ) {}
-
-  /** Something changed: saved within everyMs of the last save. */
-  changed(): void {
-    if (this.closed) return;
-    this.dirty = true;
-    if (this.timer.armed) return;
-    this.timer.arm(this.lastSave + this.everyMs, () => void this.now());
-  }
-
-  /** Saves now if anything changed since the last save; resolves once it is in the store. */
-  now(): Promise<void> {
-    this.timer.cancel();
-    if (!this.dirty) return this.running;
-    this.dirty = false;
-    this.lastSave = Date.now();
-    this.running = this.running.then(() =>
-      this.save().then(
-        () => void (this.failing = false),
-        (err: Error) => {
-          this.dirty = true; // tried again with the next change or on close
-          if (!this.failing) this.warn(`running totals could not be saved: ${err?.message ?? String(err)}`);
-          this.failing = true;
-        },
-      ),
-    );
-    return this.running;
-  }
-
-  /** The last save (the node is closing); nothing is saved after it. */
-  close(): Promise<void> {
-    this.closed = true; // before the save: a reading handled meanwhile arms no timer
-    return this.now();
-  }
 }
 
 /** A stored meter name: a string, or null for the default; undefined when it is neither. */

@@ -1,0 +1,104 @@
+// A cumulative meter reading as a message carries it (easy-cost's stream mode, easy-peak):
+// a number of kWh, or an easy-sensors message; which meter it belongs to, and its name.
+// Node-RED-free, so every rule about bad input is tested alone.
+import { toEpochMs } from '../../engine/time/time';
+import { requireReadingInstant } from '../../engine/common/future-readings';
+
+export interface StreamReading {
+  ts: number;
+  value: number;
+  /** The sensor it came from, when wired from easy-sensors. */
+  sensorId?: string;
+  gatewayId?: string;
+}
+
+/** A sensor message of easy-sensors: its payload is one sensor. */
+interface SensorLike {
+  id?: unknown;
+  value?: unknown;
+  ts?: unknown;
+  timestamp?: unknown;
+  unit?: unknown;
+  decoded?: { kind?: unknown; quantity?: unknown };
+}
+
+/**
+ * One cumulative reading (easy-cost's stream mode, easy-peak; `who` names it in errors): `msg.payload` a number of kWh (at `msg.ts` or
+ * `msg.timestamp`, else now), or an easy-sensors message (payload `{ id, value, ts }`).
+ * Anything else throws a TypeError saying what was expected.
+ */
+export function streamReading(
+  msg: { payload?: unknown; ts?: unknown; timestamp?: unknown; gateway?: unknown },
+  now: number,
+  who = 'stream mode',
+): StreamReading {
+  const { payload } = msg;
+  if (typeof payload === 'number' || (typeof payload === 'string' && payload.trim() !== '' && Number.isFinite(Number(payload)))) {
+    const value = Number(payload);
+    if (!Number.isFinite(value)) throw new TypeError(`${who} needs a finite kWh reading, got ${String(payload)}`);
+    const when = msg.ts ?? msg.timestamp;
+    return { ts: when === undefined ? now : requireReadingInstant(when, msg.ts === undefined ? 'msg.timestamp' : 'msg.ts', now), value };
+  }
+  if (typeof payload === 'object' && payload !== null && !Array.isArray(payload)) {
+    const s = payload as SensorLike;
+    const value = typeof s.value === 'number' ? s.value : NaN;
+    if (!Number.isFinite(value)) throw new TypeError(`${who} needs msg.payload.value as a finite number of kWh, got ${describe(s.value)}`);
+    const when = s.ts ?? s.timestamp;
+    if (toEpochMs(when) === null) throw new TypeError(`${who} needs msg.payload.ts (or timestamp) as an instant, got ${describe(when)}`);
+    const ts = requireReadingInstant(when, s.ts === undefined ? 'msg.payload.timestamp' : 'msg.payload.ts', now);
+    return {
+      ts,
+      value,
+      sensorId: typeof s.id === 'string' ? s.id : undefined,
+      gatewayId: typeof msg.gateway === 'string' ? msg.gateway : undefined,
+    };
+  }
+  throw new TypeError(
+    `${who} takes one cumulative kWh reading per message (a number, or a message of easy-sensors in "each" mode), got ${describe(payload)}`,
+  );
+}
+
+/**
+ * A sensor message that is not energy (a voltage, a digital input, a unit other than
+ * kWh) is not a meter reading; an id nobody documented with no unit might be one, so it
+ * is given the benefit of the doubt.
+ */
+export function isEnergyReading(payload: unknown): boolean {
+  const unit = (payload as SensorLike | null)?.unit;
+  if (typeof unit === 'string' && unit.trim().toLowerCase() !== 'kwh') return false;
+  const decoded = (payload as SensorLike | null)?.decoded;
+  if (!decoded || typeof decoded !== 'object') return true;
+  if (decoded.kind === 'modbus') return decoded.quantity === 'energy' || decoded.quantity === 'unknown';
+  return decoded.kind === 'unknown';
+}
+
+export function describe(x: unknown): string {
+  if (x === undefined) return 'nothing';
+  if (x === null) return 'null';
+  if (Array.isArray(x)) return `an array of ${x.length}`;
+  if (typeof x === 'object') return 'an object';
+  if (typeof x === 'string') return JSON.stringify(x.length > 40 ? `${x.slice(0, 40)}…` : x);
+  return String(x);
+}
+
+/** A meter: (msg.gateway, msg.topic); null for none (a bare number is the one default meter). */
+export interface MeterId {
+  gateway: string | null;
+  topic: string | null;
+}
+
+export const meterKey = (m: MeterId): string => JSON.stringify([m.gateway, m.topic]);
+
+/** A meter as people name it: `DEMO/e1.kwh`, `kitchen`, or `default`. */
+export function meterName(m: MeterId): string {
+  const topic = m.topic ?? 'default';
+  return m.gateway === null ? topic : `${m.gateway}/${topic}`;
+}
+
+/** The meter a message's reading belongs to: msg.gateway, and msg.topic or the easy-sensors sensor id. */
+export function meterOf(msg: { gateway?: unknown; topic?: unknown }, reading: StreamReading): MeterId {
+  return {
+    gateway: typeof msg.gateway === 'string' && msg.gateway !== '' ? msg.gateway : null,
+    topic: typeof msg.topic === 'string' && msg.topic !== '' ? msg.topic : (reading.sensorId ?? null),
+  };
+}
