@@ -6,6 +6,7 @@ import type { PlanResult } from '../../engine/plan/plan';
 import { roundAmount, roundAmountOrNull } from '../../engine/common/format';
 import { HOUR_MS, localIsoText, toLocalMs, zoneInfo } from '../../engine/time/time';
 import type { LedgerPiece } from './plan-ledger';
+import { typedValue } from '../common/typed-value';
 
 /** What output 1 says: in a slot, in the window outside any slot, or outside the window. */
 export type OutputState = 'on' | 'off' | 'outside';
@@ -14,34 +15,6 @@ export interface OutputValues {
   on: unknown;
   off: unknown;
   outside: unknown;
-}
-
-/** A value typed in the dialog (a typedInput's value and type), or an Error naming the field. */
-function typedValue(value: unknown, type: unknown, what: string): unknown {
-  const text = typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
-  switch (type) {
-    case 'bool':
-      if (value === true || value === false) return value;
-      if (text === 'true' || text === 'false') return text === 'true';
-      throw new Error(`${what} must be true or false, got ${JSON.stringify(value)}`);
-    case 'num': {
-      const n = text.trim() === '' ? NaN : Number(text);
-      if (!Number.isFinite(n)) throw new Error(`${what} must be a number, got ${JSON.stringify(value)}`);
-      return n;
-    }
-    case 'str':
-      return text;
-    case 'json':
-      try {
-        return JSON.parse(text);
-      } catch (err) {
-        // the reason is in the message; the target's lib has no Error cause
-        // eslint-disable-next-line preserve-caught-error
-        throw new Error(`${what} is not valid JSON: ${(err as Error).message}`);
-      }
-    default:
-      throw new Error(`${what} has an unknown type ${JSON.stringify(type)} (bool, num, str or json)`);
-  }
 }
 
 /** The configured output values; a node saved before they existed sends true and false. */

@@ -1,0 +1,97 @@
+// easy-peak's configuration from the flow, checked at deploy (the dialog validates the
+// same bounds, but a flow may come from an import or a hand edit): a setting out of range
+// is an error naming it, never a silent default.
+import { typedValue } from '../common/typed-value';
+
+export type DemandMinutes = 15 | 30 | 60;
+export const DEMAND_MINUTES: readonly DemandMinutes[] = [15, 30, 60];
+/** The most peaks a month's value may average (Norway: 3; nobody bills on more than a handful). */
+export const MAX_TOP = 10;
+
+export interface PeakWhen {
+  time_start?: string;
+  time_end?: string;
+  weekdays?: number[];
+}
+
+export interface PeakSettings {
+  minutes: DemandMinutes;
+  /** How many of the month's highest windows make its value (their average). */
+  top: number;
+  /** At most one peak per local day (that day's highest). */
+  distinctDays: boolean;
+  /** Only windows starting inside this, as a tariff rule writes it; null: every window. */
+  when: PeakWhen | null;
+  /** `peak`: stay under the month's peak value (at least floorKw); `fixed`: under limitKw. */
+  limit: 'peak' | 'fixed';
+  limitKw: number | null;
+  floorKw: number;
+  marginPercent: number;
+  hysteresisPercent: number;
+  /** A meter's latest power older than this is stale: the guard does not shed on it. */
+  staleMs: number;
+  shedValue: unknown;
+  restoreValue: unknown;
+}
+
+const text = (x: unknown): string => (typeof x === 'string' ? x.trim() : typeof x === 'number' ? String(x) : '');
+
+/** A number setting: empty gives `fallback`; otherwise a finite number in [min, max], or an error naming it. */
+function numberSetting(raw: unknown, name: string, min: number, max: number, fallback: number | null): number | null {
+  const t = text(raw);
+  if (t === '') return fallback;
+  const n = /^[+-]?(\d+\.?\d*|\.\d+)$/.test(t) ? Number(t) : NaN;
+  if (!(n >= min && n <= max)) throw new Error(`${name} must be a number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+function weekdaysSetting(raw: unknown): number[] | undefined {
+  const t = text(raw);
+  if (t === '') return undefined;
+  const days = t.split(/[\s,]+/).map((d) => (/^[1-7]$/.test(d) ? Number(d) : NaN));
+  if (days.some((d) => Number.isNaN(d)))
+    throw new Error(`weekdays must be ISO weekdays 1 (Monday) to 7 (Sunday), such as 1,2,3,4,5, got ${JSON.stringify(raw)}`);
+  return days;
+}
+
+/** The node's settings, or an Error a user understands naming the first setting that is wrong. */
+export function peakSettings(config: Record<string, unknown>): PeakSettings {
+  const minutes = numberSetting(config.minutes, 'the window', 15, 60, 15)!;
+  if (!DEMAND_MINUTES.includes(minutes as DemandMinutes))
+    throw new Error(`the window must be 15, 30 or 60 minutes, got ${JSON.stringify(config.minutes)}`);
+  const top = numberSetting(config.top, 'peaks per month', 1, MAX_TOP, 1)!;
+  if (!Number.isInteger(top))
+    throw new Error(`peaks per month must be a whole number from 1 to ${MAX_TOP}, got ${JSON.stringify(config.top)}`);
+  const limit =
+    config.limit === 'fixed' ? 'fixed' : config.limit === undefined || config.limit === '' || config.limit === 'peak' ? 'peak' : null;
+  if (limit === null) throw new Error(`the limit must be "peak" (the month's peak value) or "fixed", got ${JSON.stringify(config.limit)}`);
+  const limitKw = numberSetting(config.limitKw, 'the fixed limit (kW)', 0.001, 1e6, null);
+  if (limit === 'fixed' && limitKw === null) throw new Error('a fixed limit needs its kW');
+  const start = text(config.timeStart);
+  const end = text(config.timeEnd);
+  if ((start === '') !== (end === '')) throw new Error('count peaks from … until … needs both times, or neither');
+  const weekdays = weekdaysSetting(config.weekdays);
+  const when: PeakWhen | null =
+    start || weekdays ? { ...(start ? { time_start: start, time_end: end } : {}), ...(weekdays ? { weekdays } : {}) } : null;
+  return {
+    minutes: minutes as DemandMinutes,
+    top,
+    distinctDays: config.distinctDays === true || config.distinctDays === 'true',
+    when,
+    limit,
+    limitKw: limit === 'fixed' ? limitKw : null,
+    floorKw: numberSetting(config.floorKw, 'the lowest limit (kW)', 0, 1e6, 0)!,
+    marginPercent: numberSetting(config.marginPercent, 'the margin (%)', 0, 50, 5)!,
+    hysteresisPercent: numberSetting(config.hysteresisPercent, 'the hysteresis (%)', 0, 50, 5)!,
+    staleMs: numberSetting(config.staleMinutes, 'stale after (minutes)', 1, 60, 5)! * 60_000,
+    shedValue: config.shedType === undefined ? 'shed' : typedValue(config.shedValue, config.shedType, 'the shed value'),
+    restoreValue: config.restoreType === undefined ? 'restore' : typedValue(config.restoreValue, config.restoreType, 'the restore value'),
+  };
+}
+
+/** The limit the guard keeps under: the fixed kW, or the month's peak value but at least the floor (null: none yet). */
+export function limitOf(settings: Pick<PeakSettings, 'limit' | 'limitKw' | 'floorKw'>, monthValue: number | null): number | null {
+  if (settings.limit === 'fixed') return settings.limitKw;
+  const limit = Math.max(monthValue ?? 0, settings.floorKw);
+  return limit > 0 ? limit : null;
+}
