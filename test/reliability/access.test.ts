@@ -5,6 +5,8 @@
 import should from 'should';
 import * as fs from 'fs';
 import * as path from 'path';
+import * as http from 'http';
+import type { AddressInfo } from 'net';
 import type { Simulator } from '../../sim/server';
 import { canarySimulator, CANARY } from './support';
 import { RedProcess } from './process-support';
@@ -190,5 +192,131 @@ describe('reliability: read-only and anonymous editor users', function () {
     // the runtime still answers
     should((await fetch(`${red.url}/settings`, { headers: viewer })).status).equal(200);
     should(red.child?.exitCode).be.null();
+  });
+});
+
+describe('reliability: the editor behind a reverse proxy that rewrites Host', function () {
+  this.timeout(120000);
+  let sim: Simulator;
+  let red: RedProcess;
+  let proxy: http.Server;
+  let proxyPort = 0;
+  afterEach(async () => {
+    await new Promise((resolve) => proxy?.close(resolve));
+    await red?.dispose();
+    await sim?.close();
+  });
+
+  /** A proxy as nginx's default makes one: Host becomes the upstream's ($proxy_host), X-Forwarded-Host the browser's. */
+  async function startReverseProxy(upstreamPort: number): Promise<void> {
+    proxy = http.createServer((req, res) => {
+      const headers = {
+        ...req.headers,
+        host: `127.0.0.1:${upstreamPort}`,
+        'x-forwarded-host': req.headers.host ?? '',
+        'x-forwarded-proto': 'http',
+      };
+      const up = http.request({ host: '127.0.0.1', port: upstreamPort, method: req.method, path: req.url, headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      up.on('error', () => res.writeHead(502).end());
+      req.pipe(up);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    proxyPort = (proxy.address() as AddressInfo).port;
+  }
+
+  /** A POST as a browser at `page` sends it to the editor at nodered.example (its Origin, and Sec-Fetch-Site when given), through the proxy or not. */
+  function postAs(port: number, page: string, extra: Record<string, string>, body: object, auth: Record<string, string> = {}) {
+    return new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const payload = JSON.stringify(body);
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/easy-account/schedule',
+          headers: { host: `nodered.example:${proxyPort}`, origin: page, 'content-type': 'application/json', ...auth, ...extra },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  const flows = (simUrl: string) => [
+    { id: 'z1', type: 'tab', label: 'proxy' },
+    { id: 'acc', type: 'easy-account', name: 'rel', baseUrl: simUrl, timezone: 'UTC', credentials: { token: CANARY } },
+    { id: 't', z: 'z1', type: 'easy-tariff', account: 'acc', tariff: 'DEMO-FLAT', refresh: 60, wires: [] },
+  ];
+  const preview = { id: 'acc', tariff: 'DEMO-FLAT' };
+
+  it('answers a browser behind it (Sec-Fetch-Site: same-origin) as Node-RED's own API does, and still refuses other sites', async () => {
+    sim = await canarySimulator();
+    const hash = bcrypt.hashSync(PASSWORD, 8);
+    red = new RedProcess({
+      extraSettings: `adminAuth: { type: 'credentials', users: [{ username: 'admin', password: ${JSON.stringify(hash)}, permissions: '*' }] },`,
+    });
+    await red.start();
+    await startReverseProxy(red.port);
+    const page = `http://nodered.example:${proxyPort}`;
+    const login = await fetch(`http://127.0.0.1:${proxyPort}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_id: 'node-red-admin', grant_type: 'password', scope: '*', username: 'admin', password: PASSWORD }),
+    });
+    should(login.status).equal(200);
+    const auth = { authorization: `Bearer ${((await login.json()) as { access_token: string }).access_token}` };
+    await red.deploy(flows(sim.url), auth);
+    // Node-RED's own admin API works through the proxy: so must the package's
+    should((await fetch(`http://127.0.0.1:${proxyPort}/settings`, { headers: auth })).status).equal(200);
+
+    const ok = await postAs(proxyPort, page, { 'sec-fetch-site': 'same-origin' }, preview, auth);
+    should(ok.status).equal(200, ok.text);
+    should(ok.text).not.containEql(CANARY);
+    // not logged in, the permission check still answers 401 behind the proxy
+    should((await postAs(proxyPort, page, { 'sec-fetch-site': 'same-origin' }, preview)).status).equal(401);
+    // other sites stay refused, token or not
+    sim.resetRequests();
+    for (const [from, extra] of [
+      ['https://evil.example', {}],
+      ['https://evil.example', { 'sec-fetch-site': 'cross-site' }],
+      [page, { 'sec-fetch-site': 'cross-site' }],
+      [`http://other.nodered.example:${proxyPort}`, { 'sec-fetch-site': 'same-site' }],
+    ] as Array<[string, Record<string, string>]>) {
+      const refused = await postAs(proxyPort, from, extra, preview, auth);
+      should(refused.status).equal(403, `${from} ${JSON.stringify(extra)}`);
+    }
+    // an old browser (no Sec-Fetch-Site) behind a proxy Node-RED does not trust: its Origin is not the rewritten Host
+    should((await postAs(proxyPort, page, {}, preview, auth)).status).equal(403);
+    should(sim.requests.filter((r) => r.endpoint !== null)).have.length(0);
+    // 127.0.0.1 and localhost on the same port are the same machine's editor
+    const alias = await postAs(red.port, `http://localhost:${red.port}`, { host: `127.0.0.1:${red.port}` }, preview, auth);
+    should(alias.status).equal(200, alias.text);
+    const otherPort = await postAs(red.port, `http://localhost:${red.port + 1}`, { host: `127.0.0.1:${red.port}` }, preview, auth);
+    should(otherPort.status).equal(403);
+  });
+
+  it("takes X-Forwarded-Host from a proxy Node-RED trusts (httpServerOptions 'trust proxy'), and only then", async () => {
+    sim = await canarySimulator();
+    red = new RedProcess({ extraSettings: `httpServerOptions: { 'trust proxy': 'loopback' },` });
+    await red.start();
+    await red.deploy(flows(sim.url));
+    await startReverseProxy(red.port);
+    const page = `http://nodered.example:${proxyPort}`;
+    const old = await postAs(proxyPort, page, {}, preview);
+    should(old.status).equal(200, old.text);
+    should((await postAs(proxyPort, 'https://evil.example', {}, preview)).status).equal(403);
+    // a forwarded host that is not the Origin's changes nothing
+    should(
+      (await postAs(red.port, page, { host: `127.0.0.1:${red.port}`, 'x-forwarded-host': 'elsewhere.example' }, preview)).status,
+    ).equal(403);
   });
 });
