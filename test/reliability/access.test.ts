@@ -258,7 +258,7 @@ describe('reliability: the editor behind a reverse proxy that rewrites Host', fu
   ];
   const preview = { id: 'acc', tariff: 'DEMO-FLAT' };
 
-  it('answers a browser behind it (Sec-Fetch-Site: same-origin) as Node-RED's own API does, and still refuses other sites', async () => {
+  it("answers a browser behind it (Sec-Fetch-Site: same-origin) as Node-RED's own API does, and still refuses other sites", async () => {
     sim = await canarySimulator();
     const hash = bcrypt.hashSync(PASSWORD, 8);
     red = new RedProcess({
