@@ -9,7 +9,7 @@
 // Second output: stream mode, each closed day, week and month as a bar for Dashboard 2;
 // compare mode, the table as bars.
 
-import { linkAccount, nodeContextStore, reportProblem, settleOnce, problemStatus } from './lib/runtime/account/account-link';
+import { handleInOrder, linkAccount, nodeContextStore, reportProblem } from './lib/runtime/account/account-link';
 import { costBatch, costStatus } from './lib/runtime/cost/cost-batch';
 import { periodWords } from './lib/runtime/cost/cost-inputs';
 import { CostRange } from './lib/runtime/cost/cost-range';
@@ -17,7 +17,7 @@ import { compareCost } from './lib/runtime/cost/cost-compare';
 import { generatorChoice, GeneratorSettings } from './lib/runtime/cost/generator-report';
 import { dailyChargeSetting } from './lib/runtime/cost/stream-projection';
 import { StreamReports } from './lib/runtime/cost/stream-reports';
-import { CostStream, RefusedReading } from './lib/runtime/cost/cost-stream';
+import { CostStream } from './lib/runtime/cost/cost-stream';
 import type { AccountHub, TariffSnapshot } from './lib/runtime/account/hub';
 import { SensorFollower } from './lib/runtime/tariff/sensor-follower';
 import { PacedStatus } from './lib/runtime/common/paced-status';
@@ -148,28 +148,15 @@ export = function register(RED: NodeAPI): void {
       compare: onCompare,
     };
 
-    node.on('input', (msg, send, done) => {
-      const finish = settleOnce(done);
-      queue = queue.then(async () => {
-        try {
-          if (problem) throw new Error(problem);
-          const out = await handlers[mode](msg);
-          if (out) send(out);
-          finish();
-        } catch (err) {
-          if (err instanceof RefusedReading) {
-            // one error per burst: the queue goes on, this message ends when its burst does
-            void err.burst.then((burstError) => {
-              if (burstError) status.now(problemStatus(burstError));
-              finish(burstError ?? undefined);
-            });
-            return;
-          }
-          status.now(problemStatus(err));
-          finish(err);
-        }
-      });
-    });
+    handleInOrder(
+      node,
+      queue,
+      (s) => status.now(s),
+      (msg) => {
+        if (problem) throw new Error(problem);
+        return handlers[mode](msg);
+      },
+    );
 
     node.on('close', (_removed, done) => {
       unwatchTariffs?.();

@@ -130,6 +130,26 @@
   }
   E.setStatus = setStatus;
 
+  /**
+   * Whether a typedInput's value can be sent as its type (easy-plan's switch values,
+   * easy-peak's guard values): the runtime reads them the same way at deploy (typedValue).
+   */
+  E.typedValueOk = function (v, type) {
+    var text = v === undefined || v === null ? '' : String(v);
+    if (type === undefined || type === 'off' || type === 'str') return true;
+    if (type === 'bool') return text === 'true' || text === 'false';
+    if (type === 'num') return text.trim() !== '' && isFinite(Number(text));
+    if (type === 'json') {
+      try {
+        JSON.parse(text);
+        return true;
+      } catch (_err) {
+        return false;
+      }
+    }
+    return false;
+  };
+
   /** A price as the dialogs show it: at most five decimals, no trailing zeros. */
   E.priceText = function (x) {
     return String(Number(Number(x).toFixed(5)));

@@ -10,7 +10,7 @@ import easyTariff = require('../../nodes/easy-tariff');
 import easyPlan = require('../../nodes/easy-plan');
 import { priceAt } from '../../nodes/lib/engine/tariff/price';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
-import { FlowNode, helper, inbox, loadFlow, withSimulator } from './flow-support';
+import { exampleFlow, FlowNode, helper, inbox, loadFlow, withSimulator } from './flow-support';
 
 const CORE = ['common/20-inject.js', 'function/10-switch.js', 'function/15-change.js', 'function/rbe.js'].map((file) =>
   require(require.resolve(`@node-red/nodes/core/${file}`)),
@@ -24,9 +24,7 @@ const EXAMPLES = fs
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function example(name: string): FlowNode[] {
-  return JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', `${name}.json`), 'utf8'));
-}
+const example = exampleFlow;
 
 describe('examples of easy-sensors and easy-cost', function () {
   let sim: Simulator;

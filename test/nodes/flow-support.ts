@@ -149,3 +149,8 @@ export class FileContext {
     helper.settings({});
   }
 }
+
+/** An example flow as the package ships it (examples/<name>.json). */
+export function exampleFlow(name: string): FlowNode[] {
+  return JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', `${name}.json`), 'utf8'));
+}

@@ -4,7 +4,8 @@
 
 import { shortText } from '../../engine/common/format';
 import type { AccountHub, HubStore } from './hub';
-import type { Node, NodeAPI, NodeStatus } from '../common/red-types';
+import type { Node, NodeAPI, NodeMessage, NodeStatus, Outgoing } from '../common/red-types';
+import { RefusedReading } from '../common/refusal-burst';
 
 /** The easy-account config node as its users see it (nodes/easy-account.ts). */
 export interface AccountNode extends Node {
@@ -114,4 +115,40 @@ export function nodeContextStore(node: Node, key: string): HubStore {
 /** The red status of a failure: short in the editor; the full text is in the log and at the Catch node. */
 export function problemStatus(problem: unknown): NodeStatus {
   return { fill: 'red', shape: 'ring', text: shortText(problem instanceof Error ? problem.message : String(problem)) };
+}
+
+/**
+ * A node's messages handled one at a time, in arrival order, after `first` (restoring what
+ * it stored), so its state never races: what `handle` returns is sent and the message
+ * done; a throw ends it in done(err) with a red status; a RefusedReading ends it when its
+ * burst does (one error per burst, shown, the others end without one).
+ */
+export function handleInOrder(
+  node: Node,
+  first: Promise<unknown>,
+  show: (status: NodeStatus) => void,
+  handle: (msg: NodeMessage) => Promise<Outgoing>,
+): void {
+  let queue: Promise<unknown> = first.catch(() => undefined);
+  node.on('input', (msg, send, done) => {
+    const finish = settleOnce(done);
+    queue = queue.then(async () => {
+      try {
+        const out = await handle(msg);
+        if (out) send(out);
+        finish();
+      } catch (err) {
+        if (err instanceof RefusedReading) {
+          // the queue goes on, this message ends when its burst does
+          void err.burst.then((burstError) => {
+            if (burstError) show(problemStatus(burstError));
+            finish(burstError ?? undefined);
+          });
+          return;
+        }
+        show(problemStatus(err));
+        finish(err);
+      }
+    });
+  });
 }
