@@ -2,7 +2,7 @@
 // function nodes (see docs/library.md).
 export { decodeSensorId } from './api/sensor-ids';
 export type { DecodedSensorId, ModbusQuantity } from './api/sensor-ids';
-// The engine (time, tariffs, price, cost)
+// The engine (time, tariffs, price, cost, peaks)
 export {
   toEpochMs,
   requireEpochMs,
@@ -38,6 +38,12 @@ export { compareTariffs } from './engine/reports/compare';
 export type { TariffComparison, TariffComparisonRow } from './engine/reports/compare';
 export { sensorRuns } from './engine/reports/sensor-runs';
 export type { SensorRun, SensorRunsOptions, SensorRunsResult } from './engine/reports/sensor-runs';
+export { demandWindowOf } from './engine/peak/demand-window';
+export type { DemandMinutes } from './engine/peak/demand-window';
+export { demandWindows } from './engine/peak/demand';
+export type { DemandWindow, DemandWindows, DemandWindowsOptions } from './engine/peak/demand';
+export { monthlyPeaks } from './engine/peak/monthly-peaks';
+export type { MonthPeaks, MonthlyPeaksOptions, PeakHours, PeakWindow } from './engine/peak/monthly-peaks';
 // The API client
 export { EasyClient, EasyApiError, DEFAULT_BASE_URL, CLIENT_DEFAULTS } from './api/client';
 export type { EasyClientOptions, EasyApiErrorCode, RequestOptions, RetryInfo, Sensor } from './api/client';

@@ -47,3 +47,9 @@ export const MAX_CHART_POINTS = 2000;
  * into the future (docs/semantics.md, "Readings from the future").
  */
 export const MAX_CLOCK_AHEAD_MS = 10 * 60 * 1000;
+/**
+ * Demand windows one demandWindows call makes, and monthlyPeaks reads: 100,000 is 2.8
+ * years of 15-minute windows, 11 of hourly ones (~10 MB of window objects); a range
+ * holding more is refused with an error naming it, before any window is made.
+ */
+export const MAX_DEMAND_WINDOWS = 100_000;

@@ -3,8 +3,8 @@
 import { CompiledTariff } from '../tariff/tariff';
 import { SegmentCursor, SensorEvents } from './cost-segments';
 import { Cleaned, instantOf, readingValue, rowTs } from './readings';
-import type { Totals } from './walk-totals';
-import { DAY_MS, HOUR_MS, ZoneInfo, instantInto, isoResult, parseIsoInto } from '../time/time';
+import { Totals, leftOut } from './walk-totals';
+import { DAY_MS, ZoneInfo, instantInto, isoResult, parseIsoInto } from '../time/time';
 
 /** `groups`: 1, or with splitBy one block of slots per split value (see SegmentCursor). */
 export function emptyTotals(ct: CompiledTariff, groups = 1): Totals {
@@ -123,7 +123,8 @@ interface Walk {
  * locals, loaded from and saved to w.state once per block; the rule's sum is kept in
  * `slotEnergy` and written back to energyBySlot when the segment changes (the same
  * additions in the same order as adding to the array each time: the same result to
- * the last bit). Calls happen only at segment changes, resets and rejected intervals.
+ * the last bit). Calls happen only at segment changes, resets and rejected intervals
+ * (leftOut, which decides those, is small enough to be inlined).
  * The shape is fixed for the whole pass (`kind`, decided by the first row), so each
  * field access sees one shape and no per-row "what is this row" dispatch runs.
  */
@@ -138,7 +139,6 @@ function walkBlock(
 ): boolean {
   const { state, totals, cursor, prorate, maxPowerKw, energyLimit } = w;
   const energyBySlot = totals.energyBySlot;
-  const checkPower = maxPowerKw !== Infinity;
   let t0 = state[T0];
   let v0 = state[V0];
   let energy = state[ENERGY];
@@ -164,49 +164,25 @@ function walkBlock(
       }
       if (t1 - t1 !== 0 || v1 - v1 !== 0 || !(t1 > t0)) return false; // NaN, infinite or out of order
     }
-    if (i > 0) {
+    if (i > 0 && !leftOut(totals, t0, v0, t1, v1, energy, energyLimit, maxPowerKw)) {
       const delta = v1 - v0;
-      if (delta < 0) {
-        totals.resets.push({ from: t0, to: t1, fromValue: v0, toValue: v1 });
-      } else if (!(energy + delta <= energyLimit)) {
-        totals.rejected.push({
-          from: t0,
-          to: t1,
-          fromValue: v0,
-          toValue: v1,
-          energy: delta,
-          averageKw: delta / ((t1 - t0) / HOUR_MS),
-          reason: 'overflow',
-        });
-      } else if (checkPower && delta / ((t1 - t0) / HOUR_MS) > maxPowerKw) {
-        totals.rejected.push({
-          from: t0,
-          to: t1,
-          fromValue: v0,
-          toValue: v1,
-          energy: delta,
-          averageKw: delta / ((t1 - t0) / HOUR_MS),
-          reason: 'power',
-        });
+      energy += delta;
+      if (t0 >= segmentEnd) {
+        energyBySlot[slot] = slotEnergy;
+        cursor.seek(t0);
+        segmentEnd = cursor.end;
+        slot = cursor.slot;
+        slotEnergy = energyBySlot[slot];
+      }
+      if (t1 <= segmentEnd || !prorate) {
+        slotEnergy += delta;
       } else {
-        energy += delta;
-        if (t0 >= segmentEnd) {
-          energyBySlot[slot] = slotEnergy;
-          cursor.seek(t0);
-          segmentEnd = cursor.end;
-          slot = cursor.slot;
-          slotEnergy = energyBySlot[slot];
-        }
-        if (t1 <= segmentEnd || !prorate) {
-          slotEnergy += delta;
-        } else {
-          if (t1 - w.firstTs > MAX_PRORATE_SPAN_MS) throw prorateSpanError(t1 - w.firstTs);
-          energyBySlot[slot] = slotEnergy;
-          shareByTime(cursor, energyBySlot, t0, t1, delta);
-          segmentEnd = cursor.end;
-          slot = cursor.slot;
-          slotEnergy = energyBySlot[slot];
-        }
+        if (t1 - w.firstTs > MAX_PRORATE_SPAN_MS) throw prorateSpanError(t1 - w.firstTs);
+        energyBySlot[slot] = slotEnergy;
+        shareByTime(cursor, energyBySlot, t0, t1, delta);
+        segmentEnd = cursor.end;
+        slot = cursor.slot;
+        slotEnergy = energyBySlot[slot];
       }
     }
     t0 = t1;

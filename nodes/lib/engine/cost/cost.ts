@@ -79,9 +79,7 @@ export function computeCost(tariff: Tariff | unknown, readings: readonly Reading
   if (attribution !== 'start' && attribution !== 'prorate') {
     throw new TypeError(`attribution must be "start" or "prorate", got ${JSON.stringify(attribution)}`);
   }
-  const maxPowerKw = options.maxPowerKw ?? Infinity;
-  if (typeof maxPowerKw !== 'number' || !(maxPowerKw >= 0))
-    throw new TypeError(`maxPowerKw must be a non-negative number, got ${String(maxPowerKw)}`);
+  const maxPowerKw = maxPowerOption(options.maxPowerKw);
   const events = sensorEvents(ct, options.sensors, splitByOption(options.splitBy));
   const setup: WalkSetup = {
     ct,
@@ -107,6 +105,14 @@ export function computeCost(tariff: Tariff | unknown, readings: readonly Reading
   const ts = cleaned.ts;
   // Never null: cleaned readings are finite and strictly increasing.
   return result(ct, walkCleaned(setup, cleaned), cleaned, ts, events.split);
+}
+
+/** Option maxPowerKw (semantics rule 10): a non-negative number, Infinity when not given. */
+export function maxPowerOption(x: unknown): number {
+  const maxPowerKw = x ?? Infinity;
+  if (typeof maxPowerKw !== 'number' || !(maxPowerKw >= 0))
+    throw new TypeError(`maxPowerKw must be a non-negative number, got ${String(maxPowerKw)}`);
+  return maxPowerKw;
 }
 
 function splitByOption(x: unknown): SensorRef | null {

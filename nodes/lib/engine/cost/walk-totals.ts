@@ -1,6 +1,8 @@
 // What one costing pass adds up, and the intervals it reports: the types shared by the
 // walk over the readings (cost-walk) and the cursor over segments of constant rule
-// (cost-segments), kept apart so neither imports the other.
+// (cost-segments), kept apart so neither imports the other; and which intervals count
+// no energy (leftOut), shared by the walk and the demand windows (engine/peak).
+import { HOUR_MS } from '../time/time';
 
 export interface Interval {
   from: number;
@@ -31,4 +33,45 @@ export interface Totals {
   resets: Interval[];
   rejected: RejectedInterval[];
   unknown: number[];
+}
+
+/** Where one pass reports the intervals it leaves out. */
+export interface LeftOutIntervals {
+  resets: Interval[];
+  rejected: RejectedInterval[];
+}
+
+/**
+ * Whether the interval (t0, v0) → (t1, v1) counts no energy, reported in `out` (semantics
+ * rule 10): a negative delta is a reset; an interval whose energy would take the counted
+ * total past `energyLimit`, or whose average power exceeds `maxPowerKw`, is rejected.
+ * Small, so that the cost walk's optimiser inlines it: the doubles stay unboxed.
+ */
+export function leftOut(
+  out: LeftOutIntervals,
+  t0: number,
+  v0: number,
+  t1: number,
+  v1: number,
+  counted: number,
+  energyLimit: number,
+  maxPowerKw: number,
+): boolean {
+  const delta = v1 - v0;
+  if (delta < 0) {
+    out.resets.push({ from: t0, to: t1, fromValue: v0, toValue: v1 });
+    return true;
+  }
+  const overflow = !(counted + delta <= energyLimit);
+  if (!overflow && (maxPowerKw === Infinity || !(delta / ((t1 - t0) / HOUR_MS) > maxPowerKw))) return false;
+  out.rejected.push({
+    from: t0,
+    to: t1,
+    fromValue: v0,
+    toValue: v1,
+    energy: delta,
+    averageKw: delta / ((t1 - t0) / HOUR_MS),
+    reason: overflow ? 'overflow' : 'power',
+  });
+  return true;
 }

@@ -1,0 +1,174 @@
+// monthlyPeaks (semantics rule 41): per local month the highest demand windows, the
+// month's value their average; `when` read and matched as a tariff rule's time range
+// and weekdays (rules 2, 3 and 6), by the tariff engine itself.
+import { MAX_DEMAND_WINDOWS } from '../common/limits';
+import { matchSlot } from '../tariff/price';
+import { CompiledTariff, compileTariff, isObject } from '../tariff/tariff';
+import { ZoneInfo, describe, instantText, localDayNumber, localPeriodIn, requireEpochMs, toLocalMs, zoneOption } from '../time/time';
+
+export interface PeakWindow {
+  from: number;
+  to: number;
+  kw: number;
+}
+
+export interface MonthPeaks {
+  /** The local calendar month, [from, to) in epoch ms. */
+  from: number;
+  to: number;
+  /** The highest windows counted, highest first (ties: the earlier first); at most `top`. */
+  peaks: PeakWindow[];
+  /** The average kw of the peaks; null when the month has none. */
+  value: number | null;
+}
+
+/** The local time range and weekdays a window's start must match, written as in a tariff rule. */
+export interface PeakHours {
+  time_start?: string;
+  time_end?: string;
+  weekdays?: number[];
+  weekday?: number[];
+}
+
+export interface MonthlyPeaksOptions {
+  timezone: string;
+  /** How many windows make a month's value (default 1). */
+  top?: number;
+  /** At most one window per local day: that day's highest (default false). */
+  distinctDays?: boolean;
+  /** Only windows whose start matches, as a tariff rule would (default: every window). */
+  when?: PeakHours;
+  /** Only complete windows count (default true). */
+  completeOnly?: boolean;
+}
+
+const WHEN_FIELDS = ['time_start', 'time_end', 'weekdays', 'weekday'];
+const SENSOR_FIELDS = ['gateway_id', 'sensor_id', 'sensor_value', 'sensor_condition'];
+const NO_SENSORS = new Float64Array(0);
+
+/** `when` compiled as the one rule of a tariff; its errors name the field (semantics rule 7). */
+function compileWhen(when: unknown): CompiledTariff | null {
+  if (when === undefined || when === null) return null;
+  if (!isObject(when))
+    throw new TypeError(
+      `when must be an object such as { time_start: "17:00", time_end: "20:00", weekdays: [1, 2, 3, 4, 5] }, got ${describe(when)}`,
+    );
+  const sensorField = SENSOR_FIELDS.find((field) => Object.prototype.hasOwnProperty.call(when, field));
+  if (sensorField !== undefined)
+    throw new TypeError(`when.${sensorField}: peaks are chosen by time of day and weekday only, not by a sensor`);
+  const rule: Record<string, unknown> = { priority: 0, price: 0 };
+  for (const field of WHEN_FIELDS)
+    if (Object.prototype.hasOwnProperty.call(when, field)) rule[field] = (when as Record<string, unknown>)[field];
+  try {
+    return compileTariff({ id: 'when', name: 'when', vat: 0, currency: '', rules: [rule] });
+  } catch (e) {
+    // the reason is in the message, renamed to the option; the target's lib has no Error cause
+    // eslint-disable-next-line preserve-caught-error
+    throw new TypeError((e as Error).message.replace(/^tariff "when" rule 0: /, 'when.'));
+  }
+}
+
+function positiveInteger(x: unknown, what: string, fallback: number): number {
+  if (x === undefined) return fallback;
+  if (!(typeof x === 'number' && Number.isInteger(x) && x >= 1))
+    throw new TypeError(`${what} must be a whole number of at least 1, got ${describe(x)}`);
+  return x;
+}
+
+function booleanOption(x: unknown, what: string, fallback: boolean): boolean {
+  if (x === undefined) return fallback;
+  if (typeof x !== 'boolean') throw new TypeError(`${what} must be true or false, got ${describe(x)}`);
+  return x;
+}
+
+interface Candidate {
+  from: number;
+  to: number;
+  kw: number;
+  counted: boolean;
+}
+
+/** The windows read and checked: instants, kw a number, complete a boolean where it is read; in time order, none overlapping. */
+function readWindows(windows: unknown, completeOnly: boolean): Candidate[] {
+  if (!Array.isArray(windows)) throw new TypeError('windows must be an array of { from, to, kw, complete }, as demandWindows returns');
+  if (windows.length > MAX_DEMAND_WINDOWS) {
+    throw new RangeError(`windows holds ${windows.length} windows, more than the ${MAX_DEMAND_WINDOWS} monthlyPeaks reads in one call`);
+  }
+  const out = windows.map((w: unknown, k): Candidate => {
+    if (!isObject(w)) throw new TypeError(`windows[${k}] must be an object { from, to, kw, complete }, got ${describe(w)}`);
+    const from = requireEpochMs(w.from, `windows[${k}].from`);
+    const to = requireEpochMs(w.to, `windows[${k}].to`);
+    if (!(from < to)) throw new RangeError(`windows[${k}]: from (${instantText(from)}) must be before to (${instantText(to)})`);
+    if (!(typeof w.kw === 'number' && Number.isFinite(w.kw)))
+      throw new TypeError(`windows[${k}].kw must be a finite number, got ${describe(w.kw)}`);
+    if (completeOnly && typeof w.complete !== 'boolean') {
+      throw new TypeError(`windows[${k}].complete must be true or false (or pass completeOnly: false), got ${describe(w.complete)}`);
+    }
+    return { from, to, kw: w.kw, counted: !completeOnly || w.complete === true };
+  });
+  out.sort((a, b) => a.from - b.from); // stable
+  for (let k = 1; k < out.length; k++) {
+    if (out[k].from < out[k - 1].to) {
+      throw new RangeError(
+        `windows overlap: one starts at ${instantText(out[k].from)}, before the one before it ends (${instantText(out[k - 1].to)})`,
+      );
+    }
+  }
+  return out;
+}
+
+/** Highest kw first; equal kw: the earlier window first. */
+const byPeak = (a: Candidate, b: Candidate): number => b.kw - a.kw || a.from - b.from;
+
+/** One month's peaks among its counted windows (in time order). */
+function monthPeaks(
+  zone: ZoneInfo,
+  month: { from: number; to: number },
+  counted: Candidate[],
+  top: number,
+  distinctDays: boolean,
+): MonthPeaks {
+  let pool = counted;
+  if (distinctDays) {
+    const best = new Map<number, Candidate>(); // local day number -> that day's highest (the earlier on a tie)
+    for (const w of counted) {
+      const day = localDayNumber(zone, w.from);
+      const held = best.get(day);
+      if (held === undefined || byPeak(w, held) < 0) best.set(day, w);
+    }
+    pool = [...best.values()];
+  }
+  const peaks = pool
+    .slice()
+    .sort(byPeak)
+    .slice(0, top)
+    .map(({ from, to, kw }) => ({ from, to, kw }));
+  let sum = 0;
+  for (const p of peaks) sum += p.kw;
+  return { from: month.from, to: month.to, peaks, value: peaks.length > 0 ? sum / peaks.length : null };
+}
+
+/**
+ * Per local calendar month of `timezone` holding a window (months in order): the `top`
+ * windows with the highest kw among those counted, and their average. A window belongs to
+ * the month and day of its start; see docs/semantics.md, rule 41.
+ */
+export function monthlyPeaks(windows: unknown, options: MonthlyPeaksOptions): MonthPeaks[] {
+  const zone = zoneOption(options);
+  const top = positiveInteger(options.top, 'top', 1);
+  const distinctDays = booleanOption(options.distinctDays, 'distinctDays', false);
+  const completeOnly = booleanOption(options.completeOnly, 'completeOnly', true);
+  const when = compileWhen(options.when);
+  const all = readWindows(windows, completeOnly);
+  const months: MonthPeaks[] = [];
+  for (let k = 0; k < all.length;) {
+    const month = localPeriodIn(zone, 'month', all[k].from);
+    const counted: Candidate[] = [];
+    for (; k < all.length && all[k].from < month.to; k++) {
+      const w = all[k];
+      if (w.counted && (when === null || matchSlot(when, toLocalMs(zone, w.from), NO_SENSORS, null) === 0)) counted.push(w);
+    }
+    months.push(monthPeaks(zone, month, counted, top, distinctDays));
+  }
+  return months;
+}
