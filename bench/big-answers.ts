@@ -81,3 +81,28 @@ export const BIG_ANSWERS: Array<{ kind: string; body: () => string; contentType:
   { kind: 'tariffs', body: () => tariffsJson(), contentType: 'application/json' },
   { kind: 'readings', body: () => readingsJson(), contentType: 'application/json' },
 ];
+
+/**
+ * Answers of the shapes that cost JSON.parse most for their size (2 MiB each): a list of
+ * empty objects, a list of zeros, one tariff with as many extra keys as fit. The first two
+ * are refused (not sensors, not readings), the third is one valid tariff.
+ */
+export const HOSTILE_ANSWERS: Array<{ kind: string; read: 'sensors, JSON' | 'readings' | 'tariffs'; body: () => string }> = [
+  { kind: 'empty objects', read: 'sensors, JSON', body: () => `[${new Array(Math.floor(ANSWER_BYTES / 3)).fill('{}').join(',')}]` },
+  { kind: 'zeros', read: 'readings', body: () => `[${new Array(Math.floor(ANSWER_BYTES / 2)).fill('0').join(',')}]` },
+  {
+    kind: 'extra keys',
+    read: 'tariffs',
+    body: () => {
+      const head = '[{"id":"T","name":"many keys","vat":20,"currency":"EUR","rules":[{"priority":1,"price":0.2}]';
+      const keys: string[] = [];
+      let size = head.length + 2;
+      for (let k = 0; size < ANSWER_BYTES - 32; k++) {
+        const member = `"x${k}":${k}`;
+        keys.push(member);
+        size += member.length + 1;
+      }
+      return `${head},${keys.join(',')}}]`;
+    },
+  },
+];

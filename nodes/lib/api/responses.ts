@@ -8,6 +8,7 @@ import { shortText } from '../engine/common/format';
 import { EasyApiError } from './http';
 import { MAX_QUOTED_CHARS } from '../engine/common/limits';
 import { mapInSlices, runInSlices } from '../engine/common/slices';
+import { parseJsonSteps } from './json-slices';
 import { ParsedTariffs, parseTariffsInSlices } from '../engine/tariff/tariff';
 import { toEpochMs } from '../engine/time/time';
 
@@ -28,7 +29,7 @@ const SENSOR_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?Z$/;
 
 /** The tariffs answer: a JSON list, each item judged by parseTariffs (bad ones become problems). */
 export async function readTariffs(body: string, contentType = ''): Promise<ParsedTariffs> {
-  const json = parseJsonBody(body, contentType, 'the tariffs answer');
+  const json = await parseJsonBody(body, contentType, 'the tariffs answer');
   if (!Array.isArray(json)) throw invalid(`the tariffs answer is ${describeJson(json)}, not a list of tariffs`);
   try {
     return await parseTariffsInSlices(json);
@@ -49,7 +50,7 @@ export async function readSensors(body: string, contentType = '', gatewayId = ''
       throw invalid(`${what}: ${(err as Error).message}`);
     }
   } else {
-    items = parseJsonBody(body, contentType, what);
+    items = await parseJsonBody(body, contentType, what);
   }
   if (!Array.isArray(items)) throw invalid(`${what} is ${describeJson(items)}, not a list of sensors`);
   return runInSlices(mapInSlices(items, (item, index) => toSensor(item, index, what)));
@@ -57,7 +58,7 @@ export async function readSensors(body: string, contentType = '', gatewayId = ''
 
 /** The archival data answer: `[timestamp, value]` rows → `[epochMs, value]`. */
 export async function readReadings(body: string, contentType = '', what = 'the data answer'): Promise<Array<[number, number]>> {
-  const json = parseJsonBody(body, contentType, what);
+  const json = await parseJsonBody(body, contentType, what);
   if (!Array.isArray(json)) throw invalid(`${what} is ${describeJson(json)}, not a list of readings`);
   return runInSlices(mapInSlices(json, (row, index) => toReading(row, index, what)));
 }
@@ -66,10 +67,10 @@ function invalid(message: string): EasyApiError {
   return new EasyApiError('invalid_response', message);
 }
 
-function parseJsonBody(body: string, contentType: string, what: string): unknown {
+async function parseJsonBody(body: string, contentType: string, what: string): Promise<unknown> {
   if (body.trim() === '') throw invalid(`${what} is empty`);
   try {
-    return JSON.parse(body);
+    return await runInSlices(parseJsonSteps(body));
   } catch {
     if (/\btext\/html\b/i.test(contentType) || /^\s*</.test(body)) {
       throw invalid(`${what} is a web page, not data (a wrong base URL, or a login page of the mobile network?)`);
