@@ -1,0 +1,115 @@
+// demandWindows (semantics rule 40): energy and average power per demand window from
+// cumulative readings, cleaned and judged as computeCost cleans and judges them.
+import { MAX_DEMAND_WINDOWS } from '../common/limits';
+import { maxPowerOption } from '../cost/cost';
+import { DroppedRow, Instant, Reading, clean } from '../cost/readings';
+import { Interval, LeftOutIntervals, RejectedInterval, leftOut } from '../cost/walk-totals';
+import { HOUR_MS, MINUTE_MS, instantText, zoneOption } from '../time/time';
+import { DemandMinutes, boundaryAfter, boundaryAtOrBefore, demandMinutes, windowInstant } from './demand-window';
+
+export interface DemandWindow {
+  from: number;
+  to: number;
+  /** Energy in the window (kWh; kVAh when the readings count apparent energy). */
+  energy: number;
+  /** Average power over the window's real length (kW; kVA from kVAh readings). */
+  kw: number;
+  /** Readings cover the window: one at or before `from` and one at or after `to`. */
+  complete: boolean;
+}
+
+export interface DemandWindowsOptions {
+  timezone: string;
+  minutes: DemandMinutes;
+  /** The windows that overlap [from, to) are made; default: the first and the last reading. */
+  from?: Instant;
+  to?: Instant;
+  /** As computeCost's: an interval whose average power exceeds it counts no energy (rejected). */
+  maxPowerKw?: number;
+}
+
+/** The windows, with what was left out of them as computeCost reports it (rules 9-10). */
+export type DemandWindows = DemandWindow[] & {
+  resets: Interval[];
+  rejected: RejectedInterval[];
+  dropped: DroppedRow[];
+  /** The readings were not in time order and have been sorted. */
+  reordered: boolean;
+};
+
+/**
+ * The most energy counted in one call: a window's average power (energy over its length,
+ * at least a millisecond) and the average of a month's peaks then stay finite numbers.
+ */
+const ENERGY_LIMIT = Number.MAX_VALUE / 2 / HOUR_MS;
+
+/**
+ * Energy and average power per demand window of `minutes` in `timezone` (rule 39) from
+ * cumulative readings: each interval between consecutive readings is shared among the
+ * windows it overlaps in proportion to time; resets and rejected intervals count no
+ * energy, rows that do not parse are dropped (rules 9-10, as computeCost).
+ */
+export function demandWindows(readings: readonly Reading[] | readonly unknown[], options: DemandWindowsOptions): DemandWindows {
+  const zone = zoneOption(options);
+  const stepMs = demandMinutes(options.minutes) * MINUTE_MS;
+  const maxPowerKw = maxPowerOption(options.maxPowerKw);
+  if (!Array.isArray(readings)) throw new TypeError('readings must be an array of [timestamp, kWh] pairs or { ts, value } objects');
+  const { ts, values, dropped, reordered } = clean(readings);
+  const n = ts.length;
+  const left: LeftOutIntervals = { resets: [], rejected: [] };
+  const out = Object.assign([] as DemandWindow[], { resets: left.resets, rejected: left.rejected, dropped, reordered });
+  const from =
+    options.from !== undefined ? windowInstant(options.from, 'options.from') : n > 0 ? windowInstant(ts[0], 'the first reading') : NaN;
+  const to =
+    options.to !== undefined ? windowInstant(options.to, 'options.to') : n > 0 ? windowInstant(ts[n - 1], 'the last reading') : NaN;
+  if (from > to) throw new RangeError(`options.from (${instantText(from)}) must not be after options.to (${instantText(to)})`);
+  if (!(from < to)) return out; // nothing to cover: no readings, one, or an empty range
+  if ((to - from) / stepMs > MAX_DEMAND_WINDOWS) throw tooManyWindows(from, to, options.minutes);
+
+  // The windows overlapping [from, to), in order.
+  const starts: number[] = [];
+  const ends: number[] = [];
+  for (let start = boundaryAtOrBefore(zone, stepMs, from); start < to; start = ends[ends.length - 1]) {
+    // A window can be shorter than `minutes` only where the clock changes.
+    if (starts.length >= MAX_DEMAND_WINDOWS) throw tooManyWindows(from, to, options.minutes);
+    starts.push(start);
+    ends.push(boundaryAfter(zone, stepMs, start));
+  }
+  const energy = new Float64Array(starts.length);
+
+  // Each counted interval shared by time among the windows it overlaps (as prorate, rule 11).
+  let counted = 0;
+  let w = 0;
+  for (let i = 1; i < n; i++) {
+    const t0 = ts[i - 1];
+    const t1 = ts[i];
+    if (leftOut(left, t0, values[i - 1], t1, values[i], counted, ENERGY_LIMIT, maxPowerKw)) continue;
+    const delta = values[i] - values[i - 1];
+    counted += delta;
+    while (w < starts.length && ends[w] <= t0) w++;
+    for (let j = w; j < starts.length && starts[j] < t1; j++) {
+      const overlap = Math.min(ends[j], t1) - Math.max(starts[j], t0);
+      if (overlap > 0) energy[j] += delta * (overlap / (t1 - t0));
+    }
+  }
+
+  const first = n > 0 ? ts[0] : Infinity;
+  const last = n > 0 ? ts[n - 1] : -Infinity;
+  for (let j = 0; j < starts.length; j++) {
+    out.push({
+      from: starts[j],
+      to: ends[j],
+      energy: energy[j],
+      kw: energy[j] / ((ends[j] - starts[j]) / HOUR_MS),
+      complete: first <= starts[j] && last >= ends[j],
+    });
+  }
+  return out;
+}
+
+function tooManyWindows(from: number, to: number, minutes: number): RangeError {
+  return new RangeError(
+    `demandWindows: ${instantText(from)} to ${instantText(to)} holds more than ${MAX_DEMAND_WINDOWS} windows of ${minutes} minutes ` +
+      '(the most one call makes); ask for a shorter range with options.from and options.to',
+  );
+}
