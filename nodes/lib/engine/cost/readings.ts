@@ -38,13 +38,20 @@ export interface Cleaned {
   reordered: boolean;
 }
 
-/** semantics rule 9: drop what does not parse, sort stably, keep the last of equal timestamps. */
+/**
+ * semantics rule 9: drop what does not parse, sort stably, keep the last of equal timestamps.
+ * Rows are parsed into typed arrays in input order (with each one's input index), sorted
+ * only when out of order, and compacted in place: no array grows per row, so clean input
+ * costs little more than reading it (demandWindows cleans every input).
+ */
 export function clean(readings: readonly unknown[]): Cleaned {
   const n = readings.length;
-  const ts = new Float64Array(n);
-  const values = new Float64Array(n);
+  let ts = new Float64Array(n);
+  let values = new Float64Array(n);
+  let index = new Int32Array(n); // input position of each parsed row
   const dropped: DroppedRow[] = [];
-  const order: number[] = [];
+  let m = 0;
+  let reordered = false;
   for (let i = 0; i < n; i++) {
     const row = readings[i];
     const t = instantOf(rowTs(row));
@@ -54,26 +61,34 @@ export function clean(readings: readonly unknown[]): Cleaned {
       dropped.push({ index: i, ts: rowTs(row), value: rowValue(row), reason });
       continue;
     }
-    ts[i] = t;
-    values[i] = v;
-    order.push(i);
+    if (m > 0 && t < ts[m - 1]) reordered = true;
+    ts[m] = t;
+    values[m] = v;
+    index[m] = i;
+    m++;
   }
-  let reordered = false;
-  for (let k = 1; k < order.length && !reordered; k++) reordered = ts[order[k]] < ts[order[k - 1]];
-  if (reordered) order.sort((a, b) => ts[a] - ts[b] || a - b);
+  if (reordered) {
+    // stable: equal instants keep input order (positions k ascend with the input index)
+    const order = Array.from({ length: m }, (_, k) => k).sort((a, b) => ts[a] - ts[b] || a - b);
+    const [sortedTs, sortedValues, sortedIndex] = [new Float64Array(m), new Float64Array(m), new Int32Array(m)];
+    order.forEach((k, j) => {
+      sortedTs[j] = ts[k];
+      sortedValues[j] = values[k];
+      sortedIndex[j] = index[k];
+    });
+    [ts, values, index] = [sortedTs, sortedValues, sortedIndex];
+  }
   let kept = 0;
-  const outTs = new Float64Array(order.length);
-  const outValues = new Float64Array(order.length);
-  for (let k = 0; k < order.length; k++) {
-    const i = order[k];
-    if (k + 1 < order.length && ts[order[k + 1]] === ts[i]) {
+  for (let k = 0; k < m; k++) {
+    if (k + 1 < m && ts[k + 1] === ts[k]) {
+      const i = index[k];
       dropped.push({ index: i, ts: rowTs(readings[i]), value: rowValue(readings[i]), reason: 'duplicate' });
       continue;
     }
-    outTs[kept] = ts[i];
-    outValues[kept] = values[i];
+    ts[kept] = ts[k];
+    values[kept] = values[k];
     kept++;
   }
-  dropped.sort((a, b) => a.index - b.index);
-  return { ts: outTs.subarray(0, kept), values: outValues.subarray(0, kept), dropped, reordered };
+  if (dropped.length > 1) dropped.sort((a, b) => a.index - b.index);
+  return { ts: ts.subarray(0, kept), values: values.subarray(0, kept), dropped, reordered };
 }
