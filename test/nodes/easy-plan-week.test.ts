@@ -247,6 +247,49 @@ describe('easy-plan through a week of refreshes, one-offs, boosts and restarts',
     should(caught.received).eql([]);
   });
 
+  it('rolling windows run back to back: 2 h in every 12 h, through flat nights, a restart and a boost', async () => {
+    // deployed at 10:00 with cheap hours at 14:00 and 18:00; the nights are flat
+    served = [
+      tariff([
+        ['14:00', '15:00', 0.1],
+        ['18:00', '19:00', 0.1],
+      ]),
+    ];
+    const { caught } = await start('2026-01-12T10:00:00Z', { mode: 'rolling', hours: 12, durationHours: 2, minBlockMinutes: 30 });
+    const before = inbox('plan');
+    await tickTo(at('2026-01-13T14:30:00Z'));
+    await restart(); // in the middle of the third window's first slot
+    const after = inbox('plan');
+    await tickTo(at('2026-01-14T11:00:00Z'));
+    await send({ payload: 'boost', duration: 30 }); // inside the fifth window: it counts, the window owes 1.5 h more
+    await tickTo(at('2026-01-15T10:00:00Z'));
+    const cycles = [0, 1, 2, 3, 4, 5].map((k) => [at('2026-01-12T10:00:00Z') + 12 * k * H, at('2026-01-12T22:00:00Z') + 12 * k * H]);
+    // each window ran exactly its 2 h, in its cheap hours or (flat) from its start, never where a run ended
+    for (const [a, b] of cycles) should(ranIn(a, b)).equal(2 * H, new Date(a).toISOString());
+    should(iso(runs())).eql([
+      ['2026-01-12T14:00:00.000Z', '2026-01-12T15:00:00.000Z'],
+      ['2026-01-12T18:00:00.000Z', '2026-01-12T19:00:00.000Z'],
+      ['2026-01-12T22:00:00.000Z', '2026-01-13T00:00:00.000Z'],
+      ['2026-01-13T14:00:00.000Z', '2026-01-13T15:00:00.000Z'],
+      ['2026-01-13T18:00:00.000Z', '2026-01-13T19:00:00.000Z'],
+      ['2026-01-13T22:00:00.000Z', '2026-01-14T00:00:00.000Z'],
+      ['2026-01-14T11:00:00.000Z', '2026-01-14T11:30:00.000Z'],
+      ['2026-01-14T14:00:00.000Z', '2026-01-14T15:00:00.000Z'],
+      ['2026-01-14T18:00:00.000Z', '2026-01-14T18:30:00.000Z'],
+      ['2026-01-14T22:00:00.000Z', '2026-01-15T00:00:00.000Z'],
+    ]);
+    // the plan messages (after the deploy's) name the windows: each begins where the last one ended
+    const windows = [
+      ...new Set([...before.received, ...after.received].map((m: any) => `${m.payload.window.from} ${m.payload.window.to}`)),
+    ];
+    should(windows).eql(
+      [...cycles.slice(1), [cycles[5][1], cycles[5][1] + 12 * H]].map(
+        ([a, b]) => `${new Date(a).toISOString()} ${new Date(b).toISOString()}`,
+      ),
+    );
+    should(caught.received).eql([]);
+  });
+
   it('an override holds the output through a redeploy with new settings and a restart; auto, resend and resend every', async () => {
     served = [tariff([['01:00', '02:00', 0.1]])];
     const { flow, caught } = await start('2026-03-23T12:00:00Z', {

@@ -316,7 +316,7 @@ describe('easy-plan node', function () {
     should(sw).have.length(1);
   });
 
-  it('rolling: plans the next N hours, and the next N hours again when its run is done', async () => {
+  it('rolling: plans the next N hours, then the N hours after them (back to back, not from the end of the run)', async () => {
     served = [cheapBetween('01:00', '02:30')];
     const { sw, plans } = await start('2026-01-10T21:30:00Z', { mode: 'rolling', hours: 6 });
     const [first] = await plans.next(1);
@@ -324,18 +324,20 @@ describe('easy-plan node', function () {
     should(first.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([
       ['2026-01-11T01:00:00.000Z', '2026-01-11T02:00:00.000Z'],
     ]);
-    await tickTo('2026-01-11T02:00:00Z');
+    await tickTo('2026-01-11T03:30:00Z');
     const [second] = await plans.next(1);
-    // a new window from the end of the run: the cheap half hour left, then the earliest at 0.3
-    should(second.payload).match({ cause: 'window', window: { from: '2026-01-11T02:00:00.000Z', to: '2026-01-11T08:00:00.000Z' } });
+    // the next window begins where the first ended; all of it at 0.3: the earliest hour
+    should(second.payload).match({ cause: 'window', window: { from: '2026-01-11T03:30:00.000Z', to: '2026-01-11T09:30:00.000Z' } });
     should(second.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([
-      ['2026-01-11T02:00:00.000Z', '2026-01-11T03:00:00.000Z'],
+      ['2026-01-11T03:30:00.000Z', '2026-01-11T04:30:00.000Z'],
     ]);
-    await tickTo('2026-01-11T02:59:00Z');
-    // on since 01:00 without a break: the new plan continued the running slot
+    await tickTo('2026-01-11T04:59:00Z');
     should(sw.map((s) => [s.on, new Date(s.at).toISOString()])).eql([
       [false, '2026-01-10T21:30:00.000Z'],
       [true, '2026-01-11T01:00:00.000Z'],
+      [false, '2026-01-11T02:00:00.000Z'],
+      [true, '2026-01-11T03:30:00.000Z'],
+      [false, '2026-01-11T04:30:00.000Z'],
     ]);
   });
 

@@ -2,29 +2,23 @@
 // the ledger of the window at an instant, the next instant output 1 may change, and
 // what output 1 says at an instant.
 
-import { configuredCycle, PlanSettings } from './plan-settings';
+import { configuredCycle, Cycle, PlanSettings } from './plan-settings';
 import type { Ledger } from './plan-ledger';
 import type { OutputState } from './plan-output';
 
-/** A rolling plan is over when its last slot has run; any other at the end of its window. */
-export function cycleEnd(l: Ledger, settings: PlanSettings): number {
-  const { cycle } = l;
-  const mine = l.pieces.filter((p) => p.owner === 'plan' && p.from >= cycle.from && p.to <= cycle.to);
-  const save = settings.strategy === 'save';
-  if (settings.window.kind === 'rolling' && !save && !l.once && cycle.requested > 0 && mine.length > 0) {
-    return Math.min(cycle.to, mine[mine.length - 1].to);
-  }
-  return cycle.to;
+export function cycleOver(l: Ledger, now: number): boolean {
+  return now >= l.cycle.to;
 }
 
-export function cycleOver(l: Ledger, settings: PlanSettings, now: number): boolean {
-  return now >= cycleEnd(l, settings);
-}
-
-/** The ledger at `now`: a new window once the current one is over (its history pruned). */
+/**
+ * The ledger at `now`: a new window once the current one is over (its history pruned).
+ * Rolling windows run back to back, a duty cycle: the next begins where the last one
+ * ended (whole windows later after a long stop), never where its run ended.
+ */
 export function ledgerAt(l: Ledger | null, settings: PlanSettings, now: number, timezone: string): Ledger {
-  if (l && !cycleOver(l, settings, now)) return l;
-  const cycle = configuredCycle(settings, now, timezone);
+  if (l && !cycleOver(l, now)) return l;
+  const cycle =
+    l && settings.window.kind === 'rolling' ? nextRollingCycle(l.cycle, settings, now) : configuredCycle(settings, now, timezone);
   const keepFrom = Math.min(cycle.from, l?.once && l.once.to > now ? l.once.from : Infinity, now);
   return {
     cycle,
@@ -35,13 +29,20 @@ export function ledgerAt(l: Ledger | null, settings: PlanSettings, now: number, 
   };
 }
 
+/** The rolling window holding `now` on the grid of whole windows after `last`. */
+function nextRollingCycle(last: Cycle, settings: PlanSettings, now: number): Cycle {
+  const length = (settings.window as { lengthMs: number }).lengthMs;
+  const from = last.to + Math.floor((now - last.to) / length) * length;
+  return { from, to: from + length, requested: settings.durationMs };
+}
+
 /** Why a ledger with nothing ahead plans nothing, when no shortfall says why. */
 export function nothingLeft(ledger: Ledger): string {
   return ledger.cycle.requested === 0 && !ledger.once ? 'the duration is 0' : 'nothing left to run in this window';
 }
 
 /** The first instant after `now` where a slot, the window or a one-off starts or ends; null: none. */
-export function nextEvent(l: Ledger | null, settings: PlanSettings, now: number): number | null {
+export function nextEvent(l: Ledger | null, now: number): number | null {
   if (!l) return null;
   let next = Infinity;
   const consider = (t: number) => {
@@ -52,7 +53,7 @@ export function nextEvent(l: Ledger | null, settings: PlanSettings, now: number)
     consider(p.to);
   }
   consider(l.cycle.from);
-  consider(cycleEnd(l, settings));
+  consider(l.cycle.to);
   if (l.once) {
     consider(l.once.from);
     consider(l.once.to);

@@ -174,7 +174,7 @@ export class PlanWatch {
     if (this.closed) return;
     try {
       const now = this.now();
-      const over = this.ledger !== null && cycleOver(this.ledger, this.opts.settings, now);
+      const over = this.ledger !== null && cycleOver(this.ledger, now);
       const ledger = this.currentLedger(now);
       // the new window is taken before pricing, which may fail: a failure must not find the old one over again
       this.ledger = ledger;
@@ -224,14 +224,14 @@ export class PlanWatch {
   private advance(): void {
     if (this.closed) return;
     const now = this.now();
-    if (this.ledger && this.started && cycleOver(this.ledger, this.opts.settings, now)) {
+    if (this.ledger && this.started && cycleOver(this.ledger, now)) {
       this.replan('window');
       return;
     }
     const state = this.override === 'auto' ? stateAt(this.ledger, this.opts.settings, now) : this.override;
     this.sender.output(state, this.override);
     this.save();
-    const next = nextEvent(this.ledger, this.opts.settings, now);
+    const next = nextEvent(this.ledger, now);
     if (next === null) this.timer.cancel();
     else this.timer.arm(next, () => this.advance(), this.now);
     this.opts.onStatus(this.status(now));
