@@ -71,7 +71,7 @@ export = function register(RED: NodeAPI): void {
       log: (text) => node.log(text),
     });
     // stream mode reads the live values of the sensors its tariff's rules read
-    const reports = new StreamReports(generator, dailyCharge, timezone, nodeContextStore(node, GENERATOR_KEY));
+    const reports = new StreamReports(generator, dailyCharge, timezone, nodeContextStore(node, GENERATOR_KEY), (text) => node.warn(text));
     const sensors = new SensorFollower(hub, SENSOR_POLL_SEC, (poll) => {
       const now = Date.now();
       for (const sensor of poll.error ? [] : poll.sensors) {

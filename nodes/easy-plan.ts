@@ -57,6 +57,7 @@ export = function register(RED: NodeAPI): void {
         onPlan: (plan) => node.send([null, { topic: 'plan', payload: plan }]),
         onStatus: (status) => node.status(status),
         onProblem: (message) => reportProblem(node, message, { topic: 'plan' }),
+        onWarn: (message) => node.warn(message),
       });
       watch.start().catch((err: Error) => reportProblem(node, `the plan could not be started: ${err.message}`, { topic: 'plan' }));
     });

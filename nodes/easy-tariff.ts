@@ -68,6 +68,7 @@ export = function register(RED: NodeAPI): void {
         // the price payload is the data (as core nodes hand on theirs); its reason is the problem, for a debug node
         onProblem: (message, payload) => node.error(message, priceMessage({ ...payload, reason: message })),
         sensorStore: nodeContextStore(node, SENSORS_KEY),
+        warn: (text) => node.warn(text),
       });
       watch.start();
     });

@@ -113,6 +113,8 @@ describe('stream generator report: against the scan of the same values (fast-che
 
 describe('stream generator report: its stored state', () => {
   const t0 = Date.UTC(2026, 2, 4, 10);
+  /** The clock the report runs at: after its readings (a stored period is checked against it). */
+  const LATER = t0 + 24 * 3600_000;
 
   it('is about a kilobyte whatever the number of readings, and saved at most every 5 minutes', () => {
     let now = 0;
@@ -150,13 +152,13 @@ describe('stream generator report: its stored state', () => {
 
   it('is restored for the same sensor, running value and zone, and started afresh otherwise', async () => {
     const first = memoryStore();
-    const g = new StreamGenerator(choice, 'UTC', first, () => 0);
+    const g = new StreamGenerator(choice, 'UTC', first, () => LATER);
     g.record(t0, 0);
     g.record(t0 + MINUTE, 1);
     g.record(t0 + 11 * MINUTE, 0);
     await g.flush();
     const stored = first.saves[first.saves.length - 1];
-    const again = new StreamGenerator(choice, 'UTC', memoryStore(stored), () => 0);
+    const again = new StreamGenerator(choice, 'UTC', memoryStore(stored), () => LATER);
     await again.restore();
     should((again.payload(t0 + 20 * MINUTE) as any).today).match({ runMs: 10 * MINUTE, starts: 1, offMs: 10 * MINUTE });
     for (const [other, zone] of [
@@ -164,24 +166,36 @@ describe('stream generator report: its stored state', () => {
       [{ ref: { gatewayId: 'gw', sensorId: 'other' }, on: 1 }, 'UTC'],
       [choice, 'Europe/Paris'],
     ] as const) {
-      const fresh = new StreamGenerator(other, zone, memoryStore(stored), () => 0);
+      const fresh = new StreamGenerator(other, zone, memoryStore(stored), () => LATER);
       await fresh.restore();
       should((fresh.payload(t0 + 20 * MINUTE) as any).today.runMs).equal(0);
     }
-    // garbage in the store: started afresh, no throw
+    // garbage in the store: what fails is dropped with one warning naming it, no throw
     const head = { version: 1, gatewayId: 'gw', sensorId: 'gen', on: 1, timezone: 'UTC' };
-    for (const junk of [
-      null,
-      'x',
-      { ...head, day: { from: 'a' } },
-      { ...stored, closed: { day: { from: 'x', to: 'y' } } }, // would make every payload throw
-      { ...stored, last: [NaN, 1] },
-      { ...stored, last: 'now' },
-    ]) {
-      const g2 = new StreamGenerator(choice, 'UTC', memoryStore(junk), () => 0);
-      await g2.restore();
-      should((g2.payload(t0) as any).today.runMs).equal(0, JSON.stringify(junk));
-      g2.record(t0 + MINUTE, 1); // and it counts on from there
+    for (const [junk, runMs, said] of [
+      [null, 0, null],
+      ['x', 0, /^stored generator report: dropped everything: not the shape the report stores$/],
+      [
+        { ...head, last: null, day: { from: 'a' } },
+        0,
+        /^stored generator report: dropped today \(not a day of UTC near now with possible sums\)$/,
+      ],
+      // would make every payload throw
+      [{ ...stored, closed: { day: { from: 'x', to: 'y' } } }, 10 * MINUTE, /dropped the closed day \(not a day of UTC/],
+      [{ ...stored, day: { ...stored.day, from: 1e300 } }, 0, /dropped today \(not a day of UTC near now/],
+      [{ ...stored, day: { ...stored.day, runMs: 1e15 } }, 0, /dropped today/],
+      [{ ...stored, week: { ...stored.week!, to: stored.week!.to + 1 } }, 10 * MINUTE, /dropped this week/],
+      [{ ...stored, last: [NaN, 1] }, 10 * MINUTE, /dropped the last value \(NaN\)$/],
+      [{ ...stored, last: [t0 + 366 * 24 * 3600_000, 1] }, 10 * MINUTE, /dropped the last value \(2027-/],
+      [{ ...stored, last: 'now' }, 10 * MINUTE, /dropped the last value \(not \[ts, value\]\)$/],
+    ] as const) {
+      const g2 = new StreamGenerator(choice, 'UTC', memoryStore(junk), () => LATER);
+      const warned: string[] = [];
+      await g2.restore((text) => warned.push(text));
+      should((g2.payload(t0 + 20 * MINUTE) as any).today.runMs).equal(runMs, JSON.stringify(junk));
+      should(warned).have.length(said ? 1 : 0);
+      if (said) should(warned[0]).match(said);
+      g2.record(t0 + 21 * MINUTE, 1); // and it counts on from there
     }
   });
 });

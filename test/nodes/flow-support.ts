@@ -135,8 +135,10 @@ export class FileContext {
     return () => helper._redNodes.loadContextsPlugin();
   }
 
-  async restart(): Promise<void> {
+  /** `between`: runs once the flows stopped, while the stores are still open (a hand edit of what they hold). */
+  async restart(between?: () => Promise<void>): Promise<void> {
     await helper._redNodes.stopFlows();
+    await between?.();
     await helper._redNodes.closeContextsPlugin();
     await helper._redNodes.loadContextsPlugin();
     await helper._redNodes.loadFlows();
@@ -144,6 +146,8 @@ export class FileContext {
   }
 
   async remove(): Promise<void> {
+    // the helper's unload starts a clean of the stores it does not wait for: let it end first
+    await quiet(100);
     await helper._redNodes.closeContextsPlugin();
     fs.rmSync(this.dir, { recursive: true, force: true });
     helper.settings({});

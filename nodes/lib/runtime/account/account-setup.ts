@@ -47,6 +47,6 @@ export function createAccount(
   const client = token ? new EasyClient({ baseUrl: basics.baseUrl, token, proxy, ...tuning }) : null;
   // first answers are waited for as long as one request may take, then the kept data prices
   const firstAnswerWaitMs = tuning.timeoutMs || CLIENT_DEFAULTS.timeoutMs;
-  const hub = new AccountHub({ client, timezone: basics.timezone, store, retryMs, firstAnswerWaitMs });
+  const hub = new AccountHub({ client, timezone: basics.timezone, store, retryMs, firstAnswerWaitMs, warn });
   return { hub, minRefreshMs: minRefreshMs ?? DEFAULT_MIN_REFRESH_MS, proxy: client?.proxy ?? null };
 }

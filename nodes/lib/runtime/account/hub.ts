@@ -28,6 +28,8 @@ export interface AccountHubOptions {
    * watchers price from what was kept (the request deadline, by default the client's).
    */
   firstAnswerWaitMs?: number;
+  /** Says what a read of the store dropped (a forged or damaged store): once per read. */
+  warn?: (message: string) => void;
 }
 
 const DEFAULT_FIRST_ANSWER_WAIT_MS = 15 * SECOND_MS;
@@ -45,7 +47,7 @@ export class AccountHub {
     this.timezone = opts.timezone;
     this.firstAnswerWaitMs = positiveMs(opts.firstAnswerWaitMs ?? DEFAULT_FIRST_ANSWER_WAIT_MS, 1, 'firstAnswerWaitMs');
     this.requests = new HubRequests(opts.client, opts.now ?? Date.now);
-    this.tariffCache = new TariffCache(this.requests, opts.store, opts.retryMs ?? DEFAULT_RETRY_MS, this.firstAnswerWaitMs);
+    this.tariffCache = new TariffCache(this.requests, opts.store, opts.retryMs ?? DEFAULT_RETRY_MS, this.firstAnswerWaitMs, opts.warn);
     this.polls = new GatewayPolls(this.requests);
     this.sharedReads = new SharedSensorReads(this.requests, this.polls);
   }

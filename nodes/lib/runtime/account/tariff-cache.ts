@@ -9,6 +9,8 @@ import type { Problem } from '../../engine/tariff/tariff';
 import { EasyApiError } from '../../api/client';
 import { LongTimer } from '../../engine/time/long-timer';
 import { asError, HubRequests, HubStore, positiveMs, TariffSnapshot, Unwatch, Watchers } from './hub-base';
+import { DroppedState, isRecord, isStoredInstant, storedInstantText } from '../../engine/common/stored-checks';
+import { MAX_PROBLEMS_PER_ANSWER, MAX_TARIFFS_PER_ANSWER } from '../../engine/common/limits';
 
 /** What the store keeps: plain JSON, so any context store (memory, file) can hold it. */
 interface StoredTariffs {
@@ -45,6 +47,8 @@ export class TariffCache {
     private readonly store: HubStore | undefined,
     private readonly retryMs: number,
     private readonly firstAnswerWaitMs: number,
+    /** Says once what a read of the store dropped (the account node's warning). */
+    private readonly warn: (message: string) => void = () => undefined,
   ) {
     this.now = requests.now;
     this.loaded = requests.track(this.loadStored());
@@ -171,9 +175,17 @@ export class TariffCache {
     } catch {
       return; // an unreadable store is the same as an empty one: start from the API
     }
-    const value = asStoredTariffs(stored);
-    if (!value || this.requests.closed || this.snapshot.fetchedAt !== null) return;
-    const { tariffs } = await parseTariffsInSlices(value.tariffs);
+    const dropped = new DroppedState('stored tariffs');
+    const value = asStoredTariffs(stored, this.now(), dropped);
+    if (!value || this.requests.closed || this.snapshot.fetchedAt !== null) return dropped.tell(this.warn);
+    const { tariffs, problems } = await parseTariffsInSlices(value.tariffs);
+    // the node stores tariffs that passed these checks: one that fails now is not its own
+    const rejected = problems.filter((p) => p.severity === 'error' && p.tariffId !== null).length;
+    if (tariffs.length < value.tariffs.length)
+      dropped.add(
+        `${value.tariffs.length - tariffs.length} of ${value.tariffs.length} tariffs that break the interface (${rejected} errors)`,
+      );
+    dropped.tell(this.warn);
     if (this.requests.closed || this.snapshot.fetchedAt !== null) return; // a fetch answered meanwhile
     this.snapshot = { tariffs, problems: value.problems, fetchedAt: value.fetchedAt, error: null, stale: true };
     // watchers price from these only if the first fetch has not answered within the wait
@@ -199,9 +211,48 @@ export class TariffCache {
   }
 }
 
-function asStoredTariffs(value: unknown): StoredTariffs | null {
-  if (!value || typeof value !== 'object') return null;
-  const v = value as Partial<StoredTariffs>;
-  if (typeof v.fetchedAt !== 'number' || !Array.isArray(v.tariffs)) return null;
-  return { fetchedAt: v.fetchedAt, tariffs: v.tariffs, problems: Array.isArray(v.problems) ? v.problems : [] };
+/**
+ * What the store kept, checked against what fetchOnce writes (docs/semantics.md, "Stored
+ * state"): the tariffs as a list of at most MAX_TARIFFS_PER_ANSWER, the fetch time an
+ * instant near `now` (else the load's instant: the tariffs still price, as stale), the
+ * problems in their shape and number. What fails is named in `dropped`; null when there
+ * are no tariffs to use.
+ */
+function asStoredTariffs(value: unknown, now: number, dropped: DroppedState): StoredTariffs | null {
+  if (value === undefined || value === null) return null;
+  if (!isRecord(value) || !Array.isArray(value.tariffs)) {
+    dropped.add('everything: not the shape the account stores');
+    return null;
+  }
+  let fetchedAt = value.fetchedAt;
+  if (!isStoredInstant(fetchedAt, now)) {
+    dropped.add(`the fetch time (${storedInstantText(fetchedAt)}, not an instant near now): the tariffs count as fetched at this start`);
+    fetchedAt = now;
+  }
+  let tariffs = value.tariffs;
+  if (tariffs.length > MAX_TARIFFS_PER_ANSWER) {
+    dropped.add(`${tariffs.length - MAX_TARIFFS_PER_ANSWER} tariffs beyond the ${MAX_TARIFFS_PER_ANSWER} an answer gives`);
+    tariffs = tariffs.slice(0, MAX_TARIFFS_PER_ANSWER);
+  }
+  const listed = Array.isArray(value.problems) ? value.problems : [];
+  if (value.problems !== undefined && !Array.isArray(value.problems)) dropped.add('the problems (not a list)');
+  // the kept problems, then one "… and N more" entry (ProblemList)
+  const problems = listed.slice(0, MAX_PROBLEMS_PER_ANSWER + 1).filter(isProblem);
+  const bad = listed.length - problems.length;
+  if (bad > 0)
+    dropped.add(`${bad} of ${listed.length} problems (not a problem's shape, or beyond the ${MAX_PROBLEMS_PER_ANSWER + 1} kept)`);
+  return { fetchedAt: fetchedAt as number, tariffs, problems };
+}
+
+/** A problem as parseTariffs makes it. */
+function isProblem(x: unknown): x is Problem {
+  if (!isRecord(x)) return false;
+  const textOrNull = (v: unknown) => v === null || typeof v === 'string';
+  return (
+    (x.severity === 'error' || x.severity === 'warning') &&
+    typeof x.message === 'string' &&
+    textOrNull(x.tariffId) &&
+    textOrNull(x.field) &&
+    (x.ruleIndex === null || (Number.isSafeInteger(x.ruleIndex) && (x.ruleIndex as number) >= 0))
+  );
 }

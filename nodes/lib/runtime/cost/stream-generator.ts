@@ -3,6 +3,8 @@
 // rule 26). The state is a few numbers per period, saved at most every few minutes (it
 // goes to flash on a Pi), never per reading; recent sensor values are kept in memory only.
 import { roundAmount } from '../../engine/common/format';
+import { ownField } from '../../engine/common/id-map';
+import { DroppedState, isFiniteNumber, isRecord, isStoredInstant, storedInstantText } from '../../engine/common/stored-checks';
 import { localPeriodIn, zoneInfo, ZoneInfo } from '../../engine/time/time';
 import { PERIODS, PeriodName, IntervalCost } from '../../engine/cost/totals';
 import type { GeneratorChoice } from './generator-report';
@@ -80,31 +82,51 @@ export class StreamGenerator {
     };
   }
 
-  /** Takes the stored state when it is of this sensor, value and zone; anything else starts afresh. */
-  async restore(): Promise<void> {
-    const stored = (await this.store.load()) as Partial<GeneratorState> | undefined;
+  /**
+   * Takes the stored state when it is of this sensor, value and zone; anything else starts
+   * afresh. Every field read back is checked (the store is outside, and a bad field would
+   * break every reading's message from then on): a period that is not the local period of
+   * its kind, starts at no instant near now or holds impossible sums is dropped, as is a last
+   * value from the future; what was dropped is said once through `warn`.
+   */
+  async restore(warn: (message: string) => void = () => undefined): Promise<void> {
+    const stored = await this.store.load();
     const s = this.state;
-    // every field read back is checked: the store is outside, and a bad field would break
-    // every reading's message from then on
-    const closed = (stored?.closed ?? {}) as Record<string, unknown>;
-    const last = stored?.last;
-    if (
-      stored &&
-      stored.version === 1 &&
-      stored.gatewayId === s.gatewayId &&
-      stored.sensorId === s.sensorId &&
-      stored.on === s.on &&
-      stored.timezone === s.timezone &&
-      PERIODS.every((name) => stored[name] === null || isPeriod(stored[name])) &&
-      typeof closed === 'object' &&
-      PERIODS.every((name) => closed[name] === undefined || isPeriod(closed[name])) &&
-      (last === null ||
-        (Array.isArray(last) && last.length === 2 && Number.isFinite(last[0]) && (last[1] === null || Number.isFinite(last[1]))))
-    ) {
-      const kept: GeneratorState['closed'] = {};
-      for (const name of PERIODS) if (closed[name] !== undefined) kept[name] = closed[name] as GeneratorPeriod;
-      this.state = { ...s, last, day: stored.day ?? null, week: stored.week ?? null, month: stored.month ?? null, closed: kept };
+    if (stored === undefined || stored === null) return;
+    const dropped = new DroppedState('stored generator report');
+    const v = isRecord(stored) ? stored : {};
+    if (v.version !== 1 || v.gatewayId !== s.gatewayId || v.sensorId !== s.sensorId || v.on !== s.on || v.timezone !== s.timezone) {
+      // another sensor, value or zone (the settings changed): not this report's, said only when it is no report at all
+      if (!isRecord(stored) || v.version !== 1) dropped.add('everything: not the shape the report stores');
+      return dropped.tell(warn);
     }
+    const now = this.clock();
+    const period = (name: PeriodName, x: unknown, where: string): GeneratorPeriod | null => {
+      if (x === null || x === undefined) return null;
+      if (isPeriod(x, this.zone, name, now)) return x;
+      dropped.add(`${where} (not a ${name} of ${this.timezone} near now with possible sums)`);
+      return null;
+    };
+    const closedIn = isRecord(v.closed) ? v.closed : {};
+    if (v.closed !== undefined && !isRecord(v.closed)) dropped.add('the closed periods (not an object)');
+    const closed: GeneratorState['closed'] = {};
+    for (const name of PERIODS) {
+      const p = period(name, ownField(closedIn, name), `the closed ${name}`);
+      if (p) closed[name] = p;
+    }
+    const last = v.last;
+    const lastOk =
+      Array.isArray(last) && last.length === 2 && isStoredInstant(last[0], now) && (last[1] === null || isFiniteNumber(last[1]));
+    if (last !== null && !lastOk) dropped.add(`the last value (${Array.isArray(last) ? storedInstantText(last[0]) : 'not [ts, value]'})`);
+    this.state = {
+      ...s,
+      last: lastOk ? (last as [number, number | null]) : null,
+      day: period('day', v.day, 'today'),
+      week: period('week', v.week, 'this week'),
+      month: period('month', v.month, 'this month'),
+      closed,
+    };
+    dropped.tell(warn);
   }
 
   /** Whether a sensor message is the generator's. */
@@ -189,13 +211,20 @@ export class StreamGenerator {
   }
 }
 
-function isPeriod(x: unknown): x is GeneratorPeriod {
-  const p = x as GeneratorPeriod;
-  const sums = (s: unknown) => Array.isArray(s) && s.length === 3 && s.every(Number.isFinite);
+/** A period the report could have stored: the local period of its kind holding its start, near `now`, with sums it could reach. */
+function isPeriod(x: unknown, zone: ZoneInfo, name: PeriodName, now: number): x is GeneratorPeriod {
+  if (!isRecord(x)) return false;
+  const p = x as unknown as GeneratorPeriod;
+  const sums = (s: unknown) => Array.isArray(s) && s.length === 3 && s.every(isFiniteNumber);
+  const times = [p.runMs, p.offMs, p.unknownMs];
+  if (!isStoredInstant(p.from, now) || !times.every((t) => isFiniteNumber(t) && t >= 0)) return false;
+  const bounds = localPeriodIn(zone, name, p.from);
   return (
-    typeof p === 'object' &&
-    p !== null &&
-    [p.from, p.to, p.runMs, p.offMs, p.unknownMs, p.starts].every(Number.isFinite) &&
+    bounds.from === p.from &&
+    bounds.to === p.to &&
+    times.reduce((a, b) => a + b, 0) <= p.to - p.from &&
+    Number.isSafeInteger(p.starts) &&
+    p.starts >= 0 &&
     sums(p.running) &&
     sums(p.notRunning) &&
     sums(p.unknown)

@@ -17,6 +17,8 @@ export class StreamReports {
     private readonly dailyCharge: number | null,
     private readonly timezone: string,
     private readonly store: GeneratorStore,
+    /** Says once what a read of the store dropped. */
+    private readonly warn: (message: string) => void = () => undefined,
   ) {}
 
   /** The sensors to poll: the tariff's, and the generator's when the report is on. */
@@ -54,7 +56,7 @@ export class StreamReports {
     if (g && g.choice.on === choice.on && g.follows(choice.ref.gatewayId, choice.ref.sensorId)) return g;
     await g?.flush();
     const fresh = new StreamGenerator(choice, this.timezone, this.store);
-    await fresh.restore();
+    await fresh.restore(this.warn);
     this.generator = fresh;
     return fresh;
   }

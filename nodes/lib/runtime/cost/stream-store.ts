@@ -102,7 +102,9 @@ export function* decodeSteps(stored: unknown, scope: StoreScope): Steps<Restored
     const restored = restoreTotals(withNewestRows(stored, MAX_KEPT), timezone, tariffId);
     if (restored.problem) return none(restored.problem);
     const checked = checkStoredTotals(restored.state, now, MAX_KEPT);
-    const dropped = checked.dropped.map((d) => `${d} (${meterName({ gateway: null, topic: null })})`);
+    const dropped = [...cutNote(stored, restored.state), ...checked.dropped].map(
+      (d) => `${d} (${meterName({ gateway: null, topic: null })})`,
+    );
     return { meters: [], legacy: checked.state?.total ? checked.state : null, problem: null, dropped };
   }
   if (typeof stored === 'object' && (stored as { version?: unknown }).version === 3)
@@ -125,10 +127,17 @@ export function* decodeSteps(stored: unknown, scope: StoreScope): Steps<Restored
     if (seen.has(key)) return none('stored totals are unreadable');
     seen.add(key);
     const checked = checkStoredTotals(restored.state, now, MAX_KEPT);
-    for (const d of checked.dropped) dropped.push(`${d} (${meterName({ gateway, topic })})`);
+    for (const d of [...cutNote(m?.totals, restored.state), ...checked.dropped]) dropped.push(`${d} (${meterName({ gateway, topic })})`);
     if (checked.state) meters.push({ gateway, topic, totals: checked.state });
   }
   return { meters, legacy: null, problem: null, dropped };
+}
+
+/** What withNewestRows cut from stored totals of versions 1 and 2 (`x`) to give `state`, in words. */
+function cutNote(x: unknown, state: TotalsState): string[] {
+  const kept = (x as { kept?: unknown } | null)?.kept;
+  const cut = (Array.isArray(kept) ? kept.length : 0) - state.kept.length;
+  return cut > 0 ? [`${cut} of the oldest readings beyond the ${MAX_KEPT} the node keeps (the totals still count them)`] : [];
 }
 
 /**
@@ -243,7 +252,10 @@ function readLine(text: string, scope: StoreScope, perMeter: number, now: number
   const numbers = (x: unknown, width: number): x is number[] =>
     Array.isArray(x) && x.length % width === 0 && x.every((n) => typeof n === 'number' && Number.isFinite(n));
   if (gateway === undefined || topic === undefined || !numbers(flat, 2) || !numbers(costs, 5)) return null;
-  if (!Array.isArray(sums) || sums.length !== 4 || !sums.every((b) => b === null || (numbers(b, 6) && b.length === 6))) return null;
+  // resets and intervals are counts: whole numbers, never below zero
+  const isSums = (b: unknown) =>
+    b === null || (numbers(b, 6) && b.length === 6 && [b[4], b[5]].every((n) => Number.isSafeInteger(n) && n >= 0));
+  if (!Array.isArray(sums) || sums.length !== 4 || !sums.every(isSums)) return null;
   if (costs.length / 5 !== Math.max(flat.length / 2 - 1, 0)) return null;
   // instants after the first are steps from the one before: summed over all, kept for the newest
   const cut = Math.max(0, flat.length / 2 - perMeter);

@@ -7,12 +7,13 @@
 import type { AccountHub } from '../account/hub';
 import { LongTimer } from '../../engine/time/long-timer';
 import { shortText } from '../../engine/common/format';
+import { DroppedState } from '../../engine/common/stored-checks';
 import { configuredCycle, oneOffSpan, PlanSettings } from './plan-settings';
 import { Ledger, replanLedger, Replanned } from './plan-ledger';
 import { enginePlanner } from './plan-planner';
 import { replanSaving } from './plan-saving';
 import { OutputState, OutputValues, PlanCause, PlanPayload } from './plan-output';
-import { Override, PlanStore, readOverride, readStoredPlan } from './plan-store';
+import { checkOverride, checkStoredPlan, Override, PlanStore } from './plan-store';
 import { PlanKeeper } from './plan-keeper';
 import { cycleOver, ledgerAt, nextEvent, nothingLeft, stateAt } from './plan-cycle';
 import { ledgerPayload, PlanSender } from './plan-sender';
@@ -39,6 +40,8 @@ export interface PlanWatchOptions {
   onStatus(status: WatchStatus): void;
   /** A problem to report (Catch): tariffs, a failed plan, a store that fails. Once per new problem. */
   onProblem(message: string): void;
+  /** What a read of the stores dropped (a forged or damaged store): one warning per start. */
+  onWarn?(message: string): void;
 }
 
 export type PlanMessage = { duration?: unknown; from?: unknown; until?: unknown };
@@ -81,8 +84,15 @@ export class PlanWatch {
   async start(): Promise<void> {
     const [stored, override] = await this.keeper.load();
     if (this.closed) return;
-    this.override = readOverride(override);
-    const restored = readStoredPlan(stored, this.key, this.now());
+    const kept = checkOverride(override);
+    this.override = kept.override;
+    const { plan: restored, untrusted } = checkStoredPlan(stored, this.key, this.now(), this.opts.settings);
+    const dropped = new DroppedState('stored plan');
+    if (kept.untrusted) dropped.add('the override (not on, off or auto): auto');
+    if (untrusted) dropped.add(`the plan (${untrusted}): output 1 off until a new plan`);
+    if (this.opts.onWarn) dropped.tell(this.opts.onWarn);
+    // a plan that cannot be trusted never leaves the load on (an override the user set still holds)
+    if (untrusted) this.sender.output(this.override === 'auto' ? 'off' : this.override, this.override);
     if (restored) {
       this.ledger = restored.ledger;
       this.currency = restored.currency;

@@ -6,6 +6,8 @@ import type { HubStore, SensorSnapshot } from '../account/hub';
 import type { SensorValues } from '../../engine/tariff/price';
 import { SensorRef, sensorKey, sensorsUsedBy, Tariff } from '../../engine/tariff/tariff';
 import { dataRecord, nestedField, setNested } from '../../engine/common/id-map';
+import type { DroppedState } from '../../engine/common/stored-checks';
+import { MAX_ID_CHARS } from '../../engine/common/limits';
 
 /** Far above any tariff's sensor rules; what is kept beyond it is dropped. */
 const MAX_KEPT_SENSORS = 1000;
@@ -70,14 +72,25 @@ export class RuleSensors {
     return sensorsUsedBy(tariff).filter((r) => nestedField(sensors, r.gatewayId, r.sensorId) === undefined);
   }
 
-  /** Takes the values a store kept from before a restart; anything known already is newer and stays. */
-  restore(kept: unknown): void {
-    if (!Array.isArray(kept)) return;
+  /**
+   * Takes the values a store kept from before a restart; anything known already is newer
+   * and stays. What `keep` could not have written (another shape, more than
+   * MAX_KEPT_SENSORS) is dropped and named in `dropped`.
+   */
+  restore(kept: unknown, dropped: DroppedState): void {
+    if (kept === undefined || kept === null) return;
+    if (!Array.isArray(kept)) return dropped.add('everything: not a list of sensor values');
+    if (kept.length > MAX_KEPT_SENSORS) dropped.add(`${kept.length - MAX_KEPT_SENSORS} values beyond the ${MAX_KEPT_SENSORS} kept`);
+    let bad = 0;
     for (const k of kept.slice(0, MAX_KEPT_SENSORS)) {
-      if (!isKeptSensor(k)) continue;
+      if (!isKeptSensor(k)) {
+        bad++;
+        continue;
+      }
       const key = sensorKey(k.gatewayId, k.sensorId);
       if (!this.byGateway.has(key)) this.byGateway.set(key, { value: k.value, seq: 0 });
     }
+    if (bad) dropped.add(`${bad} of ${kept.length} entries that are not a sensor's value ({ gatewayId, sensorId, value })`);
   }
 
   /** Saves the known values of the tariff's sensors, for `restore` after a restart. */
@@ -96,5 +109,6 @@ export class RuleSensors {
 function isKeptSensor(x: unknown): x is KeptSensor {
   if (typeof x !== 'object' || x === null) return false;
   const k = x as Record<string, unknown>;
-  return typeof k.gatewayId === 'string' && typeof k.sensorId === 'string' && typeof k.value === 'number' && Number.isFinite(k.value);
+  const id = (x: unknown) => typeof x === 'string' && x !== '' && x.length <= MAX_ID_CHARS;
+  return id(k.gatewayId) && id(k.sensorId) && typeof k.value === 'number' && Number.isFinite(k.value);
 }

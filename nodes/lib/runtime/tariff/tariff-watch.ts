@@ -4,6 +4,7 @@
 // payload it sends is price-payload's, its status watch-status's, and the sensor values
 // it prices with are RuleSensors'.
 
+import { DroppedState } from '../../engine/common/stored-checks';
 import type { AccountHub, HubStore, SensorSnapshot, TariffSnapshot } from '../account/hub';
 import { LongTimer } from '../../engine/time/long-timer';
 import { nextPriceChange, priceAt, PriceResult, schedule, SensorValues } from '../../engine/tariff/price';
@@ -32,6 +33,8 @@ export interface TariffWatchOptions {
   onInputs?(): void;
   /** Where the last known values of the rules' sensors are kept across restarts. */
   sensorStore?: HubStore;
+  /** Says once what a read of sensorStore dropped (a forged or damaged store). */
+  warn?(message: string): void;
 }
 
 export interface ScheduleAnswer {
@@ -273,7 +276,9 @@ export class TariffWatch {
     }
     const apply = (kept: unknown) => {
       if (this.closed) return;
-      this.ruleSensors.restore(kept);
+      const dropped = new DroppedState('stored sensor values');
+      this.ruleSensors.restore(kept, dropped);
+      if (this.opts.warn) dropped.tell(this.opts.warn);
       this.firstPrice.keptDone();
       this.evaluate(this.now());
     };
