@@ -140,6 +140,56 @@ export function energyKwh(at: number): number {
 }
 
 // ---------------------------------------------------------------------------------------
+// Energy: e2.kwh, a workshop whose compressor sometimes sets a peak (easy-peak's demo)
+
+/** The workshop's steady load, kW. */
+const WORKSHOP_BASE_KW = 1;
+const WORKSHOP_START_KWH = 500;
+/** A compressor run starts every 3 hours, at 01:30, 04:30, … 22:30 UTC (a half hour of every zone in use). */
+export const PEAK_EVERY_MS = 3 * HOUR;
+export const PEAK_OFFSET_MS = 90 * MINUTE;
+/** Each run: power rises from 0 to its peak over 10 minutes, holds until minute 25, then stops. */
+export const PEAK_RAMP_MS = 10 * MINUTE;
+export const PEAK_STOP_MS = 25 * MINUTE;
+/** The runs' peak kW in turn: 13 of them (then again), so the pattern shifts from day to day. */
+export const PEAK_KW = [4, 2.5, 6, 3, 5, 2, 7, 3.5, 4.5, 2, 6.5, 3, 5.5];
+const PEAK_SUM_KW = PEAK_KW.reduce((sum, kw) => sum + kw, 0);
+/** Energy of a whole run per kW of its peak, in kWh: the ramp's triangle and the hold. */
+const RUN_KWH_PER_KW = (PEAK_RAMP_MS / 2 + (PEAK_STOP_MS - PEAK_RAMP_MS)) / HOUR;
+
+/** The run in progress or last begun at `at`: its index since METER_START and minutes into it. */
+function compressorRun(at: number): { index: number; intoMs: number } {
+  const since = at - METER_START - PEAK_OFFSET_MS;
+  const index = Math.floor(since / PEAK_EVERY_MS);
+  return { index, intoMs: since - index * PEAK_EVERY_MS };
+}
+
+const peakOfRun = (index: number): number => PEAK_KW[mod(index, PEAK_KW.length)];
+
+/** The workshop's power in kW: the steady load plus the compressor while it runs. */
+export function workshopPowerKw(at: number): number {
+  const { index, intoMs } = compressorRun(at);
+  const peak = peakOfRun(index);
+  const compressor = intoMs < PEAK_RAMP_MS ? (peak * intoMs) / PEAK_RAMP_MS : intoMs < PEAK_STOP_MS ? peak : 0;
+  return WORKSHOP_BASE_KW + compressor;
+}
+
+/** Cumulative workshop energy in kWh: the exact integral of workshopPowerKw() since METER_START. */
+export function workshopEnergyKwh(at: number): number {
+  const { index, intoMs } = compressorRun(at);
+  let runs = 0; // kW-weighted whole runs before this one
+  if (index > 0) {
+    runs = Math.floor(index / PEAK_KW.length) * PEAK_SUM_KW;
+    for (let k = 0; k < index % PEAK_KW.length; k++) runs += PEAK_KW[k];
+  }
+  const peak = index >= 0 ? peakOfRun(index) : 0;
+  const into = Math.min(intoMs, PEAK_STOP_MS);
+  const current =
+    into < PEAK_RAMP_MS ? (peak * into * into) / (2 * PEAK_RAMP_MS) / HOUR : (peak * (PEAK_RAMP_MS / 2 + into - PEAK_RAMP_MS)) / HOUR;
+  return WORKSHOP_START_KWH + (WORKSHOP_BASE_KW * (at - METER_START)) / HOUR + runs * RUN_KWH_PER_KW + current;
+}
+
+// ---------------------------------------------------------------------------------------
 // Sensors of DEMO
 
 export interface DemoSensor {
@@ -184,6 +234,8 @@ export const DEMO_SENSORS: DemoSensor[] = [
   })),
   { id: 'e1.freq', name: 'Main Incomer Frequency', unit: 'Hz', interval: 60, valueAt: (at) => round(50 + 0.08 * wave(at, 5 * MINUTE), 2) },
   { id: 'e1.pf', name: 'Main Incomer Power Factor', unit: null, interval: 60, valueAt: (at) => round(powerFactor(at), 3) },
+  // Watt-hours, so that the power between two minute readings is known to 0.06 kW
+  { id: 'e2.kwh', name: 'Workshop kWh', unit: 'kWh', interval: 60, valueAt: (at) => round(workshopEnergyKwh(at), 3) },
   { id: '1', name: 'Generator running', unit: null, interval: 60, valueAt: (at) => (generatorOn(at) ? 1 : 0) },
   // Door contact: closed (1) in even UTC hours.
   { id: '2', name: 'Plant room door', unit: null, interval: 60, valueAt: (at) => (Math.floor(at / HOUR) % 2 === 0 ? 1 : 0) },

@@ -12,9 +12,16 @@ import {
   findDemoSensor,
   generatorOn,
   nextGeneratorChange,
+  PEAK_EVERY_MS,
+  PEAK_KW,
+  PEAK_OFFSET_MS,
   powerKw,
   sensorReading,
+  workshopEnergyKwh,
+  workshopPowerKw,
 } from '../../sim/demo-data';
+import { demandWindows } from '../../nodes/lib/engine/peak/demand';
+import { monthlyPeaks } from '../../nodes/lib/engine/peak/monthly-peaks';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -80,6 +87,59 @@ describe('simulator: demo data', () => {
           return Math.abs(slopeKw - powerKw(t)) < 1e-3;
         }),
       );
+    });
+  });
+
+  describe('workshop energy (e2.kwh): a compressor that sometimes sets a peak', () => {
+    it('runs at 01:30, 04:30, … 22:30 UTC: up to its peak in 10 minutes, held until minute 25, over a 1 kW load', () => {
+      // 2024-03-06T01:30Z is run number (days since 2020-01-01) * 8
+      const day = (at('2024-03-06T00:00:00Z') - METER_START) / (24 * HOUR);
+      const peak = PEAK_KW[(day * 8) % PEAK_KW.length];
+      const expected: Array<[string, number]> = [
+        ['2024-03-06T01:29:59.999Z', 1],
+        ['2024-03-06T01:30:00.000Z', 1],
+        ['2024-03-06T01:35:00.000Z', 1 + peak / 2],
+        ['2024-03-06T01:40:00.000Z', 1 + peak],
+        ['2024-03-06T01:54:59.999Z', 1 + peak],
+        ['2024-03-06T01:55:00.000Z', 1],
+        ['2024-03-06T03:00:00.000Z', 1],
+        ['2024-03-06T04:45:00.000Z', 1 + PEAK_KW[(day * 8 + 1) % PEAK_KW.length]],
+      ];
+      for (const [iso, kw] of expected) should(workshopPowerKw(at(iso))).be.approximately(kw, 1e-9, iso);
+      should(PEAK_EVERY_MS).equal(3 * HOUR);
+      should(PEAK_OFFSET_MS).equal(90 * MINUTE);
+    });
+
+    it('is the exact integral of its power over any stretch (property, summed second by second)', () => {
+      fc.assert(
+        fc.property(
+          fc.integer({ min: at('2020-01-01T00:00:00Z') / 1000, max: at('2040-01-01T00:00:00Z') / 1000 }).map((s) => s * 1000),
+          fc.integer({ min: 1, max: 4 * 3600 }),
+          (t, seconds) => {
+            let kwh = 0; // midpoint rule per second: exact on the linear ramp, and the steps fall on whole seconds
+            for (let k = 0; k < seconds; k++) kwh += workshopPowerKw(t + k * 1000 + 500) / 3600;
+            should(workshopEnergyKwh(t + seconds * 1000) - workshopEnergyKwh(t)).be.approximately(kwh, 1e-6);
+          },
+        ),
+        { numRuns: 200 },
+      );
+    });
+
+    it("demandWindows on its archive: each run's half hour averages 1 + 2/3 of its peak; monthlyPeaks finds the highest", () => {
+      const sensor = findDemoSensor('e2.kwh')!;
+      const from = at('2024-03-06T00:00:00Z');
+      const to = from + 24 * HOUR;
+      const windows = demandWindows(archive(sensor, from, to), { timezone: 'Europe/London', minutes: 30 });
+      should(windows.length).equal(48);
+      const day = (from - METER_START) / (24 * HOUR);
+      windows.forEach((w, k) => {
+        const run = (k - 3) % 6 === 0 ? PEAK_KW[(day * 8 + (k - 3) / 6) % PEAK_KW.length] : 0; // 01:30 is window 3
+        should(w.kw).be.approximately(1 + (2 * run) / 3, 0.005, new Date(w.from).toISOString());
+        should(w.complete).be.true();
+      });
+      const [march] = monthlyPeaks(windows, { timezone: 'Europe/London' });
+      const highest = Math.max(...[0, 1, 2, 3, 4, 5, 6, 7].map((r) => PEAK_KW[(day * 8 + r) % PEAK_KW.length]));
+      should(march.value).be.approximately(1 + (2 * highest) / 3, 0.005);
     });
   });
 

@@ -119,6 +119,7 @@ describe('simulator: endpoints', () => {
         'e1.i3p@3',
         'e1.freq',
         'e1.pf',
+        'e2.kwh',
         '1',
         '2',
         '17',
