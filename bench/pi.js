@@ -25,6 +25,9 @@
 // (pretty-printed JSON under the key "totals"). Everything measured then runs in real time
 // at the real cadence: writes, flushes, saves and blocks are those a Pi would see per
 // minute (a Pi 4 is ~3-5x slower in CPU; bytes written do not depend on the CPU).
+// PI_BENCH_NODE=peak (npm run bench:pi:peak) measures easy-peak the same way instead: 15-minute
+// windows, the month's peaks and the guard per meter and for the site, its steady state the
+// state PeakStream stores after PI_BENCH_FILL readings per meter (every meter peaking).
 // Spawned processes and the simulator on loopback only; every temporary directory removed.
 
 const { spawn } = require('child_process');
@@ -41,17 +44,25 @@ const { startSimulator } = require(path.join(DIST, 'sim', 'server.js'));
 const { DEMO_TARIFFS } = require(path.join(DIST, 'sim', 'demo-data.js'));
 const { parseTariffs } = require(path.join(DIST, 'nodes', 'lib', 'index.js'));
 const { CostStream } = require(path.join(DIST, 'nodes', 'lib', 'runtime', 'cost', 'cost-stream.js'));
+const { PeakStream } = require(path.join(DIST, 'nodes', 'lib', 'runtime', 'peak', 'peak-stream.js'));
+const { peakSettings } = require(path.join(DIST, 'nodes', 'lib', 'runtime', 'peak', 'peak-settings.js'));
+
+/** Which node is measured: easy-cost's stream mode (default) or easy-peak. */
+const NODE = process.env.PI_BENCH_NODE === 'peak' ? 'peak' : 'cost';
+const PEAK_CONFIG = { minutes: '15', limit: 'peak', floorKw: '2.5' };
 
 const SECONDS = Math.max(10, Number(process.env.PI_BENCH_SECONDS) || 120);
 const METERS = (process.env.PI_BENCH_METERS || '1,16,128').split(',').map(Number);
-const FILL = Math.max(2, Number(process.env.PI_BENCH_FILL) || 3100);
+const FILL = Math.max(2, Number(process.env.PI_BENCH_FILL) || (NODE === 'peak' ? 360 : 3100));
 const PAIRS = Math.max(1, Math.floor(Number(process.env.PI_BENCH_PAIRS)) || 3);
 const WINDOW_S = Math.max(10, Number(process.env.PI_BENCH_WINDOW) || 30);
 const CADENCE_MS = 10_000;
 const TARIFF_ID = 'DEMO-WORKDAY';
 const TIMEZONE = 'Europe/London';
 const TAB = 'pibench';
-const COST = 'pibenchcost';
+const COST = NODE === 'peak' ? 'pibenchpeak' : 'pibenchcost';
+/** The key the node keeps its state under in its context. */
+const STATE_KEY = NODE === 'peak' ? 'peaks' : 'totals';
 const TOKEN = 'demo-token';
 /** The reading generator's meters read 2 kW each: a cumulative kWh value at any instant, no state. */
 const KWH_AT = (meter, ts) => 1000 + meter + (ts / 3_600_000) * 2;
@@ -59,8 +70,29 @@ const procStatus = (pid, field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec
 const writeBytes = (pid) => Number(/write_bytes:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))[1]);
 const meterTopic = (i) => `m${String(i).padStart(3, '0')}`;
 
+/** What easy-peak stores for `meters` meters after FILL readings each, counted by the package's own PeakStream. */
+async function peakSteadyState(meters) {
+  let saved;
+  const stream = new PeakStream({
+    timezone: TIMEZONE,
+    settings: peakSettings(PEAK_CONFIG),
+    store: { load: async () => undefined, save: async (v) => void (saved = v) },
+    warn: (w) => console.warn(w),
+    onGuard: () => undefined,
+  });
+  await stream.restore();
+  const last = Date.now() - CADENCE_MS;
+  for (let k = FILL - 1; k >= 0; k--) {
+    const ts = last - k * CADENCE_MS;
+    for (let i = 0; i < meters; i++) await stream.handle({ topic: meterTopic(i), gateway: 'G', payload: KWH_AT(i, ts), ts }, ts);
+  }
+  await stream.close();
+  return saved;
+}
+
 /** What the node would store for `meters` meters at steady state, counted by the package's own CostStream. */
 async function steadyState(meters, tariff) {
+  if (NODE === 'peak') return peakSteadyState(meters);
   let saved;
   /** The package's own CostStream on a memory store that starts from `saved`. */
   const restoredStream = async () => {
@@ -133,6 +165,12 @@ module.exports = {
 `;
 }
 
+/** The node measured, as the flow holds it. */
+function measuredNode() {
+  if (NODE === 'peak') return { id: COST, z: TAB, type: 'easy-peak', account: 'acc', ...PEAK_CONFIG, wires: [[], [], []] };
+  return { id: COST, z: TAB, type: 'easy-cost', account: 'acc', tariff: TARIFF_ID, mode: 'stream', wires: [[], []] };
+}
+
 function flows(simUrl, meters, withCost) {
   // output 1 is easy-cost, output 2 a dead end (paused): the same work for the generator either way
   const generate = `const s = global.get('benchStats');
@@ -156,7 +194,7 @@ return msg;`;
     { id: 'acc', type: 'easy-account', name: 'bench', baseUrl: simUrl, timezone: TIMEZONE },
     { id: 'tick', z: TAB, type: 'inject', repeat: String(CADENCE_MS / 1000), once: true, onceDelay: 0.1, wires: [['gen']] },
     { id: 'gen', z: TAB, type: 'function', func: generate, outputs: 2, wires: [withCost ? [COST] : [], []] },
-    ...(withCost ? [{ id: COST, z: TAB, type: 'easy-cost', account: 'acc', tariff: TARIFF_ID, mode: 'stream', wires: [[], []] }] : []),
+    ...(withCost ? [measuredNode()] : []),
     // what the cost node shows, and how many messages it handed to Catch
     { id: 'st', z: TAB, type: 'status', scope: null, wires: [['stf']] },
     {
@@ -194,7 +232,7 @@ function userDir(base, name, simUrl, meters, stored) {
     // where and how Node-RED's localfilesystem store keeps a node's context
     const file = path.join(dir, 'context', TAB, `${COST}.json`);
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, JSON.stringify({ totals: stored }, null, 4));
+    fs.writeFileSync(file, JSON.stringify({ [STATE_KEY]: stored }, null, 4));
   }
   return dir;
 }
@@ -290,11 +328,11 @@ async function main() {
   const tariff = tariffs.find((t) => t.id === TARIFF_ID);
   try {
     console.log(
-      `bench:pi — easy-cost stream, ${TARIFF_ID}, one reading per meter every ${CADENCE_MS / 1000} s of real time, ` +
+      `bench:pi — ${NODE === 'peak' ? 'easy-peak, 15 min windows' : `easy-cost stream, ${TARIFF_ID}`}, one reading per meter every ${CADENCE_MS / 1000} s of real time, ` +
         `${SECONDS} s measured per run, localfilesystem store (flush every 30 s), steady state from ${FILL} readings per meter`,
     );
     const baseline = await run(
-      'plain Node-RED (same generator, no easy-cost)',
+      `plain Node-RED (same generator, no easy-${NODE})`,
       userDir(base, 'plain', sim.url, Math.max(...METERS), null),
       false,
     );
@@ -327,9 +365,10 @@ async function main() {
       for (const w of r.warnings) console.log(`    ${w}`);
     }
     // a run whose cost node handed anything to Catch, or showed no totals, measured something else
-    const broken = rows.filter((r) => r !== baseline && (r.errors > 0 || !/^today /.test(r.status ?? '')));
+    const counting = NODE === 'peak' ? /^(restore|shed) · projected / : /^today /;
+    const broken = rows.filter((r) => r !== baseline && (r.errors > 0 || !counting.test(r.status ?? '')));
     if (broken.length) {
-      console.error(`bench:pi: ${broken.map((r) => r.label).join(', ')}: the cost node did not count (see above)`);
+      console.error(`bench:pi: ${broken.map((r) => r.label).join(', ')}: the easy-${NODE} node did not count (see above)`);
       process.exitCode = 1;
     }
     console.log(
@@ -337,7 +376,7 @@ async function main() {
         `(CPU), and as the loop's delay (wall: includes time this shared machine gave the core to other processes); ` +
         `start block: the same from the start (loading the context file) to the first measured second.\n` +
         `CPU per reading: the run's CPU less the baseline's over the same ${SECONDS} s, over the readings sent; same process: ` +
-        `after that span, ${PAIRS} pairs of ${WINDOW_S} s windows, the readings to a dead end then to easy-cost, the difference per reading. ` +
+        `after that span, ${PAIRS} pairs of ${WINDOW_S} s windows, the readings to a dead end then to easy-${NODE}, the difference per reading. ` +
         `restart: 3 s after "Started flows" on the steady-state context file; +MB over plain Node-RED.`,
     );
   } finally {

@@ -192,7 +192,7 @@ describe('e2e: installed from the npm tarball into stock Node-RED', function () 
     assert.match(e2e().log(), new RegExp(`Node\\.js\\s+version: v${RUNTIME.nodeVersion.replace(/\./g, '\\.')}\\b`));
   });
 
-  it('registers all five node types from the installed module (GET /nodes)', async function () {
+  it('registers all six node types from the installed module (GET /nodes)', async function () {
     const sets = await getJson<NodeSet[]>('/nodes');
     const ours = sets.filter((s) => s.module === PKG.name);
     assert.deepStrictEqual(ours.flatMap((s) => s.types).sort(), [...NODE_TYPES].sort());

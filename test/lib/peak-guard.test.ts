@@ -93,6 +93,7 @@ describe('easy-peak settings', () => {
     should(() => peakSettings({ marginPercent: '-1' })).throw(/^the margin \(%\) must be a number from 0 to 50/);
     should(() => peakSettings({ timeStart: '07:00' })).throw(/needs both times/);
     should(() => peakSettings({ weekdays: '8' })).throw(/^weekdays must be ISO weekdays/);
+    should(() => peakSettings({ timeStart: '25:00', timeEnd: '07:00' })).throw(/^count only: .*time_start/);
     should(() => peakSettings({ shedType: 'num', shedValue: 'x' })).throw(/^the shed value must be a number/);
   });
 

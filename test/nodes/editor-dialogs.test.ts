@@ -70,6 +70,18 @@ export const DIALOG_IDS: Record<string, string[]> = {
     'node-input-outsideValue',
     'node-input-resendMinutes',
   ],
+  'easy-peak': [
+    'node-input-account',
+    'node-input-minutes',
+    'node-input-top',
+    'node-input-limit',
+    'node-input-shedValue',
+    'node-input-restoreValue',
+    'easy-peak-preview-gateway',
+    'easy-peak-preview-sensor',
+    'easy-peak-preview-show',
+    'easy-peak-preview',
+  ],
 };
 
 describe('editor dialogs', () => {

@@ -493,7 +493,7 @@ describe('editor admin routes', function () {
     const raw = (route: string) => (helper as any).request().post(route);
 
     it('a form-encoded, text/plain or type-less POST is refused with 415 before any work', async () => {
-      should(posts.length).equal(5);
+      should(posts.length).equal(6);
       await quiet(50);
       sim.resetRequests();
       for (const route of posts) {
@@ -575,7 +575,7 @@ describe('editor admin routes', function () {
       should(TYPED_TOKEN_PERMISSION).equal('easy-account.write');
       const typed = { baseUrl: 'http://127.0.0.1:9', token: 'typed' };
       for (const route of ADMIN_ROUTES) {
-        should(route.permission).match(/^easy-(account|tariff|sensors|cost)\.read$/);
+        should(route.permission).match(/^easy-(account|tariff|sensors|cost|peak)\.read$/);
         const denied = await request(app)[route.method](route.path).send({});
         should(denied.status).equal(401, route.path);
         const allowed = await request(app)[route.method](route.path).set('x-permissions', route.permission).send({});

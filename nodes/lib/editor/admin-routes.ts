@@ -32,7 +32,9 @@ import {
 import type { AccountHub, TariffSnapshot } from '../runtime/account/hub';
 import { isObject } from '../engine/tariff/tariff';
 import { planPreview } from '../runtime/plan/plan-planner';
-import { assertTimeZone, machineTimeZone, toEpochMs } from '../engine/time/time';
+import { peakPreview } from '../runtime/peak/peak-preview';
+import { peakSettings } from '../runtime/peak/peak-settings';
+import { assertTimeZone, localPeriod, machineTimeZone, toEpochMs } from '../engine/time/time';
 import type { NodeAPI, NodeDef } from '../runtime/common/red-types';
 import type { AccountNode } from '../runtime/account/account-link';
 
@@ -73,6 +75,7 @@ export const ADMIN_ROUTES = Object.freeze([
   { method: 'post', path: '/easy-account/schedule', permission: 'easy-tariff.read', typedToken: true },
   { method: 'post', path: '/easy-account/sensors', permission: 'easy-sensors.read', typedToken: true },
   { method: 'post', path: '/easy-account/gateways', permission: 'easy-sensors.read', typedToken: false },
+  { method: 'post', path: '/easy-account/peaks', permission: 'easy-peak.read', typedToken: true },
   { method: 'get', path: '/easy-account/timezones', permission: 'easy-account.read', typedToken: false },
 ] as const);
 
@@ -99,6 +102,7 @@ export function registerAdminRoutes(RED: AdminRED): boolean {
     '/easy-account/schedule': (body) => chart(RED, body),
     '/easy-account/sensors': (body) => sensors(RED, body),
     '/easy-account/gateways': (body) => gateways(RED, body),
+    '/easy-account/peaks': (body) => peaks(RED, body),
     '/easy-account/timezones': async () => zoneList(),
   };
   for (const route of ADMIN_ROUTES) {
@@ -398,4 +402,27 @@ async function gateways(RED: AdminRED, body: Record<string, unknown>) {
   const kept = deployedAccount(RED, id)?.hub?.tariffs();
   if (kept) gatewaysOfTariffs(kept.tariffs).forEach(add);
   return { gateways: found };
+}
+
+/**
+ * easy-peak's dialog: this month's peaks of one meter from the archive (the deployed
+ * account's, or a typed token's), with the dialog's settings as typed.
+ */
+async function peaks(RED: AdminRED, body: Record<string, unknown>) {
+  const gateway = text(body.gateway);
+  if (!gateway) throw new EditorRequestError('bad_request', 'no gateway id given');
+  const sensor = text(body.sensor) || 'e1.kwh';
+  let settings: ReturnType<typeof peakSettings>;
+  try {
+    settings = peakSettings(isObject(body.settings) ? body.settings : {});
+  } catch (err) {
+    throw new EditorRequestError('bad_request', (err as Error).message);
+  }
+  const access = accessFor(RED, body);
+  const now = Date.now();
+  const { from } = localPeriod('month', now, { timezone: access.timezone });
+  const readings = access.client
+    ? await access.client.fetchData(gateway, sensor, from, now)
+    : await access.hub.fetchData(gateway, sensor, from, now);
+  return { gateway, sensor, ...peakPreview(readings, settings, access.timezone, now) };
 }

@@ -2,17 +2,15 @@
 // same bounds, but a flow may come from an import or a hand edit): a setting out of range
 // is an error naming it, never a silent default.
 import { typedValue } from '../common/typed-value';
+import { DEMAND_MINUTES, DemandMinutes } from '../../engine/peak/demand-window';
+import { monthlyPeaks, PeakHours } from '../../engine/peak/monthly-peaks';
 
-export type DemandMinutes = 15 | 30 | 60;
-export const DEMAND_MINUTES: readonly DemandMinutes[] = [15, 30, 60];
+export type { DemandMinutes } from '../../engine/peak/demand-window';
 /** The most peaks a month's value may average (Norway: 3; nobody bills on more than a handful). */
 export const MAX_TOP = 10;
 
-export interface PeakWhen {
-  time_start?: string;
-  time_end?: string;
-  weekdays?: number[];
-}
+/** Which windows may be peaks, written as a tariff rule writes a time range and weekdays. */
+export type PeakWhen = PeakHours;
 
 export interface PeakSettings {
   minutes: DemandMinutes;
@@ -73,6 +71,16 @@ export function peakSettings(config: Record<string, unknown>): PeakSettings {
   const weekdays = weekdaysSetting(config.weekdays);
   const when: PeakWhen | null =
     start || weekdays ? { ...(start ? { time_start: start, time_end: end } : {}), ...(weekdays ? { weekdays } : {}) } : null;
+  if (when) {
+    // read as monthlyPeaks reads it (a tariff rule's time range and weekdays), so a wrong time is said at deploy
+    try {
+      monthlyPeaks([], { timezone: 'UTC', when });
+    } catch (err) {
+      // the reason is in the message; the target's lib has no Error cause
+      // eslint-disable-next-line preserve-caught-error
+      throw new Error(`count only: ${(err as Error).message}`);
+    }
+  }
   return {
     minutes: minutes as DemandMinutes,
     top,

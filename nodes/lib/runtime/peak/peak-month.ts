@@ -1,0 +1,68 @@
+// One month's peaks as easy-peak keeps them, for a meter or for the site: only the peaks
+// themselves (at most `top`), never the month's windows. That is exact: monthlyPeaks of
+// the peaks so far and one closed window gives the same peaks as monthlyPeaks of every
+// window of the month so far, because windows close in order and a window that is not a
+// peak now can only be outranked later, never come back (with distinctDays a day that is
+// not among the peaks only changes while it is today, and then by a later window of it).
+import type { DemandWindow } from '../../engine/peak/demand';
+import { monthlyPeaks, PeakWindow } from '../../engine/peak/monthly-peaks';
+import { HOUR_MS, localPeriod } from '../../engine/time/time';
+import type { PeakSettings } from './peak-settings';
+
+export type Peak = PeakWindow;
+
+export interface MonthPeaks {
+  from: number;
+  to: number;
+  peaks: Peak[];
+}
+
+export type RankSettings = Pick<PeakSettings, 'top' | 'distinctDays' | 'when'> & { timezone: string };
+
+/** The local month holding instant `at`. */
+export const monthOf = (at: number, timezone: string): { from: number; to: number } => localPeriod('month', at, { timezone });
+
+/** The month's value: the average kW of its peaks, null without any. */
+export function monthValue(month: MonthPeaks | null): number | null {
+  if (!month || month.peaks.length === 0) return null;
+  return month.peaks.reduce((sum, p) => sum + p.kw, 0) / month.peaks.length;
+}
+
+/** A peak as monthlyPeaks takes windows: complete (only complete windows become peaks). */
+const asWindow = (p: Peak): DemandWindow => ({
+  from: p.from,
+  to: p.to,
+  kw: p.kw,
+  energy: (p.kw * (p.to - p.from)) / HOUR_MS,
+  complete: true,
+});
+
+/**
+ * The month after one more closed window: a window of a later month starts that month
+ * from zero; one of an earlier month changes nothing. `newPeak` says whether the window is
+ * now one of the month's peaks.
+ */
+export function addClosedWindow(
+  month: MonthPeaks | null,
+  window: DemandWindow,
+  rank: RankSettings,
+): { month: MonthPeaks; newPeak: boolean } {
+  const bounds = monthOf(window.from, rank.timezone);
+  if (month && bounds.from < month.from) return { month, newPeak: false };
+  const current: MonthPeaks = month && month.from === bounds.from ? month : { ...bounds, peaks: [] };
+  const ranked = monthlyPeaks([...current.peaks.map(asWindow), window], {
+    timezone: rank.timezone,
+    top: rank.top,
+    distinctDays: rank.distinctDays,
+    ...(rank.when ? { when: rank.when } : {}),
+  });
+  const mine = ranked.find((m) => m.from === bounds.from);
+  const peaks = (mine?.peaks ?? []).map((p) => ({ from: p.from, to: p.to, kw: p.kw }));
+  return { month: { ...bounds, peaks }, newPeak: peaks.some((p) => p.from === window.from) };
+}
+
+/** The peaks to show for the month holding `at`: the kept month's, or none when it is an older one (a new month starts from zero). */
+export function monthAt(month: MonthPeaks | null, at: number, timezone: string): MonthPeaks {
+  const bounds = monthOf(at, timezone);
+  return month && month.from === bounds.from ? month : { ...bounds, peaks: [] };
+}

@@ -1,0 +1,127 @@
+// What easy-peak sends and shows: output 1's window and month per meter and for the site,
+// output 2's guard message, output 3's chart messages for Dashboard 2, the status. Pure:
+// state in, shapes out, in the package's conventions (ISO 8601 UTC with `…Ms` beside it,
+// kW and kWh rounded to 9 decimals; a chart rounds to watts, it is display).
+import type { DemandWindow } from '../../engine/peak/demand';
+import { roundAmount, roundAmountOrNull } from '../../engine/common/format';
+import { periodLabel } from '../../engine/reports/chart';
+import { MeterId, meterName } from '../common/meter-reading';
+import type { GuardDecision } from './peak-guard';
+import type { MeterPeaks, Projection } from './peak-meter';
+import { MonthPeaks, monthValue } from './peak-month';
+import type { SiteNow } from './peak-site';
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+const span = (from: number, to: number) => ({ from: iso(from), fromMs: from, to: iso(to), toMs: to });
+const watts = (kw: number): number => Math.round(kw * 1000) / 1000;
+
+export function monthPayload(month: MonthPeaks) {
+  return {
+    ...span(month.from, month.to),
+    peaks: month.peaks.map((p) => ({ ...span(p.from, p.to), kw: roundAmount(p.kw) })),
+    value: roundAmountOrNull(monthValue(month)),
+  };
+}
+
+export function windowPayload(w: { from: number; to: number }, p: Projection, powerKw: number | null, complete: boolean) {
+  return {
+    ...span(w.from, w.to),
+    energy: roundAmount(p.energy),
+    averageKwSoFar: roundAmountOrNull(p.averageKwSoFar),
+    powerKw: roundAmountOrNull(powerKw),
+    projectedKw: roundAmountOrNull(p.projectedKw),
+    complete,
+  };
+}
+
+export function closedPayload(w: DemandWindow) {
+  return { ...span(w.from, w.to), energy: roundAmount(w.energy), kw: roundAmount(w.kw), complete: w.complete };
+}
+
+export interface GuardPayloadInput {
+  decision: GuardDecision;
+  limitKw: number | null;
+  site: SiteNow | null;
+}
+
+/** The guard's side of output 1 (and of output 2's message): the limit, the thresholds and the headroom. */
+export function guardFields({ decision, limitKw, site }: GuardPayloadInput) {
+  const projected = site?.projectedKw ?? null;
+  return {
+    guard: decision.state,
+    reason: decision.reason,
+    projectedKw: roundAmountOrNull(projected),
+    limitKw: roundAmountOrNull(limitKw),
+    shedAboveKw: roundAmountOrNull(decision.shedAboveKw),
+    restoreBelowKw: roundAmountOrNull(decision.restoreBelowKw),
+    /** How far the projection is under the shedding threshold (negative: over it). */
+    headroomKw: roundAmountOrNull(decision.shedAboveKw === null || projected === null ? null : decision.shedAboveKw - projected),
+    stale: site ? site.stale.map(meterName) : [],
+  };
+}
+
+/** Output 3: a closed window of the site as a point of a time line, and the month's value at its end. */
+export function windowChart(w: DemandWindow, month: MonthPeaks | null, minutes: number) {
+  const value = monthValue(month);
+  const x = w.from;
+  return [
+    {
+      topic: `average kW per ${minutes} min`,
+      kind: 'window',
+      window: closedPayload(w),
+      payload: [{ x, y: watts(w.kw) }],
+      action: 'append' as const,
+    },
+    ...(value === null ? [] : [{ topic: "month's peak kW", kind: 'window', payload: [{ x, y: watts(value) }], action: 'append' as const }]),
+  ];
+}
+
+/** Output 3: a new monthly peak, as one bar per local month (a categorical chart keeps one bar per label). */
+export function peakChart(month: MonthPeaks, timezone: string) {
+  const value = monthValue(month) ?? 0;
+  return {
+    topic: "month's peak kW",
+    kind: 'peak',
+    month: monthPayload(month),
+    payload: [{ x: periodLabel('month', month.from, timezone), y: watts(value) }],
+    action: 'append' as const,
+  };
+}
+
+export interface PeakStatus {
+  fill: 'green' | 'yellow' | 'grey' | 'red';
+  shape: 'dot' | 'ring';
+  text: string;
+}
+
+const kw = (x: number | null): string => (x === null ? '–' : `${x.toFixed(2)} kW`);
+
+/** The site in a line: the projection against the limit, and the guard. */
+export function peakStatus(
+  site: SiteNow | null,
+  decision: GuardDecision,
+  limitKw: number | null,
+  meters: number,
+  ignored?: string,
+): PeakStatus {
+  if (!site) return { fill: 'grey', shape: 'ring', text: 'waiting for readings' };
+  const of = limitKw === null ? 'no limit yet' : `limit ${kw(limitKw)}`;
+  const who = meters > 1 ? ` · ${meters} meters` : '';
+  const note = ignored ? ` · ${ignored.replace('_', ' ')} reading ignored` : site.stale.length ? ' · stale' : '';
+  return {
+    fill: decision.state === 'shed' ? 'red' : note ? 'yellow' : 'green',
+    shape: 'dot',
+    text: `${decision.state} · projected ${kw(site.projectedKw)} · ${of}${who}${note}`,
+  };
+}
+
+/** One meter's part of output 1. */
+export function meterPart(m: MeterPeaks & MeterId, projection: Projection, month: MonthPeaks) {
+  return {
+    name: meterName(m),
+    gateway: m.gateway,
+    topic: m.topic,
+    window: m.window ? windowPayload(m.window, projection, m.power?.kw ?? null, m.window.coveredFrom <= m.window.from) : null,
+    month: monthPayload(month),
+  };
+}

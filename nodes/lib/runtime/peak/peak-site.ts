@@ -1,0 +1,118 @@
+// The site of easy-peak: the sum over its meters per demand window, and the month's peaks
+// of that sum (a site's peak is the peak of the sum, not the sum of the meters' peaks).
+// A meter hands each window it closes to the site; the site closes a window when every
+// meter has passed it, or, when a meter lags, once the newest reading is `staleMs` past
+// the window's end (then the window is incomplete and never a peak).
+import type { DemandWindow } from '../../engine/peak/demand';
+import { demandWindowOf } from '../../engine/peak/demand-window';
+import { HOUR_MS } from '../../engine/time/time';
+import { isFresh, MeterPeaks, projectMeter, WindowScope } from './peak-meter';
+import { addClosedWindow, MonthPeaks } from './peak-month';
+
+/** A window some meters have closed, waiting for the others. */
+export interface PendingWindow {
+  from: number;
+  to: number;
+  energy: number;
+  /** How many meters have handed it over, and whether each had covered all of it. */
+  reported: number;
+  complete: boolean;
+}
+
+export interface SiteState {
+  pending: Map<number, PendingWindow>;
+  /** Windows ending at or before this are closed for the site: late shares of them are not counted. */
+  closedUntil: number;
+  month: MonthPeaks | null;
+}
+
+export interface SiteNow {
+  /** The window holding the newest reading of any meter. */
+  window: { from: number; to: number };
+  newest: number;
+  energy: number;
+  averageKwSoFar: number | null;
+  projectedKw: number | null;
+  /** Meters whose latest power is too old (or unknown) to act on, by name order of arrival. */
+  stale: MeterPeaks[];
+}
+
+export const newSite = (): SiteState => ({ pending: new Map(), closedUntil: -Infinity, month: null });
+
+/** At most this many windows wait for lagging meters; older ones are closed (incomplete). */
+export const MAX_PENDING = 500;
+
+/** A meter's closed window, added to the site's sum for that window. */
+export function shareWindow(site: SiteState, w: DemandWindow): void {
+  if (w.to <= site.closedUntil) return;
+  const p = site.pending.get(w.from);
+  if (p) {
+    p.energy += w.energy;
+    p.reported += 1;
+    p.complete &&= w.complete;
+  } else {
+    site.pending.set(w.from, { from: w.from, to: w.to, energy: w.energy, reported: 1, complete: w.complete });
+  }
+}
+
+/**
+ * Closes the site's windows that are due, oldest first, into its month: those every meter
+ * has passed, and those the newest reading is `staleMs` past. Returns the closed windows
+ * and whether one became a peak of the month.
+ */
+export function closeDue(
+  site: SiteState,
+  meters: Iterable<MeterPeaks>,
+  scope: WindowScope,
+  staleMs: number,
+): { closed: DemandWindow[]; newPeak: boolean } {
+  let oldest = Infinity;
+  let newest = -Infinity;
+  let count = 0;
+  for (const m of meters) {
+    if (!m.last) continue;
+    count++;
+    oldest = Math.min(oldest, m.last.ts);
+    newest = Math.max(newest, m.last.ts);
+  }
+  const closed: DemandWindow[] = [];
+  let newPeak = false;
+  const due = [...site.pending.values()].sort((a, b) => a.from - b.from);
+  for (const [i, p] of due.entries()) {
+    const passedByAll = oldest >= p.to;
+    if (!passedByAll && newest < p.to + staleMs && due.length - i <= MAX_PENDING) break;
+    site.pending.delete(p.from);
+    site.closedUntil = Math.max(site.closedUntil, p.to);
+    const w: DemandWindow = {
+      from: p.from,
+      to: p.to,
+      energy: p.energy,
+      kw: p.energy / ((p.to - p.from) / HOUR_MS),
+      complete: passedByAll && p.complete && p.reported >= count,
+    };
+    closed.push(w);
+    const added = addClosedWindow(site.month, w, scope);
+    site.month = added.month;
+    newPeak ||= added.newPeak;
+  }
+  return { closed, newPeak };
+}
+
+/** The site's current window (the one holding the newest reading of any meter) and its projection. */
+export function siteNow(meters: Iterable<MeterPeaks>, scope: WindowScope, now: number, staleMs: number): SiteNow | null {
+  const all = [...meters].filter((m) => m.last !== null);
+  if (all.length === 0) return null;
+  const newest = Math.max(...all.map((m) => m.last!.ts));
+  const window = demandWindowOf(newest, scope.timezone, scope.minutes);
+  let energy = 0;
+  let projected: number | null = 0;
+  const stale: MeterPeaks[] = [];
+  for (const m of all) {
+    const p = projectMeter(m, window);
+    energy += p.energy;
+    projected = projected === null || p.projectedKw === null ? null : projected + p.projectedKw;
+    if (!isFresh(m, now, staleMs)) stale.push(m);
+  }
+  const elapsed = newest - window.from;
+  return { window, newest, energy, averageKwSoFar: elapsed > 0 ? energy / (elapsed / HOUR_MS) : null, projectedKw: projected, stale };
+}

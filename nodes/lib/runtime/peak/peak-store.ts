@@ -1,0 +1,180 @@
+// What easy-peak keeps across restarts, and how it reads it back. Made for flash like the
+// stream totals (docs/semantics.md, "Stream totals on flash"): per meter one compact line
+// of JSON text with only what a restart needs, handed to the store at most once a minute.
+// What is read back is hostile data: every field is checked, and a part that fails (a
+// meter, the site, the guard) is dropped on its own, with one warning for all of them.
+import { demandWindowOf } from '../../engine/peak/demand-window';
+import { DroppedState, isFiniteNumber, isStoredInstant } from '../../engine/common/stored-checks';
+import { MeterId, meterKey, meterName } from '../common/meter-reading';
+import type { GuardMemory } from './peak-guard';
+import type { MeterPeaks, WindowScope } from './peak-meter';
+import { MonthPeaks, monthOf, Peak } from './peak-month';
+import type { PendingWindow, SiteState } from './peak-site';
+import { MAX_PENDING } from './peak-site';
+
+/** What the peaks were counted with: stored peaks of other settings are not this node's. */
+export interface StoreScope extends WindowScope {
+  maxMeters: number;
+}
+
+interface StoredV1 {
+  version: 1;
+  /** The settings the peaks were counted with (zone, window, how peaks are ranked). */
+  scope: string;
+  meters: string[];
+  site: string;
+}
+
+export interface RestoredPeaks {
+  meters: MeterPeaks[];
+  site: SiteState | null;
+  guard: GuardMemory | null;
+  /** What was dropped, in words; null when everything was read (or nothing was stored). */
+  problem: string | null;
+}
+
+const scopeText = (s: WindowScope): string => JSON.stringify([s.timezone, s.minutes, s.top, s.distinctDays, s.when ?? null]);
+const flatPeaks = (month: MonthPeaks | null): number[] => (month ? month.peaks.flatMap((p) => [p.from, p.to, p.kw]) : []);
+
+type MeterLine = [string | null, string | null, number, number, number | null, number | null, number, number, number | null, number[]];
+type SiteLine = [number | null, number[], number[], number, 'shed' | 'restore', number | null];
+
+export function encodePeaks(meters: Iterable<MeterPeaks>, site: SiteState, guard: GuardMemory, scope: WindowScope): StoredV1 {
+  const lines: string[] = [];
+  for (const m of meters) {
+    if (!m.last || !m.window) continue;
+    const line: MeterLine = [
+      m.gateway,
+      m.topic,
+      m.last.ts,
+      m.last.value,
+      m.power?.from ?? null,
+      m.power?.kw ?? null,
+      m.window.energy,
+      m.window.coveredFrom,
+      m.month?.from ?? null,
+      flatPeaks(m.month),
+    ];
+    lines.push(JSON.stringify(line));
+  }
+  const pending = [...site.pending.values()].flatMap((p) => [p.from, p.energy, p.reported, p.complete ? 1 : 0]);
+  const siteLine: SiteLine = [
+    site.month?.from ?? null,
+    flatPeaks(site.month),
+    pending,
+    Number.isFinite(site.closedUntil) ? site.closedUntil : 0,
+    guard.state,
+    Number.isFinite(guard.changedAt) ? guard.changedAt : null,
+  ];
+  return { version: 1, scope: scopeText(scope), meters: lines, site: JSON.stringify(siteLine) };
+}
+
+const isNumber = isFiniteNumber;
+const isInstant = isStoredInstant;
+
+function parse(text: unknown): unknown[] | null {
+  if (typeof text !== 'string' || text.length > 100_000) return null;
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A window as stored by its start: a demand window of these settings, or null. */
+function windowAt(from: unknown, scope: WindowScope, now: number): { from: number; to: number } | null {
+  if (!isInstant(from, now)) return null;
+  const w = demandWindowOf(from, scope.timezone, scope.minutes);
+  return w.from === from ? w : null;
+}
+
+/** A month's peaks as stored: the month by its start, each peak a window of it with a kW; null if any is wrong. */
+function readMonth(fromRaw: unknown, flat: unknown, scope: WindowScope, now: number): MonthPeaks | null | undefined {
+  if (fromRaw === null) return Array.isArray(flat) && flat.length === 0 ? null : undefined;
+  if (!isInstant(fromRaw, now) || !Array.isArray(flat) || flat.length % 3 !== 0 || flat.length / 3 > scope.top) return undefined;
+  const month = monthOf(fromRaw, scope.timezone);
+  if (month.from !== fromRaw) return undefined;
+  const peaks: Peak[] = [];
+  for (let i = 0; i < flat.length; i += 3) {
+    const w = windowAt(flat[i], scope, now);
+    const kw = flat[i + 2];
+    if (!w || w.to !== flat[i + 1] || !isNumber(kw) || kw < 0 || w.from < month.from || w.from >= month.to) return undefined;
+    peaks.push({ from: w.from, to: w.to, kw });
+  }
+  return { ...month, peaks };
+}
+
+function nameOrNull(x: unknown): string | null | undefined {
+  if (x === null) return null;
+  return typeof x === 'string' && x !== '' && x.length <= 1000 ? x : undefined;
+}
+
+function readMeter(text: unknown, scope: WindowScope, now: number): MeterPeaks | null {
+  const line = parse(text);
+  if (!line || line.length !== 10) return null;
+  const [gatewayRaw, topicRaw, ts, value, powerFrom, powerKw, energy, coveredFrom, monthFrom, peaks] = line;
+  const gateway = nameOrNull(gatewayRaw);
+  const topic = nameOrNull(topicRaw);
+  if (gateway === undefined || topic === undefined || !isInstant(ts, now) || !isNumber(value)) return null;
+  if (!isNumber(energy) || energy < 0) return null;
+  const window = demandWindowOf(ts, scope.timezone, scope.minutes);
+  if (!isNumber(coveredFrom) || coveredFrom < window.from || coveredFrom > ts) return null;
+  let power: MeterPeaks['power'] = null;
+  if (powerFrom !== null || powerKw !== null) {
+    if (!isNumber(powerFrom) || !isNumber(powerKw) || powerFrom >= ts || powerKw < 0) return null;
+    power = { from: powerFrom, to: ts, kw: powerKw };
+  }
+  const month = readMonth(monthFrom, peaks, scope, now);
+  if (month === undefined || (month && month.from > ts)) return null;
+  return { gateway, topic, last: { ts, value }, power, window: { ...window, energy, coveredFrom }, month };
+}
+
+function readSite(text: unknown, scope: WindowScope, now: number): { site: SiteState; guard: GuardMemory | null } | null {
+  const line = parse(text);
+  if (!line || line.length !== 6) return null;
+  const [monthFrom, peaks, pendingFlat, closedUntil, state, changedAt] = line;
+  const month = readMonth(monthFrom, peaks, scope, now);
+  if (month === undefined || !Array.isArray(pendingFlat) || pendingFlat.length % 4 !== 0 || pendingFlat.length / 4 > MAX_PENDING)
+    return null;
+  if (!isNumber(closedUntil)) return null;
+  const pending = new Map<number, PendingWindow>();
+  for (let i = 0; i < pendingFlat.length; i += 4) {
+    const w = windowAt(pendingFlat[i], scope, now);
+    const [energy, reported, complete] = pendingFlat.slice(i + 1, i + 4);
+    if (!w || pending.has(w.from) || !isNumber(energy) || energy < 0) return null;
+    if (!Number.isInteger(reported) || (reported as number) < 1 || (complete !== 0 && complete !== 1)) return null;
+    pending.set(w.from, { ...w, energy, reported: reported as number, complete: complete === 1 });
+  }
+  const site: SiteState = { pending, closedUntil: closedUntil === 0 ? -Infinity : closedUntil, month };
+  const guardOk = (state === 'shed' || state === 'restore') && (changedAt === null || (isInstant(changedAt, now) && changedAt <= now));
+  return {
+    site,
+    guard: guardOk ? { state: state as GuardMemory['state'], changedAt: changedAt === null ? -Infinity : (changedAt as number) } : null,
+  };
+}
+
+/** Reads what was stored; every part that fails its checks is dropped, and `problem` is the one warning naming them. */
+export function decodePeaks(stored: unknown, scope: StoreScope, now: number): RestoredPeaks {
+  const none = (problem: string | null): RestoredPeaks => ({ meters: [], site: null, guard: null, problem });
+  if (stored === undefined || stored === null) return none(null);
+  const s = stored as Partial<StoredV1>;
+  if (typeof stored !== 'object' || s.version !== 1 || !Array.isArray(s.meters)) return none('stored peaks: dropped them all (unreadable)');
+  if (s.scope !== scopeText(scope))
+    return none('stored peaks: dropped them all (counted with other settings: zone, window or how peaks are ranked)');
+  const dropped = new DroppedState('stored peaks');
+  const meters: MeterPeaks[] = [];
+  const seen = new Set<string>();
+  s.meters.forEach((text, i) => {
+    if (i >= scope.maxMeters) return dropped.add(`meter line ${i + 1} (over the meter limit)`);
+    const m = readMeter(text, scope, now);
+    if (m && !seen.has(meterKey(m as MeterId))) {
+      seen.add(meterKey(m));
+      meters.push(m);
+    } else dropped.add(m ? `meter ${meterName(m)} (twice)` : `meter line ${i + 1} (failed its checks)`);
+  });
+  const site = readSite(s.site, scope, now);
+  if (!site) dropped.add("the site's peaks (failed their checks)");
+  else if (!site.guard) dropped.add("the guard's state (failed its checks)");
+  return { meters, site: site?.site ?? null, guard: site?.guard ?? null, problem: dropped.warning() };
+}

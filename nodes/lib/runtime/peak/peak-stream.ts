@@ -1,0 +1,288 @@
+// easy-peak without Node-RED: readings in (one cumulative kWh reading per message, as
+// easy-cost's stream mode takes them), per meter and for the site the demand window so far
+// and the month's peaks, the guard, what to send, persistence through an injected store.
+import { groupDigits, shortText } from '../../engine/common/format';
+import { LongTimer } from '../../engine/time/long-timer';
+import type { DemandWindow } from '../../engine/peak/demand';
+import { isEnergyReading, MeterId, meterKey, meterName, meterOf, streamReading } from '../common/meter-reading';
+import { RefusalBurst, RefusedReading } from '../common/refusal-burst';
+import { SAVE_EVERY_MS, ThrottledSave } from '../common/throttled-save';
+import { GuardDecision, PeakGuard } from './peak-guard';
+import { advanceMeter, MeterPeaks, newMeter, projectMeter, WindowScope } from './peak-meter';
+import { monthAt, monthValue } from './peak-month';
+import {
+  closedPayload,
+  guardFields,
+  meterPart,
+  monthPayload,
+  peakChart,
+  PeakStatus,
+  peakStatus,
+  windowChart,
+  windowPayload,
+} from './peak-output';
+import { limitOf, PeakSettings } from './peak-settings';
+import { closeDue, newSite, shareWindow, SiteNow, siteNow, SiteState } from './peak-site';
+import { decodePeaks, encodePeaks } from './peak-store';
+
+/** More meters than this on one node is a wiring mistake (an unfiltered gateway), not a site. */
+export const MAX_METERS = 128;
+/** Closed windows charted at once (a day of quarter hours): after a long gap only the last ones are drawn. */
+export const MAX_CHARTED_WINDOWS = 96;
+
+export interface PeakStore {
+  load(): Promise<unknown>;
+  save(value: unknown): Promise<void>;
+}
+
+export interface GuardMessage {
+  topic: 'guard';
+  payload: unknown;
+  [key: string]: unknown;
+}
+
+export interface PeakOutput {
+  payload: Record<string, unknown>;
+  /** Output 2: sent when the guard changes, and with the first reading after a deploy. */
+  guard: GuardMessage | null;
+  /** Output 3: closed windows of the site and a new monthly peak, as Dashboard 2 chart messages. */
+  charts: Array<Record<string, unknown>>;
+  status: PeakStatus;
+}
+
+export interface PeakStreamOptions {
+  timezone: string;
+  settings: PeakSettings;
+  store: PeakStore;
+  warn(message: string): void;
+  log?(message: string): void;
+  /** A guard change found without a reading (the minute since the last change is over, data went stale). */
+  onGuard(message: GuardMessage, status: PeakStatus): void;
+  maxMeters?: number;
+  saveEveryMs?: number;
+}
+
+export class PeakStream {
+  private readonly meters = new Map<string, MeterPeaks>();
+  private site: SiteState = newSite();
+  private guard: PeakGuard;
+  private readonly scope: WindowScope;
+  private readonly maxMeters: number;
+  private readonly saver: ThrottledSave;
+  private readonly overLimit: RefusalBurst;
+  private readonly recheck = new LongTimer();
+  private readonly warned = new Set<string>();
+  private ready = false;
+  private closed = false;
+  /** Whether the guard's state was sent since the deploy (the first reading sends it, so a relay is right). */
+  private synced = false;
+
+  constructor(private readonly opts: PeakStreamOptions) {
+    const { settings } = opts;
+    this.scope = {
+      timezone: opts.timezone,
+      minutes: settings.minutes,
+      top: settings.top,
+      distinctDays: settings.distinctDays,
+      when: settings.when,
+    };
+    this.maxMeters = opts.maxMeters ?? MAX_METERS;
+    this.guard = new PeakGuard(settings);
+    this.saver = new ThrottledSave(() => this.save(), opts.saveEveryMs ?? SAVE_EVERY_MS, opts.warn, 'peaks');
+    this.overLimit = new RefusalBurst(
+      (count, first) =>
+        new RangeError(
+          `meter limit reached: ${groupDigits(count)} ${count === 1 ? 'sensor' : 'sensors'} ignored, ` +
+            `"${shortText(first)}" the first (easy-peak counts at most ${this.maxMeters} meters per node; ` +
+            'filter easy-sensors to the energy meters, or start from zero with msg.reset)',
+        ),
+    );
+  }
+
+  /** Loads what was stored; a part that fails its checks is dropped, said once (warn). */
+  async restore(): Promise<PeakStatus> {
+    let stored: unknown;
+    try {
+      stored = await this.opts.store.load();
+    } catch (err) {
+      this.opts.warn(`peaks started from zero: the stored peaks could not be read (${(err as Error).message})`);
+    }
+    const restored = decodePeaks(stored, { ...this.scope, maxMeters: this.maxMeters }, Date.now());
+    for (const m of restored.meters) this.meters.set(meterKey(m), m);
+    this.site = restored.site ?? newSite();
+    this.guard = new PeakGuard(this.opts.settings, restored.guard);
+    this.ready = true;
+    if (restored.problem) this.opts.warn(restored.problem);
+    const now = siteNow(this.meters.values(), this.scope, Date.now(), this.opts.settings.staleMs);
+    if (!now) return { fill: 'grey', shape: 'ring', text: 'waiting for readings' };
+    const value = monthValue(monthAt(this.site.month, now.window.from, this.opts.timezone));
+    return { fill: 'grey', shape: 'dot', text: `restored · month's peak ${value === null ? '–' : `${value.toFixed(2)} kW`}` };
+  }
+
+  private async save(): Promise<void> {
+    await this.opts.store.save(encodePeaks(this.meters.values(), this.site, this.guard.remember(), this.scope));
+  }
+
+  /** Hands what changed since the last save to the store now. */
+  flush(): Promise<void> {
+    return this.saver.now();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.recheck.cancel();
+    this.overLimit.end();
+    await this.saver.close();
+  }
+
+  /** One message: a reading, `msg.reset`, or a sensor that is no meter (null, warned once). Throws what a user must read. */
+  async handle(msg: Record<string, unknown>, now: number): Promise<PeakOutput | null> {
+    if (!this.ready) throw new Error('the peaks are not available: they could not be set up at deploy (see the log)');
+    if (msg.reset !== undefined && msg.reset !== false) return this.reset(msg, now);
+    const reading = streamReading(msg, now, 'easy-peak');
+    // a reading from the future (MAX_CLOCK_AHEAD_MS) was refused by streamReading: it changes nothing
+    const id = meterOf(msg, reading);
+    if (!isEnergyReading(msg.payload)) {
+      const key = meterKey(id);
+      if (!this.warned.has(key)) {
+        this.warned.add(key);
+        this.opts.warn(
+          `easy-peak ignores sensor ${shortText(meterName(id))}: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)`,
+        );
+      }
+      return null;
+    }
+    const meter = this.meterFor(id);
+    if (!meter) throw new RefusedReading(this.overLimit.refuse(meterName(id)));
+    const advance = advanceMeter(meter, reading, this.scope);
+    for (const w of advance.closed) shareWindow(this.site, w);
+    const site = closeDue(this.site, this.meters.values(), this.scope, this.opts.settings.staleMs);
+    if (!advance.ignored) this.saver.changed();
+    const out = this.evaluate(now);
+    const payload: Record<string, unknown> = {
+      timezone: this.opts.timezone,
+      minutes: this.scope.minutes,
+      reading: { ts: reading.ts, timestamp: new Date(reading.ts).toISOString(), value: reading.value },
+      meter: meterPart(meter, projectMeter(meter, meter.window!), monthAt(meter.month, meter.window!.from, this.opts.timezone)),
+      site: out.sitePart,
+      ...out.fields,
+      ...(advance.ignored ? { ignored: advance.ignored } : {}),
+      ...(advance.closed.length
+        ? { closed: closedPayload(advance.closed[advance.closed.length - 1]), closedCount: advance.closed.length }
+        : {}),
+    };
+    const charts = this.charts(site.closed, site.newPeak);
+    const status = peakStatus(out.now, out.decision, out.limitKw, this.meters.size, advance.ignored);
+    return { payload, guard: out.guardMessage, charts, status };
+  }
+
+  /** The site now, the guard's decision on it, and the guard message when it is to be sent. */
+  private evaluate(now: number) {
+    const site = siteNow(this.meters.values(), this.scope, now, this.opts.settings.staleMs);
+    const month = site ? monthAt(this.site.month, site.window.from, this.opts.timezone) : null;
+    const limitKw = limitOf(this.opts.settings, monthValue(month));
+    const decision = this.guard.evaluate({
+      projectedKw: site?.projectedKw ?? null,
+      limitKw,
+      fresh: site !== null && site.stale.length === 0,
+      now,
+    });
+    if (decision.changed) this.saver.changed();
+    const fields = guardFields({ decision, limitKw, site });
+    const send = decision.changed || (!this.synced && site !== null);
+    if (send) this.synced = true;
+    const value = decision.state === 'shed' ? this.opts.settings.shedValue : this.opts.settings.restoreValue;
+    const guardMessage: GuardMessage | null = send ? { topic: 'guard', payload: value, ...fields, changed: decision.changed } : null;
+    this.armRecheck(decision, site);
+    const power = site ? this.sitePower() : null;
+    const sitePart =
+      site && month
+        ? { meters: this.meters.size, window: windowPayload(site.window, site, power, false), month: monthPayload(month) }
+        : null;
+    if (sitePart?.window) sitePart.window.complete = this.siteComplete(site!);
+    return { now: site, decision, limitKw, fields, guardMessage, sitePart };
+  }
+
+  /** Whether every meter's readings cover the site's current window from its start. */
+  private siteComplete(site: SiteNow): boolean {
+    for (const m of this.meters.values())
+      if (!m.window || m.window.from !== site.window.from || m.window.coveredFrom > m.window.from) return false;
+    return true;
+  }
+
+  private sitePower(): number | null {
+    let sum = 0;
+    for (const m of this.meters.values()) {
+      if (m.power === null) return null;
+      sum += m.power.kw;
+    }
+    return sum;
+  }
+
+  /**
+   * Without a reading the guard changes only when time alone changes its answer: a change
+   * that waited for the minute since the last one, or data going stale while shed.
+   */
+  private armRecheck(decision: GuardDecision, site: SiteNow | null): void {
+    this.recheck.cancel();
+    if (this.closed || !site) return;
+    let at = decision.dueAt ?? Infinity;
+    if (decision.state === 'shed') {
+      for (const m of this.meters.values()) if (m.power) at = Math.min(at, m.power.to + this.opts.settings.staleMs + 1);
+    }
+    if (at === Infinity) return;
+    this.recheck.arm(at, () => {
+      const out = this.evaluate(Date.now());
+      if (out.guardMessage) this.opts.onGuard(out.guardMessage, peakStatus(out.now, out.decision, out.limitKw, this.meters.size));
+    });
+  }
+
+  private charts(closed: DemandWindow[], newPeak: boolean): Array<Record<string, unknown>> {
+    const out: Array<Record<string, unknown>> = [];
+    // an incomplete window's average would be drawn too low: only complete ones are points
+    for (const w of closed.filter((c) => c.complete).slice(-MAX_CHARTED_WINDOWS))
+      out.push(...windowChart(w, this.site.month, this.scope.minutes));
+    if (newPeak && this.site.month) out.push(peakChart(this.site.month, this.opts.timezone));
+    return out;
+  }
+
+  private meterFor(id: MeterId): MeterPeaks | null {
+    const key = meterKey(id);
+    const known = this.meters.get(key);
+    if (known) return known;
+    if (this.meters.size >= this.maxMeters) return null;
+    const meter = newMeter(id);
+    this.meters.set(key, meter);
+    return meter;
+  }
+
+  /** `msg.reset = true`: every meter, the site's peaks and the guard start from zero (the guard restores). */
+  private async reset(msg: Record<string, unknown>, now: number): Promise<PeakOutput> {
+    if (msg.reset !== true) throw new TypeError("msg.reset must be true: every meter and the month's peaks start from zero");
+    this.meters.clear();
+    this.site = newSite();
+    this.guard = new PeakGuard(this.opts.settings);
+    this.synced = true; // the restore below tells the relay
+    this.saver.changed();
+    await this.saver.now(); // a reset is a person's decision: stored at once
+    const out = this.evaluate(now);
+    const guard: GuardMessage = { topic: 'guard', payload: this.opts.settings.restoreValue, ...out.fields, changed: true };
+    return {
+      payload: { timezone: this.opts.timezone, minutes: this.scope.minutes, reset: true, site: null, ...out.fields },
+      guard,
+      charts: [],
+      status: { fill: 'grey', shape: 'ring', text: 'peaks from zero' },
+    };
+  }
+
+  /** One meter's state, for tests and the editor. */
+  meterOf(id: MeterId): MeterPeaks | undefined {
+    return this.meters.get(meterKey(id));
+  }
+
+  /** The site's month shown now (tests, the editor). */
+  siteMonth(): ReturnType<typeof monthPayload> | null {
+    const now = siteNow(this.meters.values(), this.scope, Date.now(), this.opts.settings.staleMs);
+    return now ? monthPayload(monthAt(this.site.month, now.window.from, this.opts.timezone)) : null;
+  }
+}

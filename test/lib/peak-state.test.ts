@@ -1,0 +1,108 @@
+// easy-peak's state without Node-RED: the month's peaks kept as peaks only against
+// monthlyPeaks over every window, and the stored state read back as hostile data.
+import should from 'should';
+import fc from 'fast-check';
+import { addClosedWindow, MonthPeaks } from '../../nodes/lib/runtime/peak/peak-month';
+import type { DemandWindow } from '../../nodes/lib/engine/peak/demand';
+import { demandWindowOf } from '../../nodes/lib/engine/peak/demand-window';
+import { monthlyPeaks } from '../../nodes/lib/engine/peak/monthly-peaks';
+import { decodePeaks, encodePeaks } from '../../nodes/lib/runtime/peak/peak-store';
+import { advanceMeter, newMeter, WindowScope } from '../../nodes/lib/runtime/peak/peak-meter';
+import { newSite } from '../../nodes/lib/runtime/peak/peak-site';
+
+const MIN = 60_000;
+const HOUR = 3_600_000;
+
+describe("easy-peak month's peaks", () => {
+  const zones = ['Europe/Brussels', 'Atlantic/Azores', 'Australia/Lord_Howe', 'America/Havana'];
+  it('kept as peaks only, window by window, equal monthlyPeaks over every window of the month (any top, distinct days or not)', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...zones),
+        fc.constantFrom(15 as const, 30 as const, 60 as const),
+        fc.integer({ min: 1, max: 4 }),
+        fc.boolean(),
+        fc.array(fc.record({ kw: fc.integer({ min: 0, max: 8 }), complete: fc.boolean() }), { minLength: 1, maxLength: 300 }),
+        (timezone, minutes, top, distinctDays, loads) => {
+          const rank = { timezone, top, distinctDays, when: null };
+          let at = Date.parse('2026-03-27T20:00:00Z') + 7 * HOUR * (loads.length % 5);
+          const windows: DemandWindow[] = [];
+          let month: MonthPeaks | null = null;
+          for (const l of loads) {
+            const w = demandWindowOf(at, timezone, minutes);
+            const window = { ...w, kw: l.kw, energy: (l.kw * (w.to - w.from)) / HOUR, complete: l.complete };
+            windows.push(window);
+            month = addClosedWindow(month, window, rank).month;
+            at = w.to + (l.kw === 0 ? 5 * HOUR : 0); // some gaps
+          }
+          const all = monthlyPeaks(windows, { timezone, top, distinctDays });
+          const last = all[all.length - 1];
+          should(month!.from).equal(last.from);
+          should(month!.peaks).eql(last.peaks.map((p) => ({ from: p.from, to: p.to, kw: p.kw })));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('easy-peak stored state', () => {
+  const scope: WindowScope = { timezone: 'Europe/Brussels', minutes: 15, top: 2, distinctDays: false, when: null };
+  const t0 = Date.parse('2026-03-04T09:00:00Z');
+
+  function meters() {
+    const a = newMeter({ gateway: '__proto__', topic: 'constructor' });
+    const b = newMeter({ gateway: null, topic: null });
+    for (let i = 0; i <= 40; i++) {
+      advanceMeter(a, { ts: t0 + i * MIN, value: 10 + i * 0.1 }, scope);
+      advanceMeter(b, { ts: t0 + i * MIN, value: 5 + i * 0.05 * (i % 3) }, scope);
+    }
+    return [a, b];
+  }
+
+  it('reads back what it wrote, ids such as __proto__ included', () => {
+    const stored = encodePeaks(meters(), newSite(), { state: 'shed', changedAt: t0 + 30 * MIN }, scope);
+    const back = decodePeaks(JSON.parse(JSON.stringify(stored)), { ...scope, maxMeters: 128 }, t0 + 41 * MIN);
+    should(back.problem).equal(null);
+    should(back.meters).eql(meters());
+    should(back.guard).eql({ state: 'shed', changedAt: t0 + 30 * MIN });
+  });
+
+  it('drops each tampered part on its own, with one warning naming them', () => {
+    const good = encodePeaks(meters(), newSite(), { state: 'restore', changedAt: t0 }, scope);
+    const now = t0 + 41 * MIN;
+    const line = (i: number) => JSON.parse(good.meters[i]) as unknown[];
+    const tamper: Array<[string, (l: unknown[]) => void]> = [
+      ['a string for a number', (l) => (l[3] = '12')],
+      ['a reading from the future', (l) => (l[2] = now + 3600_000)],
+      ['a huge timestamp', (l) => (l[2] = 1e300)],
+      ['energy NaN', (l) => (l[6] = null)],
+      ['covered from after the reading', (l) => (l[7] = (l[2] as number) + 1)],
+      ['a peak that is no window', (l) => ((l[9] as number[])[0] += 1)],
+      ['too many peaks', (l) => (l[9] = [...(l[9] as number[]), ...(l[9] as number[]), ...(l[9] as number[])])],
+      ['a negative power', (l) => (l[5] = -1)],
+      ['an empty gateway name', (l) => (l[0] = '')],
+      ['a line too short', (l) => l.pop()],
+    ];
+    for (const [what, change] of tamper) {
+      const bad = line(0);
+      change(bad);
+      const stored = { ...good, meters: [JSON.stringify(bad), good.meters[1]] };
+      const back = decodePeaks(stored, { ...scope, maxMeters: 128 }, now);
+      should(back.meters.map((m) => m.topic)).eql([null], what);
+      should(back.problem).equal('stored peaks: dropped meter line 1 (failed its checks)', what);
+    }
+    const twice = decodePeaks({ ...good, meters: [good.meters[0], good.meters[0], 'not json', 42] }, { ...scope, maxMeters: 128 }, now);
+    should(twice.problem).equal(
+      'stored peaks: dropped meter __proto__/constructor (twice); meter line 3 (failed its checks); meter line 4 (failed its checks)',
+    );
+    should(decodePeaks({ ...good, scope: '["UTC",15,2,false,null]' }, { ...scope, maxMeters: 128 }, now)).match({
+      meters: [],
+      problem: /other settings/,
+    });
+    should(decodePeaks('garbage', { ...scope, maxMeters: 128 }, now)).match({ meters: [], problem: /unreadable/ });
+    const over = decodePeaks(good, { ...scope, maxMeters: 1 }, now);
+    should(over.meters).have.length(1);
+    should(over.problem).match(/meter line 2 \(over the meter limit\)/);
+  });
+});

@@ -1,0 +1,98 @@
+// easy-peak's example flows, run as shipped (the account pointed at the simulator, debug
+// nodes and Dashboard 2 widgets swapped for helper nodes to read what arrives).
+import should from 'should';
+import type { Simulator } from '../../sim/server';
+import easyPeak = require('../../nodes/easy-peak');
+import easySensors = require('../../nodes/easy-sensors');
+import { exampleFlow, helper, inbox, loadFlow, withSimulator } from './flow-support';
+
+const CORE = ['function/10-switch.js', 'function/15-change.js'].map((file) => require(require.resolve(`@node-red/nodes/core/${file}`)));
+const DASHBOARD_CONFIG = new Set(['ui-base', 'ui-theme', 'ui-page', 'ui-group']);
+const ALLOWED = new Set(['tab', 'easy-account', 'easy-sensors', 'easy-peak', 'switch', 'change', 'debug', 'catch', 'ui-text', 'ui-chart']);
+const MIN = 60_000;
+
+const example = exampleFlow;
+
+describe('examples of easy-peak', function () {
+  let sim: Simulator;
+
+  beforeEach(async () => {
+    sim = await withSimulator();
+  });
+
+  afterEach(async () => {
+    await helper.unload();
+    await sim.close();
+  });
+
+  async function run(name: string) {
+    const flow = example(name)
+      .filter((n) => !DASHBOARD_CONFIG.has(n.type))
+      .map((n) => {
+        if (n.type === 'easy-account') return { ...n, id: 'acc', baseUrl: sim.url, timezone: 'Europe/Brussels' };
+        const node = ['ui-text', 'ui-chart', 'debug'].includes(n.type) ? { id: n.id, type: 'helper', z: n.z } : n;
+        return node.account ? { ...node, account: 'acc' } : node;
+      });
+    await loadFlow([easySensors, easyPeak, ...CORE], flow);
+  }
+
+  /** Readings of `node` from `minutes` ago until now at `kw`, after a reset (the meter's first poll came at now). */
+  function replay(node: string, minutes: number, kw: (i: number) => number) {
+    const peak = helper.getNode(node);
+    peak.receive({ reset: true });
+    const start = Date.now() - minutes * MIN;
+    let value = 1000;
+    for (let i = 0; i <= minutes; i++) {
+      value += (kw(i) * MIN) / 3600_000;
+      peak.receive({ topic: 'e1.kwh', gateway: 'DEMO', payload: value, ts: start + i * MIN });
+    }
+  }
+
+  it('use only core nodes, our own and Dashboard 2 widgets, wired to nodes that exist, no function node', () => {
+    for (const name of ['warn-before-a-new-monthly-peak', 'peaks-on-a-dashboard']) {
+      const flow = example(name);
+      const ids = new Set(flow.map((n) => n.id));
+      for (const node of flow) {
+        should(ALLOWED.has(node.type) || DASHBOARD_CONFIG.has(node.type)).be.true(`${name}: ${node.type}`);
+        for (const wire of ((node.wires as string[][]) ?? []).flat()) should(ids.has(wire)).be.true(`${name}: wire to ${wire}`);
+      }
+      should(JSON.stringify(flow)).not.match(/demo-token/);
+    }
+  });
+
+  it('warn before a new monthly peak: the relay is told on deploy, switched off before a peak, and a warning says why', async () => {
+    await run('warn-before-a-new-monthly-peak');
+    const relay = inbox('peak-relay-out');
+    const warnings = inbox('peak-warn-out');
+    // the meter's first poll: the guard tells the relay its state (on)
+    const [first] = await relay.next(1, 8000);
+    should(first).match({ topic: 'water-heater', payload: true, guard: 'restore' });
+    // 40 minutes at 2 kW (under the 2.5 kW the limit never goes below), then 6 kW: off at once
+    replay('peak-guard', 40, (i) => (i < 39 ? 2 : 6));
+    const sent = await relay.next(2, 8000);
+    should(sent.map((m) => [m.payload, m.guard])).eql([
+      [true, 'restore'], // the reset: every meter from zero, the guard restores
+      [false, 'shed'],
+    ]);
+    should(sent[1]).match({ limitKw: 2.5, reason: 'projected above the limit' });
+    should(sent[1].projectedKw).be.above(2.5 * 0.95);
+    const [warning] = await warnings.next(1, 8000);
+    should(warning.payload).match(/^Window to .*: projected \d+\.\d\d kW, limit 2\.50 kW \(shed\)$/);
+  });
+
+  it("peaks on a dashboard: the window in words, closed windows on a time line, the month's peak as a bar", async () => {
+    await run('peaks-on-a-dashboard');
+    const text = inbox('peakdash-text');
+    const windows = inbox('peakdash-windows');
+    const months = inbox('peakdash-months');
+    const [now] = await text.next(1, 8000);
+    should(now.payload).match(/^– kW projected; month's peak none yet · guard: restore$/);
+    replay('peakdash-peak', 40, () => 2);
+    const points = await windows.next(3, 8000);
+    should(points[0]).match({ topic: 'average kW per 15 min', action: 'append', payload: [{ y: 2 }] });
+    should(points[1]).match({ topic: "month's peak kW", payload: [{ y: 2 }] });
+    const [bar] = await months.next(1, 8000);
+    should(bar).match({ topic: "month's peak kW", kind: 'peak', payload: [{ y: 2 }] });
+    should(bar.payload[0].x).match(/^\d{4}-\d\d$/);
+  });
+});

@@ -1,0 +1,332 @@
+import should from 'should';
+import type { Simulator } from '../../sim/server';
+import easyPeak = require('../../nodes/easy-peak');
+import {
+  accountNode,
+  catchNodes,
+  FakeClock,
+  FileContext,
+  helper,
+  inbox,
+  installClock,
+  loadFlow,
+  quiet,
+  warnings,
+  withSimulator,
+} from './flow-support';
+
+const MIN = 60_000;
+const ZONE = 'Europe/Brussels';
+/** A Wednesday 10:00 in Brussels: windows at :00, :15, :30, :45. */
+const T0 = Date.parse('2026-03-04T09:00:00Z');
+
+function peakNode(over: Record<string, unknown> = {}) {
+  return {
+    id: 'p',
+    type: 'easy-peak',
+    account: 'acc',
+    minutes: '15',
+    limit: 'fixed',
+    limitKw: '10',
+    marginPercent: '0',
+    hysteresisPercent: '10',
+    wires: [['out'], ['guard'], ['chart']],
+    ...over,
+  };
+}
+
+describe('easy-peak node', function () {
+  // 128 and 20,000 meters through the runtime: seconds on a loaded machine
+  this.timeout(60_000);
+  let sim: Simulator;
+  let clock: FakeClock | null = null;
+  let context: FileContext | null = null;
+
+  beforeEach(async () => {
+    sim = await withSimulator();
+  });
+
+  afterEach(async () => {
+    await helper.unload();
+    if (context) await context.remove();
+    context = null;
+    clock?.uninstall();
+    clock = null;
+    await sim.close();
+  });
+
+  async function load(over: Record<string, unknown> = {}, extra: unknown[] = []) {
+    await loadFlow(
+      [easyPeak, ...extra],
+      [
+        accountNode(sim, ZONE),
+        peakNode(over),
+        { id: 'out', type: 'helper' },
+        { id: 'guard', type: 'helper' },
+        { id: 'chart', type: 'helper' },
+        ...catchNodes(),
+      ],
+    );
+    await quiet(20); // the stored peaks are read at deploy
+    return { node: helper.getNode('p'), out: inbox('out'), guard: inbox('guard'), chart: inbox('chart'), caught: inbox('caught') };
+  }
+
+  /** Moves the fake clock to `ts` (firing what is due on the way) and sends a reading taken then. */
+  async function readingAt(ts: number, kwh: number, extra: Record<string, unknown> = {}) {
+    if (ts > Date.now()) await clock!.tickAsync(ts - Date.now());
+    helper.getNode('p').receive({ payload: kwh, ts, ...extra });
+  }
+
+  /** Readings every `stepMs` from `from` for `count` steps at the powers `kw(i)`; returns the last meter value. */
+  async function feed(
+    from: number,
+    start: number,
+    count: number,
+    stepMs: number,
+    kw: (i: number) => number,
+    out: ReturnType<typeof inbox>,
+  ) {
+    let value = start;
+    const sent: Array<{ ts: number; value: number; kw: number }> = [];
+    for (let i = 1; i <= count; i++) {
+      const p = kw(i);
+      value += (p * stepMs) / 3600_000;
+      await readingAt(from + i * stepMs, value);
+      sent.push({ ts: from + i * stepMs, value, kw: p });
+    }
+    const msgs = await out.next(count);
+    return { value, sent, msgs };
+  }
+
+  it('sheds a load that ramps up inside a window before its average passes the limit, not before the projection does', async () => {
+    clock = installClock(T0 - MIN);
+    const { out, guard } = await load();
+    await readingAt(T0 - 30_000, 100);
+    await out.next(1);
+    // 2 kW for 3 minutes, then 3 kW more every minute (readings every 30 s)
+    const power = (i: number) => (i <= 6 ? 2 : Math.min(25, 2 + 1.5 * (i - 6)));
+    const { msgs, sent } = await feed(T0 - 30_000, 100, 30, 30_000, power, out);
+    const guards = await guard.next(2);
+    should(guards[0]).match({ topic: 'guard', payload: 'restore', guard: 'restore' }); // the first reading tells the relay
+    should(guards[1]).match({ payload: 'shed', guard: 'shed', changed: true, limitKw: 10 });
+    const shedAt = msgs.findIndex((m) => m.payload.guard === 'shed');
+    should(shedAt).be.above(0);
+    // the projection passed the limit with this reading, not before
+    should(msgs[shedAt].payload.site.window.projectedKw).be.above(10);
+    should(msgs[shedAt - 1].payload.site.window.projectedKw).be.belowOrEqual(10);
+    // …while the window's energy so far was still under what the limit allows for the whole window
+    const window = msgs[shedAt].payload.site.window;
+    should(window.fromMs).equal(T0);
+    should(window.energy).be.below(10 * 0.25);
+    // unshed, the window ends far above the limit
+    const windowEnergy = sent.filter((r) => r.ts > T0 && r.ts <= T0 + 15 * MIN).reduce((sum, r) => sum + (r.kw * 30_000) / 3600_000, 0);
+    should(windowEnergy / 0.25).be.above(10);
+  });
+
+  it('restores with hysteresis, at most one change a minute, and does not flap on noisy power', async () => {
+    clock = installClock(T0 - MIN);
+    const { out, guard } = await load();
+    await readingAt(T0, 100);
+    await out.next(1);
+    // 12 kW: shed at once
+    let { value } = await feed(T0, 100, 3, 10_000, () => 12, out);
+    const [, shed] = await guard.next(2);
+    should(shed).match({ guard: 'shed' });
+    const shedAt = Date.now() - 20_000;
+    // noise around the threshold, 10 ± 0.9 kW every 10 s for 5 minutes: no change (restore needs 9 kW)
+    ({ value } = await feed(T0 + 30_000, value, 30, 10_000, (i) => (i % 2 ? 10.9 : 9.1), out));
+    await quiet(50);
+    should(guard.received).have.length(0);
+    // 3 kW: the projection falls; restore once it is at or under 9 kW, at least a minute after the shed
+    const { msgs } = await feed(T0 + 330_000, value, 12, 10_000, () => 3, out);
+    const [restore] = await guard.next(1);
+    should(restore).match({ guard: 'restore', payload: 'restore', restoreBelowKw: 9 });
+    const restoredMsg = msgs.find((m) => m.payload.guard === 'restore')!;
+    should(restoredMsg.payload.projectedKw).be.belowOrEqual(9);
+    should(restoredMsg.payload.reading.ts - shedAt).be.aboveOrEqual(MIN);
+  });
+
+  it('waits for the minute since the last change, then changes without a reading to wake it', async () => {
+    clock = installClock(T0 - MIN);
+    const { out, guard } = await load({ hysteresisPercent: '0' });
+    await readingAt(T0, 100);
+    await out.next(1);
+    let { value } = await feed(T0, 100, 1, 10_000, () => 12, out); // shed at T0 + 10 s
+    should((await guard.next(2))[1]).match({ guard: 'shed' });
+    // 1 kW from then on: restore is due at once, and comes a minute after the shed
+    const calm = await feed(T0 + 10_000, value, 6, 10_000, () => 1, out);
+    value = calm.value;
+    should(calm.msgs.map((m) => m.payload.guard)).eql(['shed', 'shed', 'shed', 'shed', 'shed', 'restore']);
+    should(calm.msgs[4].payload.reason).match(/waiting for the minute since the last change/);
+    should((await guard.next(1))[0]).match({ guard: 'restore' });
+    // 12 kW again 10 s later: shed is due, but waits for the minute; the timer sends it then
+    await feed(T0 + 70_000, value, 1, 10_000, () => 12, out);
+    await quiet(30);
+    should(guard.received).have.length(0);
+    await clock.tickAsync(50_000 - 1);
+    await quiet(30);
+    should(guard.received).have.length(0);
+    await clock.tickAsync(1);
+    const [again] = await guard.next(1);
+    should(again).match({ guard: 'shed', changed: true });
+    should(Date.now() - T0).equal(130_000);
+  });
+
+  it('restores when the data goes stale while shed', async () => {
+    clock = installClock(T0 - MIN);
+    const { out, guard } = await load({ staleMinutes: '2' });
+    await readingAt(T0, 100);
+    await out.next(1);
+    await feed(T0, 100, 1, 10_000, () => 12, out);
+    should((await guard.next(2))[1]).match({ guard: 'shed' });
+    await clock.tickAsync(2 * MIN); // the latest power is exactly "stale after" old: still fresh
+    await quiet(30);
+    should(guard.received).have.length(0);
+    await clock.tickAsync(1);
+    should((await guard.next(1))[0]).match({ guard: 'restore', reason: 'stale data', stale: ['default'] });
+  });
+
+  it('never sheds on stale data: a reading after a gap longer than "stale after" gives no power to act on', async () => {
+    clock = installClock(T0 - MIN);
+    const { out, guard } = await load({ staleMinutes: '5' });
+    await readingAt(T0, 100);
+    await readingAt(T0 + 6 * MIN, 100 + 1.5); // 15 kW over 6 minutes: too old to act on
+    const msgs = await out.next(2);
+    should(msgs[1].payload).match({ guard: 'restore', reason: 'stale data', stale: ['default'] });
+    should(msgs[1].payload.projectedKw).be.above(10);
+    should(guard.received.filter((m) => m.guard === 'shed')).have.length(0);
+  });
+
+  it("keeps the window's energy and the month's peaks across a restart inside a window", async () => {
+    clock = installClock(T0 - MIN);
+    context = new FileContext('easy-peak-');
+    const { out } = await load({ limit: 'peak' }, [context.use()]);
+    await readingAt(T0, 100);
+    // a whole window at 8 kW, then 7 minutes at 4 kW
+    let { value } = await feed(T0, 100, 15, MIN, () => 8, out);
+    ({ value } = await feed(T0 + 15 * MIN, value, 7, MIN, () => 4, out));
+    await context.restart();
+    await quiet(50);
+    const again = inbox('out');
+    await readingAt(T0 + 23 * MIN, value + 4 / 60);
+    const [msg] = await again.next(1);
+    should(msg.payload.meter.window).match({ fromMs: T0 + 15 * MIN, complete: true });
+    should(msg.payload.meter.window.energy).be.approximately((8 * 4) / 60, 1e-9);
+    should(msg.payload.meter.month.peaks).match([{ fromMs: T0, kw: 8 }]);
+    should(msg.payload.site.month.value).be.approximately(8, 1e-9);
+    should(msg.payload.limitKw).be.approximately(8, 1e-9);
+  });
+
+  it('starts a new month from zero', async () => {
+    const end = Date.parse('2026-03-31T22:00:00Z'); // midnight in Brussels (CEST)
+    clock = installClock(end - 40 * MIN);
+    const { out } = await load({ limit: 'peak' });
+    await readingAt(end - 30 * MIN, 100);
+    let { value } = await feed(end - 30 * MIN, 100, 30, MIN, () => 6, out);
+    ({ value } = await feed(end, value, 1, MIN, () => 6, out));
+    helper.getNode('p').receive({ payload: value + 0.1, ts: end + 2 * MIN });
+    const [april] = await out.next(1);
+    should(april.payload.site.month).match({ fromMs: end, peaks: [], value: null });
+    should(april.payload.meter.month).match({ fromMs: end, peaks: [], value: null });
+    should(april.payload.limitKw).equal(null);
+  });
+
+  it("sums 128 meters per window: the site's peak is the peak of the sum, not the sum of the peaks", async () => {
+    clock = installClock(T0 - MIN);
+    const { out, chart } = await load({ limit: 'peak' });
+    const values = new Array(128).fill(1000);
+    for (let step = 0; step <= 31; step++) {
+      const ts = T0 + step * MIN;
+      if (ts > Date.now()) await clock.tickAsync(ts - Date.now());
+      for (let m = 0; m < 128; m++) {
+        // meter m draws 2 kW in the first window when it is even, in the second when it is odd
+        const high = step > 0 && (step <= 15 ? m % 2 === 0 : step <= 30 && m % 2 === 1);
+        if (step > 0) values[m] += (high ? 2 : 0) / 60;
+        helper.getNode('p').receive({ topic: `e${m}.kwh`, gateway: '__proto__', payload: values[m], ts });
+      }
+      await out.next(128, 10_000);
+    }
+    const charts = await chart.next(3, 5000);
+    const windows = charts.filter((c) => c.kind === 'window' && c.topic.startsWith('average'));
+    should(windows.map((c) => c.payload[0])).eql(
+      [
+        { x: T0, y: 128 },
+        { x: T0 + 15 * MIN, y: 128 },
+      ].slice(0, windows.length),
+    );
+    helper.getNode('p').receive({ topic: 'e0.kwh', gateway: '__proto__', payload: values[0], ts: T0 + 31 * MIN + 1 });
+    const [msg] = await out.next(1);
+    should(msg.payload.site.meters).equal(128);
+    // each meter's own peak is 2 kW; their sum 256 kW would be wrong: the sum per window is 128 kW
+    should(msg.payload.meter.month.peaks[0].kw).be.approximately(2, 1e-9);
+    should(msg.payload.site.month.peaks).have.length(1);
+    should(msg.payload.site.month.peaks[0].kw).be.approximately(128, 1e-9);
+  });
+
+  it('refuses non-numbers, far and future timestamps with a clear error and loses nothing', async () => {
+    clock = installClock(T0);
+    const { node, out, caught } = await load();
+    await readingAt(T0 + MIN, 100);
+    await readingAt(T0 + 2 * MIN, 100.1);
+    await out.next(2);
+    node.receive({ payload: 'lots' });
+    node.receive({ payload: 100.2, ts: 1e15 });
+    node.receive({ payload: 100.2, ts: T0 + 2 * MIN + 3600_000 });
+    node.receive({ payload: { id: 'e1.kwh', value: 'x', ts: Date.now() } });
+    const errors = (await caught.next(4)).map((m) => m.error.message);
+    should(errors[0]).match(/^Easy-peak takes one cumulative kWh reading per message/);
+    should(errors[1]).match(/msg\.ts/);
+    should(errors[2]).match(/msg\.ts lies in the future: .* ahead of this machine's clock/);
+    should(errors[3]).match(/Easy-peak needs msg\.payload\.value as a finite number of kWh, got "x"/);
+    await readingAt(T0 + 3 * MIN, 100.2);
+    const [msg] = await out.next(1);
+    // the energy of the refused readings' span is in the next good interval: nothing lost
+    should(msg.payload.meter.window.energy).be.approximately(0.2, 1e-9);
+  });
+
+  it('20,000 meters: 128 counted, one error for the rest per burst, the counted ones lose nothing', async () => {
+    clock = installClock(T0);
+    const { node, out, caught } = await load();
+    for (let m = 0; m < 20_000; m++) node.receive({ topic: m === 7 ? '__proto__' : `e${m}.kwh`, payload: 5, ts: T0 });
+    await out.next(128, 20_000);
+    await clock.tickAsync(2000);
+    const [err] = await caught.next(1, 20_000);
+    should(err.error.message).match(
+      /^Meter limit reached: 19,872 sensors ignored, "e128.kwh" the first \(easy-peak counts at most 128 meters/,
+    );
+    await quiet(100);
+    should(caught.received).have.length(0);
+    node.receive({ topic: '__proto__', payload: 5.1, ts: T0 + MIN });
+    const [msg] = await out.next(1);
+    should(msg.payload.meter).match({ name: '__proto__', window: { energy: 0.1 } });
+  });
+
+  it('drops tampered stored state part by part with one warning, and keeps the rest', async () => {
+    clock = installClock(T0 - MIN);
+    context = new FileContext('easy-peak-');
+    const { out } = await load({ limit: 'peak' }, [context.use()]);
+    await readingAt(T0, 100, { topic: 'a' });
+    await readingAt(T0, 50, { topic: 'b' });
+    await readingAt(T0 + MIN, 101, { topic: 'a' });
+    await readingAt(T0 + MIN, 50.5, { topic: 'b' });
+    await out.next(4);
+    const store = helper.getNode('p').context();
+    await clock.tickAsync(2 * MIN); // saved within the minute
+    const stored = await new Promise<any>((resolve) => store.get('peaks', (_err: unknown, v: unknown) => resolve(v)));
+    should(stored.meters).have.length(2);
+    const lines = stored.meters.map((l: string) => JSON.parse(l));
+    lines[1][6] = -5; // a negative energy: meter b fails its checks
+    stored.meters = lines.map((l: unknown) => JSON.stringify(l));
+    stored.site = '[null,[],[],0,"melt",null]'; // a guard state that does not exist
+    await new Promise<void>((resolve) => store.set('peaks', stored, () => resolve()));
+    await context.restart();
+    await quiet(50);
+    const said = warnings('p').filter((w) => w.startsWith('stored peaks'));
+    should(said).eql(["stored peaks: dropped meter line 2 (failed its checks); the guard's state (failed its checks)"]);
+    const again = inbox('out');
+    await readingAt(T0 + 4 * MIN, 102, { topic: 'a' });
+    const [msg] = await again.next(1);
+    should(msg.payload.meter.window.energy).be.approximately(2, 1e-9);
+    should(msg.payload.site.meters).equal(1);
+  });
+});

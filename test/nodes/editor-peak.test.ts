@@ -1,0 +1,65 @@
+// easy-peak's dialog route (POST /easy-account/peaks) in the real runtime against the
+// simulator: this month's peaks of a meter from the archive equal the engine's
+// demandWindows and monthlyPeaks over the same archive, and bad settings are said in words.
+import should from 'should';
+import { startSimulator, Simulator } from '../../sim/server';
+import { demandWindows } from '../../nodes/lib/engine/peak/demand';
+import { monthlyPeaks } from '../../nodes/lib/engine/peak/monthly-peaks';
+import { localPeriod } from '../../nodes/lib/engine/time/time';
+import easyAccount = require('../../nodes/easy-account');
+import easyPeak = require('../../nodes/easy-peak');
+import { helper, TOKEN } from './flow-support';
+
+const ZONE = 'Europe/Brussels';
+
+async function post(body: object) {
+  const res = await (helper as any).request().post('/easy-account/peaks').send(body).set('Content-Type', 'application/json');
+  return { status: res.status as number, body: res.body, text: res.text as string };
+}
+
+describe("easy-peak's dialog: this month's peaks from the archive", function () {
+  let sim: Simulator;
+
+  before(async () => {
+    sim = await startSimulator({ port: 0 });
+  });
+  after(async () => sim.close());
+  beforeEach(async () => {
+    await helper.load([easyAccount, easyPeak], [{ id: 'acc', type: 'easy-account', name: 'demo', baseUrl: sim.url, timezone: ZONE }], {
+      acc: { token: TOKEN },
+    });
+  });
+  afterEach(async () => helper.unload());
+
+  it("counts the deployed account's archive with the settings as typed, as the engine does", async () => {
+    const settings = { minutes: '30', top: '3', distinctDays: true };
+    const r = await post({ id: 'acc', gateway: 'DEMO', sensor: 'e1.kwh', settings });
+    should(r.status).equal(200);
+    should(r.text).not.match(new RegExp(TOKEN));
+    const now = Date.now();
+    const { from } = localPeriod('month', now, { timezone: ZONE });
+    should(r.body).match({ gateway: 'DEMO', sensor: 'e1.kwh', timezone: ZONE, minutes: 30, month: { fromMs: from } });
+    // the same archive through the engine: the answer's month is monthlyPeaks of demandWindows
+    const archive = await (helper.getNode('acc') as any).hub.fetchData('DEMO', 'e1.kwh', from, now);
+    const windows = demandWindows(archive, { timezone: ZONE, minutes: 30, from, to: now });
+    const [month] = monthlyPeaks(windows, { timezone: ZONE, top: 3, distinctDays: true }).filter((m) => m.from === from);
+    should(r.body.readings).equal(archive.length);
+    // a day into the month the simulator's meter has complete windows: the comparison is not of two empty lists
+    if (now - from > 86_400_000) should(r.body.month.peaks).have.length(3);
+    should(r.body.month.peaks.map((p: { fromMs: number; kw: number }) => [p.fromMs, p.kw])).eql(
+      (month?.peaks ?? []).map((p) => [p.from, Number(p.kw.toFixed(9))]),
+    );
+  });
+
+  it('says in words what is missing or wrong', async () => {
+    should(await post({ id: 'acc', settings: {} })).match({
+      status: 400,
+      body: { error: { code: 'bad_request', message: 'no gateway id given' } },
+    });
+    should(await post({ id: 'acc', gateway: 'DEMO', settings: { minutes: '20' } })).match({
+      status: 400,
+      body: { error: { message: 'the window must be 15, 30 or 60 minutes, got "20"' } },
+    });
+    should(await post({ gateway: 'DEMO' })).match({ status: 400, body: { error: { code: 'bad_request' } } });
+  });
+});
