@@ -9,6 +9,9 @@ import { monthlyPeaks } from '../../nodes/lib/engine/peak/monthly-peaks';
 import { decodePeaks, encodePeaks } from '../../nodes/lib/runtime/peak/peak-store';
 import { advanceMeter, newMeter, WindowScope } from '../../nodes/lib/runtime/peak/peak-meter';
 import { newSite } from '../../nodes/lib/runtime/peak/peak-site';
+import { PeakStream } from '../../nodes/lib/runtime/peak/peak-stream';
+import { peakSettings } from '../../nodes/lib/runtime/peak/peak-settings';
+import { RefusedReading } from '../../nodes/lib/runtime/common/refusal-burst';
 
 const MIN = 60_000;
 const HOUR = 3_600_000;
@@ -104,5 +107,36 @@ describe('easy-peak stored state', () => {
     const over = decodePeaks(good, { ...scope, maxMeters: 1 }, now);
     should(over.meters).have.length(1);
     should(over.problem).match(/meter line 2 \(over the meter limit\)/);
+  });
+});
+
+describe('easy-peak stream: 20,000 meters', () => {
+  it('counts 128, refuses the rest with one error for the burst, and the counted ones lose nothing', async () => {
+    const t0 = Date.parse('2026-03-04T09:00:00Z');
+    const stream = new PeakStream({
+      timezone: 'Europe/Brussels',
+      settings: peakSettings({}),
+      store: { load: async () => undefined, save: async () => undefined },
+      warn: () => undefined,
+      onGuard: () => undefined,
+    });
+    await stream.restore();
+    const bursts: Array<Promise<Error | null>> = [];
+    let counted = 0;
+    for (let m = 0; m < 20_000; m++) {
+      try {
+        if (await stream.handle({ topic: m === 3 ? '__proto__' : `e${m}.kwh`, gateway: 'constructor', payload: 5, ts: t0 }, t0)) counted++;
+      } catch (err) {
+        should(err).be.instanceOf(RefusedReading);
+        bursts.push((err as RefusedReading).burst);
+      }
+    }
+    should(counted).equal(128);
+    await stream.close(); // ends the burst
+    const errors = (await Promise.all(bursts)).filter((e): e is Error => e !== null);
+    should(errors).have.length(1);
+    should(errors[0].message).match(/^meter limit reached: 19,872 sensors ignored, "constructor\/e128.kwh" the first/);
+    const again = await stream.handle({ topic: '__proto__', gateway: 'constructor', payload: 5.2, ts: t0 + MIN }, t0 + MIN);
+    should(again!.payload.meter).match({ name: 'constructor/__proto__', window: { energy: 0.2 } });
   });
 });
