@@ -69,13 +69,14 @@ describe('examples of easy-peak', function () {
     should(first).match({ topic: 'water-heater', payload: true, guard: 'restore' });
     // 40 minutes at 2 kW (under the 2.5 kW the limit never goes below), then 6 kW: off at once
     replay('peak-guard', 40, (i) => (i < 39 ? 2 : 6));
-    const sent = await relay.next(2, 8000);
-    should(sent.map((m) => [m.payload, m.guard])).eql([
-      [true, 'restore'], // the reset: every meter from zero, the guard restores
-      [false, 'shed'],
-    ]);
-    should(sent[1]).match({ limitKw: 2.5, reason: 'projected above the limit' });
-    should(sent[1].projectedKw).be.above(2.5 * 0.95);
+    const sent: Array<Record<string, any>> = [];
+    while (!sent.some((m) => m.guard === 'shed')) sent.push(...(await relay.next(1, 8000)));
+    // the reset tells the relay on (every meter from zero, the guard restores), then off
+    should(sent.slice(0, -1).map((m) => [m.payload, m.guard])).eql(sent.slice(0, -1).map(() => [true, 'restore']));
+    should(sent.length).be.aboveOrEqual(2);
+    const shed = sent[sent.length - 1];
+    should(shed).match({ payload: false, limitKw: 2.5, reason: 'projected above the limit' });
+    should(shed.projectedKw).be.above(2.5 * 0.95);
     const [warning] = await warnings.next(1, 8000);
     should(warning.payload).match(/^Window to .*: projected \d+\.\d\d kW, limit 2\.50 kW \(shed\)$/);
   });
@@ -87,7 +88,8 @@ describe('examples of easy-peak', function () {
     const months = inbox('peakdash-months');
     const [now] = await text.next(1, 8000);
     should(now.payload).match(/^– kW projected; month's peak none yet · guard: restore$/);
-    replay('peakdash-peak', 40, () => 2);
+    // an hour: at least three complete windows close, wherever in its window now is
+    replay('peakdash-peak', 60, () => 2);
     const points = await windows.next(3, 8000);
     should(points[0]).match({ topic: 'average kW per 15 min', action: 'append', payload: [{ y: 2 }] });
     should(points[1]).match({ topic: "month's peak kW", payload: [{ y: 2 }] });
