@@ -230,6 +230,8 @@ describe('monthlyPeaks', () => {
     it('windows: not a list, fields that are no number, overlaps, too many', () => {
       should(() => monthlyPeaks('w' as never, opts)).throw(TypeError, { message: /windows must be an array/ });
       should(() => monthlyPeaks([null], opts)).throw(TypeError, { message: /windows\[0\] must be an object/ });
+      // eslint-disable-next-line no-sparse-arrays
+      should(() => monthlyPeaks([windows[0], , windows[1]], opts)).throw(TypeError, { message: /windows\[1\] must be an object/ });
       should(() => monthlyPeaks([{ ...windows[0], kw: '3' }], opts)).throw(TypeError, {
         message: /windows\[0\]\.kw must be a finite number/,
       });

@@ -94,7 +94,7 @@ function readWindows(windows: unknown, completeOnly: boolean): Candidate[] {
   if (windows.length > MAX_DEMAND_WINDOWS) {
     throw new RangeError(`windows holds ${windows.length} windows, more than the ${MAX_DEMAND_WINDOWS} monthlyPeaks reads in one call`);
   }
-  const out = windows.map((w: unknown, k): Candidate => {
+  const out = Array.from(windows as unknown[], (w: unknown, k): Candidate => {
     if (!isObject(w)) throw new TypeError(`windows[${k}] must be an object { from, to, kw, complete }, got ${describe(w)}`);
     const from = requireEpochMs(w.from, `windows[${k}].from`);
     const to = requireEpochMs(w.to, `windows[${k}].to`);
