@@ -50,7 +50,7 @@ function windowsTariff(start: number): Tariff {
   return { id: 'windows', name: `${MAX_RULES_PER_TARIFF} one-second windows`, vat: 20, currency: 'GBP', rules };
 }
 
-interface EmbeddedRed {
+export interface EmbeddedRed {
   url: string;
   stop(): Promise<void>;
   /** Price messages sent by the measured easy-tariff so far. */
@@ -58,7 +58,7 @@ interface EmbeddedRed {
 }
 
 /** Node-RED embedded in this process (its documented embedding API), with the package from this checkout. */
-async function startRed(): Promise<EmbeddedRed> {
+export async function startRed(globals: Record<string, unknown> = {}): Promise<EmbeddedRed> {
   const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'easy-loop-'));
   const link = path.join(userDir, 'node_modules', '@tariffkit', 'node-red-easy');
   fs.mkdirSync(path.dirname(link), { recursive: true });
@@ -80,8 +80,9 @@ async function startRed(): Promise<EmbeddedRed> {
     logging: { console: { level: 'error', metrics: false, audit: false } },
     editorTheme: { tours: false },
     // counts what easy-tariff sends, through a function node's global context
-    functionGlobalContext: { countPrice: () => prices++ },
+    functionGlobalContext: { countPrice: () => prices++, ...globals },
   });
+  app.use('/api', RED.httpNode);
   app.use('/', RED.httpAdmin);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   await RED.start();

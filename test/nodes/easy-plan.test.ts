@@ -15,6 +15,7 @@ import { DEMO_TARIFFS } from '../../sim/demo-data';
 import { cheapestWindows, dearestWindows } from '../../nodes/lib/engine/plan/plan';
 import { savingOffWindows } from '../../nodes/lib/engine/plan/plan-saving';
 import { configuredCycle, planSettings } from '../../nodes/lib/runtime/plan/plan-settings';
+import { BURST_COMMANDS } from '../../bench/plan-burst-bench';
 
 const ZONE = 'Europe/London';
 const at = (iso: string) => Date.parse(iso);
@@ -410,6 +411,49 @@ describe('easy-plan node', function () {
     await quiet(50);
     should(sw[sw.length - 1]).eql({ on: true, at: at('2026-01-11T04:30:00Z') });
     should(caught.received).eql([]);
+  });
+
+  it('a burst of commands is planned once at its end, ending where the same commands one at a time end', async () => {
+    served = [cheapBetween('01:00', '04:00')];
+    const burst = Array.from({ length: 100 }, (_, k) => BURST_COMMANDS[k % BURST_COMMANDS.length]);
+    const run = async (together: boolean) => {
+      const { sw, plans, node, caught } = await start('2026-01-10T21:30:00Z');
+      await plans.next(1);
+      await quiet(50);
+      sw.length = 0;
+      plans.received.length = 0;
+      for (const msg of burst) {
+        node.receive({ ...msg });
+        if (!together) await quiet(0);
+      }
+      await quiet(100);
+      const result = {
+        plansSent: plans.received.length,
+        lastPlan: plans.received[plans.received.length - 1].payload,
+        lastSwitch: sw[sw.length - 1],
+        status: lastStatus('p')!.text,
+        caught: caught.received.length,
+        errors: caught.received.map((m) => m.error?.message),
+      };
+      await helper.unload();
+      clock!.uninstall();
+      clock = null;
+      await sim!.close();
+      sim = null;
+      return result;
+    };
+    const oneByOne = await run(false);
+    const together = await run(true);
+    // one at a time, most commands plan and send anew (a boost of 0 with none running does not)
+    should(oneByOne.plansSent).be.above(50);
+    // together: the first at once, the rest once at the end of the turn
+    should(together.plansSent).be.belowOrEqual(2);
+    should(together.errors).eql([]);
+    const { generatedAt: _a, ...last } = together.lastPlan;
+    const { generatedAt: _b, ...lastOne } = oneByOne.lastPlan;
+    should(last).eql(lastOne);
+    should(together.lastSwitch).eql(oneByOne.lastSwitch);
+    should(together.status).equal(oneByOne.status);
   });
 
   it('in the dearest hours: the most expensive time of the window (a battery discharging), never below the lowest price', async () => {

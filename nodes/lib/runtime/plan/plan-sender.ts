@@ -53,12 +53,14 @@ export class PlanSender {
   private sent: OutputState | null = null;
   private sentValue: string | null = null;
   private sentPlan: string | null = null;
+  /** Output 1 has sent something (a forgotten output was still sent: resend may follow it). */
+  private everSent = false;
 
   constructor(private readonly opts: SenderOptions) {}
 
   /** Whether output 1 has sent anything yet. */
   get hasSent(): boolean {
-    return this.sent !== null;
+    return this.everSent;
   }
 
   /** The next output is sent even when unchanged. */
@@ -87,6 +89,7 @@ export class PlanSender {
     const value = JSON.stringify(this.opts.outputs[state]) ?? 'null';
     // entering the window sends nothing when the value outside it is the off value
     if (this.sent === null || value !== this.sentValue) {
+      this.everSent = true;
       this.sent = state;
       this.sentValue = value;
       this.opts.onOutput(this.opts.outputs[state], state, override);

@@ -62,6 +62,12 @@ export class PlanWatch {
   private noPlan: string | null = null;
   private started = false;
   private closed = false;
+  /** A command was handled in this turn of the event loop: the next ones wait for its end (see command). */
+  private turnBusy = false;
+  /** The work the commands held back in this turn still need, the most first; null: none. */
+  private heldBack: 'plan' | 'send' | 'advance' | null = null;
+  /** The ledger before the first held-back command, restored if their plan fails. */
+  private beforeHeldBack: Ledger | null = null;
 
   constructor(private readonly opts: PlanWatchOptions) {
     this.now = opts.now ?? Date.now;
@@ -119,16 +125,12 @@ export class PlanWatch {
     const ledger = this.currentLedger(now);
     if (!msg) {
       // after a cancel, 'plan' is a new request: the window's configured run time afresh from now
-      this.replanOrThrow(
-        'message',
-        now,
-        ledger.cancelled ? { ...ledger, cancelled: false, cycle: this.freshCycle(now), pieces: [] } : ledger,
-      );
+      this.command('plan', now, ledger.cancelled ? { ...ledger, cancelled: false, cycle: this.freshCycle(now), pieces: [] } : ledger);
       return;
     }
     this.refuseInSaveMode('msg.duration, msg.from and msg.until');
     const once = oneOffSpan(msg, this.opts.settings, now, this.opts.hub.timezone);
-    this.replanOrThrow('message', now, { ...ledger, once });
+    this.command('plan', now, { ...ledger, once });
   }
 
   /** On from now for `duration` ms, then back to the plans; 0 ends a boost. */
@@ -136,7 +138,7 @@ export class PlanWatch {
     this.refuseInSaveMode('a boost');
     const now = this.now();
     const ledger = this.currentLedger(now);
-    this.replanOrThrow('message', now, { ...ledger, boost: duration > 0 ? { from: now, to: now + duration } : null });
+    this.command('plan', now, { ...ledger, boost: duration > 0 ? { from: now, to: now + duration } : null });
   }
 
   /** Switches off: drops the one-off, the boost and what the configured plan still owed in this window. */
@@ -144,9 +146,8 @@ export class PlanWatch {
     const now = this.now();
     const ledger = this.currentLedger(now);
     const past = ledger.pieces.filter((p) => p.from < now).map((p) => ({ ...p, to: Math.min(p.to, now) }));
-    this.ledger = { ...ledger, cancelled: true, once: null, boost: null, pieces: past };
     this.noPlan = 'cancelled';
-    this.sendPlan('message', null, null, now);
+    this.command('send', now, { ...ledger, cancelled: true, once: null, boost: null, pieces: past });
   }
 
   /** auto follows the plan; on and off hold output 1 there until auto (kept across restarts). */
@@ -154,14 +155,14 @@ export class PlanWatch {
     this.override = mode;
     this.keeper.saveOverride(mode);
     this.sender.forgetOutput(); // an override is answered with the value it makes, even when unchanged
-    this.advance();
+    this.command('advance', this.now(), null);
   }
 
   /** Sends the current value again (output 1), changed or not. */
   resend(): void {
     if (!this.sender.hasSent) throw new Error('nothing to resend yet: the node is still waiting for its first plan');
     this.sender.forgetOutput();
-    this.advance();
+    this.command('advance', this.now(), null);
   }
 
   setSensor(gatewayId: string | undefined, sensorId: string, value: number): boolean {
@@ -169,6 +170,52 @@ export class PlanWatch {
   }
 
   // -------------------------------------------------------------------------------------
+
+  /**
+   * A command's work: `plan` the new ledger (throws, changing nothing, when it cannot be
+   * planned), `send` it as it is (a cancel), or `advance` (the output again). The first
+   * command of a turn of the event loop is done at once; the ones after it in the same turn
+   * (a burst: 100 messages through http-in arrive together) only change the ledger, the
+   * override or what is to be sent, in order, and their work is done once when the turn
+   * ends — one plan for the burst, not one per message (docs/semantics.md, "Bursts of
+   * commands"). Input errors are thrown either way, before anything changes.
+   */
+  private command(work: 'plan' | 'send' | 'advance', now: number, ledger: Ledger | null): void {
+    if (!this.turnBusy) {
+      this.turnBusy = true;
+      setImmediate(() => this.endOfTurn());
+      if (work === 'plan') this.replanOrThrow('message', now, ledger!);
+      else if (work === 'send') {
+        this.ledger = ledger;
+        this.sendPlan('message', null, null, now);
+      } else this.advance();
+      return;
+    }
+    if (ledger) {
+      if (this.heldBack === null) this.beforeHeldBack = this.ledger;
+      this.ledger = ledger;
+    }
+    // a cancel sends its ledger as it is, whatever was to be planned before it in the burst
+    const rank = { advance: 0, send: 1, plan: 2 };
+    if (work === 'send' || this.heldBack === null || rank[work] > rank[this.heldBack]) this.heldBack = work;
+  }
+
+  /** The held-back commands' work, once; a plan that fails restores the ledger before them and is told. */
+  private endOfTurn(): void {
+    this.turnBusy = false;
+    const work = this.heldBack;
+    this.heldBack = null;
+    if (this.closed || work === null) return;
+    const now = this.now();
+    try {
+      if (work === 'plan') this.replanOrThrow('message', now, this.currentLedger(now));
+      else if (work === 'send') this.sendPlan('message', null, null, now);
+      else this.advance();
+    } catch (err) {
+      this.ledger = this.beforeHeldBack;
+      this.failed(err as Error);
+    }
+  }
 
   private freshCycle(now: number) {
     return configuredCycle(this.opts.settings, now, this.opts.hub.timezone);
@@ -204,6 +251,7 @@ export class PlanWatch {
         ? replanSaving(ledger, now, tariff, options, settings)
         : replanLedger(ledger, now, enginePlanner(tariff, options, settings), settings);
     this.ledger = planned.ledger;
+    if (this.heldBack === 'plan') this.heldBack = 'advance'; // the held-back commands' ledger is planned
     this.currency = tariff.currency;
     this.vat = tariff.vat;
     const future = planned.ledger.pieces.some((p) => p.to > now);
