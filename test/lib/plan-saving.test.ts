@@ -85,6 +85,59 @@ describe('savingOffWindows', () => {
     );
   });
 
+  it('a saving of at least minSaving holds for prices whose differences are not exact in binary (0.3 − 0.2 saves 0.1)', () => {
+    // hourly decimal prices and a decimal minSaving; the reference counts whole cents, exactly
+    const decimal = fc.array(fc.integer({ min: 0, max: 130 }), { minLength: 3, maxLength: 9 });
+    let atThreshold = 0;
+    fc.assert(
+      fc.property(decimal, fc.integer({ min: 0, max: 60 }), fc.integer({ min: 1, max: 3 }), (cents, minCents, maxOff) => {
+        const hourly = (k: number) => `${String(k).padStart(2, '0')}:00`;
+        const rules: Rule[] = cents.map((c, k) => ({ priority: 0, price: c / 100, time_start: hourly(k), time_end: hourly(k + 1) }));
+        const tariff: Tariff = { id: 'D', name: 'decimal', vat: 0, currency: 'EUR', rules: [...rules, { priority: 1, price: 9 }] };
+        const from = Date.parse('2026-01-05T00:00:00Z');
+        const rulesOf = { maxOff: maxOff * HOUR, minOn: HOUR, minSaving: minCents, percent: 0, recoveryMax: Infinity };
+        const expected = runsOf(referenceSaving(cents, HOUR, rulesOf), from, HOUR);
+        const plan = savingOffWindows(tariff, {
+          timezone: 'Europe/London',
+          from,
+          to: from + cents.length * HOUR,
+          maxOffInRow: maxOff * HOUR,
+          minOnBetween: HOUR,
+          minSaving: minCents / 100,
+        });
+        should(plan.slots.map((x) => ({ from: x.from, to: x.to }))).eql(expected);
+        if (cents.some((c, k) => k > 0 && cents[k - 1] - c === minCents && minCents > 0)) atThreshold++;
+      }),
+      { ...FC, numRuns: 1500 },
+    );
+    should(atThreshold).be.above(20);
+    // the issue's cases: 0.30 → 0.20 and 1.1 → 1.0 with at least 0.10 saved both switch off
+    for (const [dear, cheap] of [
+      [0.3, 0.2],
+      [1.1, 1.0],
+      [0.7, 0.6],
+    ]) {
+      const tariff: Tariff = {
+        id: 'T',
+        name: 'two',
+        vat: 0,
+        currency: 'EUR',
+        rules: [
+          { priority: 0, price: dear, time_start: '00:00', time_end: '01:00' },
+          { priority: 1, price: cheap },
+        ],
+      };
+      const plan = savingOffWindows(tariff, {
+        timezone: 'UTC',
+        from: '2026-01-05T00:00:00Z',
+        to: '2026-01-05T02:00:00Z',
+        maxOffInRow: HOUR,
+        minSaving: 0.1,
+      });
+      should(plan.slots.map(iso)).eql([['00:00', '01:00']], `${dear} → ${cheap}`);
+    }
+  });
+
   // 16:00-17:00 0.5, 17:00-19:00 0.9, 19:00-20:00 0.3, 20:00-21:00 0.6, then 0.2 (London in January = UTC)
   const evening: Tariff = {
     id: 'E',

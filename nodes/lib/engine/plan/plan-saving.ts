@@ -153,6 +153,8 @@ export function savingOffWindows(tariff: unknown, options: SavingOptions, stats?
   const pc = new Float64Array(n);
   for (let i = 0; i < n - 1; i++) pc[i + 1] = pc[i] + (Number.isNaN(price[i]) ? 0 : price[i] * (q[i + 1] - q[i]));
   const tol = maxAbs * W * 1e-12;
+  // a saving of at least minSaving, to 12 significant digits as the ties: 0.3 − 0.2 saves 0.1
+  const leastSaving = minSaving - Math.max(maxAbs, minSaving) * 1e-12;
   /** the first boundary at or after position x (the lattice is regular after the first point) */
   const atOrAfter = (x: number): number => (x <= 0 ? 0 : x > q[n - 2] ? n - 1 : x <= first ? 1 : 1 + Math.ceil((x - first) / h));
   // best[i]: the most saving from boundary i on, the load free to switch off at i
@@ -171,7 +173,7 @@ export function savingOffWindows(tariff: unknown, options: SavingOptions, stats?
       least = Math.min(least, price[j - 1]);
       if (Number.isNaN(least)) break;
       const resume = price[j];
-      if (Number.isNaN(resume) || !(least - resume >= minSaving && least > resume)) continue;
+      if (Number.isNaN(resume) || !(least - resume >= leastSaving && least > resume)) continue;
       foundJ[found] = j;
       foundSaving[found] = pc[j] - pc[i] - resume * (q[j] - q[i]);
       foundNext[found] = atOrAfter(q[j] + gapAfter(q[j] - q[i]));
