@@ -158,7 +158,8 @@ describe('easy-plan through a week of refreshes, one-offs, boosts and restarts',
     ]);
     owed.push({ night: 'Monday', from: at('2026-03-23T22:00:00Z'), to: at('2026-03-24T07:00:00Z'), ran: 2 * H });
 
-    // Tuesday night: 22:00–23:00 runs; at 23:30 "2h" more: 2 h after the request, whatever the refreshes
+    // Tuesday night: 22:00–23:00 runs; at 23:30 "2h" more: 2 h of its own after the request, whatever the
+    // refreshes, on top of the configured hour still owed (01:00–02:00, the cheapest)
     served = [
       tariff([
         ['22:00', '23:00', 0.1],
@@ -172,12 +173,13 @@ describe('easy-plan through a week of refreshes, one-offs, boosts and restarts',
     await tickTo(at('2026-03-25T12:00:00Z'));
     should(iso(runsIn(at('2026-03-24T22:00:00Z'), at('2026-03-25T07:00:00Z')))).eql([
       ['2026-03-24T22:00:00.000Z', '2026-03-24T23:00:00.000Z'],
+      ['2026-03-24T23:30:00.000Z', '2026-03-25T00:30:00.000Z'],
       ['2026-03-25T01:00:00.000Z', '2026-03-25T03:00:00.000Z'],
     ]);
-    should(ranIn(at('2026-03-24T23:30:00Z'), at('2026-03-25T07:00:00Z'))).equal(2 * H);
-    owed.push({ night: 'Tuesday', from: at('2026-03-24T22:00:00Z'), to: at('2026-03-25T07:00:00Z'), ran: 3 * H });
+    should(ranIn(at('2026-03-24T23:30:00Z'), at('2026-03-25T07:00:00Z'))).equal(3 * H);
+    owed.push({ night: 'Tuesday', from: at('2026-03-24T22:00:00Z'), to: at('2026-03-25T07:00:00Z'), ran: 4 * H });
 
-    // Wednesday night: at 23:00 one hour until 02:00; afterwards the configured plan runs only what is missing
+    // Wednesday night: at 23:00 one hour more until 02:00: the earliest free hour at 0.3, the configured 2 h where they were
     served = [
       tariff([
         ['00:00', '01:00', 0.1],
@@ -187,12 +189,12 @@ describe('easy-plan through a week of refreshes, one-offs, boosts and restarts',
     await tickTo(at('2026-03-25T23:00:00Z'));
     await send({ duration: 60, until: '02:00' });
     await tickTo(at('2026-03-26T12:00:00Z'));
-    should(ranIn(at('2026-03-25T23:00:00Z'), at('2026-03-26T02:00:00Z'))).equal(H);
+    should(ranIn(at('2026-03-25T23:00:00Z'), at('2026-03-26T02:00:00Z'))).equal(2 * H);
     should(iso(runsIn(at('2026-03-25T22:00:00Z'), at('2026-03-26T07:00:00Z')))).eql([
-      ['2026-03-26T00:00:00.000Z', '2026-03-26T01:00:00.000Z'],
+      ['2026-03-25T23:00:00.000Z', '2026-03-26T01:00:00.000Z'],
       ['2026-03-26T04:00:00.000Z', '2026-03-26T05:00:00.000Z'],
     ]);
-    owed.push({ night: 'Wednesday', from: at('2026-03-25T22:00:00Z'), to: at('2026-03-26T07:00:00Z'), ran: 2 * H });
+    owed.push({ night: 'Wednesday', from: at('2026-03-25T22:00:00Z'), to: at('2026-03-26T07:00:00Z'), ran: 3 * H });
 
     // Thursday: a boost of an hour at 21:00 (before the window: it does not count), one of an
     // hour at an arbitrary instant inside it (it counts: the plan owes 1 h more)

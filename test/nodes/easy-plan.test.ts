@@ -376,17 +376,19 @@ describe('easy-plan node', function () {
     await plans.next(1);
     node.receive({ duration: '2h', until: '07:00' });
     const [asked] = await plans.next(1);
-    should(asked.payload).match({ cause: 'message', requested: 7_200_000, planned: 7_200_000 });
+    // "2 h more": the configured hour keeps the cheapest hour, the message's 2 h come on top of it
+    should(asked.payload).match({ cause: 'message', requested: 7_200_000, planned: 10_800_000 });
     should(asked.payload.window).match({ from: '2026-01-10T21:30:00.000Z', to: '2026-01-11T07:00:00.000Z' });
-    should(asked.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([
-      ['2026-01-11T01:00:00.000Z', '2026-01-11T03:00:00.000Z'],
+    should(asked.payload.slots.map((s: { from: string; to: string; request: string }) => [s.from, s.to, s.request])).eql([
+      ['2026-01-11T01:00:00.000Z', '2026-01-11T02:00:00.000Z', 'plan'],
+      ['2026-01-11T02:00:00.000Z', '2026-01-11T04:00:00.000Z', 'once'],
     ]);
     node.receive({ duration: 30, from: '2026-01-11T03:30:00Z', until: '2026-01-11T05:00:00Z' });
     const [minutes] = await plans.next(1);
-    // the one-off takes its span; the configured hour gets what it is still owed (30 min) after it
+    // a new one-off replaces the last; the configured hour stays where it was
     should(minutes.payload.slots.map((s: { from: string; to: string; request: string }) => [s.from, s.to, s.request])).eql([
+      ['2026-01-11T01:00:00.000Z', '2026-01-11T02:00:00.000Z', 'plan'],
       ['2026-01-11T03:30:00.000Z', '2026-01-11T04:00:00.000Z', 'once'],
-      ['2026-01-11T05:00:00.000Z', '2026-01-11T05:30:00.000Z', 'plan'],
     ]);
 
     await tickTo('2026-01-11T03:40:00Z');
@@ -394,8 +396,9 @@ describe('easy-plan node', function () {
     node.receive({ payload: 'cancel' });
     const [cancelled] = await plans.next(1);
     // what ran stays in the plan: nothing more is owed
-    should(cancelled.payload).match({ cause: 'message', planned: 600_000, requested: 0 });
+    should(cancelled.payload).match({ cause: 'message', planned: 4_200_000, requested: 0 });
     should(cancelled.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([
+      ['2026-01-11T01:00:00.000Z', '2026-01-11T02:00:00.000Z'],
       ['2026-01-11T03:30:00.000Z', '2026-01-11T03:40:00.000Z'],
     ]);
     await quiet(50);

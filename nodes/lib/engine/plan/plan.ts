@@ -31,6 +31,8 @@ export interface PlanOptions extends PlanWindowOptions {
   maxPrice?: number;
   /** dearestWindows: never run where the net price is below this. */
   minPrice?: number;
+  /** Times already taken (another request's runs): never planned, as time with no price. */
+  busy?: ReadonlyArray<{ from: number; to: number }>;
 }
 
 export interface PlanSlot {
@@ -163,7 +165,7 @@ function plan(tariff: unknown, options: PlanOptions, direction: Direction): Plan
   const segments = wanted > 0 ? wholeMs(planSchedule(tariff, from, to, options)) : [];
   // dearest: the same search on negated prices, the real prices put back afterwards
   const sign = direction === 'cheapest' ? 1 : -1;
-  const usable = usablePieces(segments, limit === undefined ? undefined : sign * limit, sign);
+  const usable = withoutBusy(usablePieces(segments, limit === undefined ? undefined : sign * limit, sign), options.busy ?? []);
   let chosen: Piece[] = [];
   if (wanted > 0) {
     if (options.contiguous) chosen = cheapestBlock(usable, wanted);
@@ -180,7 +182,16 @@ function plan(tariff: unknown, options: PlanOptions, direction: Direction): Plan
     pieces,
     planned,
     requested,
-    shortfall: shortfallText({ planned, requested, window, limitName, limit, contiguous: options.contiguous === true, minBlock }),
+    shortfall: shortfallText({
+      planned,
+      requested,
+      window,
+      limitName,
+      limit,
+      contiguous: options.contiguous === true,
+      minBlock,
+      busy: (options.busy ?? []).some((b) => b.to > from && b.from < to),
+    }),
     averagePrice: planned > 0 ? net / (planned / HOUR_MS) : null,
     costPerKw: { net, gross: grossOf(net) },
     comparedToNow: startingNow(tariff, options, from, planned, net, grossOf, sign),
@@ -199,6 +210,7 @@ function shortfallText(x: {
   limit: number | undefined;
   contiguous: boolean;
   minBlock: number;
+  busy: boolean;
 }): string | null {
   if (x.planned >= x.requested) return null;
   const head = `only ${hours(x.planned)} of ${hours(x.requested)} planned`;
@@ -209,8 +221,9 @@ function shortfallText(x: {
     x.limit === undefined
       ? 'no rule prices'
       : `the price is ${x.limitName === 'maxPrice' ? 'above' : 'below'} ${x.limit} or no rule prices`;
+  const taken = x.busy ? ' (or the time is taken by the configured plan)' : '';
   const short = x.requested > x.window ? ` (the window is ${hours(x.window)} long)` : '';
-  return `${head}${how}: ${why} in the rest of the window${short}`;
+  return `${head}${how}: ${why}${taken} in the rest of the window${short}`;
 }
 
 /** Running `planned` ms from `from` in one block, whatever the price; null when part of it has no price. */
@@ -255,6 +268,24 @@ function usablePieces(segments: ScheduleEntry[], signedLimit: number | undefined
     const price = sign * s.price;
     if (signedLimit !== undefined && price > signedLimit) continue;
     out.push({ from: s.from, to: s.to, price });
+  }
+  return out;
+}
+
+/** The pieces less the busy times (sorted or not): what is left of each, in order. */
+function withoutBusy(pieces: Piece[], busy: ReadonlyArray<{ from: number; to: number }>): Piece[] {
+  if (busy.length === 0) return pieces;
+  const cuts = [...busy].sort((a, b) => a.from - b.from);
+  const out: Piece[] = [];
+  for (const p of pieces) {
+    let at = p.from;
+    for (const c of cuts) {
+      if (c.to <= at || c.from >= p.to) continue;
+      if (c.from > at) out.push({ from: at, to: c.from, price: p.price });
+      at = Math.max(at, c.to);
+      if (at >= p.to) break;
+    }
+    if (at < p.to) out.push({ from: at, to: p.to, price: p.price });
   }
   return out;
 }

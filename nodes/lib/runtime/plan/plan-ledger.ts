@@ -3,15 +3,17 @@
 // schedule of pieces (each piece one price, tagged with the request it serves):
 // - the configured plan: `requested` run time in its window (daily or rolling);
 // - a one-off from a message (msg.duration/from/until): its run time in its own span,
-//   counted from when it was asked (a past run never counts against it); its plan takes
-//   over its span, and the configured plan runs what it still owes after that span;
+//   counted from when it was asked (a past run never counts against it), *more* than
+//   the configured plan: planned in the time the configured plan leaves free;
 // - a boost: on from now for its run time, then back to the plans.
-// Run time counts for every request whose span it lies in, whatever started it, so the
-// configured plan never repeats its duration after a one-off or a boost in its window.
+// The configured plan counts its own and the boosts' run time in its window (never a
+// one-off's), so it never repeats its duration after a boost and a "more" never takes
+// from it; a one-off counts its own run time.
 // Re-planning keeps the past, lets a running block run at least its minimum (in one-block
 // mode to its end), and plans only what is still owed, from then on.
 
 import { hours as hoursText, PlanResult } from '../../engine/plan/plan';
+import { BlockWorkError } from '../../engine/plan/plan-block-work';
 import type { Cycle, OneOff } from './plan-settings';
 
 export type Owner = 'plan' | 'once' | 'boost';
@@ -36,8 +38,14 @@ export interface Ledger {
 }
 
 export interface Planner {
-  /** The plan for `duration` (> 0, at most to − from) in [from, to): in one block, or in blocks of at least `minBlock`. */
-  plan(from: number, to: number, duration: number, block: { contiguous: boolean; minBlock: number }): PlanResult;
+  /** The plan for `duration` (> 0, at most to − from) in [from, to) outside `busy`: in one block, or in blocks of at least `minBlock`. */
+  plan(
+    from: number,
+    to: number,
+    duration: number,
+    block: { contiguous: boolean; minBlock: number },
+    busy?: ReadonlyArray<{ from: number; to: number }>,
+  ): PlanResult;
   /** The priced pieces of [from, to), for a boost (which runs whatever the price). */
   priced(from: number, to: number): Array<{ from: number; to: number; price: number | null }>;
 }
@@ -102,8 +110,16 @@ export function replanLedger(ledger: Ledger, now: number, planner: Planner, opts
   const shortfalls: string[] = [];
   let shown: PlanResult | null = null;
 
-  /** Plans `owed` for `owner` in [from, to); keeps a begun one-block plan as it was. */
-  const planFor = (owner: Owner, spanFrom: number, from: number, to: number, owed: number, what: string): PlanResult | null => {
+  /** Plans `owed` for `owner` in [from, to) outside `busy`; keeps a begun one-block plan as it was. */
+  const planFor = (
+    owner: Owner,
+    spanFrom: number,
+    from: number,
+    to: number,
+    owed: number,
+    what: string,
+    busy: LedgerPiece[] = [],
+  ): PlanResult | null => {
     const begun = timeIn(
       past.filter((p) => p.owner === owner),
       spanFrom,
@@ -115,7 +131,7 @@ export function replanLedger(ledger: Ledger, now: number, planner: Planner, opts
       return null;
     }
     if (owed <= 0) return null;
-    const room = Math.max(0, to - from);
+    const room = Math.max(0, to - from - timeIn(busy, from, to));
     const fits = Math.min(owed, room);
     if (fits < owed) {
       shortfalls.push(
@@ -130,29 +146,53 @@ export function replanLedger(ledger: Ledger, now: number, planner: Planner, opts
     // a rest no longer than the minimum block is one block of the rest
     const oneBlock = opts.contiguous || (opts.minBlockMs > 0 && fits <= opts.minBlockMs);
     const result = continues
-      ? planner.plan(from, from + fits, fits, { contiguous: false, minBlock: 0 })
-      : planner.plan(from, to, fits, { contiguous: oneBlock, minBlock: oneBlock ? 0 : opts.minBlockMs });
+      ? planner.plan(from, from + fits, fits, { contiguous: false, minBlock: 0 }, busy)
+      : planBlocks(planner, from, to, fits, { contiguous: oneBlock, minBlock: oneBlock ? 0 : opts.minBlockMs }, busy);
     if (result.shortfall) shortfalls.push(`${what}: ${result.shortfall}`);
     scheduled = sortPieces([...scheduled, ...result.pieces.map((p) => ({ from: p.from, to: p.to, price: p.price, owner }))]);
     return result;
   };
 
-  if (once) {
-    const owed = once.requested - timeIn(scheduled, once.from, once.to);
-    shown = planFor('once', once.from, Math.max(freeFrom, once.from), once.to, owed, 'this message');
-  }
-  // the configured plan owes its run time less all run time in its window, and plans after a one-off's span
-  const planFrom = Math.max(freeFrom, cycle.from, once ? once.to : -Infinity);
+  const ownedBy = (owners: Owner[]) => scheduled.filter((p) => owners.includes(p.owner));
+  // the configured plan first: its window owes its run time less its own and the boosts' run time there
+  const planFrom = Math.max(freeFrom, cycle.from);
   if (!ledger.cancelled && planFrom < cycle.to) {
-    const owed = cycle.requested - timeIn(scheduled, cycle.from, cycle.to);
-    const result = planFor('plan', cycle.from, planFrom, cycle.to, owed, 'the configured plan');
-    if (!once) shown = result;
+    const owed = cycle.requested - timeIn(ownedBy(['plan', 'boost']), cycle.from, cycle.to);
+    shown = planFor('plan', cycle.from, planFrom, cycle.to, owed, 'the configured plan');
+  }
+  // a one-off is more: its own run time in its span, outside what the other requests hold
+  if (once) {
+    const owed = once.requested - timeIn(ownedBy(['once']), once.from, once.to);
+    const from = Math.max(freeFrom, once.from);
+    const busy = clipTo(ownedBy(['plan', 'boost']), from, once.to);
+    shown = planFor('once', once.from, from, once.to, owed, 'this message', busy);
   }
   return {
     ledger: { ...ledger, once, boost, pieces: scheduled },
     result: shown,
     shortfall: shortfalls.length ? shortfalls.join('; ') : null,
   };
+}
+
+/**
+ * Blocks of at least the minimum around another request's slots: where those cut the span
+ * off the price grid (re-plans at any ms) the exact search's lattice would be too fine, and
+ * the one-off runs in one block instead (never shorter than the minimum where it fits).
+ */
+function planBlocks(
+  planner: Planner,
+  from: number,
+  to: number,
+  fits: number,
+  block: { contiguous: boolean; minBlock: number },
+  busy: LedgerPiece[],
+): PlanResult {
+  try {
+    return planner.plan(from, to, fits, block, busy);
+  } catch (err) {
+    if (busy.length === 0 || block.contiguous || !(err instanceof BlockWorkError)) throw err;
+    return planner.plan(from, to, fits, { contiguous: true, minBlock: 0 }, busy);
+  }
 }
 
 function sortPieces(pieces: LedgerPiece[]): LedgerPiece[] {

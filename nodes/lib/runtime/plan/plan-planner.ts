@@ -9,8 +9,8 @@ import { replanSaving } from './plan-saving';
 /** A planner for these settings on this tariff: the cheapest plan (never above the price limit), or the dearest (never below it). */
 export function enginePlanner(tariff: unknown, options: { timezone: string; sensors?: SensorValues }, settings: PlanSettings): Planner {
   return {
-    plan(from, to, duration, block) {
-      const planned = { ...options, from, to, duration, ...block };
+    plan(from, to, duration, block, busy) {
+      const planned = { ...options, from, to, duration, ...block, busy };
       return settings.strategy === 'dearest'
         ? dearestWindows(tariff, { ...planned, minPrice: settings.priceLimit })
         : cheapestWindows(tariff, { ...planned, maxPrice: settings.priceLimit });
