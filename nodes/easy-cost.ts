@@ -22,6 +22,7 @@ import type { AccountHub, TariffSnapshot } from './lib/runtime/account/hub';
 import { SensorFollower } from './lib/runtime/tariff/sensor-follower';
 import { PacedStatus } from './lib/runtime/common/paced-status';
 import { findTariff, tariffById } from './lib/runtime/common/tariff-lookup';
+import { nodeRecords } from './lib/runtime/common/records-output';
 import type { Node, NodeAPI, NodeDef, NodeMessage, Outgoing } from './lib/runtime/common/red-types';
 
 type Mode = 'batch' | 'stream' | 'range' | 'compare';
@@ -56,6 +57,10 @@ export = function register(RED: NodeAPI): void {
         ? { gatewayId: text(config.generatorGateway), sensorId: text(config.generatorSensor), on: text(config.generatorOn) }
         : null;
     const hub = link.hub as AccountHub;
+    // the last output, when set: costs and generator reports as InfluxDB points or Home
+    // Assistant states (docs/records.md); after the bars in stream and compare modes
+    const records = nodeRecords(node, config);
+    const recordsIndex = mode === 'stream' || mode === 'compare' ? 2 : 1;
     const timezone = link.account?.timezone ?? 'UTC';
     let unwatchTariffs: (() => void) | null = null;
     let snapshot: TariffSnapshot | null = null;
@@ -94,23 +99,23 @@ export = function register(RED: NodeAPI): void {
       const out = await reports.addTo(counted, stream, t);
       msg.payload = out.payload;
       status.routine(out.status);
-      return out.bars.length ? [msg, out.bars] : msg;
+      return withRecords([msg, out.bars.length ? out.bars : null], records?.streamCost(out.payload));
     }
 
-    async function onBatch(msg: NodeMessage): Promise<NodeMessage> {
+    async function onBatch(msg: NodeMessage): Promise<Outgoing> {
       const t = await tariff();
       const { payload, result } = costBatch(msg.payload, msg.sensors, t, timezone, Date.now());
       msg.payload = payload;
       status.now(costStatus(result, t, periodWords(result.from, result.to, timezone)));
-      return msg;
+      return withRecords([msg], records?.rangeCost(payload, undefined));
     }
 
-    async function onRange(msg: NodeMessage): Promise<NodeMessage> {
+    async function onRange(msg: NodeMessage): Promise<Outgoing> {
       const t = await tariff();
       const { payload, result, period } = await range.cost(msg, t, Date.now(), generator ? generatorChoice(generator, t) : null);
       msg.payload = payload;
       status.now(costStatus(result, t, period));
-      return msg;
+      return withRecords([msg], records?.rangeCost(payload, msg.period));
     }
 
     async function onCompare(msg: NodeMessage): Promise<Outgoing> {
@@ -119,6 +124,15 @@ export = function register(RED: NodeAPI): void {
       msg.payload = out.payload;
       status.now(out.status);
       return [msg, out.chart];
+    }
+
+    /** The outputs with the records (if any) on the records output. */
+    function withRecords(outputs: Array<NodeMessage | NodeMessage[] | null>, recordMessages: NodeMessage[] | undefined): Outgoing {
+      if (!recordMessages?.length) return outputs.length === 1 ? outputs[0] : outputs;
+      const all: Array<NodeMessage | NodeMessage[] | null> = [...outputs];
+      while (all.length < recordsIndex) all.push(null);
+      all[recordsIndex] = recordMessages;
+      return all;
     }
 
     if (problem) {

@@ -7,6 +7,7 @@ import { PlanWatch } from './lib/runtime/plan/plan-watch';
 import { parseDuration, planSettings, PlanSettings } from './lib/runtime/plan/plan-settings';
 import { OutputValues, outputValues, resendMs } from './lib/runtime/plan/plan-output';
 import { NOT_A_SENSOR_VALUE, sensorsFromMessage, unknownCommand } from './lib/runtime/common/sensor-message';
+import { nodeRecords } from './lib/runtime/common/records-output';
 import type { Node, NodeAPI, NodeDef, NodeMessage } from './lib/runtime/common/red-types';
 
 const TARIFF_REFRESH_MINUTES = 60;
@@ -34,6 +35,8 @@ export = function register(RED: NodeAPI): void {
       }
     }
     let watch: PlanWatch | null = null;
+    // the third output, when set: the state and the plan as InfluxDB points or Home Assistant states (docs/records.md)
+    const records = nodeRecords(node, config);
 
     const store = nodeContextStore(node, STORE_KEY);
 
@@ -53,8 +56,9 @@ export = function register(RED: NodeAPI): void {
         resendMs: resendEvery,
         store,
         overrideStore: nodeContextStore(node, OVERRIDE_KEY),
-        onOutput: (value, state, override) => node.send([{ topic: 'switch', payload: value, state, override }, null]),
-        onPlan: (plan) => node.send([null, { topic: 'plan', payload: plan }]),
+        onOutput: (value, state, override) =>
+          node.send([{ topic: 'switch', payload: value, state, override }, null, records?.planSwitch(state, Date.now()) ?? null]),
+        onPlan: (plan) => node.send([null, { topic: 'plan', payload: plan }, records?.plan(plan, Date.now()) ?? null]),
         onStatus: (status) => node.status(status),
         onProblem: (message) => reportProblem(node, message, { topic: 'plan' }),
         onWarn: (message) => node.warn(message),

@@ -9,6 +9,7 @@ import { TariffWatch } from './lib/runtime/tariff/tariff-watch';
 import { noPrice, PricePayload } from './lib/runtime/tariff/price-payload';
 import { sensorsFromMessage } from './lib/runtime/common/sensor-message';
 import { boundedSetting, chartDays, TARIFF_REFRESH } from './lib/runtime/common/node-settings';
+import { nodeRecords } from './lib/runtime/common/records-output';
 import type { Node, NodeAPI, NodeDef, NodeMessage } from './lib/runtime/common/red-types';
 
 const SENSORS_KEY = 'lastKnownSensors';
@@ -26,6 +27,10 @@ export = function register(RED: NodeAPI): void {
     if (refresh.warning) node.warn(refresh.warning);
     const problem = link.problem ?? (tariffId ? null : 'no tariff id configured');
     let watch: TariffWatch | null = null;
+    /** The last price sent, sent again on "price" (e.g. once a database behind the records output exists). */
+    let lastPrice: PricePayload | null = null;
+    // the third output, when set: the price as InfluxDB points or Home Assistant states (docs/records.md)
+    const records = nodeRecords(node, config);
     const chartOnChange = config.chart === true;
     let chartOnChangeDays = 1;
     try {
@@ -63,7 +68,14 @@ export = function register(RED: NodeAPI): void {
         hub: link.hub!,
         tariffId,
         refreshMinutes: refresh.value,
-        onPrice: (payload) => node.send([priceMessage(payload), changeCharts?.changed() ? chartMessages(chartOnChangeDays) : null]),
+        onPrice: (payload) => {
+          lastPrice = payload;
+          node.send([
+            priceMessage(payload),
+            changeCharts?.changed() ? chartMessages(chartOnChangeDays) : null,
+            records?.price(payload, Date.now()) ?? null,
+          ]);
+        },
         onStatus: (status) => node.status(status),
         // the price payload is the data (as core nodes hand on theirs); its reason is the problem, for a debug node
         onProblem: (message, payload) => node.error(message, priceMessage({ ...payload, reason: message })),
@@ -95,6 +107,9 @@ export = function register(RED: NodeAPI): void {
             timezone: answer.timezone,
           });
           send(msg);
+        } else if (msg.payload === 'price') {
+          if (!lastPrice) throw new Error('no price sent yet: it comes once the tariffs are fetched');
+          send([priceMessage(lastPrice), null, records?.price(lastPrice, Date.now()) ?? null]);
         } else if (msg.payload === 'chart') {
           send([null, tariffChart(watch, chartDays(msg.days))]);
         } else {

@@ -154,4 +154,60 @@
   E.priceText = function (x) {
     return String(Number(Number(x).toFixed(5)));
   };
+
+  // ------------------------------------------------------------------------------------
+  // Records output (docs/records.md): easy-tariff, easy-cost, easy-plan
+
+  /**
+   * The records rows inside `container` of a dialog, filled from `node`: the format and, for
+   * Home Assistant, the device, state topic and discovery prefix. `baseOutputs()` is the
+   * node's outputs without records; the hidden #node-input-outputs gets one more with records.
+   */
+  E.recordsRows = function (node, container, baseOutputs) {
+    var $c = $(container).empty();
+    var row = function (id, icon, label) {
+      var $row = $('<div class="form-row">').appendTo($c);
+      $('<label>')
+        .attr('for', id)
+        .append($('<i>').addClass('fa ' + icon), ' ', $('<span>').text(t(label)))
+        .appendTo($row);
+      return $row;
+    };
+    var $select = $('<select id="node-input-records" style="width: 70%;">').appendTo(
+      row('node-input-records', 'fa-database', 'records.label'),
+    );
+    [
+      ['', 'records.off'],
+      ['influx-out', 'records.influxOut'],
+      ['influx-batch', 'records.influxBatch'],
+      ['homeassistant', 'records.homeassistant'],
+    ].forEach(function (o) {
+      $('<option>').val(o[0]).text(t(o[1])).appendTo($select);
+    });
+    var $ha = $('<div>').appendTo($c);
+    var text = function (id, icon, label, value, placeholder) {
+      var $row = $('<div class="form-row">').appendTo($ha);
+      $('<label>')
+        .attr('for', id)
+        .append($('<i>').addClass('fa ' + icon), ' ', $('<span>').text(t(label)))
+        .appendTo($row);
+      $('<input type="text" style="width: 70%;">')
+        .attr('id', id)
+        .attr('placeholder', placeholder)
+        .val(value || '')
+        .appendTo($row);
+    };
+    text('node-input-recordsDevice', 'fa-home', 'records.device', node.recordsDevice, t('records.devicePlaceholder'));
+    text('node-input-recordsTopic', 'fa-sitemap', 'records.topic', node.recordsTopic, 'node-red-easy');
+    text('node-input-recordsPrefix', 'fa-search', 'records.prefix', node.recordsPrefix, 'homeassistant');
+    $('<div class="form-tips">').text(t('records.tip')).appendTo($c);
+    var sync = function () {
+      var format = $select.val();
+      $ha.toggle(format === 'homeassistant');
+      $('#node-input-outputs').val(baseOutputs() + (format ? 1 : 0));
+    };
+    $select.val(node.records || '').on('change', sync);
+    sync();
+    return sync;
+  };
 })();

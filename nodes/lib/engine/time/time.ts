@@ -139,6 +139,11 @@ export function isPeriodName(name: unknown): name is NamedPeriod {
   return typeof name === 'string' && NAMED.has(name);
 }
 
+/** The kind of local period a name counts in (`last-month` → `month`), null for anything else. */
+export function namedPeriodKind(name: unknown): LocalPeriodKind | null {
+  return isPeriodName(name) ? NAMED.get(name)!.kind : null;
+}
+
 /**
  * The named local period relative to `now` in `options.timezone` (`today`, `yesterday`,
  * `this-week`, `last-week`, `this-month`, `last-month`, `this-year`, `last-year`), as

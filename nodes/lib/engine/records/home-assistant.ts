@@ -1,0 +1,86 @@
+// Home Assistant's MQTT discovery (docs/records.md): a retained config message per entity
+// at `<prefix>/sensor/<node_id>/<object_id>/config`, all entities of one device name
+// grouped in one device, and retained state messages, as Node-RED's core `mqtt out` node
+// publishes them (msg.topic, msg.payload, msg.retain, msg.qos). Which entities a figure
+// makes (units, device and state classes) is in ha-figures.ts.
+
+/** One entity of a figure, and its value now. */
+export interface HaEntity {
+  /** Within the node: letters, digits, `_` and `-` (haObjectId makes one from outside text). */
+  objectId: string;
+  name: string;
+  unit?: string;
+  deviceClass?: 'monetary' | 'energy' | 'duration' | 'timestamp' | 'enum';
+  stateClass?: 'measurement' | 'total' | 'total_increasing';
+  options?: string[];
+  icon?: string;
+  /** The state: a number, text (enum, ISO timestamp), or null (unknown). */
+  value: number | string | null;
+  /** For `total` that resets: the instant (epoch ms) the count began; sent as the state's `last_reset`. */
+  lastReset?: number;
+}
+
+export interface HaTarget {
+  /** The device the entities belong to (every node with the same device name shares it). */
+  device: string;
+  /** The node's own id part of the topics (letters, digits, `_`, `-`). */
+  nodeId: string;
+  /** Discovery prefix, `homeassistant` unless HA was set up otherwise. */
+  prefix: string;
+  /** Where states and availability go: `<base>/<nodeId>/<objectId>`, `<base>/status`. */
+  base: string;
+}
+
+export interface MqttMessage {
+  topic: string;
+  payload: unknown;
+  retain: boolean;
+  qos: 0 | 1 | 2;
+}
+
+const MAX_ID_CHARS = 64;
+
+/** A topic-safe id from outside text: other characters become `_`; when anything changed, a short hash keeps ids apart. */
+export function haObjectId(text: string): string {
+  const safe = text.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, MAX_ID_CHARS);
+  if (safe === text && safe !== '') return safe;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return `${safe}_${h.toString(36)}`;
+}
+
+/** The topic an entity's state goes to. */
+export const haStateTopic = (t: HaTarget, objectId: string) => `${t.base}/${t.nodeId}/${objectId}`;
+/** The availability topic every entity of the package names (`online` from the nodes, `offline` as the broker node's will). */
+export const haAvailabilityTopic = (t: HaTarget) => `${t.base}/status`;
+
+/** The retained discovery config of one entity. */
+export function haDiscovery(t: HaTarget, e: HaEntity): MqttMessage {
+  const config: Record<string, unknown> = {
+    name: e.name,
+    unique_id: `${haObjectId(t.device)}_${t.nodeId}_${e.objectId}`,
+    state_topic: haStateTopic(t, e.objectId),
+    value_template: '{{ value_json.value }}',
+    availability_topic: haAvailabilityTopic(t),
+    device: { identifiers: [`node-red-easy_${haObjectId(t.device)}`], name: t.device, manufacturer: 'tariffkit', model: 'node-red-easy' },
+  };
+  if (e.unit !== undefined) config.unit_of_measurement = e.unit;
+  if (e.deviceClass !== undefined) config.device_class = e.deviceClass;
+  if (e.stateClass !== undefined) config.state_class = e.stateClass;
+  if (e.options !== undefined) config.options = e.options;
+  if (e.icon !== undefined) config.icon = e.icon;
+  if (e.lastReset !== undefined) config.last_reset_value_template = '{{ value_json.last_reset }}';
+  return { topic: `${t.prefix}/sensor/${t.nodeId}/${e.objectId}/config`, payload: config, retain: true, qos: 1 };
+}
+
+/** An entity's state, retained so HA has it at once after its own restart. */
+export function haState(t: HaTarget, e: HaEntity): MqttMessage {
+  const payload: Record<string, unknown> = { value: e.value };
+  if (e.lastReset !== undefined) payload.last_reset = new Date(e.lastReset).toISOString();
+  return { topic: haStateTopic(t, e.objectId), payload, retain: true, qos: 0 };
+}
+
+/** `online` on the availability topic, retained. */
+export function haOnline(t: HaTarget): MqttMessage {
+  return { topic: haAvailabilityTopic(t), payload: 'online', retain: true, qos: 1 };
+}

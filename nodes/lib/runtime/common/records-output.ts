@@ -1,0 +1,149 @@
+// A node's records output (docs/records.md): the figures it sends, also as InfluxDB points
+// for node-red-contrib-influxdb (`influxdb out` or `influxdb batch`) or as Home Assistant
+// MQTT discovery and states for Node-RED's `mqtt out`, on one extra, last output. Which
+// points and entities a figure makes is in engine/records/; this file reads the setting
+// and remembers which discovery configs this node has sent.
+import { influxMessages, InfluxFormat, RecordPoint } from '../../engine/records/influx-points';
+import {
+  generatorPoints,
+  planPoints,
+  pricePoints,
+  rangeCostPoints,
+  streamCostPoints,
+  switchPoints,
+} from '../../engine/records/figure-points';
+import { haDiscovery, haObjectId, haOnline, haState, HaEntity, HaTarget } from '../../engine/records/home-assistant';
+import { planEntities, priceEntities, streamCostEntities, switchEntities } from '../../engine/records/ha-figures';
+import type { NodeDef, NodeMessage } from './red-types';
+
+export type RecordsFormat = InfluxFormat | 'homeassistant';
+const FORMATS: readonly RecordsFormat[] = ['influx-out', 'influx-batch', 'homeassistant'];
+export const DEFAULT_DEVICE = 'easy energy';
+export const DEFAULT_PREFIX = 'homeassistant';
+export const DEFAULT_BASE = 'node-red-easy';
+
+/** A publish topic from a setting: trimmed, no trailing `/`; wildcards, empty levels' ends and `$` starts are refused. */
+function topicSetting(raw: unknown, fallback: string, what: string): string {
+  const text = typeof raw === 'string' ? raw.trim().replace(/\/+$/, '') : '';
+  if (text === '') return fallback;
+  if (/[+#]/.test(text) || text.includes(String.fromCharCode(0)) || text.startsWith('$') || text.length > 200)
+    throw new Error(`records: the ${what} "${text.slice(0, 40)}" is not a topic one may publish to (no + # or leading $)`);
+  return text;
+}
+
+export interface RecordsSettings {
+  format: RecordsFormat;
+  /** Home Assistant only. */
+  target: HaTarget;
+  /** The series name of the node where one is needed (easy-plan's `plan` tag): its name, else its id. */
+  label: string;
+}
+
+/** The node's records setting: null when off; throws in words when the setting is not one we know. */
+export function recordsSettings(config: NodeDef): RecordsSettings | null {
+  const raw = config.records;
+  if (raw === undefined || raw === '' || raw === false || raw === 'none') return null;
+  if (!FORMATS.includes(raw as RecordsFormat))
+    throw new Error(`records must be one of ${FORMATS.join(', ')} (or empty: off), got ${JSON.stringify(raw)}`);
+  const device =
+    typeof config.recordsDevice === 'string' && config.recordsDevice.trim() !== ''
+      ? config.recordsDevice.trim().slice(0, 100)
+      : DEFAULT_DEVICE;
+  return {
+    format: raw as RecordsFormat,
+    label: typeof config.name === 'string' && config.name.trim() !== '' ? config.name.trim() : config.id,
+    target: {
+      device,
+      nodeId: haObjectId(config.id),
+      prefix: topicSetting(config.recordsPrefix, DEFAULT_PREFIX, 'discovery prefix'),
+      base: topicSetting(config.recordsTopic, DEFAULT_BASE, 'state topic'),
+    },
+  };
+}
+
+/** The messages of a node's records output, one call per figure it sends. */
+export class RecordsOutput {
+  /** The discovery configs sent so far (object id → config text), sent again only when one changes. */
+  private readonly announced = new Map<string, string>();
+
+  constructor(readonly settings: RecordsSettings) {}
+
+  /** easy-tariff's price message. */
+  price(payload: unknown, now: number): NodeMessage[] {
+    return this.out(
+      () => pricePoints(payload, now),
+      () => priceEntities(payload),
+    );
+  }
+
+  /** easy-cost stream mode: one meter's message (totals, closed periods, generator report). */
+  streamCost(payload: unknown): NodeMessage[] {
+    return this.out(
+      () => streamCostPoints(payload),
+      () => streamCostEntities(payload),
+    );
+  }
+
+  /** easy-cost batch and range modes (`period`: the message's msg.period). InfluxDB only: a span has no live state. */
+  rangeCost(payload: unknown, period: unknown): NodeMessage[] {
+    return this.out(
+      () => rangeCostPoints(payload, period),
+      () => [],
+    );
+  }
+
+  /** easy-plan's output 1 (the state) at `now`. */
+  planSwitch(state: unknown, now: number): NodeMessage[] {
+    return this.out(
+      () => switchPoints(state, this.settings.label, now),
+      () => switchEntities(state),
+    );
+  }
+
+  /** easy-plan's plan message. */
+  plan(payload: unknown, now: number): NodeMessage[] {
+    return this.out(
+      () => planPoints(payload, this.settings.label),
+      () => planEntities(payload, now),
+    );
+  }
+
+  /** A generator report alone (range mode's comes with rangeCost). */
+  generator(report: unknown, tariff: string | null): NodeMessage[] {
+    return this.out(
+      () => generatorPoints(report, tariff),
+      () => [],
+    );
+  }
+
+  private out(points: () => RecordPoint[], entities: () => HaEntity[]): NodeMessage[] {
+    const { format, target } = this.settings;
+    if (format !== 'homeassistant') return influxMessages(points(), format);
+    const list = entities();
+    const messages: NodeMessage[] = [];
+    let fresh = false;
+    for (const entity of list) {
+      const config = haDiscovery(target, entity);
+      const text = JSON.stringify(config.payload);
+      if (this.announced.get(entity.objectId) === text) continue;
+      this.announced.set(entity.objectId, text);
+      messages.push({ ...config });
+      fresh = true;
+    }
+    // online with the first configs (and after a redeploy), before any state
+    if (fresh) messages.push({ ...haOnline(target) });
+    for (const entity of list) messages.push({ ...haState(target, entity) });
+    return messages;
+  }
+}
+
+/** The node's records output, or null when off; a setting we cannot use is warned once and leaves records off. */
+export function nodeRecords(node: { warn(msg: unknown): void }, config: NodeDef): RecordsOutput | null {
+  try {
+    const settings = recordsSettings(config);
+    return settings ? new RecordsOutput(settings) : null;
+  } catch (err) {
+    node.warn(`${(err as Error).message}; no records are sent`);
+    return null;
+  }
+}

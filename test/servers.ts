@@ -1,0 +1,159 @@
+// The real InfluxDB 1.x and Mosquitto (Debian's `influxdb` and `mosquitto`) started as
+// plain processes on free loopback ports, with their data in a temporary folder, for
+// npm run test:servers. Where a server is not installed its tests are skipped with a
+// message, unless REQUIRE_SERVERS=1 (CI): then that is a failure.
+import { spawn, ChildProcess, spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as http from 'http';
+import * as net from 'net';
+import { freePort } from './free-port';
+
+export interface RunningServer {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** The path of a server's program, or null (with the skip message printed, or a throw under REQUIRE_SERVERS=1). */
+export function serverProgram(name: 'influxd' | 'mosquitto'): string | null {
+  for (const dir of ['/usr/bin', '/usr/sbin', '/usr/local/bin', '/usr/local/sbin']) {
+    const file = path.join(dir, name);
+    if (fs.existsSync(file)) return file;
+  }
+  const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).stdout.trim();
+  if (found) return found;
+  const words = `${name} is not installed (apt-get install -y ${name === 'influxd' ? 'influxdb' : 'mosquitto'})`;
+  if (process.env.REQUIRE_SERVERS === '1') throw new Error(`${words}, and REQUIRE_SERVERS=1 asks for it`);
+  console.log(`      skipped: ${words}`);
+  return null;
+}
+
+function waitFor(check: () => Promise<boolean>, what: string, ms = 15_000): Promise<void> {
+  const until = Date.now() + ms;
+  return new Promise((resolve, reject) => {
+    const attempt = () =>
+      check().then(
+        (ok) =>
+          ok ? resolve() : Date.now() > until ? reject(new Error(`${what} did not start within ${ms} ms`)) : setTimeout(attempt, 50),
+        () => (Date.now() > until ? reject(new Error(`${what} did not start within ${ms} ms`)) : setTimeout(attempt, 50)),
+      );
+    attempt();
+  });
+}
+
+function stopper(child: ChildProcess, dir: string): () => Promise<void> {
+  return () =>
+    new Promise((resolve) => {
+      const done = () => {
+        fs.rmSync(dir, { recursive: true, force: true });
+        resolve();
+      };
+      if (child.exitCode !== null || child.signalCode !== null) return done();
+      child.once('exit', done);
+      child.kill('SIGTERM');
+    });
+}
+
+/** InfluxDB 1.x: HTTP API on a free loopback port, nothing else listening, no reporting home. */
+export async function startInflux(program: string): Promise<RunningServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'easy-influx-'));
+  const [port, rpc] = [await freePort(), await freePort()];
+  const conf = path.join(dir, 'influxdb.conf');
+  fs.writeFileSync(
+    conf,
+    [
+      'reporting-enabled = false',
+      `bind-address = "127.0.0.1:${rpc}"`,
+      '[meta]',
+      `  dir = "${dir}/meta"`,
+      '[data]',
+      `  dir = "${dir}/data"`,
+      `  wal-dir = "${dir}/wal"`,
+      '  query-log-enabled = false',
+      '[monitor]',
+      '  store-enabled = false',
+      '[http]',
+      `  bind-address = "127.0.0.1:${port}"`,
+      '  log-enabled = false',
+      '[continuous_queries]',
+      '  enabled = false',
+      '',
+    ].join('\n'),
+  );
+  const child = spawn(program, ['-config', conf], { stdio: 'ignore' });
+  const stop = stopper(child, dir);
+  try {
+    await waitFor(async () => (await influxRequest(port, 'GET', '/ping')).status === 204, 'influxd');
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { port, stop };
+}
+
+/** Mosquitto: one anonymous listener on a free loopback port, nothing kept on disk. */
+export async function startMosquitto(program: string): Promise<RunningServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'easy-mosquitto-'));
+  const port = await freePort();
+  const conf = path.join(dir, 'mosquitto.conf');
+  fs.writeFileSync(conf, [`listener ${port} 127.0.0.1`, 'allow_anonymous true', 'persistence false', ''].join('\n'));
+  const child = spawn(program, ['-c', conf], { stdio: 'ignore' });
+  const stop = stopper(child, dir);
+  try {
+    await waitFor(
+      () =>
+        new Promise<boolean>((resolve) => {
+          const socket = net.connect(port, '127.0.0.1', () => {
+            socket.destroy();
+            resolve(true);
+          });
+          socket.on('error', () => resolve(false));
+        }),
+      'mosquitto',
+    );
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { port, stop };
+}
+
+/** One request to InfluxDB's HTTP API (form body for POST). */
+export function influxRequest(port: number, method: 'GET' | 'POST', pathAndQuery: string, form?: Record<string, string>) {
+  const body = form ? new URLSearchParams(form).toString() : '';
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: pathAndQuery,
+        headers: form ? { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } : {},
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** An InfluxQL query (epoch=ms): the rows of its first series list, as objects with their tags. */
+export async function influxQuery(port: number, db: string, q: string): Promise<Array<Record<string, unknown>>> {
+  const res = await influxRequest(port, 'POST', '/query', { db, q, epoch: 'ms' });
+  if (res.status !== 200) throw new Error(`influx query ${q}: HTTP ${res.status} ${res.body}`);
+  const answer = JSON.parse(res.body) as {
+    results: Array<{ error?: string; series?: Array<{ tags?: Record<string, string>; columns: string[]; values: unknown[][] }> }>;
+  };
+  const result = answer.results[0];
+  if (result.error) throw new Error(`influx query ${q}: ${result.error}`);
+  const rows: Array<Record<string, unknown>> = [];
+  for (const s of result.series ?? [])
+    for (const v of s.values) rows.push({ ...s.tags, ...Object.fromEntries(s.columns.map((c, i) => [c, v[i]])) });
+  return rows;
+}
