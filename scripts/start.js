@@ -15,6 +15,7 @@
 
 const fs = require('fs');
 const http = require('http');
+const net = require('net');
 const path = require('path');
 
 const ROOT = path.join(__dirname, '..');
@@ -40,6 +41,33 @@ function linkPackage() {
     // no link yet
   }
   fs.symlinkSync(ROOT, link, 'junction');
+}
+
+/** The servers the records examples write to, on their default loopback ports (docs/examples.md). */
+const EXAMPLE_SERVERS = [
+  {
+    port: 8086,
+    what: 'InfluxDB',
+    present: 'the InfluxDB example writes to it',
+    missing: 'the InfluxDB example says why its writes fail under its debug node (apt-get install influxdb)',
+  },
+  {
+    port: 1883,
+    what: 'MQTT broker',
+    present: 'the Home Assistant example publishes to it',
+    missing: "the Home Assistant example's mqtt out node shows disconnected (apt-get install mosquitto)",
+  },
+];
+
+/** Whether something accepts connections on a loopback port. */
+function listening(port) {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, HOST, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+  });
 }
 
 async function main() {
@@ -118,6 +146,10 @@ async function main() {
   console.log(`\nSimulator of the easy API: ${sim.url} (token ${DEMO_TOKEN})`);
   console.log(`Node-RED editor with the demo flows: http://${HOST}:${port}/`);
   console.log(`The dashboard example's page: http://${HOST}:${port}/dashboard/energy`);
+  for (const server of EXAMPLE_SERVERS) {
+    const up = await listening(server.port);
+    console.log(`${server.what} (${HOST}:${server.port}): ${up ? `listening; ${server.present}` : `not running; ${server.missing}`}.`);
+  }
   console.log('Ctrl-C stops both.\n');
 }
 
