@@ -28,6 +28,13 @@
 // PI_BENCH_NODE=peak (npm run bench:pi:peak) measures easy-peak the same way instead: 15-minute
 // windows, the month's peaks and the guard per meter and for the site, its steady state the
 // state PeakStream stores after PI_BENCH_FILL readings per meter (every meter peaking).
+// PI_BENCH_FILL_WINDOW=<readings per meter> (e.g. 3000, the window's limit): the late-reading
+// window full, as after 8.3 h at a 10 s cadence. easy-cost then starts from zero (no context
+// file) and is fed that many readings per meter, 10 s apart and ending just before now,
+// through its input as fast as it counts them; the measured span starts once it has counted
+// them all. Per run also: heap (V8's heap and the array buffers outside it, after a full
+// collection; +MB over plain Node-RED) and the main thread's CPU time of one full garbage
+// collection forced at the span's end (the process runs with --expose-gc).
 // Spawned processes and the simulator on loopback only; every temporary directory removed.
 
 const { spawn } = require('child_process');
@@ -56,6 +63,7 @@ const METERS = (process.env.PI_BENCH_METERS || '1,16,128').split(',').map(Number
 const FILL = Math.max(2, Number(process.env.PI_BENCH_FILL) || (NODE === 'peak' ? 360 : 3100));
 const PAIRS = Math.max(1, Math.floor(Number(process.env.PI_BENCH_PAIRS)) || 3);
 const WINDOW_S = Math.max(10, Number(process.env.PI_BENCH_WINDOW) || 30);
+const FILL_WINDOW = NODE === 'peak' ? 0 : Math.max(0, Math.floor(Number(process.env.PI_BENCH_FILL_WINDOW)) || 0);
 const CADENCE_MS = 10_000;
 const TARIFF_ID = 'DEMO-WORKDAY';
 const TIMEZONE = 'Europe/London';
@@ -147,6 +155,14 @@ setInterval(() => {
   busy.max = Math.max(busy.max, now - busy.last);
   busy.last = now;
 }, 10).unref();
+/** V8's heap and the array buffers outside it after a full collection (MB), and how long that collection took (ms of the main thread's CPU). */
+const heap = () => {
+  const t0 = ran();
+  global.gc();
+  const ms = ran() - t0;
+  const m = process.memoryUsage();
+  return { mb: (m.heapUsed + m.arrayBuffers) / 1048576, gcMs: ms };
+};
 module.exports = {
   uiHost: '127.0.0.1',
   uiPort: ${port},
@@ -154,7 +170,9 @@ module.exports = {
   credentialSecret: false,
   httpNodeRoot: '/api',
   contextStorage: { default: { module: 'localfilesystem' } },
-  functionGlobalContext: { benchStats: { sent: 0, ticks: 0, paused: false, loop, busy, status: null, errors: 0, lastError: null } },
+  functionGlobalContext: {
+    benchStats: { sent: 0, ticks: 0, paused: ${FILL_WINDOW > 0}, loop, busy, status: null, errors: 0, lastError: null, heap, counted: 0, fill: null },
+  },
   telemetry: { enabled: false, updateNotification: false },
   diagnostics: { enabled: false },
   // debug: Node-RED says each time its localfilesystem store writes a scope's file
@@ -168,7 +186,8 @@ module.exports = {
 /** The node measured, as the flow holds it. */
 function measuredNode() {
   if (NODE === 'peak') return { id: COST, z: TAB, type: 'easy-peak', account: 'acc', ...PEAK_CONFIG, wires: [[], [], []] };
-  return { id: COST, z: TAB, type: 'easy-cost', account: 'acc', tariff: TARIFF_ID, mode: 'stream', wires: [[], []] };
+  // output 1 counted: the fill waits for what easy-cost has counted
+  return { id: COST, z: TAB, type: 'easy-cost', account: 'acc', tariff: TARIFF_ID, mode: 'stream', wires: [['cnt'], []] };
 }
 
 function flows(simUrl, meters, withCost) {
@@ -186,15 +205,43 @@ if (!s.paused) s.sent += ${meters};
 return null;`;
   const stats = `const s = global.get('benchStats');
 if (msg.req.query.pause) s.paused = msg.req.query.pause === '1';
-msg.payload = { sent: s.sent, ticks: s.ticks, maxMs: s.loop.max / 1e6, busyMs: s.busy.max, status: s.status, errors: s.errors, lastError: s.lastError };
+msg.payload = { sent: s.sent, ticks: s.ticks, maxMs: s.loop.max / 1e6, busyMs: s.busy.max, status: s.status, errors: s.errors, lastError: s.lastError, counted: s.counted, fill: s.fill };
+if (msg.req.query.heap) msg.payload.heap = s.heap();
 if (msg.req.query.reset) { s.loop.reset(); s.busy.max = 0; s.sent = 0; s.errors = 0; }
 return msg;`;
+  // the window filled: \`n\` readings per meter, 10 s apart, ending 10 s before now, fed as fast as easy-cost counts them
+  const fill = `const s = global.get('benchStats');
+const n = Number(msg.req.query.n);
+const end = Date.now() - ${CADENCE_MS};
+s.fill = { sent: 0, total: n * ${meters}, done: false };
+let k = 0;
+const step = () => {
+  // at most a few thousand readings ahead of what easy-cost has counted
+  while (k < n && s.fill.sent - s.counted < 4096) {
+    const ts = end - (n - 1 - k) * ${CADENCE_MS};
+    for (let i = 0; i < ${meters}; i++) {
+      node.send({ topic: 'm' + String(i).padStart(3, '0'), gateway: 'G', payload: 1000 + i + (ts / 3600000) * 2, ts });
+    }
+    s.fill.sent += ${meters};
+    k++;
+  }
+  if (k < n) setTimeout(step, 1);
+  else s.fill.done = true;
+};
+s.counted = 0;
+step();
+msg.payload = { filling: n };
+return [null, msg];`;
   return [
     { id: TAB, type: 'tab', label: 'pi bench' },
     { id: 'acc', type: 'easy-account', name: 'bench', baseUrl: simUrl, timezone: TIMEZONE },
     { id: 'tick', z: TAB, type: 'inject', repeat: String(CADENCE_MS / 1000), once: true, onceDelay: 0.1, wires: [['gen']] },
     { id: 'gen', z: TAB, type: 'function', func: generate, outputs: 2, wires: [withCost ? [COST] : [], []] },
     ...(withCost ? [measuredNode()] : []),
+    { id: 'cnt', z: TAB, type: 'function', func: "global.get('benchStats').counted += 1; return null;", outputs: 1, wires: [[]] },
+    { id: 'fin', z: TAB, type: 'http in', url: '/fill', method: 'get', wires: [['ffn']] },
+    { id: 'ffn', z: TAB, type: 'function', func: fill, outputs: 2, wires: [withCost ? [COST] : [], ['fout']] },
+    { id: 'fout', z: TAB, type: 'http response', wires: [] },
     // what the cost node shows, and how many messages it handed to Catch
     { id: 'st', z: TAB, type: 'status', scope: null, wires: [['stf']] },
     {
@@ -220,13 +267,14 @@ return msg;`;
   ];
 }
 
-function userDir(base, name, simUrl, meters, stored) {
+/** A Node-RED user directory: the flows (with easy-cost unless `withCost` is false) and, if `stored`, the node's context file. */
+function userDir(base, name, simUrl, meters, stored, withCost = stored !== null) {
   const dir = fs.mkdtempSync(path.join(base, `${name}-`));
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'node-red-project', version: '0.0.1', private: true }));
   const link = path.join(dir, 'node_modules', ...PKG.name.split('/'));
   fs.mkdirSync(path.dirname(link), { recursive: true });
   fs.symlinkSync(ROOT, link, 'junction');
-  fs.writeFileSync(path.join(dir, 'flows.json'), JSON.stringify(flows(simUrl, meters, stored !== null)));
+  fs.writeFileSync(path.join(dir, 'flows.json'), JSON.stringify(flows(simUrl, meters, withCost)));
   fs.writeFileSync(path.join(dir, 'flows_cred.json'), JSON.stringify({ acc: { token: TOKEN } }));
   if (stored !== null) {
     // where and how Node-RED's localfilesystem store keeps a node's context
@@ -262,7 +310,7 @@ async function pairedCpu(pid, stats) {
 async function run(label, dir, withCost) {
   const port = await freePort();
   fs.writeFileSync(path.join(dir, 'settings.js'), settingsJs(port));
-  const child = spawn(process.execPath, [RED_JS, '--userDir', dir, '--settings', path.join(dir, 'settings.js')], {
+  const child = spawn(process.execPath, ['--expose-gc', RED_JS, '--userDir', dir, '--settings', path.join(dir, 'settings.js')], {
     cwd: dir,
     env: { ...process.env, NODE_OPTIONS: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -281,12 +329,28 @@ async function run(label, dir, withCost) {
     // the first readings (0.1 s after the start) are counted on the restored totals; then memory
     await new Promise((r) => setTimeout(r, 3000));
     const restart = { peakMb: procStatus(child.pid, 'VmHWM'), rssMb: procStatus(child.pid, 'VmRSS') };
+    let fillS = null;
+    if (withCost && FILL_WINDOW > 0) {
+      const t0 = Date.now();
+      await stats(false, 'pause=1');
+      await fetch(`http://127.0.0.1:${port}/api/fill?n=${FILL_WINDOW}`);
+      for (;;) {
+        const f = await stats(false);
+        if (f.errors) throw new Error(`easy-cost refused a reading of the fill: ${f.lastError}`);
+        if (f.fill && f.fill.done && f.counted >= f.fill.total) break;
+        if (child.exitCode !== null) throw new Error(`Node-RED exited:\n${log}`);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      await stats(false, 'pause=0');
+      fillS = (Date.now() - t0) / 1000;
+    }
     const startup = await stats(true);
     const logFrom = log.length;
     const w0 = writeBytes(child.pid);
     const c0 = cpuMs(child.pid);
     await new Promise((r) => setTimeout(r, SECONDS * 1000));
     const s = await stats(false);
+    const { heap } = await stats(false, 'heap=1');
     const flushes = (log.slice(logFrom).match(/Flushing localfilesystem context scope \S+/g) || []).map((l) => l.split(' ').pop());
     const result = {
       label,
@@ -298,6 +362,8 @@ async function run(label, dir, withCost) {
       startBusyMs: startup.busyMs,
       restart,
       endPeakMb: procStatus(child.pid, 'VmHWM'),
+      heap,
+      fillS,
       contextFile: null,
       status: s.status,
       flushes,
@@ -329,7 +395,8 @@ async function main() {
   try {
     console.log(
       `bench:pi — ${NODE === 'peak' ? 'easy-peak, 15 min windows' : `easy-cost stream, ${TARIFF_ID}`}, one reading per meter every ${CADENCE_MS / 1000} s of real time, ` +
-        `${SECONDS} s measured per run, localfilesystem store (flush every 30 s), steady state from ${FILL} readings per meter`,
+        `${SECONDS} s measured per run, localfilesystem store (flush every 30 s), ` +
+        (FILL_WINDOW ? `window filled with ${FILL_WINDOW} readings per meter` : `steady state from ${FILL} readings per meter`),
     );
     const baseline = await run(
       `plain Node-RED (same generator, no easy-${NODE})`,
@@ -338,8 +405,10 @@ async function main() {
     );
     const rows = [baseline];
     for (const meters of METERS) {
-      const stored = await steadyState(meters, tariff);
-      rows.push(await run(`${meters} meter${meters === 1 ? '' : 's'}`, userDir(base, `m${meters}`, sim.url, meters, stored), true));
+      const label = `${meters} meter${meters === 1 ? '' : 's'}${FILL_WINDOW ? `, window ${FILL_WINDOW}` : ''}`;
+      // a filled window starts from zero: the fill's readings end where stored ones would
+      const stored = FILL_WINDOW ? null : await steadyState(meters, tariff);
+      rows.push(await run(label, userDir(base, `m${meters}`, sim.url, meters, stored, true), true));
     }
     const cols = [
       ['MB written/min', (r) => mb(r.writtenPerMin)],
@@ -350,6 +419,8 @@ async function main() {
       ['CPU ms/reading', (r) => (r === baseline ? '-' : r.sent < 100 ? `(${r.sent} read.)` : perReading(r).toFixed(3))],
       ['same process', (r) => (r === baseline ? '-' : r.paired.sent < 100 ? `(${r.paired.sent} read.)` : r.paired.msPerReading.toFixed(3))],
       ['start block ms', (r) => r.startBusyMs.toFixed(0)],
+      ['heap MB', (r) => over(r, r.heap.mb, baseline.heap.mb)],
+      ['full GC ms', (r) => r.heap.gcMs.toFixed(0)],
       ['restart peak MB', (r) => over(r, r.restart.peakMb, baseline.restart.peakMb)],
       ['restart RSS MB', (r) => over(r, r.restart.rssMb, baseline.restart.rssMb)],
     ];
@@ -360,6 +431,8 @@ async function main() {
     for (const r of rows) {
       console.log(r.label.padEnd(48) + cols.map(([title, value]) => value(r).padStart(width(title))).join(''));
       if (r.status) console.log(`    status: ${r.status}`);
+      if (r.fillS !== null)
+        console.log(`    window filled with ${FILL_WINDOW} readings per meter in ${r.fillS.toFixed(0)} s before the span`);
       if (r.flushes.length) console.log(`    context files written: ${r.flushes.length} (${[...new Set(r.flushes)].join(', ')})`);
       if (r.errors) console.log(`    ${r.errors} messages to Catch, the last: ${r.lastError}`);
       for (const w of r.warnings) console.log(`    ${w}`);
@@ -377,7 +450,8 @@ async function main() {
         `start block: the same from the start (loading the context file) to the first measured second.\n` +
         `CPU per reading: the run's CPU less the baseline's over the same ${SECONDS} s, over the readings sent; same process: ` +
         `after that span, ${PAIRS} pairs of ${WINDOW_S} s windows, the readings to a dead end then to easy-${NODE}, the difference per reading. ` +
-        `restart: 3 s after "Started flows" on the steady-state context file; +MB over plain Node-RED.`,
+        `restart: 3 s after "Started flows" on the steady-state context file; +MB over plain Node-RED. ` +
+        `heap: V8's heap and array buffers after a full collection at the span's end; full GC: that collection's main-thread CPU time.`,
     );
   } finally {
     await sim.close();

@@ -4,8 +4,17 @@
 // (300 readings per meter) and after 8.3 hours (3,000 readings per meter, the window's
 // limit). CPU per reading is the median of 15 ticks of 128 readings (one per meter); the
 // ratio is against the 300-reading case of the same run (the first minutes after a restart
-// also open every meter and period, and run slower). bench:pi measures the same
-// node inside a real Node-RED, whose window is the restart case during its minutes.
+// also open every meter and period, and run slower). Heap: V8's heap and the typed arrays'
+// buffers outside it (the window's columns live there), after a full collection. Worst
+// block: the longest the event loop was busy over the 15 ticks of each case (a tick's 128
+// readings run without a turn of the loop), as the main thread's own CPU time between two
+// turns of a 1 ms timer (/proc/self/task/<pid>/schedstat: without the time other processes
+// of a shared machine had the core) and as the loop's delay (wall); and one full garbage
+// collection with the window held, in CPU time (what V8 does now and then anyway, and the
+// cause of the worst blocks before the window became columns).
+// bench:pi measures the same node inside a real Node-RED (PI_BENCH_FILL_WINDOW=1 fills it).
+import { readFileSync } from 'fs';
+import { monitorEventLoopDelay } from 'perf_hooks';
 import { CostStream } from '../nodes/lib/runtime/cost/cost-stream';
 import { parseTariffs } from '../nodes/lib/engine/tariff/tariff';
 import { DEMO_TARIFFS } from '../sim/demo-data';
@@ -18,8 +27,35 @@ const tariff = parseTariffs(JSON.parse(JSON.stringify(DEMO_TARIFFS))).tariffs.fi
 const gc = (globalThis as { gc?: () => void }).gc;
 const heapMb = () => {
   gc?.();
-  return process.memoryUsage().heapUsed / 1048576;
+  const m = process.memoryUsage();
+  return (m.heapUsed + m.arrayBuffers) / 1048576;
 };
+/** The main thread's CPU time so far (ms). */
+const schedstat = `/proc/self/task/${process.pid}/schedstat`;
+const threadMs = () => Number(readFileSync(schedstat, 'utf8').split(' ')[0]) / 1e6;
+/** How long a full garbage collection takes now (ms of the main thread's CPU). */
+const gcMs = () => {
+  if (!gc) return NaN;
+  const t0 = threadMs();
+  gc();
+  return threadMs() - t0;
+};
+/** The longest the main thread ran between two turns of a 1 ms timer while `work` runs (ms of CPU). */
+async function busiest(work: () => Promise<void>): Promise<number> {
+  let last = threadMs();
+  let max = 0;
+  const timer = setInterval(() => {
+    const now = threadMs();
+    max = Math.max(max, now - last);
+    last = now;
+  }, 1);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+  }
+  return Math.max(max, threadMs() - last);
+}
 
 async function newStream(): Promise<CostStream> {
   const stream = new CostStream({
@@ -50,19 +86,60 @@ async function main(): Promise<void> {
   stream = await newStream();
   tick = 0;
   const heap0 = heapMb();
-  const rows: Array<{ label: string; window: number; ms: number; heap: number }> = [];
+  const rows: Array<{ label: string; window: number; ms: number; heap: number; busyMs: number; blockMs: number; gcMs: number }> = [];
+  const loop = monitorEventLoopDelay({ resolution: 1 });
   for (const window of [1, 300, 3000]) {
     while (tick < window) await oneTick();
     const times: number[] = [];
-    for (let i = 0; i < 15; i++) times.push(await oneTick());
-    rows.push({ label: `${window} reading${window === 1 ? '' : 's'} per meter`, window, ms: median(times), heap: heapMb() - heap0 });
+    loop.reset();
+    loop.enable();
+    // turns of the loop between ticks, as readings arrive 10 s apart
+    const busyMs = await busiest(async () => {
+      for (let i = 0; i < 15; i++) {
+        times.push(await oneTick());
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    });
+    loop.disable();
+    const blockMs = loop.max / 1e6;
+    rows.push({
+      label: `${window} reading${window === 1 ? '' : 's'} per meter`,
+      window,
+      ms: median(times),
+      heap: heapMb() - heap0,
+      busyMs,
+      blockMs,
+      gcMs: median([gcMs(), gcMs(), gcMs()]),
+    });
   }
+  await stream.close();
   console.log(`stream mode, ${METERS} meters, one reading each per 10 s tick (DEMO-WORKDAY, ${ZONE}), in-process`);
-  console.log('late-reading window'.padEnd(28) + 'CPU ms/reading'.padStart(16) + 'ratio'.padStart(8) + 'heap MB (all meters)'.padStart(24));
+  console.log(
+    'late-reading window'.padEnd(28) +
+      'CPU ms/reading'.padStart(16) +
+      'ratio'.padStart(8) +
+      'heap MB (all meters)'.padStart(24) +
+      'worst block ms: CPU'.padStart(21) +
+      'wall'.padStart(7) +
+      'full GC ms'.padStart(12),
+  );
   for (const r of rows) {
     const heap = gc ? r.heap.toFixed(1) : '(run with --expose-gc)';
-    console.log(r.label.padEnd(28) + r.ms.toFixed(3).padStart(16) + `${(r.ms / rows[1].ms).toFixed(2)}x`.padStart(8) + heap.padStart(24));
+    console.log(
+      r.label.padEnd(28) +
+        r.ms.toFixed(3).padStart(16) +
+        `${(r.ms / rows[1].ms).toFixed(2)}x`.padStart(8) +
+        heap.padStart(24) +
+        r.busyMs.toFixed(1).padStart(21) +
+        r.blockMs.toFixed(1).padStart(7) +
+        (gc ? r.gcMs.toFixed(1) : '-').padStart(12),
+    );
   }
+  console.log(
+    "heap: V8 heap and array buffers over the empty stream, after a full collection; worst block over the 15 ticks: the main thread's " +
+      'CPU between two turns of a 1 ms timer, and the event loop delay (wall: includes other processes); ' +
+      'full GC: the median of 3 forced full collections with the window held (main thread CPU)',
+  );
 }
 
 main().catch((err) => {

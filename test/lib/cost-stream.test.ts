@@ -1,6 +1,6 @@
 import should from 'should';
 import { CostStream, MAX_METERS, RefusedReading, TotalsStore } from '../../nodes/lib/runtime/cost/cost-stream';
-import { addReading, newTotals, TotalsState } from '../../nodes/lib/engine/cost/totals';
+import { addReading, newTotals, plainTotals, TotalsState } from '../../nodes/lib/engine/cost/totals';
 import type { Tariff } from '../../nodes/lib/engine/tariff/tariff';
 
 const FLAT = { id: 'F', name: 'Flat', vat: 20, currency: 'GBP', rules: [{ priority: 1, price: 0.25 }] } as Tariff;
@@ -190,7 +190,7 @@ describe('CostStream: per-meter running totals', () => {
       [T0 + MIN, 104],
     ])
       old = addReading(old, { ts, value }, flat).state;
-    const { stream, warnings, restored } = await started({ store: memoryStore(old) });
+    const { stream, warnings, restored } = await started({ store: memoryStore(plainTotals(old)) }); // as earlier versions stored it
     should(warnings).eql([]);
     should(restored.text).equal('today 4.00 kWh (restored) · 1 meter');
     const next = await stream.handle(meter('G', 'e1.kwh', T0 + 2 * MIN, 105), FLAT, LATER);

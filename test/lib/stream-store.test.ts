@@ -8,7 +8,7 @@ import { CostStream, RefusedReading, TotalsStore } from '../../nodes/lib/runtime
 import { decodeStored, encodeStored, SAVE_EVERY_MS, STORED_READINGS } from '../../nodes/lib/runtime/cost/stream-store';
 import { QUIET_MS } from '../../nodes/lib/runtime/common/refusal-burst';
 import { computeCost } from '../../nodes/lib/engine/cost/cost';
-import { addReading, MAX_KEPT, newTotals, TotalsState } from '../../nodes/lib/engine/cost/totals';
+import { addReading, MAX_KEPT, newTotals, plainTotals, TotalsState } from '../../nodes/lib/engine/cost/totals';
 import { localPeriod } from '../../nodes/lib/engine/time/time';
 import type { Tariff } from '../../nodes/lib/engine/tariff/tariff';
 import { FakeClock, installClock } from '../fake-clock';
@@ -90,7 +90,7 @@ describe('stream totals on flash', function () {
     await stream.close();
     should(st.saves).equal(before + 1);
     const kept = (await started(store(st.saved))).totalsOf({ gateway: 'G', topic: 'm0' })!.kept;
-    should(kept[kept.length - 1]).eql([Date.now(), 200]);
+    should(kept.readings().pop()).eql([Date.now(), 200]);
     // nothing after close, even a reading still in the node's queue
     await stream.handle(reading(0, Date.now() + 10_000, 201), TARIFF, Date.now());
     await clock.tickAsync(10 * MIN);
@@ -120,10 +120,10 @@ describe('stream totals on flash', function () {
     for (let m = 0; m < 3; m++) {
       const id = { gateway: 'G', topic: `m${m}` };
       const [was, is] = [stream.totalsOf(id)!, again.totalsOf(id)!];
-      should({ ...is, kept: [], costs: [] }).eql({ ...was, kept: [], costs: [] });
+      should({ ...is, kept: [] }).eql({ ...was, kept: [] });
       const n = Math.floor(STORED_READINGS / 3);
-      should(is.kept).eql(was.kept.slice(-n));
-      should(is.costs).eql(was.costs.slice(-(n - 1)));
+      should(is.kept.readings()).eql(was.kept.readings().slice(-n));
+      should(is.kept.costRows()).eql(was.kept.costRows().slice(-(n - 1)));
     }
   });
 
@@ -135,9 +135,9 @@ describe('stream totals on flash', function () {
     const again = await started(store(st.saved));
     const kept = again.totalsOf({ gateway: 'G', topic: 'm0' })!.kept;
     should(kept).have.length(STORED_READINGS);
-    const late = (await again.handle(reading(0, kept[1][0] - 30_000, kept[1][1] - 0.5), TARIFF, LATER))!.payload;
+    const late = (await again.handle(reading(0, kept.ts(1) - 30_000, kept.value(1) - 0.5), TARIFF, LATER))!.payload;
     should(late).match({ late: true, change: { energy: 0 } });
-    const old = (await again.handle(reading(0, kept[0][0] - 30_000, kept[0][1] - 0.5), TARIFF, LATER))!.payload;
+    const old = (await again.handle(reading(0, kept.ts(0) - 30_000, kept.value(0) - 0.5), TARIFF, LATER))!.payload;
     should(old).match({ ignored: 'too_late' });
   });
 
@@ -225,10 +225,11 @@ describe('stream totals on flash', function () {
       for (let k = 0; k < 400; k++) t = addReading(t, { ts: T0 + k * MIN, value: k * 1.5 }, flat).state;
       meters.push({ gateway, topic, totals: t });
     }
-    const v2 = { version: 2, timezone: ZONE, tariffId: 'T', meters };
+    // as 0.1.x stored them: the window as lists of readings and costs
+    const v2 = { version: 2, timezone: ZONE, tariffId: 'T', meters: meters.map((m) => ({ ...m, totals: plainTotals(m.totals) })) };
     const st = store(v2);
     const stream = await started(st);
-    should(stream.totalsOf({ gateway: 'G', topic: 'e1.kwh' })).eql(meters[0].totals); // whole, window included
+    should(plainTotals(stream.totalsOf({ gateway: 'G', topic: 'e1.kwh' }))).eql(plainTotals(meters[0].totals)); // whole, window included
     await stream.handle({ topic: 'e1.kwh', gateway: 'G', payload: 601.5, ts: T0 + 401 * MIN }, TARIFF, LATER);
     await stream.flush();
     should(st.saved).match({ version: 3, timezone: ZONE, tariffId: 'T' });
@@ -263,8 +264,9 @@ describe('stream totals on flash', function () {
     const totals = newTotals(ZONE, 'T');
     const extras = { generator: { day: [1.5, 0.25], month: [10, 2] } };
     const stored = encodeStored([{ gateway: null, topic: 'x', totals, extras }], { timezone: ZONE, tariffId: 'T' });
-    should(decodeStored(JSON.parse(JSON.stringify(stored)), { timezone: ZONE, tariffId: 'T', maxMeters: 1 }).meters).eql([
-      { gateway: null, topic: 'x', totals, extras },
+    const meters = decodeStored(JSON.parse(JSON.stringify(stored)), { timezone: ZONE, tariffId: 'T', maxMeters: 1 }).meters;
+    should(meters.map((m) => ({ ...m, totals: plainTotals(m.totals) }))).eql([
+      { gateway: null, topic: 'x', totals: plainTotals(totals), extras },
     ]);
   });
 

@@ -4,7 +4,7 @@
 // What fails is dropped and named; the rest carries on.
 import { isStoredInstant, storedInstantText } from '../common/stored-checks';
 import { isFromFuture } from '../common/future-readings';
-import { Bucket, PERIODS, periodBounds, TotalsState, trimKept } from './totals';
+import { Bucket, PERIODS, periodBounds, plainTotals, ReadingWindow, StoredTotals, TotalsState, trimKept } from './totals';
 
 export interface CheckedTotals {
   /** The totals to carry on from, or null when nothing of them can be trusted (counting starts from zero). */
@@ -28,19 +28,19 @@ export function checkStoredTotals(state: TotalsState, now: number, maxReadings: 
     return { state: null, dropped: [`totals starting at ${storedInstantText(total.from)}, not an instant near now`] };
   }
   const { kept } = state;
-  if (kept.length && !isStoredInstant(kept[0][0], now) && !isFromFuture(kept[0][0], now)) {
-    return { state: null, dropped: [`readings from ${storedInstantText(kept[0][0])}, not an instant near now`] };
+  if (kept.length && !isStoredInstant(kept.ts(0), now) && !isFromFuture(kept.ts(0), now)) {
+    return { state: null, dropped: [`readings from ${storedInstantText(kept.ts(0))}, not an instant near now`] };
   }
   let next = state;
   let future = 0;
-  while (future < kept.length && isFromFuture(kept[kept.length - 1 - future][0], now)) future++;
+  while (future < kept.length && isFromFuture(kept.ts(kept.length - 1 - future), now)) future++;
   if (future === kept.length && future > 0) {
-    return { state: null, dropped: [`every stored reading, the newest from the future (${storedInstantText(kept[kept.length - 1][0])})`] };
+    return { state: null, dropped: [`every stored reading, the newest from the future (${storedInstantText(kept.newestTs())})`] };
   }
   if (future > 0) {
     next = withoutNewest(state, future);
     dropped.push(
-      `${future === 1 ? 'a reading' : `${future} readings`} from the future (the newest ${storedInstantText(kept[kept.length - 1][0])}) ` +
+      `${future === 1 ? 'a reading' : `${future} readings`} from the future (the newest ${storedInstantText(kept.newestTs())}) ` +
         'with the intervals ending at them; today, this week and this month hold what the readings left give',
     );
   } else if (PERIODS.some((name) => state[name] && !isStoredInstant(state[name]!.from, now))) {
@@ -58,12 +58,13 @@ export function checkStoredTotals(state: TotalsState, now: number, maxReadings: 
 
 /** A copy of `state` without its `count` newest readings and the intervals ending at them, the periods those of the newest left. */
 function withoutNewest(state: TotalsState, count: number): TotalsState {
-  const keep = state.kept.length - count;
-  const kept = state.kept.slice(0, keep);
-  const costs = state.costs.slice(0, Math.max(keep - 1, 0));
+  const plain = plainTotals(state) as StoredTotals;
+  const keep = plain.kept.length - count;
+  const kept = plain.kept.slice(0, keep);
+  const costs = plain.costs.slice(0, Math.max(keep - 1, 0));
   const total = state.total ? { ...state.total } : null;
   if (total) {
-    for (const row of state.costs.slice(Math.max(keep - 1, 0))) {
+    for (const row of plain.costs.slice(Math.max(keep - 1, 0))) {
       total.energy -= row[0];
       total.net -= row[1];
       total.gross -= row[2];
@@ -72,7 +73,7 @@ function withoutNewest(state: TotalsState, count: number): TotalsState {
       total.intervals -= 1;
     }
   }
-  const next: TotalsState = { ...state, kept, costs, total, day: null, week: null, month: null };
+  const next: TotalsState = { ...state, kept: ReadingWindow.of(kept, costs), total, day: null, week: null, month: null };
   const newest = kept.length ? kept[kept.length - 1][0] : null;
   if (newest === null) return next;
   for (const name of PERIODS) {

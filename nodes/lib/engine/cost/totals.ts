@@ -6,9 +6,14 @@
 //
 // Readings may arrive late, twice or out of order (a gateway re-sending its buffer after
 // a link outage). The readings of the last WINDOW_MS are kept with the cost of each
-// interval between them, so a late one splits the interval it falls into, and the
-// totals end up the same whatever order the same readings came in.
+// interval between them (in the compact columns of reading-window.ts), so a late one
+// splits the interval it falls into, and the totals end up the same whatever order the
+// same readings came in.
 import { assertTimeZone, localPeriod } from '../time/time';
+import { CostRow, ReadingWindow } from './reading-window';
+
+export { ReadingWindow } from './reading-window';
+export type { CostRow } from './reading-window';
 
 export type PeriodName = 'day' | 'week' | 'month';
 export const PERIODS: readonly PeriodName[] = ['day', 'week', 'month'];
@@ -41,17 +46,15 @@ export interface Reading {
   value: number;
 }
 
-/** A kept interval's cost as a compact row: energy, net, gross, unpricedEnergy, resets. */
-type CostRow = [number, number, number, number, number];
-
 export interface TotalsState {
   version: 1;
   timezone: string;
   tariffId: string;
-  /** Readings of the last WINDOW_MS (plus the one before, where intervals start), ascending [ts, value]. */
-  kept: Array<[number, number]>;
-  /** costs[i] is the interval kept[i] -> kept[i + 1]. */
-  costs: CostRow[];
+  /**
+   * Readings of the last WINDOW_MS (plus the one before, where intervals start), ascending,
+   * with the cost of the interval from each to the next (kept.cost(i): kept i -> i + 1).
+   */
+  kept: ReadingWindow;
   day: Bucket | null;
   week: Bucket | null;
   month: Bucket | null;
@@ -106,13 +109,12 @@ function apply(bucket: Bucket, row: CostRow, sign: 1 | -1): void {
 
 export function newTotals(timezone: string, tariffId: string): TotalsState {
   assertTimeZone(timezone);
-  return { version: 1, timezone, tariffId, kept: [], costs: [], day: null, week: null, month: null, total: null };
+  return { version: 1, timezone, tariffId, kept: new ReadingWindow(), day: null, week: null, month: null, total: null };
 }
 
 /** The first instant a reading may have and still be counted: WINDOW_MS before the newest. */
 export function windowStart(state: TotalsState): number {
-  const newest = state.kept[state.kept.length - 1];
-  return newest ? newest[0] - WINDOW_MS : -Infinity;
+  return state.kept.length ? state.kept.newestTs() - WINDOW_MS : -Infinity;
 }
 
 /**
@@ -136,67 +138,69 @@ export function addReading(
   owned = false,
 ): AddResult {
   const next = copyState(state, owned);
-  const { kept, costs } = next;
+  const { kept } = next;
   const unchanged = { state, closed: {}, change: rowCost(ZERO) };
   if (kept.length > 0 && r.ts < windowStart(next)) return { ...unchanged, ignored: 'too_late' };
   // Once readings were let go (the total began before the oldest kept one), the interval
   // that ends at the oldest kept reading is in the totals but no longer known: a reading
   // before it, or a new value for it, cannot be placed without counting something twice.
-  if (kept.length > 0 && next.total !== null && next.total.from < kept[0][0]) {
-    if (r.ts < kept[0][0]) return { ...unchanged, ignored: 'too_late' };
-    if (r.ts === kept[0][0] && r.value !== kept[0][1]) return { ...unchanged, ignored: 'too_late' };
+  if (kept.length > 0 && next.total !== null && next.total.from < kept.ts(0)) {
+    if (r.ts < kept.ts(0)) return { ...unchanged, ignored: 'too_late' };
+    if (r.ts === kept.ts(0) && r.value !== kept.value(0)) return { ...unchanged, ignored: 'too_late' };
   }
 
-  const at = firstAtOrAfter(kept, r.ts);
+  const at = kept.firstAtOrAfter(r.ts);
   const isNewest = at === -1;
+  if (!isNewest && kept.ts(at) === r.ts && kept.value(at) === r.value) return { ...unchanged, ignored: 'duplicate' };
   const before = next.total ? { ...next.total } : emptyBucket(r.ts, null);
-  /** Interval i (kept[i] -> kept[i + 1]) now costs `row`, in every open period it starts in and the total. */
+  /** Interval i (kept i -> i + 1) now costs what costOf says instead of `old` (null: a new interval), in every open period it starts in and the total. */
   let overflow = false;
-  const price = (i: number, isNew: boolean) => {
-    let row = toRow(costOf({ ts: kept[i][0], value: kept[i][1] }, { ts: kept[i + 1][0], value: kept[i + 1][1] }));
-    const from = kept[i][0];
+  const price = (i: number, old: CostRow | null) => {
+    let row = toRow(costOf({ ts: kept.ts(i), value: kept.value(i) }, { ts: kept.ts(i + 1), value: kept.value(i + 1) }));
+    const from = kept.ts(i);
     const buckets = [next.day, next.week, next.month, next.total].filter(
       (b): b is Bucket => !!b && from >= b.from && (b.to === null || from < b.to),
     );
     // each interval is finite (computeCost), but a sum of them may not be: such an interval counts nothing
     const finiteWith = (b: Bucket) =>
-      [b.energy, b.net, b.gross, b.unpricedEnergy].every((sum, k) => Number.isFinite(sum - (isNew ? 0 : costs[i][k]) + row[k]));
+      [b.energy, b.net, b.gross, b.unpricedEnergy].every((sum, k) => Number.isFinite(sum - (old ? old[k] : 0) + row[k]));
     if (!row.every(Number.isFinite) || !buckets.every(finiteWith)) {
       row = [...ZERO];
       overflow = true;
     }
     for (const bucket of buckets) {
-      if (!isNew) apply(bucket, costs[i], -1);
+      if (old) apply(bucket, old, -1);
       apply(bucket, row, 1);
     }
-    costs[i] = row;
+    kept.setCost(i, row);
   };
 
   let replaced = false;
-  if (!isNewest && kept[at][0] === r.ts) {
-    if (kept[at][1] === r.value) return { ...unchanged, ignored: 'duplicate' };
-    kept[at] = [r.ts, r.value];
+  if (!isNewest && kept.ts(at) === r.ts) {
+    // the old costs of its intervals are read before the value changes (an interval's energy may be its step)
+    const oldBefore = at > 0 ? kept.cost(at - 1) : null;
+    const oldAfter = at < kept.length - 1 ? kept.cost(at) : null;
+    kept.setValue(at, r.value);
     replaced = true;
-    if (at > 0) price(at - 1, false);
-    if (at < costs.length) price(at, false);
+    if (oldBefore) price(at - 1, oldBefore);
+    if (oldAfter) price(at, oldAfter);
   } else if (kept.length === 0) {
-    kept.push([r.ts, r.value]);
+    kept.insert(0, r.ts, r.value);
     next.total = emptyBucket(r.ts, null);
   } else if (isNewest) {
-    kept.push([r.ts, r.value]);
-    price(kept.length - 2, true);
+    kept.insert(kept.length, r.ts, r.value);
+    price(kept.length - 2, null);
   } else if (at === 0) {
     // before the very first reading: a new first interval, and the total starts earlier
-    kept.unshift([r.ts, r.value]);
-    costs.unshift([...ZERO]);
+    kept.insert(0, r.ts, r.value);
     next.total!.from = r.ts;
-    price(0, true);
+    price(0, null);
   } else {
     // inside the interval at-1 -> at, which becomes two
-    kept.splice(at, 0, [r.ts, r.value]);
-    costs.splice(at, 0, [...ZERO]);
-    price(at - 1, false);
-    price(at, true);
+    const old = kept.cost(at - 1);
+    kept.insert(at, r.ts, r.value);
+    price(at - 1, old);
+    price(at, null);
   }
 
   const closed: AddResult['closed'] = {};
@@ -227,26 +231,11 @@ export function addReading(
   };
 }
 
-/** Index of the first kept reading at or after `ts` (binary search), -1 when all are before it. */
-function firstAtOrAfter(kept: Array<[number, number]>, ts: number): number {
-  if (kept.length === 0 || kept[kept.length - 1][0] < ts) return -1;
-  let lo = 0;
-  let hi = kept.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (kept[mid][0] >= ts) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
-
-function copyState(s: TotalsState, keepLists: boolean): TotalsState {
+function copyState(s: TotalsState, keepWindow: boolean): TotalsState {
   const bucket = (b: Bucket | null) => (b ? { ...b } : null);
   return {
     ...s,
-    // rows are never changed in place, only replaced: copying the lists is enough
-    kept: keepLists ? s.kept : s.kept.slice(),
-    costs: keepLists ? s.costs : s.costs.slice(),
+    kept: keepWindow ? s.kept : s.kept.copy(),
     day: bucket(s.day),
     week: bucket(s.week),
     month: bucket(s.month),
@@ -266,17 +255,10 @@ export function trimKept(state: TotalsState, maxKept: number): void {
 /** Drops readings a late one can no longer reach, keeping the last one before the window (where an interval starts). */
 function forgetOld(state: TotalsState, maxKept: number): void {
   const start = windowStart(state);
+  const { kept } = state;
   let drop = 0;
-  while (drop + 1 < state.kept.length && state.kept[drop + 1][0] < start) drop++;
-  drop = Math.max(drop, state.kept.length - maxKept);
-  if (drop === 1) {
-    // the usual case of a full window: V8 moves the start of a long array instead of its items
-    state.kept.shift();
-    state.costs.shift();
-  } else if (drop > 0) {
-    state.kept.splice(0, drop);
-    state.costs.splice(0, drop);
-  }
+  while (drop + 1 < kept.length && kept.ts(drop + 1) < start) drop++;
+  kept.dropOldest(Math.max(drop, kept.length - maxKept));
 }
 
 /**
@@ -287,10 +269,25 @@ function forgetOld(state: TotalsState, maxKept: number): void {
 export function restoreTotals(stored: unknown, timezone: string, tariffId: string): { state: TotalsState; problem: string | null } {
   const fresh = newTotals(timezone, tariffId);
   if (stored === undefined || stored === null) return { state: fresh, problem: null };
-  if (!isTotalsState(stored)) return { state: fresh, problem: 'stored totals are unreadable' };
-  if (stored.tariffId !== tariffId) return { state: fresh, problem: `stored totals belong to tariff "${stored.tariffId}"` };
-  if (stored.timezone !== timezone) return { state: fresh, problem: `stored totals were counted in ${stored.timezone}` };
-  return { state: stored, problem: null };
+  const plain = plainTotals(stored);
+  if (!isStoredTotals(plain)) return { state: fresh, problem: 'stored totals are unreadable' };
+  if (plain.tariffId !== tariffId) return { state: fresh, problem: `stored totals belong to tariff "${plain.tariffId}"` };
+  if (plain.timezone !== timezone) return { state: fresh, problem: `stored totals were counted in ${plain.timezone}` };
+  const { costs, ...rest } = plain;
+  return { state: { ...rest, kept: ReadingWindow.of(plain.kept, costs) }, problem: null };
+}
+
+/** Totals as plain JSON: readings as [ts, value] rows, costs[i] the interval kept[i] -> kept[i + 1] (what version 1 stored). */
+export interface StoredTotals extends Omit<TotalsState, 'kept'> {
+  kept: Array<[number, number]>;
+  costs: CostRow[];
+}
+
+/** `state` as plain JSON (StoredTotals), e.g. to check or cut it as stored totals are. */
+export function plainTotals<T>(state: T): T | StoredTotals {
+  const s = state as unknown as TotalsState;
+  if (typeof s !== 'object' || s === null || !(s.kept instanceof ReadingWindow)) return state;
+  return { ...s, kept: s.kept.readings(), costs: s.kept.costRows() };
 }
 
 const finite = (x: unknown): boolean => typeof x === 'number' && Number.isFinite(x);
@@ -304,7 +301,7 @@ function isBucket(x: unknown, openEnded: boolean): x is Bucket {
   return openEnded ? b.to === null : finite(b.to) && (b.to as number) > (b.from as number);
 }
 
-function isTotalsState(x: unknown): x is TotalsState {
+function isStoredTotals(x: unknown): x is StoredTotals {
   if (typeof x !== 'object' || x === null) return false;
   const s = x as Record<string, unknown>;
   const kept = s.kept as unknown[];

@@ -32,7 +32,7 @@ export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' :
  */
 export function siteSums(all: TotalsState[], timezone: string): SiteSums {
   let newest = -Infinity;
-  for (const t of all) if (t.kept.length) newest = Math.max(newest, t.kept[t.kept.length - 1][0]);
+  for (const t of all) if (t.kept.length) newest = Math.max(newest, t.kept.newestTs());
   const sum = (from: number, to: number | null, buckets: Array<Bucket | null>): Bucket => {
     const s: Bucket = { from, to, energy: 0, net: 0, gross: 0, unpricedEnergy: 0, resets: 0, intervals: 0 };
     for (const b of buckets) {

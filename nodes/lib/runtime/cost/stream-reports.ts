@@ -102,13 +102,13 @@ export class StreamReports {
       const reading = out.payload.reading as { ts: number } | undefined;
       const meter = out.payload.meter as { gateway: string | null; topic: string | null } | undefined;
       if (change && reading && meter && !out.payload.ignored) {
-        const kept = stream.totalsOf({ gateway: meter.gateway, topic: meter.topic })?.kept ?? [];
+        const kept = stream.totalsOf({ gateway: meter.gateway, topic: meter.topic })?.kept;
         // the interval this reading closes starts at the kept reading before it (kept ascending:
         // looked for from the newest end, so a full 48 h window costs nothing more)
         let start = NaN;
-        for (let i = kept.length - 1; i >= 0; i--) {
-          if (kept[i][0] < reading.ts) {
-            start = kept[i][0];
+        for (let i = (kept?.length ?? 0) - 1; i >= 0; i--) {
+          if (kept!.ts(i) < reading.ts) {
+            start = kept!.ts(i);
             break;
           }
         }

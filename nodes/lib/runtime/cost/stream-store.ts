@@ -6,7 +6,7 @@
 // restart needs, as one compact line of text (Node-RED's localfilesystem store writes
 // pretty-printed JSON, which would put every number of a list on a line of its own), and
 // at most one save every SAVE_EVERY_MS plus one on close, never one per reading.
-import { Bucket, MAX_KEPT, PERIODS, periodBounds, restoreTotals, TotalsState } from '../../engine/cost/totals';
+import { Bucket, CostRow, MAX_KEPT, PERIODS, periodBounds, restoreTotals, TotalsState } from '../../engine/cost/totals';
 import { checkStoredTotals } from '../../engine/cost/stored-totals';
 import { storedInstantText } from '../../engine/common/stored-checks';
 import { isNearNow } from '../../engine/time/time';
@@ -182,8 +182,8 @@ function meterLine(m: StoredMeter, readings: number): MeterLine {
   const from = Math.max(0, t.kept.length - readings);
   // readings as [ts, value, Δts, value, …]: instants after the first as steps from the one before
   const flat: number[] = [];
-  t.kept.slice(from).forEach(([ts, value], i, list) => flat.push(i === 0 ? ts : ts - list[i - 1][0], value));
-  const costs = t.costs.slice(from).flat();
+  for (let i = from; i < t.kept.length; i++) flat.push(i === from ? t.kept.ts(i) : t.kept.ts(i) - t.kept.ts(i - 1), t.kept.value(i));
+  const costs = t.kept.costRows(from).flat();
   const line: MeterLine = [m.gateway, m.topic, t.total?.from ?? null, [t.day, t.week, t.month, t.total].map(sumsOf), flat, costs];
   if (m.extras !== undefined) line.push(m.extras);
   return line;
@@ -265,8 +265,8 @@ function readLine(text: string, scope: StoreScope, perMeter: number, now: number
     ts = i === 0 ? flat[0] : ts + flat[i];
     if (i / 2 >= cut) kept.push([ts, flat[i + 1]]);
   }
-  const rows: TotalsState['costs'] = [];
-  for (let i = cut * 5; i < costs.length; i += 5) rows.push(costs.slice(i, i + 5) as TotalsState['costs'][number]);
+  const rows: CostRow[] = [];
+  for (let i = cut * 5; i < costs.length; i += 5) rows.push(costs.slice(i, i + 5) as CostRow);
   const newest = kept.length ? kept[kept.length - 1][0] : null;
   const bucket = (b: Sums | null, bounds: { from: number; to: number | null } | null): Bucket | null =>
     b && bounds
