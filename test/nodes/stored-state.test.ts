@@ -6,7 +6,7 @@
 import should from 'should';
 import type { Simulator } from '../../sim/server';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
-import { addReading, newTotals, TotalsState } from '../../nodes/lib/engine/cost/totals';
+import { addReading, newTotals, plainTotals, TotalsState } from '../../nodes/lib/engine/cost/totals';
 import { encodeStored } from '../../nodes/lib/runtime/cost/stream-store';
 import easyCost = require('../../nodes/easy-cost');
 import easyTariff = require('../../nodes/easy-tariff');
@@ -234,7 +234,7 @@ describe('stored state read back as data from outside (real runtime, localfilesy
           version: 2,
           timezone: 'UTC',
           tariffId: 'DEMO-FLAT',
-          meters: [{ gateway: null, topic: null, totals: counted(5000, 20_000) }],
+          meters: [{ gateway: null, topic: null, totals: plainTotals(counted(5000, 20_000)) }], // as 0.1.x stored its window: lists
         }),
         /dropped 2000 of the oldest readings beyond the 3000/,
         100.5, // the default meter kept: 149.99 → 200 → 200.5
