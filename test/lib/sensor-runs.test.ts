@@ -28,7 +28,8 @@ function slowRuns(timeline: Sample[], from: number, to: number, on: number) {
     else if (v === on) out.onMs += MINUTE;
     else out.offMs += MINUTE;
     const before = valueAt(timeline, t - 1);
-    if (t > from && v === on && !Number.isNaN(before) && before !== on) out.starts++;
+    // a start is counted in [from, to): one exactly at `from` belongs to this range
+    if (v === on && !Number.isNaN(before) && before !== on) out.starts++;
     if (v === on) {
       const last = out.runs[out.runs.length - 1];
       if (last && last.to === t) last.to = t + MINUTE;
@@ -62,13 +63,13 @@ describe('sensorRuns: against the minute-by-minute scan (fast-check, fixed seed)
     );
   });
 
-  it('adds up over the local days of a week (DST and midnight-DST zones): times exactly, starts but those at a day’s first instant', () => {
+  it('adds up over the local days of a week (DST and midnight-DST zones): times and starts exactly, starts at midnight included', () => {
     const zones = ['Atlantic/Azores', 'America/Havana', 'Asia/Beirut', 'America/Santiago', 'Europe/London', 'Pacific/Chatham'];
     const weekArb = fc.record({
       zone: fc.constantFrom(...zones),
       start: fc.integer({ min: Date.UTC(2019, 0, 1) / 3600000, max: Date.UTC(2030, 0, 1) / 3600000 }).map((h) => h * 3600000),
       samples: fc.array(fc.tuple(fc.integer({ min: -2000, max: 12000 }), fc.constantFrom(0, 1, 1)), { maxLength: 60 }),
-      // some samples exactly at local midnights, where a start is in neither day's (from, to)
+      // some samples exactly at local midnights: a start there counts in the day it begins
       midnights: fc.array(fc.tuple(fc.integer({ min: 0, max: 7 }), fc.constantFrom(0, 1)), { maxLength: 4 }),
     });
     fc.assert(
@@ -92,15 +93,6 @@ describe('sensorRuns: against the minute-by-minute scan (fast-check, fixed seed)
           sum.offMs += r.offMs;
           sum.unknownMs += r.unknownMs;
           sum.starts += r.starts;
-        }
-        // a start exactly at a day's first instant is inside the week but in no day's (from, to)
-        for (
-          let day = localPeriod('day', week.from, { timezone: zone });
-          day.to < week.to;
-          day = localPeriod('day', day.to, { timezone: zone })
-        ) {
-          const before = valueAt(timeline, day.to - 1);
-          if (valueAt(timeline, day.to) === 1 && !Number.isNaN(before) && before !== 1) sum.starts++;
         }
         should(sum).eql({ onMs: whole.onMs, offMs: whole.offMs, unknownMs: whole.unknownMs, starts: whole.starts });
         should(whole.onMs + whole.offMs + whole.unknownMs).equal(week.to - week.from);
@@ -154,7 +146,7 @@ describe('sensorRuns: worked by hand', () => {
         t(9),
       ).starts,
     ).equal(0);
-    // a change exactly at `from` is no start inside (from, to); one at `to` is outside
+    // a change exactly at `from` is a start of [from, to) (the SPEC: periods add up); one at `to` is outside
     should(
       sensorRuns(
         [
@@ -164,7 +156,30 @@ describe('sensorRuns: worked by hand', () => {
         t(8),
         t(9),
       ).starts,
+    ).equal(1);
+    // ... and not of the range before, which it ends
+    should(
+      sensorRuns(
+        [
+          [t(7), 0],
+          [t(8), 1],
+        ],
+        t(7),
+        t(8),
+      ).starts,
     ).equal(0);
+    // on before `from` and still on at it: no start; first seen at `from`: no start
+    should(
+      sensorRuns(
+        [
+          [t(7), 1],
+          [t(8), 1],
+        ],
+        t(8),
+        t(9),
+      ).starts,
+    ).equal(0);
+    should(sensorRuns([[t(8), 1]], t(8), t(9)).starts).equal(0);
     should(
       sensorRuns(
         [

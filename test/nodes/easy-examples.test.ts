@@ -9,6 +9,7 @@ import easySensors = require('../../nodes/easy-sensors');
 import easyTariff = require('../../nodes/easy-tariff');
 import easyPlan = require('../../nodes/easy-plan');
 import { priceAt } from '../../nodes/lib/engine/tariff/price';
+import { namedPeriod } from '../../nodes/lib/engine/time/time';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
 import { exampleFlow, FlowNode, helper, inbox, loadFlow, withSimulator } from './flow-support';
 
@@ -300,8 +301,15 @@ describe('examples of easy-sensors and easy-cost', function () {
       await runDashboard('how-long-did-the-generator-run');
       const [words, bars] = ['genrun-text', 'genrun-chart'].map(inbox);
       const [text] = await words.next(1, 8000);
-      // the simulator's generator runs 5 minutes of every quarter hour: 8 hours and 96 starts a day
-      should(text.payload).match(/^yesterday: 8\.0 h, 9[56] starts; running GBP [\d,]+\.\d\d, not running GBP [\d,]+\.\d\d$/);
+      // the simulator's generator runs 5 minutes of every quarter hour (UTC): 4 starts an hour, the one
+      // at midnight included (a start is counted in [from, to)), so 96 starts and 8 hours on a 24-hour day
+      const yesterday = namedPeriod('yesterday', Date.now(), { timezone: 'Europe/London' });
+      const hours = (yesterday.to - yesterday.from) / 3600_000;
+      should(text.payload).match(
+        new RegExp(
+          `^yesterday: ${(hours / 3).toFixed(1)} h, ${hours * 4} starts; running GBP [\\d,]+\\.\\d\\d, not running GBP [\\d,]+\\.\\d\\d$`,
+        ),
+      );
       const [bar] = await bars.next(1);
       should(bar.topic).equal('yesterday');
       should(bar.payload.map((p: { x: string }) => p.x)).eql(['running', 'not running']);

@@ -14,7 +14,7 @@ export interface SensorRunsResult {
   onMs: number;
   offMs: number;
   unknownMs: number;
-  /** Instants inside (from, to) where the value became `on` from a known other value. */
+  /** Instants in [from, to) where the value became `on` from a known other value (one at `from` counts: periods add up). */
   starts: number;
   /** Maximal on-intervals, clipped to [from, to), in order. */
   runs: SensorRun[];
@@ -45,8 +45,12 @@ export function sensorRuns(
   const samples = sortedSamples(timelineSamples(timeline, 'timeline'));
   const out: SensorRunsResult = { onMs: 0, offMs: 0, unknownMs: 0, starts: 0, runs: [] };
   let k = 0;
-  let value = NaN; // at `at`
-  while (k < samples.length && samples[k].at <= a) value = samples[k++].value;
+  let before = NaN; // just before `from`
+  while (k < samples.length && samples[k].at < a) before = samples[k++].value;
+  let value = before; // at `at`
+  while (k < samples.length && samples[k].at === a) value = samples[k++].value;
+  // a start exactly at `from` belongs to the period it begins (docs/semantics.md rule 15)
+  if (a < b && value === on && before === before && before !== on) out.starts++;
   for (let at = a; at < b;) {
     // The next instant where a sample lands; the last sample of that instant sets the value.
     const next = k < samples.length && samples[k].at < b ? samples[k].at : b;
