@@ -117,6 +117,8 @@
             .trim()
             .replace(/[\s.]+$/, '')
         : '';
+    // the dialog's own mistake (no token, a URL without https://): its words say what is missing
+    if (code === 'bad_request' && detail) return detail.charAt(0).toUpperCase() + detail.slice(1) + '.';
     return detail ? words + ' ' + t('test.detail', { detail: detail }) : words;
   };
 

@@ -5,6 +5,7 @@
 import * as assert from 'assert';
 import { ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
+import * as net from 'net';
 import * as path from 'path';
 import { chromium, type Browser } from 'playwright-core';
 import { freePort } from '../free-port';
@@ -69,4 +70,51 @@ describe('e2e: the npm start demo', function () {
     assert.ok(after < 5000, `stopped in ${after} ms`);
     assert.match(log, /Stopping Node-RED and the simulator/);
   });
+
+  // A process manager, a script or an IDE's stop button signals the process it started:
+  // npm, not node. npm hands the signal to its child, and `exec` in the start script makes
+  // that child node itself (no shell in between that would die and leave node running).
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`${signal} to the process \`npm start\` started (npm) frees the editor's and the simulator's ports within seconds`, async () => {
+      const [port, simPort] = [await freePort(HOST), await freePort(HOST)];
+      const demoDir = fs.mkdtempSync(path.join(e2e().tmp, 'npm-start-'));
+      let out = '';
+      const npm = spawn('npm', ['start'], {
+        cwd: ROOT,
+        env: { ...process.env, PORT: String(port), SIM_PORT: String(simPort), DEMO_DIR: demoDir, NODE_OPTIONS: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      npm.stdout!.on('data', (d) => (out += d));
+      npm.stderr!.on('data', (d) => (out += d));
+      try {
+        await waitFor('npm start to start the demo', 100_000, async () => {
+          if (npm.exitCode !== null) throw new Error(`npm start exited (${npm.exitCode}):\n${out}`);
+          return /Ctrl-C stops both/.test(out) ? true : null;
+        });
+        assert.ok(!(await portFree(port)) && !(await portFree(simPort)), 'the demo holds both ports');
+        const sent = Date.now();
+        npm.kill(signal); // npm's pid only, not its process group
+        await waitFor(`both ports free after ${signal} to npm`, 8000, async () =>
+          (await portFree(port)) && (await portFree(simPort)) ? true : null,
+        );
+        const freed = Date.now() - sent;
+        assert.ok(freed < 6000, `ports freed in ${freed} ms`);
+        await waitFor('npm to exit', 5000, async () => (npm.exitCode !== null || npm.signalCode !== null ? true : null));
+        assert.match(out, /Stopping Node-RED and the simulator/);
+      } finally {
+        if (npm.exitCode === null && npm.signalCode === null) npm.kill('SIGKILL');
+      }
+      // nothing of the demo outlived it
+      for (const p of [port, simPort]) assert.ok(await portFree(p), `port ${p} still held:\n${out}`);
+    });
+  }
 });
+
+/** Whether nothing listens on the loopback port (a listen there succeeds). */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, HOST, () => server.close(() => resolve(true)));
+  });
+}

@@ -20,7 +20,13 @@ describe('EasyClient', () => {
       for (const baseUrl of ['ftp://example.net', 'file:///etc/passwd', 'javascript:alert(1)', 'ws://example.net']) {
         should(() => new EasyClient({ baseUrl, token: 't' })).throw(TypeError, { message: /must start with https:\/\/ or http:\/\// });
       }
-      should(() => new EasyClient({ baseUrl: 'api.example.net', token: 't' })).throw(/baseUrl is not a URL/);
+      // no scheme: the words say what is missing
+      for (const baseUrl of ['api.example.net', 'localhost:1880', '127.0.0.1:8080/easy', 'not a url']) {
+        should(() => new EasyClient({ baseUrl, token: 't' })).throw(
+          'baseUrl has no scheme: begin it with https:// (e.g. https://api.rayleighconnect.net)',
+        );
+      }
+      should(() => new EasyClient({ baseUrl: 'https://exa mple.net', token: 't' })).throw(/baseUrl is not a URL/);
       should(() => new EasyClient({ baseUrl: '', token: 't' })).throw(/baseUrl must be a URL/);
       should(() => new EasyClient({ baseUrl: 'https://example.net/?x=1', token: 't' })).throw(/query/);
       should(() => new EasyClient({ baseUrl: 'https://example.net/#x', token: 't' })).throw(/fragment/);

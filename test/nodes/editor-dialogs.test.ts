@@ -235,6 +235,20 @@ describe('editor dialogs', () => {
       should(E.connectionText({ ok: false, outcome: 'token_rejected' })).equal('The token was rejected: check it, or create a new one.');
     });
 
+    it('a mistake in the dialog says what is missing, not only that it cannot be tried', () => {
+      const E = editor();
+      should(
+        E.errorText({ code: 'bad_request', message: 'no token: type the access token in the account (or deploy the account first)' }),
+      ).equal('No token: type the access token in the account (or deploy the account first).');
+      should(
+        E.errorText({
+          code: 'bad_request',
+          message: 'the base URL has no scheme: begin it with https:// (e.g. https://api.rayleighconnect.net)',
+        }),
+      ).equal('The base URL has no scheme: begin it with https:// (e.g. https://api.rayleighconnect.net).');
+      should(E.errorText({ code: 'bad_request', message: 'no token: type the access token' })).not.match(/cannot be tried/);
+    });
+
     it("work whatever order Node-RED runs the scripts in (it loads a node's scripts side by side)", () => {
       const parts = [...SCRIPTS.keys()].filter((f) => f !== 'easy-editor.js');
       const E = editor([...parts, 'easy-editor.js']);

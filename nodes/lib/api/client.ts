@@ -181,6 +181,10 @@ function checkId(what: string, id: unknown): string {
 
 function checkBaseUrl(text: unknown): URL {
   if (typeof text !== 'string' || text.trim() === '') throw new TypeError('baseUrl must be a URL such as https://api.rayleighconnect.net');
+  // "api.example.net" or "localhost:1880": what is missing is the scheme, say so
+  if (!/^[a-z][a-z\d+.-]*:/i.test(text.trim()) || /^[^:/]+:\d/.test(text.trim())) {
+    throw new TypeError('baseUrl has no scheme: begin it with https:// (e.g. https://api.rayleighconnect.net)');
+  }
   let url: URL;
   try {
     url = new URL(text.trim());

@@ -41,7 +41,8 @@ export function editorError(err: unknown): EditorError {
   if (err instanceof EditorRequestError) return { code: err.code, message: err.message };
   // TypeErrors of the client and the engine are worded for users (bad URL, bad zone, bad tariff)
   const message = err instanceof Error ? err.message : String(err);
-  return { code: 'bad_request', message: message.split('\n')[0] };
+  // the dialog's label is "Base URL", the option's name is for library users
+  return { code: 'bad_request', message: message.split('\n')[0].replace(/^baseUrl\b/, 'the base URL') };
 }
 
 /** A problem with the dialog's request itself, already in words. */
