@@ -44,7 +44,7 @@ describe('examples of easy-peak', function () {
     let value = 1000;
     for (let i = 0; i <= minutes; i++) {
       value += (kw(i) * MIN) / 3600_000;
-      peak.receive({ topic: 'e1.kwh', gateway: 'DEMO', payload: value, ts: start + i * MIN });
+      peak.receive({ topic: 'e2.kwh', gateway: 'DEMO', payload: value, ts: start + i * MIN });
     }
   }
 
