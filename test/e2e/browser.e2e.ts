@@ -19,6 +19,7 @@ const DEPLOYED: Record<string, string> = {
   'easy-sensors': 'gen-sensors',
   'easy-cost': 'month-cost',
   'easy-plan': 'plan-heater',
+  'easy-peak': 'peak-guard',
 };
 
 declare const RED: any; // the editor's global, inside page.evaluate
