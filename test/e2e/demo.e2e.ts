@@ -37,6 +37,8 @@ describe('e2e: the npm start demo', function () {
       if (demo!.exitCode !== null) throw new Error(`the demo exited (${demo!.exitCode}):\n${log}`);
       return /Ctrl-C stops both/.test(log) ? true : null;
     });
+    // the flows (and the dashboard's pages) start a moment after the demo says it is up
+    await waitFor('the dashboard page', 60_000, async () => ((await fetch(`${url}/dashboard/energy`)).status === 200 ? true : null));
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
   });
 
