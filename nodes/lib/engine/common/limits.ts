@@ -53,3 +53,5 @@ export const MAX_CLOCK_AHEAD_MS = 10 * 60 * 1000;
  * holding more is refused with an error naming it, before any window is made.
  */
 export const MAX_DEMAND_WINDOWS = 100_000;
+/** Meters one stream node (easy-cost stream mode, easy-peak) keeps: more is a wiring mistake (an unfiltered gateway), not a site. */
+export const MAX_METERS = 128;

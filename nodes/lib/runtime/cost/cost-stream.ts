@@ -5,6 +5,7 @@
 // gateway through one wire, and each must count against its own previous reading. A bare
 // number with no topic is the one default meter. Each meter's totals follow totals.ts
 // (late readings, local periods); the site is the sum over meters per period.
+import { MAX_METERS } from '../../engine/common/limits';
 import { computeCost, RejectedInterval } from '../../engine/cost/cost';
 import { groupDigits, shortText } from '../../engine/common/format';
 import { isFromFuture } from '../../engine/common/future-readings';
@@ -32,9 +33,7 @@ export type { MeterId, TotalsStore } from './stream-store';
 export type { StreamStatus } from './stream-output';
 export { meterName } from './stream-store';
 export { RefusedReading } from '../common/refusal-burst';
-
-/** More meters than this on one node is a wiring mistake (an unfiltered gateway), not a site. */
-export const MAX_METERS = 128;
+export { MAX_METERS };
 
 type Meter = StoredMeter;
 

@@ -1,6 +1,7 @@
 // easy-peak without Node-RED: readings in (one cumulative kWh reading per message, as
 // easy-cost's stream mode takes them), per meter and for the site the demand window so far
 // and the month's peaks, the guard, what to send, persistence through an injected store.
+import { MAX_METERS } from '../../engine/common/limits';
 import { groupDigits, shortText } from '../../engine/common/format';
 import { LongTimer } from '../../engine/time/long-timer';
 import type { DemandWindow } from '../../engine/peak/demand';
@@ -25,8 +26,6 @@ import { limitOf, PeakSettings } from './peak-settings';
 import { closeDue, newSite, shareWindow, SiteNow, siteNow, SiteState } from './peak-site';
 import { decodePeaks, encodePeaks } from './peak-store';
 
-/** More meters than this on one node is a wiring mistake (an unfiltered gateway), not a site. */
-export const MAX_METERS = 128;
 /** Closed windows charted at once (a day of quarter hours): after a long gap only the last ones are drawn. */
 export const MAX_CHARTED_WINDOWS = 96;
 
