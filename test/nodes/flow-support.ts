@@ -123,6 +123,13 @@ export function lastStatus(id: string): { fill?: string; shape?: string; text?: 
  * part of a start); `restart()` stops the runtime as Node-RED does (flows, then stores,
  * which writes them to disk) and starts it again; `remove()` after the unload.
  */
+const contextDirs: string[] = [];
+/** Removes a test's context folder when the process ends, once nothing of the runtime can read it. */
+function removeAtExit(dir: string): void {
+  if (contextDirs.length === 0) process.once('exit', () => contextDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+  contextDirs.push(dir);
+}
+
 export class FileContext {
   readonly dir: string;
 
@@ -146,10 +153,11 @@ export class FileContext {
   }
 
   async remove(): Promise<void> {
-    // the helper's unload starts a clean of the stores it does not wait for: let it end first
+    // the helper's unload starts a clean of the stores it does not wait for, which may still
+    // read this folder on a loaded machine: the folder goes when the test process ends
     await quiet(100);
     await helper._redNodes.closeContextsPlugin();
-    fs.rmSync(this.dir, { recursive: true, force: true });
+    removeAtExit(this.dir);
     helper.settings({});
   }
 }
