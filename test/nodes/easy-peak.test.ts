@@ -47,8 +47,7 @@ describe('easy-peak node', function () {
   });
 
   afterEach(async () => {
-    await helper.unload();
-    if (context) await context.remove();
+    await (context ? context.unload() : helper.unload());
     context = null;
     clock?.uninstall();
     clock = null;

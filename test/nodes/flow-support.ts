@@ -152,9 +152,16 @@ export class FileContext {
     await helper._redNodes.startFlows();
   }
 
-  async remove(): Promise<void> {
-    // the helper's unload starts a clean of the stores it does not wait for, which may still
-    // read this folder on a loaded machine: the folder goes when the test process ends
+  /**
+   * Stops the flows and empties the stores before the helper's unload: its own clean of the
+   * stores is not awaited, and two cleans at once make one list a folder the other removes
+   * (ENOENT scandir …/context/<node>, seen in CI under load). Awaited here, the helper's clean
+   * finds nothing left to remove. The folder itself goes when the test process ends.
+   */
+  async unload(): Promise<void> {
+    await helper._redNodes.stopFlows();
+    await (helper as any)._context.clean({ allNodes: {} });
+    await helper.unload();
     await quiet(100);
     await helper._redNodes.closeContextsPlugin();
     removeAtExit(this.dir);

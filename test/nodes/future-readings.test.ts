@@ -35,8 +35,7 @@ describe('readings from the future (easy-cost stream mode, real runtime)', funct
   });
 
   afterEach(async () => {
-    await helper.unload();
-    await context?.remove();
+    await (context ? context.unload() : helper.unload());
     context = null;
     await sim.close();
   });

@@ -33,8 +33,7 @@ describe('stored state read back as data from outside (real runtime, localfilesy
   });
 
   afterEach(async () => {
-    await helper.unload();
-    await context.remove();
+    await context.unload();
     await sim.close();
   });
 

@@ -39,8 +39,7 @@ describe('records into InfluxDB (the real server)', function () {
     context = new FileContext('easy-influx-context-');
   });
   afterEach(async () => {
-    await helper.unload();
-    await context.remove();
+    await context.unload();
     await sim.close();
   });
 
