@@ -107,7 +107,8 @@ export = function register(RED: NodeAPI): void {
             timezone: answer.timezone,
           });
           send(msg);
-        } else if (msg.payload === 'price') {
+        } else if (msg.payload === 'price' || msg.payload === 'resend' || msg.resend === true) {
+          // one command, two words: "resend" as easy-plan and the demo's "send the current values" say it
           if (!lastPrice) throw new Error('no price sent yet: it comes once the tariffs are fetched');
           send([priceMessage(lastPrice), null, records?.price(lastPrice, Date.now()) ?? null]);
         } else if (msg.payload === 'chart') {

@@ -6,6 +6,7 @@ const fs = require('fs');
 const path = require('path');
 
 const ROOT = path.join(__dirname, '..');
+const { layoutFlow } = require('./layout-flow');
 
 /**
  * Every example in one flow file. The examples share their account config node (same
@@ -38,7 +39,79 @@ function exampleFlows(simUrl, token = 'demo-token') {
   }
   const credentials = {};
   for (const id of accounts) credentials[id] = { token };
-  return { flows: [...byId.values()], credentials };
+  return { flows: layoutFlow(withOverview([...byId.values()])), credentials };
+}
+
+/** Nodes that send their current values again on a message: easy-tariff and easy-plan on "resend", easy-sensors on any. */
+const RESENDS = new Set(['easy-tariff', 'easy-sensors', 'easy-plan']);
+
+/**
+ * The demo's first tab, where the editor opens: what the tabs are, and a "send the current
+ * values" button. Everything was sent at deploy, before a browser connected, so the Debug
+ * sidebar starts empty; the button reaches, through a link, every node that can resend on
+ * every tab (a link in per tab, added for the demo only: the examples stay as shipped).
+ */
+function withOverview(flows) {
+  const tabs = flows.filter((n) => n.type === 'tab');
+  const overview = 'demo-overview';
+  const linkOut = 'demo-overview-send';
+  const linkIns = [];
+  for (const tab of tabs) {
+    const targets = flows.filter((n) => n.z === tab.id && RESENDS.has(n.type)).map((n) => n.id);
+    if (!targets.length) continue;
+    const id = `demo-resend-${tab.id}`;
+    linkIns.push({ id, type: 'link in', z: tab.id, name: 'send the current values', links: [linkOut], x: 100, y: -1, wires: [targets] });
+  }
+  const list = tabs.map((t) => `- ${t.label}`).join('\n');
+  return [
+    {
+      id: overview,
+      type: 'tab',
+      label: 'Overview',
+      disabled: false,
+      info: `The demo: every example flow on its own tab, deployed against the simulator (token demo-token, gateway DEMO).\n\n${list}\n\nDashboard pages: /dashboard/energy, /dashboard/generator, /dashboard/tariffs.`,
+    },
+    {
+      id: 'demo-overview-about',
+      type: 'comment',
+      z: overview,
+      name: 'Every example is on its own tab; the pages are /dashboard/energy, /dashboard/generator, /dashboard/tariffs',
+      info: list,
+      x: 100,
+      y: 0,
+      wires: [],
+    },
+    {
+      id: 'demo-overview-resend',
+      type: 'inject',
+      z: overview,
+      name: 'send the current values',
+      props: [{ p: 'payload' }],
+      repeat: '',
+      crontab: '',
+      once: false,
+      onceDelay: 0.1,
+      topic: '',
+      payload: 'resend',
+      payloadType: 'str',
+      x: 100,
+      y: 1,
+      wires: [[linkOut]],
+    },
+    {
+      id: linkOut,
+      type: 'link out',
+      z: overview,
+      name: 'to every tab',
+      mode: 'link',
+      links: linkIns.map((n) => n.id),
+      x: 300,
+      y: 1,
+      wires: [],
+    },
+    ...flows,
+    ...linkIns,
+  ];
 }
 
 /** Node-RED's credentials file format: `$` = hex IV + base64 of the AES-256-CTR ciphertext. */

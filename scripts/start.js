@@ -145,7 +145,8 @@ async function main() {
   await RED.start();
   console.log(`\nSimulator of the easy API: ${sim.url} (token ${DEMO_TOKEN})`);
   console.log(`Node-RED editor with the demo flows: http://${HOST}:${port}/`);
-  console.log(`The dashboard example's page: http://${HOST}:${port}/dashboard/energy`);
+  console.log('It opens on the Overview tab: "send the current values" fills the Debug sidebar.');
+  for (const page of ['energy', 'generator', 'tariffs']) console.log(`Dashboard page: http://${HOST}:${port}/dashboard/${page}`);
   for (const server of EXAMPLE_SERVERS) {
     const up = await listening(server.port);
     console.log(`${server.what} (${HOST}:${server.port}): ${up ? `listening; ${server.present}` : `not running; ${server.missing}`}.`);

@@ -305,6 +305,22 @@ describe('easy-tariff node', function () {
     }
   });
 
+  it("'resend' (or msg.resend) sends the price now in force again, the same payload; nothing else changes", async () => {
+    const { out } = await start({ zone: 'UTC' }, { tariff: 'DEMO-NIGHT' });
+    const [first] = await out.next(1);
+    helper.getNode('t').receive({ payload: 'resend' });
+    const [again] = await out.next(1);
+    should(again.topic).equal('price');
+    should(again.payload).eql(first.payload);
+    helper.getNode('t').receive({ resend: true });
+    const [third] = await out.next(1);
+    should(third.payload).eql(first.payload);
+    // a plain message is no resend: nothing is sent
+    helper.getNode('t').receive({ payload: 'hello' });
+    await new Promise((r) => setTimeout(r, 300));
+    should(out.received).have.length(0);
+  });
+
   /** The value of a ui-chart step line at t: the last point at or before it. */
   const stepAt = (points: Array<{ x: number; y: number | null }>, t: number) => points.filter((p) => p.x <= t).pop()?.y;
 
@@ -519,7 +535,7 @@ describe('easy-tariff node', function () {
   });
 
   describe('examples', () => {
-    const CORE = ['common/20-inject.js', 'function/10-switch.js', 'function/15-change.js'].map((file) =>
+    const CORE = ['common/20-inject.js', 'common/90-comment.js', 'function/10-switch.js', 'function/15-change.js'].map((file) =>
       require(require.resolve(`@node-red/nodes/core/${file}`)),
     );
 
