@@ -85,7 +85,10 @@ describe('e2e: npm pack of a clean clone', function () {
   });
 
   it('ships nothing else: no sources, tests, simulator, benchmark or caches', function () {
-    const stray = [...files].filter((f) => !/^(dist\/nodes\/|resources\/|icons\/|examples\/)/.test(f) && !DOCUMENTS.includes(f));
+    // docs/screenshots: the pictures the README shows by relative paths
+    const stray = [...files].filter(
+      (f) => !/^(dist\/nodes\/|resources\/|icons\/|examples\/|docs\/screenshots\/)/.test(f) && !DOCUMENTS.includes(f),
+    );
     assert.deepStrictEqual(stray, []);
     const shipped = [...files].filter((f) => f.startsWith('dist/nodes/') && f.endsWith('.ts') && !f.endsWith('.d.ts'));
     assert.deepStrictEqual(shipped, [], 'TypeScript sources');

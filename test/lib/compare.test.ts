@@ -3,6 +3,7 @@
 import should from 'should';
 import fc from 'fast-check';
 import { compareTariffs } from '../../nodes/lib/engine/reports/compare';
+import { compareChart } from '../../nodes/lib/runtime/cost/cost-compare';
 import type { Tariff } from '../../nodes/lib/engine/tariff/tariff';
 import { FC, tariffArb, slowCost, DST_ZONES, Timeline } from './engine-fixtures';
 
@@ -117,5 +118,40 @@ describe('compareTariffs: worked by hand', () => {
     const none = compareTariffs('not json', rows, { timezone: 'UTC' });
     should(none.length).equal(0);
     should(none.problems[0].message).match(/not JSON/);
+  });
+});
+
+describe("compare mode's bars (compareChart)", () => {
+  const row = (tariffId: string, name: string | null, currency: string, gross: number) => ({
+    tariffId,
+    name,
+    currency,
+    vat: 0,
+    net: gross,
+    gross,
+    energy: 1,
+    unpricedEnergy: 0,
+  });
+
+  it("one series per currency, each saying its currency; a bar per tariff named by its name, its id where the name is missing or shared; the user's own marked", () => {
+    const chart = compareChart(
+      [row('A', 'Night', 'GBP', 1.234), row('B', 'Saver', 'GBP', 2), row('C', 'Saver', 'GBP', 3), row('D', null, 'EUR', 4.5)],
+      'B',
+    );
+    should(chart).eql([
+      {
+        topic: 'gross cost (GBP)',
+        currency: 'GBP',
+        action: 'replace',
+        payload: [
+          { x: 'Night', y: 1.23 },
+          { x: 'Saver (B) (yours)', y: 2 },
+          { x: 'Saver (C)', y: 3 },
+        ],
+      },
+      { topic: 'gross cost (EUR)', currency: 'EUR', action: 'append', payload: [{ x: 'D', y: 4.5 }] },
+    ]);
+    // without a tariff of its own nothing is marked
+    should(JSON.stringify(compareChart([row('A', 'Night', 'GBP', 1)]))).not.match(/yours/);
   });
 });

@@ -4,6 +4,7 @@
 import should from 'should';
 import * as fs from 'fs';
 import * as path from 'path';
+import { execFileSync } from 'child_process';
 import { REPO_BLOB, REPO_RAW, markdownTargets, relativeLinks } from '../markdown-links';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -33,8 +34,8 @@ describe('README', () => {
   it('is ordered as users read it, development and tests last', () => {
     const headings = README.split('\n').filter((l) => /^## /.test(l));
     should(headings).eql([
-      '## Install',
       '## Quick start (`npm start`)',
+      '## Install',
       '## The nodes',
       '## Examples',
       '## Limits and figures',
@@ -43,7 +44,7 @@ describe('README', () => {
       '## Development and tests',
     ]);
     // what it is comes first, with one picture
-    const intro = README.slice(0, README.indexOf('## Install'));
+    const intro = README.slice(0, README.indexOf('## Quick start'));
     should(markdownTargets(intro).filter((l) => l.image)).have.length(1);
     should(section(README, 'Development and tests')).match(/^npm test\b/m);
   });
@@ -66,25 +67,48 @@ describe('README', () => {
     should(install).containEql(`tariffkit-node-red-easy-${version}.tgz`);
   });
 
-  it('shows pictures by absolute URLs of files in the repository (a package page shows no relative image)', () => {
-    const images = [
-      ...markdownTargets(README),
-      ...SHIPPED_DOCS.filter((f) => f.startsWith('docs/')).flatMap((f) => markdownTargets(read(f))),
-    ].filter((l) => l.image);
+  it('shows pictures and links by relative paths that resolve in the repository (a clone, offline)', () => {
+    const pages = [...new Set([...SHIPPED_DOCS.filter((f) => f.endsWith('.md')), 'docs/examples.md'])];
+    const images = pages.flatMap((f) => markdownTargets(read(f))).filter((l) => l.image);
     should(images.length).be.above(5);
-    for (const { target } of images) {
-      should(target.startsWith(REPO_RAW)).be.true(target);
-      should(fs.existsSync(path.join(ROOT, target.slice(REPO_RAW.length)))).be.true(`${target} is not in the repository`);
+    for (const page of pages) {
+      for (const { target } of markdownTargets(read(page))) {
+        // no link into this repository by absolute URL: it breaks in a clone or offline
+        should(target.startsWith(REPO_RAW) || target.startsWith(REPO_BLOB)).be.false(`${page}: ${target}`);
+      }
+      const dir = path.dirname(page) === '.' ? '' : path.dirname(page);
+      for (const file of relativeLinks(read(page), dir))
+        should(fs.existsSync(path.join(ROOT, file))).be.true(`${page} links to ${file}, not in the repository`);
     }
   });
 
-  it('links only to files the tarball ships, or to the repository by absolute URL', () => {
+  it('the pack keeps them working: every file a shipped page links to or shows is in the tarball', function () {
+    this.timeout(60_000);
+    const packed = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }),
+    ) as Array<{ files: Array<{ path: string }> }>;
+    const inTarball = new Set(packed[0].files.map((f) => f.path));
+    should(inTarball.has('README.md')).be.true();
     for (const page of SHIPPED_DOCS.filter((f) => f.endsWith('.md'))) {
+      should(inTarball.has(page)).be.true(page);
       const dir = path.dirname(page) === '.' ? '' : path.dirname(page);
-      for (const file of relativeLinks(read(page), dir)) should(SHIPPED_DOCS.includes(file)).be.true(`${page} links to ${file}`);
-      for (const { target } of markdownTargets(read(page)).filter((l) => l.target.startsWith(REPO_BLOB)))
-        should(fs.existsSync(path.join(ROOT, target.slice(REPO_BLOB.length)))).be.true(`${page}: ${target}`);
+      for (const file of relativeLinks(read(page), dir))
+        should(inTarball.has(file)).be.true(`${page} links to ${file}, not in the tarball`);
     }
+  });
+
+  it('names every dashboard page of the examples, and what the development install weighs', () => {
+    const quick = section(README, 'Quick start (`npm start`)');
+    for (const file of fs.readdirSync(path.join(ROOT, 'examples')).filter((f) => f.endsWith('.json'))) {
+      for (const page of example(file.replace(/\.json$/, '')).filter((n) => n.type === 'ui-page'))
+        should(quick).containEql(`/dashboard${String(page.path)}`);
+    }
+    should(quick).match(/~1,000 packages, ~370 MB/);
+    should(quick).match(/Overview/);
   });
 
   it('links to its own sections by anchors that exist', () => {

@@ -321,13 +321,23 @@ describe('examples of easy-sensors and easy-cost', function () {
 
     it('which tariff is cheapest for me: the cheapest in words, the tariffs as bars, for last month on deploy', async () => {
       await runDashboard('which-tariff-is-cheapest-for-me');
-      const [words, bars] = ['cmp-text', 'cmp-chart'].map(inbox);
+      const [words, bars, otherBars] = ['cmp-text', 'cmp-chart', 'cmp-chart-other'].map(inbox);
       const [text] = await words.next(1, 8000);
-      should(text.payload).match(/^last-month: cheapest .+ \((GBP|EUR) [\d,]+\.\d\d\)/);
-      const series = await bars.next(2); // GBP and EUR tariffs
-      should(series[0]).match({ topic: 'gross cost (GBP)', action: 'replace' });
-      should(series[1]).match({ topic: 'gross cost (EUR)', action: 'append' });
-      should(series[0].payload.length).be.above(2);
+      // the period in words, never the raw key; the user's own tariff named
+      should(text.payload).match(
+        /^Last month: the cheapest is .+, (GBP|EUR) [\d,]+\.\d\d\. Yours, Working hours \(50\/60\/70\), (costs [\d,]+\.\d\d GBP more than .+|is the cheapest in GBP)\.$/,
+      );
+      should(text.payload).not.match(/last-month/);
+      // one chart per currency, each replacing what it showed
+      const [gbp] = await bars.next(1);
+      const [eur] = await otherBars.next(1);
+      should(gbp).match({ topic: 'gross cost (GBP)', currency: 'GBP', action: 'replace' });
+      should(eur).match({ topic: 'gross cost (EUR)', currency: 'EUR', action: 'replace' });
+      should(gbp.payload.length).be.above(2);
+      // one short label per bar, the user's own marked
+      const labels = [...gbp.payload, ...eur.payload].map((b: { x: string }) => b.x);
+      should(new Set(labels).size).equal(labels.length);
+      should(labels.filter((l) => l.endsWith(' (yours)'))).eql(['Working hours (50/60/70) (yours)']);
     });
   });
 });

@@ -12,7 +12,7 @@ import type { NodeStatus } from '../common/red-types';
 export interface CompareOutcome {
   payload: Record<string, unknown>;
   /** The table as bars: one ui-chart message per currency. */
-  chart: Array<{ topic: string; payload: Array<{ x: string; y: number }>; action: 'replace' | 'append' }>;
+  chart: Array<{ topic: string; currency: string; payload: Array<{ x: string; y: number }>; action: 'replace' | 'append' }>;
   status: NodeStatus;
 }
 
@@ -94,7 +94,7 @@ export async function compareCost(
     // the account's tariffs were checked when fetched: checking them again would repeat its warnings
     problems: account.problems,
   };
-  return { payload, chart: compareChart(table), status: compareStatus(table, rows) };
+  return { payload, chart: compareChart(table, currentId), status: compareStatus(table, rows) };
 }
 
 function rowPayload(row: TariffComparisonRow, k: number, table: TariffComparisonRow[], cheapestGross: number, currentId: string) {
@@ -118,17 +118,26 @@ function rowPayload(row: TariffComparisonRow, k: number, table: TariffComparison
   };
 }
 
-/** One bar per tariff (gross, to the currency's minor unit), one series per currency. */
-export function compareChart(table: readonly TariffComparisonRow[]): CompareOutcome['chart'] {
+/**
+ * One bar per tariff (gross, to the currency's minor unit), one series per currency with
+ * its `currency` (a chart per currency: amounts in two currencies share no axis). A bar is
+ * named by the tariff's name (its id where the name is missing or shared), short enough
+ * for an axis label; the node's own tariff (`currentId`) is marked "(yours)".
+ */
+export function compareChart(table: readonly TariffComparisonRow[], currentId = ''): CompareOutcome['chart'] {
+  const names = new Map<string, number>();
+  for (const row of table) if (row.name) names.set(row.name, (names.get(row.name) ?? 0) + 1);
   const byCurrency = new Map<string, Array<{ x: string; y: number }>>();
   for (const row of table) {
     const scale = 10 ** minorUnits(row.currency);
     const bars = byCurrency.get(row.currency) ?? [];
-    bars.push({ x: row.name ? `${row.name} (${row.tariffId})` : row.tariffId, y: Math.round(row.gross * scale) / scale });
+    const name = row.name && names.get(row.name) === 1 ? row.name : row.name ? `${row.name} (${row.tariffId})` : row.tariffId;
+    bars.push({ x: row.tariffId === currentId ? `${name} (yours)` : name, y: Math.round(row.gross * scale) / scale });
     byCurrency.set(row.currency, bars);
   }
   return [...byCurrency].map(([currency, bars], i) => ({
     topic: `gross cost (${currency})`,
+    currency,
     payload: bars,
     action: i === 0 ? ('replace' as const) : ('append' as const),
   }));
