@@ -50,6 +50,8 @@
    */
   E.renderChart = function (container, data) {
     var $c = $(container).empty();
+    /** The narrowest a planned slot is drawn, in the chart's units (560 across). */
+    var PLANNED_MIN_PX = 4;
     var W = 560,
       H = 190,
       L = 44,
@@ -167,13 +169,18 @@
       $('<span>').text(lineLabel(line)).appendTo($item);
     });
     if (data.plan) {
-      // easy-plan: the slots it would plan now, as a band along the bottom of the plot
+      // easy-plan: the slots it would plan now, as a shaded column over the plot and a band
+      // along its bottom; over 7 days an hour is ~3 px, so a slot is drawn at least
+      // PLANNED_MIN_PX wide (centred on it) to be seen as a block, not a hairline
       data.plan.slots.forEach(function (p) {
+        var width = Math.max(PLANNED_MIN_PX, x(p.to) - x(p.from));
+        var left = Math.max(L, (x(p.from) + x(p.to)) / 2 - width / 2);
         svg(
           'rect',
-          { class: 'easy-chart-planned', x: x(p.from), y: H - B - 6, width: Math.max(1, x(p.to) - x(p.from)), height: 6, fill: '#27ae60' },
+          { class: 'easy-chart-planned-area', x: left, y: T, width: width, height: H - T - B, fill: 'rgba(39, 174, 96, 0.16)' },
           root,
         );
+        svg('rect', { class: 'easy-chart-planned', x: left, y: H - B - 8, width: width, height: 8, fill: '#27ae60' }, root);
       });
     }
     if (data.now >= data.from && data.now < data.to) {

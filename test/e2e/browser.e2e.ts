@@ -25,6 +25,7 @@ const DEPLOYED: Record<string, string> = {
 declare const RED: any; // the editor's global, inside page.evaluate
 declare const $: any;
 declare const document: any;
+declare const window: any;
 declare const getComputedStyle: (el: unknown) => { backgroundImage: string };
 
 describe('e2e: the editor in chromium', function () {
@@ -345,6 +346,14 @@ describe('e2e: the editor in chromium', function () {
       // 3 h every night from 22:00 to 07:00 on the working-hours tariff: at least one slot a night
       assert.ok(before.slots >= 6, `slots: ${before.slots}`);
       assert.match(before.note, /slots this node would plan now/);
+      // a slot is a block to the eye, not a hairline: over 7 days an hour is ~3 px
+      const widths: number[] = await page.evaluate(() =>
+        $('#easy-plan-chart svg rect.easy-chart-planned')
+          .map((_: number, el: any) => el.getBoundingClientRect().width)
+          .get(),
+      );
+      assert.ok(Math.min(...widths) >= 3, `planned slots drawn ${Math.min(...widths)} px wide`);
+      assert.strictEqual(await page.evaluate(() => $('#easy-plan-chart svg rect.easy-chart-planned-area').length), before.slots);
       await page.evaluate(() => {
         $('.red-ui-notification').hide();
         $('.red-ui-help-tips').hide();
@@ -402,6 +411,132 @@ describe('e2e: the editor in chromium', function () {
         headings.some((h: string) => /Inputs|Outputs|Details|Configuration/.test(h)),
         `${type}: ${headings}`,
       );
+    });
+  }
+
+  // Every example's tab as drawn: no node's box over another's, nor over the line under it
+  // where its status text goes (the status texts of the deployed nodes are shown).
+  it("lays out every example's tab so that no two nodes' boxes or status texts overlap", async function () {
+    const tabs: Array<{ id: string; label: string }> = await page.evaluate(() =>
+      RED.nodes.getWorkspaceOrder().map((id: string) => ({ id, label: RED.nodes.workspace(id).label })),
+    );
+    assert.ok(tabs.length >= 11, `tabs: ${tabs.map((t) => t.label)}`);
+    const problems: string[] = [];
+    for (const tab of tabs) {
+      await page.evaluate((id) => RED.workspaces.show(id), tab.id);
+      await page.waitForTimeout(400);
+      const boxes: Array<{ id: string; node: number[]; status: number[] | null }> = await page.evaluate((z) => {
+        const out: Array<{ id: string; node: number[]; status: number[] | null }> = [];
+        const rect = (el: any) => {
+          const r = el.getBoundingClientRect();
+          return [r.left, r.top, r.right, r.bottom];
+        };
+        RED.nodes.eachNode((n: any) => {
+          if (n.z !== z) return;
+          const g = document.getElementById(n.id);
+          const body = g && g.querySelector('.red-ui-flow-node');
+          if (!body) return;
+          const label = g.querySelector('.red-ui-flow-node-status-group');
+          const text = label && label.textContent.trim() && label.style.display !== 'none' ? rect(label) : null;
+          out.push({ id: n.id, node: rect(body), status: text });
+        });
+        return out;
+      }, tab.id);
+      assert.ok(boxes.length > 0, `${tab.label}: no nodes drawn`);
+      const hit = (a: number[], b: number[]) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+      for (let i = 0; i < boxes.length; i++) {
+        for (let j = 0; j < boxes.length; j++) {
+          if (i === j) continue;
+          const [a, b] = [boxes[i], boxes[j]];
+          if (j > i && hit(a.node, b.node)) problems.push(`${tab.label}: ${a.id} over ${b.id}`);
+          if (a.status && hit(a.status, b.node)) problems.push(`${tab.label}: the status of ${a.id} under ${b.id}`);
+          if (j > i && a.status && b.status && hit(a.status, b.status)) problems.push(`${tab.label}: the statuses of ${a.id} and ${b.id}`);
+        }
+      }
+    }
+    assert.deepStrictEqual(problems, []);
+    await page.evaluate((id) => RED.workspaces.show(id), tabs[0].id);
+  });
+
+  /** Texts of the open dialog wider than the field that shows them: [field, text, text px, field px]. */
+  async function cutTexts(selectors: string[]): Promise<Array<[string, string, number, number]>> {
+    return page.evaluate((sels) => {
+      const canvas = document.createElement('canvas').getContext('2d');
+      const out: Array<[string, string, number, number]> = [];
+      for (const sel of sels) {
+        const el = document.querySelector(sel);
+        if (!el || el.offsetParent === null) {
+          out.push([sel, 'not shown', 0, 0]);
+          continue;
+        }
+        const cs = window.getComputedStyle(el);
+        canvas.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+        const room = el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - (el.tagName === 'SELECT' ? 20 : 0);
+        const texts = el.tagName === 'SELECT' ? Array.from(el.options).map((o: any) => o.text) : [el.placeholder];
+        for (const text of texts) {
+          const width = canvas.measureText(text).width;
+          if (width > room) out.push([sel, text, Math.round(width), Math.round(room)]);
+        }
+      }
+      return out;
+    }, selectors);
+  }
+
+  it("shows the easy-cost dialog's mode choices and placeholders whole (generator report, daily charge)", async function () {
+    await withDialog('easy-cost', 'month-cost', async () => {
+      await page.selectOption('#node-input-mode', 'stream');
+      await page.check('#node-input-generator');
+      await page.waitForSelector('#node-input-dailyCharge', { state: 'visible' });
+      await page.waitForSelector('#node-input-generatorGateway', { state: 'visible' });
+      const cut = await cutTexts([
+        '#node-input-mode',
+        '#node-input-generatorGateway',
+        '#node-input-generatorSensor',
+        '#node-input-generatorOn',
+        '#node-input-dailyCharge',
+      ]);
+      assert.deepStrictEqual(cut, []);
+      await page.selectOption('#node-input-mode', 'range');
+    });
+  });
+
+  // The dashboard pages at a desktop's and a phone's width: every chart's title fits its chart.
+  for (const width of [1280, 360]) {
+    it(`fits every dashboard chart's title at ${width} px: /dashboard/energy, /dashboard/generator, /dashboard/tariffs`, async function () {
+      const dash = await context!.newPage();
+      // Dashboard 2 keeps its charts in window.uiCharts when it thinks Cypress drives it
+      await dash.addInitScript(() => (window.Cypress = true));
+      try {
+        await dash.setViewportSize({ width, height: 800 });
+        const cut: string[] = [];
+        for (const pagePath of ['energy', 'generator', 'tariffs']) {
+          await dash.goto(`${e2e().redUrl}/e2e/dashboard/${pagePath}`, { waitUntil: 'load' });
+          await dash.waitForFunction(() => Object.keys(window.uiCharts || {}).length > 0, null, { timeout: 60_000 });
+          await dash.waitForTimeout(1000);
+          const titles: Array<{ text: string; width: number; room: number }> = await dash.evaluate(() => {
+            const canvas = document.createElement('canvas').getContext('2d');
+            return Object.values(window.uiCharts).map((c: any) => {
+              const option = c.chart.getOption();
+              const title = option.title && option.title[0] ? option.title[0] : { text: '' };
+              const style = title.textStyle || {};
+              canvas.font = `${style.fontWeight || 'bold'} ${style.fontSize || 18}px ${style.fontFamily || 'sans-serif'}`;
+              return {
+                text: String(title.text || ''),
+                width: canvas.measureText(String(title.text || '')).width,
+                room: c.chart.getWidth(),
+              };
+            });
+          });
+          assert.ok(titles.length > 0, `${pagePath}: no chart`);
+          for (const t of titles) if (t.width > t.room) cut.push(`${pagePath}: "${t.text}" ${Math.round(t.width)} px in ${t.room} px`);
+          // E2E_SHOTS=<dir>: the pages as a phone shows them, to look at
+          if (process.env.E2E_SHOTS)
+            await dash.screenshot({ path: path.join(process.env.E2E_SHOTS, `dashboard-${pagePath}-${width}.png`), fullPage: true });
+        }
+        assert.deepStrictEqual(cut, []);
+      } finally {
+        await dash.close();
+      }
     });
   }
 

@@ -13,6 +13,7 @@ import { HOST, ROOT, e2e, waitFor } from './env';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 declare const document: any; // inside page.waitForFunction
+declare const RED: any;
 
 describe('e2e: the npm start demo', function () {
   this.timeout(120_000);
@@ -45,6 +46,24 @@ describe('e2e: the npm start demo', function () {
   after(async () => {
     await browser?.close();
     if (demo && demo.exitCode === null && demo.signalCode === null) process.kill(-demo.pid!, 'SIGKILL');
+  });
+
+  it('opens the editor on the Overview tab, whose "send the current values" fills the Debug sidebar', async () => {
+    const page = await browser!.newPage();
+    try {
+      await page.goto(`${url}/`, { waitUntil: 'load' });
+      await page.waitForFunction(() => typeof RED !== 'undefined' && RED.workspaces && RED.workspaces.active(), null, { timeout: 60_000 });
+      await page.waitForTimeout(1000);
+      const active = await page.evaluate(() => RED.nodes.workspace(RED.workspaces.active()).label);
+      assert.strictEqual(active, 'Overview');
+      await page.evaluate(() => RED.sidebar.show('debug'));
+      const before = await page.evaluate(() => document.querySelectorAll('.red-ui-debug-msg').length);
+      // the inject's button, as a user presses it
+      await page.locator('[id="demo-overview-resend"] .red-ui-flow-node-button-button').click();
+      await page.waitForFunction((n) => document.querySelectorAll('.red-ui-debug-msg').length > n + 3, before, { timeout: 20_000 });
+    } finally {
+      await page.close();
+    }
   });
 
   it('Ctrl-C ends it within seconds while the dashboard page is connected', async () => {
