@@ -121,7 +121,7 @@ async function steadyState(meters, tariff) {
   }
   if (typeof stream.flush === 'function') await stream.flush();
   // every meter holds what meter 0 holds (its own name); the state's size does not depend on the values.
-  // Version 2 (0.1.x) stores each meter as an object, version 3 as one line of JSON text.
+  // Version 2 (0.1.0) stores each meter as an object, version 3 as one line of JSON text.
   const one = saved.meters[0];
   saved.meters = Array.from({ length: meters }, (_, i) => {
     if (typeof one !== 'string') return { ...one, gateway: 'G', topic: meterTopic(i) };
