@@ -24,7 +24,13 @@ describe('e2e: npm pack of a clean clone', function () {
   let clone = '';
   let files = new Set<string>();
   const manifest = PKG as typeof PKG & { main: string; types: string; files: string[] };
-  const DOCUMENTS = ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', ...manifest.files.filter((f) => f.startsWith('docs/'))];
+  const DOCUMENTS = [
+    'package.json',
+    'README.md',
+    'LICENSE',
+    'CHANGELOG.md',
+    ...manifest.files.filter((f) => f.startsWith('docs/') && f.endsWith('.md')),
+  ];
 
   before(function () {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'easy-pack-'));

@@ -79,9 +79,9 @@ describe('easy-cost reports', function () {
       should(bars[1]).match({ topic: 'gross cost (EUR)', currency: 'EUR', action: 'append' });
       should(bars[0].payload.length + bars[1].payload.length).equal(expected.length);
       // a bar is named by its tariff's name alone (the names differ); the node's own is marked
-      const label = (row: { name?: string | null; tariffId: string }) => `${row.name}${row.tariffId === 'DEMO-NIGHT' ? ' (yours)' : ''}`;
+      const label = (row: { name?: string | null; tariffId: string }) => `${row.tariffId === 'DEMO-NIGHT' ? 'Yours: ' : ''}${row.name}`;
       should([...bars[0].payload, ...bars[1].payload].map((b: { x: string }) => b.x).sort()).eql(expected.map(label).sort());
-      should([...bars[0].payload, ...bars[1].payload].filter((b: { x: string }) => b.x.endsWith('(yours)'))).have.length(1);
+      should([...bars[0].payload, ...bars[1].payload].filter((b: { x: string }) => b.x.startsWith('Yours: '))).have.length(1);
     });
 
     it('fetches a named period of the archive, with the sensors of every tariff, and needs no tariff of its own', async () => {

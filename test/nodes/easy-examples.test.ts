@@ -337,7 +337,7 @@ describe('examples of easy-sensors and easy-cost', function () {
       // one short label per bar, the user's own marked
       const labels = [...gbp.payload, ...eur.payload].map((b: { x: string }) => b.x);
       should(new Set(labels).size).equal(labels.length);
-      should(labels.filter((l) => l.endsWith(' (yours)'))).eql(['Working hours (50/60/70) (yours)']);
+      should(labels.filter((l) => l.startsWith('Yours: '))).eql(['Yours: Working hours (50/60/70)']);
     });
   });
 });

@@ -122,7 +122,7 @@ function rowPayload(row: TariffComparisonRow, k: number, table: TariffComparison
  * One bar per tariff (gross, to the currency's minor unit), one series per currency with
  * its `currency` (a chart per currency: amounts in two currencies share no axis). A bar is
  * named by the tariff's name (its id where the name is missing or shared), short enough
- * for an axis label; the node's own tariff (`currentId`) is marked "(yours)".
+ * for an axis label; the node's own tariff (`currentId`) begins "Yours: " (a label cut to fit keeps it).
  */
 export function compareChart(table: readonly TariffComparisonRow[], currentId = ''): CompareOutcome['chart'] {
   const names = new Map<string, number>();
@@ -132,7 +132,7 @@ export function compareChart(table: readonly TariffComparisonRow[], currentId = 
     const scale = 10 ** minorUnits(row.currency);
     const bars = byCurrency.get(row.currency) ?? [];
     const name = row.name && names.get(row.name) === 1 ? row.name : row.name ? `${row.name} (${row.tariffId})` : row.tariffId;
-    bars.push({ x: row.tariffId === currentId ? `${name} (yours)` : name, y: Math.round(row.gross * scale) / scale });
+    bars.push({ x: row.tariffId === currentId ? `Yours: ${name}` : name, y: Math.round(row.gross * scale) / scale });
     byCurrency.set(row.currency, bars);
   }
   return [...byCurrency].map(([currency, bars], i) => ({
