@@ -63,19 +63,20 @@ function withOverview(flows) {
     linkIns.push({ id, type: 'link in', z: tab.id, name: 'send the current values', links: [linkOut], x: 100, y: -1, wires: [targets] });
   }
   const list = tabs.map((t) => `- ${t.label}`).join('\n');
+  const pages = dashboardPages(flows).join(', ');
   return [
     {
       id: overview,
       type: 'tab',
       label: 'Overview',
       disabled: false,
-      info: `The demo: every example flow on its own tab, deployed against the simulator (token demo-token, gateway DEMO).\n\n${list}\n\nDashboard pages: /dashboard/energy, /dashboard/generator, /dashboard/tariffs.`,
+      info: `The demo: every example flow on its own tab, deployed against the simulator (token demo-token, gateway DEMO).\n\n${list}\n\nDashboard pages: ${pages}.`,
     },
     {
       id: 'demo-overview-about',
       type: 'comment',
       z: overview,
-      name: 'Every example is on its own tab; the pages are /dashboard/energy, /dashboard/generator, /dashboard/tariffs',
+      name: `Every example is on its own tab; the dashboard pages: ${pages}`,
       info: list,
       x: 100,
       y: 0,
@@ -122,4 +123,10 @@ function encryptCredentials(credentials, secret) {
   return { $: iv.toString('hex') + cipher.update(JSON.stringify(credentials), 'utf8', 'base64') + cipher.final('base64') };
 }
 
-module.exports = { exampleFlows, encryptCredentials };
+/** The dashboard pages of a flow as paths ('/dashboard/energy'): each ui-page under its ui-base. */
+function dashboardPages(flows) {
+  const bases = new Map(flows.filter((n) => n.type === 'ui-base').map((n) => [n.id, n.path || '/dashboard']));
+  return flows.filter((n) => n.type === 'ui-page').map((p) => `${bases.get(p.ui) ?? '/dashboard'}${p.path}`);
+}
+
+module.exports = { exampleFlows, encryptCredentials, dashboardPages };

@@ -20,7 +20,7 @@ const path = require('path');
 
 const ROOT = path.join(__dirname, '..');
 const EDITOR_SETTINGS = require('./editor-settings');
-const { exampleFlows, encryptCredentials } = require('./demo-flows');
+const { exampleFlows, encryptCredentials, dashboardPages } = require('./demo-flows');
 const USER_DIR = process.env.DEMO_DIR ? path.resolve(process.env.DEMO_DIR) : path.join(ROOT, '.demo');
 const HOST = '127.0.0.1';
 const DEMO_TOKEN = 'demo-token';
@@ -146,7 +146,7 @@ async function main() {
   console.log(`\nSimulator of the easy API: ${sim.url} (token ${DEMO_TOKEN})`);
   console.log(`Node-RED editor with the demo flows: http://${HOST}:${port}/`);
   console.log('It opens on the Overview tab: "send the current values" fills the Debug sidebar.');
-  for (const page of ['energy', 'generator', 'tariffs']) console.log(`Dashboard page: http://${HOST}:${port}/dashboard/${page}`);
+  for (const page of dashboardPages(flows)) console.log(`Dashboard page: http://${HOST}:${port}${page}`);
   for (const server of EXAMPLE_SERVERS) {
     const up = await listening(server.port);
     console.log(`${server.what} (${HOST}:${server.port}): ${up ? `listening; ${server.present}` : `not running; ${server.missing}`}.`);
