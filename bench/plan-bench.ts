@@ -141,6 +141,7 @@ function blockBench(): void {
     { label: 'off <= 2 h, on >= 15 min (15-min grid)', maxOffInRow: 2 * HOUR, minOnBetween: 15 * 60_000 },
     { label: 'off <= 5 h, on >= 1 min (1-min grid)', maxOffInRow: 5 * HOUR },
     { label: 'off <= 2 h, recovery 50 % <= 1 h (1-min grid)', maxOffInRow: 2 * HOUR, recoveryPercent: 50, recoveryMax: HOUR },
+    { label: 'off 40 min-2 h, on >= 15 min (5-min grid)', maxOffInRow: 2 * HOUR, minOffInRow: 40 * 60_000, minOnBetween: 15 * 60_000 },
   ];
   for (const c of saving) {
     const window = { timezone: ZONE, from, to: from + 8 * DAY };

@@ -83,7 +83,11 @@
       // no run time: the load is on in the window, off where that saves most
       var maxOff =
         String(v.maxOffMinutes === undefined || v.maxOffMinutes === null ? '' : v.maxOffMinutes).trim() === '' ? 60 : num(v.maxOffMinutes);
+      var minOff =
+        String(v.minOffMinutes === undefined || v.minOffMinutes === null ? '' : v.minOffMinutes).trim() === '' ? 0 : num(v.minOffMinutes);
       if (!(maxOff > 0 && maxOff <= 1440)) add('maxOffMinutes', 'error', 'maxOff');
+      else if (!(minOff >= 0 && minOff <= 1440 && minOff <= maxOff) || notWholeSeconds(minOff * MINUTE))
+        add('minOffMinutes', 'error', 'minOff', { max: String(maxOff) });
       else add('strategy', 'note', 'offPeriods');
       checkValues(v, add);
       return out;

@@ -181,28 +181,36 @@ export function referenceBlocks(cost: Array<number | null>, need: number, m: num
 
 export interface SavingRules {
   maxOff: number;
+  /** Shortest time off in a row (0: none). */
+  minOff?: number;
   minOn: number;
   minSaving: number;
   percent: number;
   recoveryMax: number;
+  /** The rules before issue 29 (to count the cases they decide otherwise): the last recovery may run past the window's end… */
+  recoveryPastEnd?: boolean;
+  /** …and equal savings go to the earliest plan, however many off periods it has. */
+  earliestOfEquals?: boolean;
 }
 
 /**
  * Every way to switch cells off (2^n of them), the ones the rules allow, the one saving
- * most; equal savings: the one off at the first cell where they differ. A run of off
- * cells [a, b) must end inside the window (cell b priced: the load comes back on at its
- * price), last at most maxOff, every cell in it cost more than cell b by at least
- * minSaving (and more); after it the load stays on at least max(minOn, min(off × percent
- * rounded up to whole minutes, recoveryMax)).
+ * most; equal savings: the fewest off periods, then the one off at the first cell where
+ * they differ. A run of off cells [a, b) must end inside the window (cell b priced: the
+ * load comes back on at its price), last at least minOff and at most maxOff, every cell
+ * in it cost more than cell b by at least minSaving (and more); after it the load stays
+ * on at least max(minOn, min(off × percent rounded up to whole minutes, recoveryMax)),
+ * all of that inside the window.
  */
 export function referenceSaving(prices: Array<number | null>, unit: number, rules: SavingRules): boolean[] {
   const n = prices.length;
   const gapAfter = (off: number) =>
     Math.max(rules.minOn, Math.min(Math.ceil((off * rules.percent) / 100 / 60_000) * 60_000, rules.recoveryMax));
-  let best: { saving: number; mask: number } | null = null;
+  let best: { saving: number; periods: number; mask: number } | null = null;
   for (let mask = 0; mask < 1 << n; mask++) {
     const off = (k: number) => ((mask >> (n - 1 - k)) & 1) === 1; // cell 0 is the highest bit
     let saving = 0;
+    let periods = 0;
     let ok = true;
     let lastEnd = -1;
     let lastLength = 0;
@@ -210,8 +218,10 @@ export function referenceSaving(prices: Array<number | null>, unit: number, rule
       if (!off(a) || (a > 0 && off(a - 1))) continue;
       let b = a;
       while (b < n && off(b)) b++;
+      periods++;
       const resume = b < n ? prices[b] : null;
-      if (resume === null || (b - a) * unit > rules.maxOff) ok = false;
+      if (resume === null || (b - a) * unit > rules.maxOff || (b - a) * unit < (rules.minOff ?? 0)) ok = false;
+      if (!rules.recoveryPastEnd && b * unit + gapAfter((b - a) * unit) > n * unit) ok = false;
       for (let k = a; k < b && ok; k++) {
         const p = prices[k];
         if (p === null || !(p - resume! >= rules.minSaving && p > resume!)) ok = false;
@@ -222,7 +232,12 @@ export function referenceSaving(prices: Array<number | null>, unit: number, rule
       lastLength = b - a;
     }
     if (!ok) continue;
-    if (!best || saving > best.saving + 1e-9 || (saving >= best.saving - 1e-9 && mask > best.mask)) best = { saving, mask };
+    const better =
+      !best ||
+      saving > best.saving + 1e-9 ||
+      (saving >= best.saving - 1e-9 &&
+        (rules.earliestOfEquals ? mask > best.mask : periods < best.periods || (periods === best.periods && mask > best.mask)));
+    if (better) best = { saving, periods, mask };
   }
   return Array.from({ length: n }, (_, k) => ((best!.mask >> (n - 1 - k)) & 1) === 1);
 }

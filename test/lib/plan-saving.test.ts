@@ -12,77 +12,117 @@ import { cellCaseArb, cellPrices, referenceSaving, runsOf } from './plan-referen
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
 
+/** A price for every step of a grid from `levels`: many drops to switch off before. */
+const gridCaseArb = (levels: number[], steps: number[], long?: [number, number], units = [1000, 60_000]) =>
+  fc
+    .record({
+      base: cellCaseArb(12, [-6, 3]),
+      step: fc.constantFrom(...steps),
+      prices: fc.array(fc.constantFrom(...levels), { minLength: 16, maxLength: 16 }),
+      unit: fc.constantFrom(...units),
+      cells: fc.integer({ min: long?.[0] ?? 1, max: long?.[1] ?? 12 }),
+    })
+    .map(({ base, step, prices, unit, cells }) => {
+      // a long window of whole seconds or minutes (the rules' clock times have no finer unit), or the case's own
+      const c = long === undefined ? base : { ...base, unit, cells, from: Math.floor(base.from / unit) * unit };
+      const anchor = c.from; // the window starts on this grid, or (below) off it
+      const clock = (k: number) => moment.tz(anchor + (k - 3) * step * c.unit, c.zone).format('HH:mm:ss');
+      const rules: Rule[] = prices.map((price, k) => ({ priority: 0, price, time_start: clock(k), time_end: clock(k + 1) }));
+      return {
+        ...c,
+        from: anchor + (c.cells % 2) * c.unit,
+        tariff: { ...c.tariff, rules: [...rules, { priority: 9, price: 0.75 }] },
+      };
+    });
+
 describe('savingOffWindows', () => {
-  const arb = fc.record({
-    c: fc.oneof(
-      // a price for every step of the grid: many drops to switch off before
-      fc
-        .record({
-          base: cellCaseArb(12, [-6, 3]),
-          step: fc.constantFrom(1, 2, 3),
-          prices: fc.array(fc.constantFrom(-0.125, 0.25, 0.5, 1, 1.5), { minLength: 10, maxLength: 10 }),
-        })
-        .map(({ base, step, prices }) => {
-          const anchor = base.from; // the window starts on this grid, or (below) off it
-          const clock = (k: number) => moment.tz(anchor + (k - 3) * step * base.unit, base.zone).format('HH:mm:ss');
-          const rules: Rule[] = prices.map((price, k) => ({ priority: 0, price, time_start: clock(k), time_end: clock(k + 1) }));
-          return {
-            ...base,
-            from: anchor + (base.cells % 2) * base.unit,
-            tariff: { ...base.tariff, rules: [...rules, { priority: 9, price: 0.75 }] },
-          };
-        }),
-      cellCaseArb(12, [-6, 3]),
-    ),
+  const settings = {
     maxOff: fc.integer({ min: 1, max: 8 }),
+    minOff: fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }),
     minOn: fc.integer({ min: 1, max: 4 }),
     minSaving: fc.constantFrom(0, 0, 0.25, 0.5),
     percent: fc.constantFrom(0, 0, 50, 100, 150),
     recoveryMax: fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }),
+  };
+  const arb = fc.record({
+    c: fc.oneof(gridCaseArb([-0.125, 0.25, 0.5, 1, 1.5], [1, 2, 3]), gridCaseArb([0.5, 1], [1], [8, 12]), cellCaseArb(12, [-6, 3])),
+    ...settings,
   });
-  const seen = { cases: 0, withOff: 0, twoOrMore: 0, recovery: 0, minutes: 0 };
+  type Case = typeof arb extends fc.Arbitrary<infer T> ? T : never;
+  const seen = { cases: 0, withOff: 0, twoOrMore: 0, recovery: 0, minutes: 0, minOffBinds: 0, recoveryAtEnd: 0, fewerPeriods: 0 };
   after(() => console.log(`      savingOffWindows vs brute force: ${JSON.stringify(seen)}`));
 
-  it('switches off exactly where the brute force over every on/off assignment saves most, earliest of equals (property)', function () {
-    this.timeout(120_000);
-    fc.assert(
-      fc.property(arb, ({ c, maxOff, minOn, minSaving, percent, recoveryMax }) => {
-        const prices = cellPrices(c);
-        const rules = {
-          maxOff: maxOff * c.unit,
-          minOn: minOn * c.unit,
-          minSaving,
-          percent,
-          recoveryMax: recoveryMax === undefined ? Infinity : recoveryMax * c.unit,
-        };
-        const expected = runsOf(referenceSaving(prices, c.unit, rules), c.from, c.unit);
-        const plan = savingOffWindows(c.tariff, {
-          timezone: c.zone,
-          sensors: c.sensors,
-          from: c.from,
-          to: c.from + c.cells * c.unit,
-          maxOffInRow: rules.maxOff,
-          minOnBetween: rules.minOn,
-          minSaving,
-          recoveryPercent: percent,
-          recoveryMax: recoveryMax === undefined ? undefined : rules.recoveryMax,
-        });
-        should(plan.slots.map((s) => ({ from: s.from, to: s.to }))).eql(expected);
-        let net = 0;
-        for (const r of expected) {
-          const resume = prices[(r.to - c.from) / c.unit]!;
-          for (let t = r.from; t < r.to; t += c.unit) net += (prices[(t - c.from) / c.unit]! - resume) * (c.unit / HOUR);
-        }
-        should(plan.saving.net).be.approximately(net, 1e-9);
-        should(plan.offTime).equal(expected.reduce((sum, r) => sum + r.to - r.from, 0));
-        seen.cases++;
-        if (expected.length) seen.withOff++;
-        if (expected.length > 1) seen.twoOrMore++;
-        if (percent > 0 && expected.length > 0) seen.recovery++;
-        if (c.unit === MINUTE) seen.minutes++;
-      }),
-      { ...FC, numRuns: 2500 },
-    );
+  /** The plan against the brute force; counts the cases the rules before issue 29 decide otherwise. */
+  const checkCase = ({ c, maxOff, minOff: minOffCells, minOn, minSaving, percent, recoveryMax }: Case): void => {
+    const prices = cellPrices(c);
+    const minOff = minOffCells === undefined ? undefined : Math.min(minOffCells, maxOff) * c.unit;
+    const rules = {
+      maxOff: maxOff * c.unit,
+      minOff,
+      minOn: minOn * c.unit,
+      minSaving,
+      percent,
+      recoveryMax: recoveryMax === undefined ? Infinity : recoveryMax * c.unit,
+    };
+    const expected = runsOf(referenceSaving(prices, c.unit, rules), c.from, c.unit);
+    const plan = savingOffWindows(c.tariff, {
+      timezone: c.zone,
+      sensors: c.sensors,
+      from: c.from,
+      to: c.from + c.cells * c.unit,
+      maxOffInRow: rules.maxOff,
+      minOffInRow: minOff,
+      minOnBetween: rules.minOn,
+      minSaving,
+      recoveryPercent: percent,
+      recoveryMax: recoveryMax === undefined ? undefined : rules.recoveryMax,
+    });
+    should(plan.slots.map((s) => ({ from: s.from, to: s.to }))).eql(expected);
+    // each slot says until when the load stays on after it: the recovery, inside the window
+    const gap = (s: { from: number; to: number }) =>
+      Math.max(rules.minOn, Math.min(Math.ceil(((s.to - s.from) * percent) / 100 / MINUTE) * MINUTE, rules.recoveryMax));
+    for (const s of plan.slots) should(s.recoveryEnd).equal(s.to + gap(s));
+    if (plan.slots.length) should(plan.slots[plan.slots.length - 1].recoveryEnd).be.belowOrEqual(plan.to);
+    const same = (other: Parameters<typeof referenceSaving>[2]) =>
+      JSON.stringify(runsOf(referenceSaving(prices, c.unit, other), c.from, c.unit)) === JSON.stringify(expected);
+    if (minOff !== undefined && !same({ ...rules, minOff: undefined })) seen.minOffBinds++;
+    if (!same({ ...rules, recoveryPastEnd: true })) seen.recoveryAtEnd++;
+    if (!same({ ...rules, earliestOfEquals: true })) seen.fewerPeriods++;
+    let net = 0;
+    for (const r of expected) {
+      const resume = prices[(r.to - c.from) / c.unit]!;
+      for (let t = r.from; t < r.to; t += c.unit) net += (prices[(t - c.from) / c.unit]! - resume) * (c.unit / HOUR);
+    }
+    should(plan.saving.net).be.approximately(net, 1e-9);
+    should(plan.offTime).equal(expected.reduce((sum, r) => sum + r.to - r.from, 0));
+    seen.cases++;
+    if (expected.length) seen.withOff++;
+    if (expected.length > 1) seen.twoOrMore++;
+    if (percent > 0 && expected.length > 0) seen.recovery++;
+    if (c.unit === MINUTE) seen.minutes++;
+  };
+
+  it('switches off exactly where the brute force over every on/off assignment saves most, with a minimum time off and the recovery inside the window (property)', function () {
+    this.timeout(180_000);
+    fc.assert(fc.property(arb, checkCase), { ...FC, numRuns: 2500 });
+    should(seen.minOffBinds).be.above(100);
+    should(seen.recoveryAtEnd).be.above(100);
+  });
+
+  it('of equal savings, the plan with the fewest off periods, then the earliest, as the brute force (property)', function () {
+    this.timeout(180_000);
+    // three prices a step, minute by minute: one off period often saves what two do
+    const ties = fc.record({
+      ...settings,
+      c: gridCaseArb([0.5, 1, 1.5], [1], [12, 12], [MINUTE]),
+      minOff: fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, fc.integer({ min: 1, max: 3 })),
+      minSaving: fc.constant(0),
+      percent: fc.constantFrom(0, 0, 0, 100),
+      recoveryMax: fc.constant(undefined),
+    });
+    const before = seen.fewerPeriods;
+    fc.assert(fc.property(ties, checkCase), { ...FC, numRuns: 1500 });
+    should(seen.fewerPeriods - before).be.above(50);
   });
 
   it('a saving of at least minSaving holds for prices whose differences are not exact in binary (0.3 − 0.2 saves 0.1)', () => {
@@ -182,6 +222,74 @@ describe('savingOffWindows', () => {
     should(now.slots.map((s) => new Date(s.from).toISOString())).eql(['2026-01-05T18:40:00.500Z', '2026-01-05T20:00:00.000Z']);
   });
 
+  it("the issue's example: the recovery after the last off period must fit in the window, and the saving is the one the load can make", () => {
+    // dear all day, cheap from 23:00; off 09:00-23:00 would need 168 min of recovery (20 %), 60 remain
+    const day: Tariff = {
+      id: 'R',
+      name: 'recovery',
+      vat: 0,
+      currency: 'EUR',
+      rules: [
+        { priority: 0, price: 0.38, time_start: '09:00', time_end: '10:00' },
+        { priority: 0, price: 0.4, time_start: '10:00', time_end: '18:00' },
+        { priority: 0, price: 1.9, time_start: '18:00', time_end: '22:00' },
+        { priority: 0, price: 2.07, time_start: '22:00', time_end: '23:00' },
+        { priority: 1, price: 0.2 },
+      ],
+    };
+    const window = { timezone: 'Europe/London', from: '2026-01-05T09:00:00Z', to: '2026-01-06T00:00:00Z', maxOffInRow: 14 * HOUR };
+    // off 5 h: 60 min of recovery, 23:00-00:00
+    const plan = savingOffWindows(day, { ...window, recoveryPercent: 20 });
+    should(plan.slots.map(iso)).eql([['18:00', '23:00']]);
+    should(plan.slots[0].recoveryEnd).equal(Date.parse('2026-01-06T00:00:00Z'));
+    should(plan.saving.net).be.approximately(8.67, 1e-9);
+    // without a recovery the whole dear time is off, back on for the last hour
+    const free = savingOffWindows(day, window);
+    should(free.slots.map(iso)).eql([['09:00', '23:00']]);
+    should(free.saving.net).be.approximately(10.45, 1e-9);
+    should(free.slots[0].recoveryEnd).equal(Date.parse('2026-01-05T23:01:00Z'));
+  });
+
+  it('a minimum time off: no off period shorter, even where a short one would save', () => {
+    const ok = { ...base, maxOffInRow: 2 * HOUR, minOnBetween: 30 * MINUTE, minSaving: 0.2 };
+    // 17:00-19:00 saves 1.2 and 20:00-21:00 0.4 (19:30-20:00 at 0.3 saves only 0.1 against 0.2)
+    should(savingOffWindows(evening, ok).slots.map(iso)).eql([
+      ['17:00', '19:00'],
+      ['20:00', '21:00'],
+    ]);
+    // at least 90 min off: 20:00-21:00 is too short and cannot start earlier
+    const long = savingOffWindows(evening, { ...ok, minOffInRow: 90 * MINUTE });
+    should(long.slots.map(iso)).eql([['17:00', '19:00']]);
+    should(long.saving.net).be.approximately(1.2, 1e-12);
+    // 16:00-19:00 saves at least 0.2 too (1.4 in all); at least 3 h 30 min: nothing
+    should(savingOffWindows(evening, { ...ok, maxOffInRow: 4 * HOUR, minOffInRow: 3 * HOUR }).slots.map(iso)).eql([['16:00', '19:00']]);
+    should(savingOffWindows(evening, { ...ok, maxOffInRow: 4 * HOUR, minOffInRow: 210 * MINUTE }).slots).eql([]);
+  });
+
+  it('of equal savings, one off period rather than two, though the two start earlier', () => {
+    const seesaw: Tariff = {
+      id: 'S',
+      name: 'seesaw',
+      vat: 0,
+      currency: 'EUR',
+      rules: [
+        { priority: 0, price: 1, time_start: '10:00', time_end: '11:00' },
+        { priority: 0, price: 1, time_start: '12:00', time_end: '14:00' },
+        { priority: 1, price: 0.5 },
+      ],
+    };
+    // 10:00-11:00 and 13:00-14:00 (2 h on between) save 1.0, as 12:00-14:00 does in one
+    const plan = savingOffWindows(seesaw, {
+      timezone: 'Europe/London',
+      from: '2026-01-05T10:00:00Z',
+      to: '2026-01-05T16:00:00Z',
+      maxOffInRow: 2 * HOUR,
+      minOnBetween: 2 * HOUR,
+    });
+    should(plan.slots.map(iso)).eql([['12:00', '14:00']]);
+    should(plan.saving.net).be.approximately(1, 1e-12);
+  });
+
   it('refuses bad input and a search beyond its work cap with messages that say why', () => {
     const ok = { ...base, maxOffInRow: HOUR };
     should(() => savingOffWindows(evening, { ...ok, maxOffInRow: 0 })).throw(
@@ -194,6 +302,10 @@ describe('savingOffWindows', () => {
     should(() => savingOffWindows(evening, { ...ok, recoveryPercent: NaN })).throw(/recoveryPercent must be a number of at least 0/);
     should(() => savingOffWindows(evening, { ...ok, minOnBetween: -5 })).throw(/minOnBetween must be a positive number/);
     should(() => savingOffWindows(evening, { ...ok, minOnBetween: 0 })).throw(/minOnBetween must be a positive number/);
+    should(() => savingOffWindows(evening, { ...ok, minOffInRow: -1 })).throw(/minOffInRow must be 0 or a positive number/);
+    should(() => savingOffWindows(evening, { ...ok, minOffInRow: 2 * HOUR })).throw(
+      'minOffInRow (7200000 ms) is longer than maxOffInRow (3600000 ms): nothing could be switched off',
+    );
     should(() => savingOffWindows(evening, { ...ok, to: '2026-01-05T15:00:00Z' })).throw('the window ends (to) before it starts (from)');
     const week = { timezone: 'Europe/London', from: '2026-01-05T00:00:00Z', to: '2026-01-13T00:00:00Z' };
     should(() => savingOffWindows(evening, { ...week, maxOffInRow: 24 * HOUR + 1000 })).throw(

@@ -92,6 +92,7 @@ describe('plan work: the counted work bounds what the search does', () => {
       prices: fc.array(fc.constantFrom(-0.1, 0.1, 0.2, 0.3, 0.5), { minLength: 2, maxLength: 8 }),
       maxOff: fc.constantFrom(15 * MINUTE, HOUR, 2 * HOUR + 7000, 1000, 20 * HOUR),
       minOn: fc.constantFrom(undefined, 15 * MINUTE, 5000),
+      minOff: fc.constantFrom(undefined, 5 * MINUTE, 30 * MINUTE + 3000),
       recoveryPercent: fc.constantFrom(0, 50),
     });
     let searched = 0;
@@ -103,6 +104,7 @@ describe('plan work: the counted work bounds what the search does', () => {
           from: c.from,
           to: c.from + c.hours * HOUR,
           maxOffInRow: c.maxOff,
+          minOffInRow: c.minOff === undefined ? undefined : Math.min(c.minOff, c.maxOff),
           minOnBetween: c.minOn,
           recoveryPercent: c.recoveryPercent,
         };

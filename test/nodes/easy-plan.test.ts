@@ -478,20 +478,21 @@ describe('easy-plan node', function () {
     should(none.payload.shortfall).match(/below 0\.35/);
   });
 
+  /** Dear 18:00-19:00, cheap 19:00-20:00: a switch-off before the drop saves. */
+  const EVENING_PEAK = {
+    id: 'NIGHT',
+    name: 'evening peak',
+    vat: 0,
+    currency: 'GBP',
+    rules: [
+      { priority: 1, price: 0.5, time_start: '18:00', time_end: '19:00' },
+      { priority: 1, price: 0.1, time_start: '19:00', time_end: '20:00' },
+      { priority: 2, price: 0.3 },
+    ],
+  };
+
   it('switch off to save (Best Save): on in the window, off where waiting for a lower price saves most; one-offs refused', async () => {
-    served = [
-      {
-        id: 'NIGHT',
-        name: 'evening peak',
-        vat: 0,
-        currency: 'GBP',
-        rules: [
-          { priority: 1, price: 0.5, time_start: '18:00', time_end: '19:00' },
-          { priority: 1, price: 0.1, time_start: '19:00', time_end: '20:00' },
-          { priority: 2, price: 0.3 },
-        ],
-      },
-    ];
+    served = [EVENING_PEAK];
     const { sw, plans, node, caught } = await start('2026-01-10T15:00:00Z', {
       strategy: 'save',
       from: '16:00',
@@ -517,6 +518,30 @@ describe('easy-plan node', function () {
     node.receive({ duration: '1h' });
     const [err] = await caught.next(1);
     should(err.error.message).match(/not in "switch off to save" mode/);
+  });
+
+  it('switch off to save with a minimum time off: no off period shorter, even where a shorter one would save', async () => {
+    served = [EVENING_PEAK];
+    // only 18:00-19:00 saves 0.3 a kWh (0.5 against 0.1): 1 h, less than the 90 min asked
+    const settings = { strategy: 'save', from: '16:00', until: '22:00', maxOffMinutes: 120, minOffMinutes: 90, minSaving: '0.3' };
+    const { sw, plans } = await start('2026-01-10T15:00:00Z', settings);
+    const [plan] = await plans.next(1);
+    should(plan.payload).match({ strategy: 'save', planned: 0, slots: [] });
+    await tickTo('2026-01-10T23:00:00Z');
+    should(sw.map((x) => [x.on, new Date(x.at).toISOString()])).eql([
+      [false, '2026-01-10T15:00:00.000Z'],
+      [true, '2026-01-10T16:00:00.000Z'], // on all the window
+      [false, '2026-01-10T22:00:00.000Z'],
+    ]);
+    await helper.unload();
+    clock!.uninstall();
+    await sim!.close();
+    // at least 60 min: 18:00-19:00 is off
+    const again = await start('2026-01-10T15:00:00Z', { ...settings, minOffMinutes: 60 });
+    const [off] = await again.plans.next(1);
+    should(off.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([
+      ['2026-01-10T18:00:00.000Z', '2026-01-10T19:00:00.000Z'],
+    ]);
   });
 
   it('bad messages reach the Catch node with a clear error and switch nothing', async () => {
@@ -564,6 +589,7 @@ describe('easy-plan node', function () {
       [{ durationMinutes: 0.0001 }, 'the duration must be whole seconds, got 3600.006 s'],
       [{ onType: 'json', onValue: '{on' }, 'the on value is not valid JSON: '],
       [{ resendMinutes: 0.5 }, 'resend every must be whole minutes from 0 (never) to 1440, got 0.5'],
+      [{ strategy: 'save', maxOffMinutes: 60, minOffMinutes: 90 }, 'the shortest time off (1 h 30 min) is longer than the longest (1 h)'],
       [{ from: '25:00' }, 'the window start must be a local time such as 22:00, got "25:00"'],
       [{ tariff: 'NOPE' }, 'tariff "NOPE" is not on the account (it has NIGHT)'],
     ] as Array<[Record<string, unknown>, string]>) {

@@ -89,6 +89,9 @@ describe("the plan dialog's checks", () => {
       { field: 'strategy', level: 'note', text: 'The load is on in the window; the green marks on the chart are when it is switched off.' },
     ]);
     should(checks({ ...base, strategy: 'save', maxOffMinutes: '0' })[0]).match({ field: 'maxOffMinutes', level: 'error' });
+    should(checks({ ...base, strategy: 'save', maxOffMinutes: '60', minOffMinutes: '90' })).eql([
+      { field: 'minOffMinutes', level: 'error', text: 'Off at least: minutes from 0 to 1440, never more than off at most (60 min).' },
+    ]);
   });
 
   it('an error in the dialog is exactly what the node refuses', () => {
@@ -108,6 +111,13 @@ describe("the plan dialog's checks", () => {
       { ...base, strategy: 'save', maxOffMinutes: '60' },
       { ...base, strategy: 'save', maxOffMinutes: '0' },
       { ...base, strategy: 'save', maxOffMinutes: '' }, // empty: the default hour
+      { ...base, strategy: 'save', maxOffMinutes: '60', minOffMinutes: '60' },
+      { ...base, strategy: 'save', maxOffMinutes: '60', minOffMinutes: '61' },
+      { ...base, strategy: 'save', maxOffMinutes: '', minOffMinutes: '61' }, // more than the default hour
+      { ...base, strategy: 'save', maxOffMinutes: '90', minOffMinutes: '' },
+      { ...base, strategy: 'save', maxOffMinutes: '90', minOffMinutes: '-1' },
+      { ...base, strategy: 'save', maxOffMinutes: '90', minOffMinutes: '0.001' }, // 60 ms: not whole seconds
+      { ...base, minOffMinutes: 'x' }, // hidden field of another mode: not read
       { ...base, maxOffMinutes: '', minOnMinutes: 'x' }, // hidden fields of another mode: not read
     ];
     for (const values of cases) {

@@ -2,17 +2,18 @@
 // semantics in docs/semantics.md ("Switching off to save"). The energy a load does not
 // use while off is used when it comes back on, at the price of that instant, so an off
 // period [x, y) saves ∫ (p(s) − p(y)) ds per kW; every instant of it must save at least
-// minSaving per kWh (and something), it lasts at most maxOffInRow, and the load stays on
-// at least the recovery time before the next one.
+// minSaving per kWh (and something), it lasts at least minOffInRow and at most
+// maxOffInRow, and the load stays on at least the recovery time after it, inside the window.
 //
 // Why a lattice: an off period ends where the price drops (else its last instants would
-// save nothing) and begins where the price rose, maxOffInRow before its end, at `from`,
-// or where the previous recovery ends; with h the gcd of the price changes' distances,
-// maxOffInRow, minOnBetween, recoveryMax and (with a recovery percentage) one minute,
-// all of those lie on the lattice of h except `from`. One pass over the lattice
-// points (a best saving from each onwards), then a walk taking the earliest, longest
-// switch-off that is still optimal. Work: lattice points × off periods that may end
-// within maxOffInRow of each, counted before it starts (MAX_PLAN_WORK).
+// save nothing) and begins where the price rose, maxOffInRow or minOffInRow before its
+// end, at `from`, or where the previous recovery ends; with h the gcd of the price
+// changes' distances, maxOffInRow, minOffInRow, minOnBetween, recoveryMax and (with a
+// recovery percentage) one minute, all of those lie on the lattice of h except `from`.
+// One pass over the lattice points (the best saving from each onwards and the fewest off
+// periods that make it), then a walk taking the earliest, longest switch-off that is
+// still optimal. Work: lattice points × off periods that may end within maxOffInRow of
+// each, counted before it starts (MAX_PLAN_WORK); minOffInRow only refines the lattice.
 import { engineContext } from '../tariff/price';
 import { HOUR_MS } from '../time/time';
 import { MAX_PLAN_WORK } from '../common/limits';
@@ -25,6 +26,8 @@ const MINUTE = 60_000;
 export interface SavingOptions extends PlanWindowOptions {
   /** Longest time off in a row, ms (at least 1 s). */
   maxOffInRow: number;
+  /** Shortest time off in a row, ms (default 0: any; at most maxOffInRow). */
+  minOffInRow?: number;
   /** Shortest time on between two off periods, ms (more than 0; default 1 min). */
   minOnBetween?: number;
   /** Least saving per kWh for every instant off (default 0: any saving). */
@@ -45,6 +48,8 @@ export interface SavingSlot {
   resumePrice: number;
   /** What this off period saves per kW (net): Σ (price − resumePrice) × hours. */
   saving: number;
+  /** The load stays on until then at least (the recovery, at least minOnBetween); never after the window's `to`. */
+  recoveryEnd: number;
 }
 
 export interface SavingResult {
@@ -58,6 +63,14 @@ export interface SavingResult {
   vat: number;
   from: number;
   to: number;
+}
+
+/**
+ * The time on after `off` ms off (rule 36): the recovery, `percent` of the time off rounded
+ * up to whole minutes and at most `recoveryMax`, and never less than `minOnBetween`.
+ */
+export function onTimeAfter(off: number, minOnBetween: number, percent: number, recoveryMax: number): number {
+  return Math.max(minOnBetween, Math.min(Math.ceil((off * percent) / 100 / MINUTE) * MINUTE, recoveryMax));
 }
 
 function nonNegative(value: unknown, what: string, fallback: number): number {
@@ -88,13 +101,16 @@ export function savingOffWindows(tariff: unknown, options: SavingOptions, stats?
   const { ct } = engineContext(tariff, options);
   const { from, to } = planWindow(options);
   const maxOff = planLength(options.maxOffInRow, 'maxOffInRow', false);
+  const minOff = options.minOffInRow === undefined ? 0 : planLength(options.minOffInRow, 'minOffInRow', true);
+  if (minOff > maxOff) {
+    throw new RangeError(`minOffInRow (${minOff} ms) is longer than maxOffInRow (${maxOff} ms): nothing could be switched off`);
+  }
   // two off periods with no time on between would be one, longer than maxOffInRow allows
   const minOn = options.minOnBetween === undefined ? MINUTE : planLength(options.minOnBetween, 'minOnBetween', false);
   const minSaving = nonNegative(options.minSaving, 'minSaving', 0);
   const percent = nonNegative(options.recoveryPercent, 'recoveryPercent', 0);
   const recoveryMax = options.recoveryMax === undefined ? Infinity : planLength(options.recoveryMax, 'recoveryMax', true);
-  /** On-time needed after `off` ms off: the recovery rounded up to whole minutes, capped, and at least minOn. */
-  const gapAfter = (off: number) => Math.max(minOn, Math.min(Math.ceil((off * percent) / 100 / MINUTE) * MINUTE, recoveryMax));
+  const gapAfter = (off: number) => onTimeAfter(off, minOn, percent, recoveryMax);
 
   // segments in ms from `from`, equal-price neighbours merged (NaN: no price)
   const W = to - from;
@@ -115,7 +131,7 @@ export function savingOffWindows(tariff: unknown, options: SavingOptions, stats?
   // the lattice
   // times at least as long as the window never bind: they do not refine the lattice
   let h = 0;
-  for (const x of [maxOff, minOn, recoveryMax, percent > 0 ? MINUTE : 0]) if (x > 0 && x < W) h = gcd(h, x);
+  for (const x of [maxOff, minOff, minOn, recoveryMax, percent > 0 ? MINUTE : 0]) if (x > 0 && x < W) h = gcd(h, x);
   let z0 = -1;
   for (const b of segStart) {
     if (b <= 0 || b >= W) continue;
@@ -157,15 +173,13 @@ export function savingOffWindows(tariff: unknown, options: SavingOptions, stats?
   const leastSaving = minSaving - Math.max(maxAbs, minSaving) * 1e-12;
   /** the first boundary at or after position x (the lattice is regular after the first point) */
   const atOrAfter = (x: number): number => (x <= 0 ? 0 : x > q[n - 2] ? n - 1 : x <= first ? 1 : 1 + Math.ceil((x - first) / h));
-  // best[i]: the most saving from boundary i on, the load free to switch off at i
-  const best = new Float64Array(n + 1);
-  /** Each off period [i, j) that may start at i, longest first: j, its saving (price × seconds) and where the next may start. */
+  /** The off periods [i, j) that may start at i, shortest first: j, the saving (price × ms) and where the next may start. */
   // kept in arrays of at most `span` entries, reused: no object per period
   const foundJ = new Int32Array(span);
   const foundSaving = new Float64Array(span);
   const foundNext = new Int32Array(span);
   let steps = 0;
-  const offsFrom = (i: number, visit: (j: number, saving: number, next: number) => boolean): void => {
+  const offsFrom = (i: number): number => {
     let found = 0;
     let least = Infinity; // the lowest price in [i, j)
     for (let j = i + 1; j < n - 1 && q[j] - q[i] <= maxOff; j++) {
@@ -174,42 +188,56 @@ export function savingOffWindows(tariff: unknown, options: SavingOptions, stats?
       if (Number.isNaN(least)) break;
       const resume = price[j];
       if (Number.isNaN(resume) || !(least - resume >= leastSaving && least > resume)) continue;
+      const off = q[j] - q[i];
+      // the recovery after it fits in the window (rule 36)
+      const recovered = q[j] + gapAfter(off);
+      if (off < minOff || recovered > W) continue;
       foundJ[found] = j;
-      foundSaving[found] = pc[j] - pc[i] - resume * (q[j] - q[i]);
-      foundNext[found] = atOrAfter(q[j] + gapAfter(q[j] - q[i]));
+      foundSaving[found] = pc[j] - pc[i] - resume * off;
+      foundNext[found] = atOrAfter(recovered);
       found++;
     }
-    for (let k = found - 1; k >= 0; k--) if (visit(foundJ[k], foundSaving[k], foundNext[k])) return;
+    return found;
   };
+  // best[i]: the most saving from boundary i on, the load free to switch off at i;
+  // periods[i]: the fewest off periods of a plan from i that saves that much (rule 37)
+  const best = new Float64Array(n + 1);
+  const periods = new Int32Array(n + 1);
   const bestAt = (i: number) => (i >= n - 1 ? 0 : best[i]);
+  const periodsAt = (i: number) => (i >= n - 1 ? 0 : periods[i]);
   for (let i = n - 2; i >= 0; i--) {
     steps += POINT_SETUP_STEPS;
+    const found = offsFrom(i);
     let b = bestAt(i + 1);
-    offsFrom(i, (_j, saving, next) => {
-      b = Math.max(b, saving + bestAt(next));
-      return false;
-    });
+    for (let k = 0; k < found; k++) b = Math.max(b, foundSaving[k] + bestAt(foundNext[k]));
+    let fewest = bestAt(i + 1) >= b - tol ? periodsAt(i + 1) : Infinity;
+    for (let k = 0; k < found; k++) {
+      if (foundSaving[k] + bestAt(foundNext[k]) >= b - tol) fewest = Math.min(fewest, 1 + periodsAt(foundNext[k]));
+    }
     best[i] = b;
+    periods[i] = fewest;
   }
-  // the walk: at each point the longest off period that is still optimal, else stay on
+  // the walk: at each point the longest off period that is still optimal (saving, then
+  // fewest periods), else stay on: the plan off at the first instant where equals differ
   const slots: SavingSlot[] = [];
   for (let i = 0; i < n - 1;) {
-    let moved = false;
-    offsFrom(i, (j, saving, next) => {
-      if (saving + bestAt(next) < best[i] - tol) return false;
-      const off = q[j] - q[i];
-      slots.push({
-        from: from + q[i],
-        to: from + q[j],
-        price: (pc[j] - pc[i]) / (q[j] - q[i]),
-        resumePrice: price[j],
-        saving: saving / HOUR_MS,
-      });
-      i = next;
-      moved = off > 0;
-      return true;
+    const found = offsFrom(i);
+    let k = found - 1;
+    while (k >= 0 && !(foundSaving[k] + bestAt(foundNext[k]) >= best[i] - tol && 1 + periodsAt(foundNext[k]) === periods[i])) k--;
+    if (k < 0) {
+      i++;
+      continue;
+    }
+    const j = foundJ[k];
+    slots.push({
+      from: from + q[i],
+      to: from + q[j],
+      price: (pc[j] - pc[i]) / (q[j] - q[i]),
+      resumePrice: price[j],
+      saving: foundSaving[k] / HOUR_MS,
+      recoveryEnd: from + q[j] + gapAfter(q[j] - q[i]),
     });
-    if (!moved) i++;
+    i = foundNext[k];
   }
   if (stats) stats.steps = steps;
   const net = slots.reduce((sum, x) => sum + x.saving, 0);

@@ -2,17 +2,14 @@
 // on in the window and off in the periods savingOffWindows finds. A re-plan keeps the off
 // periods that have run, lets a running one run to its planned end, keeps the load on for
 // the recovery after it, and plans the rest of the window from then on.
-import { savingOffWindows } from '../../engine/plan/plan-saving';
+import { onTimeAfter, savingOffWindows } from '../../engine/plan/plan-saving';
 import type { SensorValues } from '../../engine/tariff/price';
 import { Ledger, LedgerPiece, Replanned, runningBlock } from './plan-ledger';
 import type { PlanSettings } from './plan-settings';
 
-const MINUTE_MS = 60_000;
-
 /** On-time after `off` ms off: the recovery (whole minutes, capped), at least the time on between. */
 export function recoveryAfter(off: number, s: PlanSettings['saving']): number {
-  const recovery = Math.ceil((off * s.recoveryPercent) / 100 / MINUTE_MS) * MINUTE_MS;
-  return Math.max(s.minOnBetween, Math.min(recovery, s.recoveryMax ?? Infinity));
+  return onTimeAfter(off, s.minOnBetween, s.recoveryPercent, s.recoveryMax ?? Infinity);
 }
 
 /** The off periods of the window from `now` on, after what has run and the running one. */
@@ -45,6 +42,7 @@ export function replanSaving(
       from,
       to: cycle.to,
       maxOffInRow: s.maxOffInRow,
+      minOffInRow: s.minOffInRow,
       minOnBetween: s.minOnBetween,
       minSaving: s.minSaving,
       recoveryPercent: s.recoveryPercent,

@@ -20,7 +20,15 @@ export interface PlanSettings {
    */
   strategy: 'cheapest' | 'dearest' | 'save';
   /** save: the off periods' limits, ms and price per kWh. */
-  saving: { maxOffInRow: number; minOnBetween: number; minSaving: number; recoveryPercent: number; recoveryMax: number | undefined };
+  saving: {
+    maxOffInRow: number;
+    /** 0: any length */
+    minOffInRow: number;
+    minOnBetween: number;
+    minSaving: number;
+    recoveryPercent: number;
+    recoveryMax: number | undefined;
+  };
   /** cheapest: never above this net price; dearest: never below it. */
   priceLimit: number | undefined;
 }
@@ -217,9 +225,17 @@ function savingSettings(config: Record<string, unknown>): PlanSettings['saving']
     'the longest time off',
   );
   if (maxOffInRow <= 0) throw new Error('the longest time off must be more than 0 minutes');
+  const minOffInRow = wholeSeconds(
+    numberIn(blankAs(config.minOffMinutes, 0), 'the shortest time off (minutes)', 0, 1440) * MINUTE_MS,
+    'the shortest time off',
+  );
+  if (minOffInRow > maxOffInRow) {
+    throw new Error(`the shortest time off (${hours(minOffInRow)}) is longer than the longest (${hours(maxOffInRow)})`);
+  }
   const recoveryMax = blankAs(config.recoveryMaxMinutes, -1);
   return {
     maxOffInRow,
+    minOffInRow,
     minOnBetween: wholeSeconds(
       numberIn(blankAs(config.minOnMinutes, 1), 'the time on between (minutes)', 0, 1440) * MINUTE_MS,
       'the time on between',
