@@ -774,6 +774,24 @@ describe('easy-plan node', function () {
       plan: JSON.parse('{"__proto__": {"mode": "rolling"}, "durationHours": "x"}'),
     });
     should(hostile.plan.error).equal('the duration (hours) must be a number from 0 to 192, got "x"');
+    // switching off to save: the chart shows the off periods the node would plan; dear until 17:00 on
+    // weekdays, and the recovery (100 %) must end by 18:00: off 16:00-17:00, none at least 90 min long
+    const save = { ...settings, strategy: 'save', from: '06:00', until: '18:00', maxOffMinutes: '240', recoveryPercent: '100' };
+    const offs = async (minOffMinutes: string) =>
+      (await post({ id: 'acc', tariff: 'DEMO-WORKDAY', at: '2026-03-27T12:00:00Z', plan: { ...save, minOffMinutes } })).plan;
+    const any = await offs('');
+    should(any.error).be.null();
+    should(any.slots.map((x: { from: number; to: number }) => moment.tz(x.from, ZONE).format('ddd HH:mm'))).eql([
+      'Fri 16:00',
+      'Mon 16:00',
+      'Tue 16:00',
+      'Wed 16:00',
+      'Thu 16:00',
+    ]);
+    should(any.slots.every((x: { from: number; to: number }) => x.to - x.from === 3_600_000)).be.true();
+    should(await offs('60')).eql(any);
+    should(await offs('90')).eql({ slots: [], shortfalls: [], error: null });
+    should((await offs('300')).error).equal('the shortest time off (5 h) is longer than the longest (4 h)');
     should((await post({ id: 'acc', tariff: 'DEMO-WORKDAY' })).plan).be.undefined();
   });
 });
