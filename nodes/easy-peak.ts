@@ -1,11 +1,13 @@
 // easy-peak: maximum demand. One cumulative kWh reading per message (as easy-cost's stream
 // mode takes them) -> per meter and for the site the demand window so far with its
 // projection, the month's peaks (output 1), the guard for a relay (output 2) and closed
-// windows and new peaks for Dashboard 2 (output 3). Glue only: lib/runtime/peak/.
+// windows and new peaks for Dashboard 2 (output 3), and with Records set the closed windows
+// as InfluxDB points or the site's peak as Home Assistant states (output 4). Glue only: lib/runtime/peak/.
 // Messages are handled one at a time, in arrival order (handleInOrder), so the windows never race.
 
 import { handleInOrder, linkAccount, nodeContextStore, reportProblem } from './lib/runtime/account/account-link';
 import { PacedStatus } from './lib/runtime/common/paced-status';
+import { nodeRecords } from './lib/runtime/common/records-output';
 import { PeakStream } from './lib/runtime/peak/peak-stream';
 import { peakSettings, PeakSettings } from './lib/runtime/peak/peak-settings';
 import type { Node, NodeAPI, NodeDef, NodeMessage, Outgoing } from './lib/runtime/common/red-types';
@@ -27,6 +29,8 @@ export = function register(RED: NodeAPI): void {
       }
     }
     const timezone = link.account?.timezone ?? 'UTC';
+    // the fourth output, when set: closed windows as InfluxDB points, the site's peak as Home Assistant states (docs/records.md)
+    const records = nodeRecords(node, config);
     // a reading every few seconds from 128 meters: at most one routine status a second
     const status = new PacedStatus((s) => node.status(s));
     let queue: Promise<void> = Promise.resolve();
@@ -60,7 +64,8 @@ export = function register(RED: NodeAPI): void {
       msg.payload = out.payload;
       if (out.guard) status.now(out.status);
       else status.routine(out.status);
-      return [msg, out.guard, out.charts.length ? out.charts : null];
+      const recordMessages = records?.peak(out.payload, out.records);
+      return [msg, out.guard, out.charts.length ? out.charts : null, recordMessages?.length ? recordMessages : null];
     }
 
     handleInOrder(

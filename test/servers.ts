@@ -157,3 +157,14 @@ export async function influxQuery(port: number, db: string, q: string): Promise<
     for (const v of s.values) rows.push({ ...s.tags, ...Object.fromEntries(s.columns.map((c, i) => [c, v[i]])) });
   return rows;
 }
+
+/** The rows of a query once `count` have arrived (node-red-contrib-influxdb writes asynchronously), or what arrived after 10 s. */
+export async function influxRows(port: number, db: string, q: string, count: number): Promise<Array<Record<string, unknown>>> {
+  let got: Array<Record<string, unknown>> = [];
+  for (let i = 0; i < 200; i++) {
+    got = await influxQuery(port, db, q);
+    if (got.length >= count) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return got;
+}

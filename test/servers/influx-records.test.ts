@@ -12,7 +12,7 @@ import easyTariff = require('../../nodes/easy-tariff');
 import easyCost = require('../../nodes/easy-cost');
 import easyPlan = require('../../nodes/easy-plan');
 import { accountNode, catchNodes, FileContext, FlowNode, GATEWAY, helper, inbox, quiet, TOKEN, withSimulator } from '../nodes/flow-support';
-import { influxQuery, influxRequest, RunningServer, serverProgram, startInflux } from '../servers';
+import { influxQuery, influxRequest, influxRows, RunningServer, serverProgram, startInflux } from '../servers';
 const influxNodes = require('node-red-contrib-influxdb');
 
 const HOUR = 3600_000;
@@ -58,16 +58,7 @@ describe('records into InfluxDB (the real server)', function () {
     );
   }
 
-  /** Rows of a query once `count` have arrived (writes are asynchronous), or what arrived after 10 s. */
-  async function rows(q: string, count: number) {
-    let got: Array<Record<string, unknown>> = [];
-    for (let i = 0; i < 200; i++) {
-      got = await influxQuery(influx.port, DB, q);
-      if (got.length >= count) break;
-      await quiet(50);
-    }
-    return got;
-  }
+  const rows = (q: string, count: number) => influxRows(influx.port, DB, q, count);
 
   it('writes the price through `influxdb out` at the instant it took effect, tagged by tariff', async () => {
     await load([
@@ -191,6 +182,14 @@ describe('records into InfluxDB (the real server)', function () {
       }
     should(answers.get('Cost per day (with VAT)')).eql([{ meter: 'e1.kwh', time: day1.from, gross: closedDay.gross }]);
     should(answers.get('Cost today so far (with VAT)')).eql([{ meter: 'e1.kwh', time: day2.from, last: 0 }]);
+
+    // docs/records.md's sum per local day: with tz() the day's bucket is its local day; cut at UTC midnight it is not
+    const docs = fs.readFileSync(path.join(__dirname, '../../docs/records.md'), 'utf8');
+    const perDay = docs.match(/SELECT sum\("gross"\) FROM "energy_cost" [^\n]*tz\('Europe\/Oslo'\)/)![0];
+    const local = await influxQuery(influx.port, DB, perDay.replace('$timeFilter', 'time > 0').replace('Europe/Oslo', ZONE));
+    should(local.filter((r) => r.sum !== null)).eql([{ time: day1.from, sum: closedDay.gross }]);
+    const utc = await influxQuery(influx.port, DB, perDay.replace('$timeFilter', 'time > 0').replace(/ tz\([^)]*\)/, ''));
+    should(utc.filter((r) => r.sum !== null).map((r) => r.time)).not.eql([day1.from]);
   });
 
   it('writes a range costed by day (range mode) as one point a local day, beside the range itself', async () => {

@@ -3,7 +3,7 @@
 // what changes, fields for the numbers, the point's own instant (the price's effective
 // instant, a period's start). Each builder reads the payload a node sends, as data: a field
 // missing or of the wrong type is left out, never a crash. A new kind of figure (peaks) is
-// one more function here, listed in FIGURES.
+// one more function here.
 import { namedPeriodKind } from '../time/time';
 import { ownField } from '../common/id-map';
 import { recordPoint, RecordPoint } from './influx-points';
@@ -23,6 +23,7 @@ export const MEASUREMENTS = {
   generatorRunning: 'generator_running',
   plan: 'plan',
   planSwitch: 'plan_switch',
+  peak: 'energy_peak',
 } as const;
 
 /**
@@ -206,4 +207,38 @@ export function planPoints(payload: unknown, plan: string): RecordPoint[] {
 export function switchPoints(state: unknown, plan: string, at: number): RecordPoint[] {
   if (state !== 'on' && state !== 'off' && state !== 'outside') return [];
   return kept([recordPoint(MEASUREMENTS.planSwitch, { plan }, { on: state === 'on' ? 1 : 0, outside: state === 'outside' }, at)]);
+}
+
+/**
+ * easy-peak's closed demand windows (`windows`: `{ minutes, site, meter, closed: [...] }`
+ * as PeakStream's records part holds them): `energy_peak`, tags site (the node's name or
+ * id), scope (`meter` or `site`), gateway and meter (a meter's), minutes and unit (`kW`,
+ * `kVA` for a kVAh counter), at the window's start: its average, energy, whether readings
+ * covered it, and the month's value and the window's rank among the month's peaks when it
+ * closed. A window closes once; closed again after a restart it overwrites its point.
+ */
+export function peakPoints(windows: unknown, site: string): RecordPoint[] {
+  if (!isObject(windows) || !Array.isArray(windows.closed)) return [];
+  const minutes = str(windows.minutes);
+  const points: Array<RecordPoint | null> = [];
+  for (const w of windows.closed) {
+    if (!isObject(w)) continue;
+    const meter = w.scope === 'meter';
+    points.push(
+      recordPoint(
+        MEASUREMENTS.peak,
+        {
+          site,
+          scope: meter ? 'meter' : 'site',
+          gateway: meter ? str(w.gateway) : null,
+          meter: meter ? str(w.topic) : null,
+          minutes,
+          unit: str(w.unit),
+        },
+        { average: w.kw, energy: w.energy, complete: w.complete, month_value: w.monthValue, rank: w.rank, end_ms: w.toMs },
+        num(w.fromMs) ?? NaN,
+      ),
+    );
+  }
+  return kept(points);
 }

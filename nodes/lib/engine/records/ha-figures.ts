@@ -138,3 +138,26 @@ export function planEntities(payload: unknown, now: number): HaEntity[] {
     },
   ];
 }
+
+/**
+ * easy-peak, the site: the month's peak value (the average of its peaks) and the current
+ * window's projected average, in kW (kVA for kVAh counters: `unit` of the payload's site).
+ * Power now, not a count: `measurement`, never `total_increasing`. Unknown (null) before
+ * the first complete window, or while a meter's power is unknown.
+ */
+export function peakEntities(payload: unknown): HaEntity[] {
+  if (!isObject(payload) || !isObject(payload.site)) return [];
+  const site = payload.site;
+  const kva = site.unit === 'kVA';
+  const power = {
+    unit: kva ? 'kVA' : 'kW',
+    deviceClass: kva ? ('apparent_power' as const) : ('power' as const),
+    stateClass: 'measurement' as const,
+  };
+  const month = isObject(site.month) ? site.month : {};
+  const window = isObject(site.window) ? site.window : {};
+  return [
+    { objectId: 'peak_month', name: "Month's peak", ...power, icon: 'mdi:chart-bell-curve', value: num(month.value) },
+    { objectId: 'peak_projected', name: 'Window projected', ...power, icon: 'mdi:gauge', value: num(window.projectedKw) },
+  ];
+}

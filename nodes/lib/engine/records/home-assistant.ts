@@ -10,7 +10,7 @@ export interface HaEntity {
   objectId: string;
   name: string;
   unit?: string;
-  deviceClass?: 'monetary' | 'energy' | 'duration' | 'timestamp' | 'enum';
+  deviceClass?: 'monetary' | 'energy' | 'duration' | 'timestamp' | 'enum' | 'power' | 'apparent_power';
   stateClass?: 'measurement' | 'total' | 'total_increasing';
   options?: string[];
   icon?: string;

@@ -6,6 +6,7 @@
 import { influxMessages, InfluxFormat, RecordPoint } from '../../engine/records/influx-points';
 import {
   generatorPoints,
+  peakPoints,
   planPoints,
   pricePoints,
   rangeCostPoints,
@@ -13,7 +14,7 @@ import {
   switchPoints,
 } from '../../engine/records/figure-points';
 import { haDiscovery, haObjectId, haOnline, haState, HaEntity, HaTarget } from '../../engine/records/home-assistant';
-import { planEntities, priceEntities, streamCostEntities, switchEntities } from '../../engine/records/ha-figures';
+import { peakEntities, planEntities, priceEntities, streamCostEntities, switchEntities } from '../../engine/records/ha-figures';
 import type { NodeDef, NodeMessage } from './red-types';
 
 export type RecordsFormat = InfluxFormat | 'homeassistant';
@@ -35,7 +36,7 @@ export interface RecordsSettings {
   format: RecordsFormat;
   /** Home Assistant only. */
   target: HaTarget;
-  /** The series name of the node where one is needed (easy-plan's `plan` tag): its name, else its id. */
+  /** The series name of the node where one is needed (easy-plan's `plan` tag, easy-peak's `site`): its name, else its id. */
   label: string;
 }
 
@@ -105,6 +106,18 @@ export class RecordsOutput {
     return this.out(
       () => planPoints(payload, this.settings.label),
       () => planEntities(payload, now),
+    );
+  }
+
+  /**
+   * easy-peak, one reading: the windows it closed (`windows`, PeakStream's records part,
+   * null for none) as InfluxDB points; the site's month value and projection (`payload`,
+   * output 1's) as Home Assistant states.
+   */
+  peak(payload: unknown, windows: unknown): NodeMessage[] {
+    return this.out(
+      () => peakPoints(windows, this.settings.label),
+      () => peakEntities(payload),
     );
   }
 

@@ -44,6 +44,8 @@ export interface MeterAdvance {
   closed: DemandWindow[];
   /** Whether a closed window became one of the month's peaks. */
   newPeak: boolean;
+  /** The meter's month right after each closed window was added (closed[i]'s in months[i]), for the records. */
+  months: Array<MonthPeaks | null>;
 }
 
 export const newMeter = (id: MeterId): MeterPeaks => ({ ...id, last: null, power: null, window: null, month: null });
@@ -67,10 +69,10 @@ export function advanceMeter(m: MeterPeaks, reading: { ts: number; value: number
   if (last === null || m.window === null) {
     m.last = { ...reading };
     m.window = openAt(reading.ts, scope);
-    return { closed, newPeak: false };
+    return { closed, newPeak: false, months: [] };
   }
-  if (reading.ts < last.ts) return { ignored: 'too_late', closed, newPeak: false };
-  if (reading.ts === last.ts) return { ignored: 'duplicate', closed, newPeak: false };
+  if (reading.ts < last.ts) return { ignored: 'too_late', closed, newPeak: false, months: [] };
+  if (reading.ts === last.ts) return { ignored: 'duplicate', closed, newPeak: false, months: [] };
   const rows: Array<[number, number]> = [
     [last.ts, last.value],
     [reading.ts, reading.value],
@@ -103,12 +105,14 @@ export function advanceMeter(m: MeterPeaks, reading: { ts: number; value: number
   m.power = kw >= 0 && Number.isFinite(kw) ? { from: last.ts, to: reading.ts, kw } : null;
   m.last = { ...reading };
   let newPeak = false;
+  const months: Array<MonthPeaks | null> = [];
   for (const w of closed) {
     const added = addClosedWindow(m.month, w, scope);
     m.month = added.month;
+    months.push(added.month);
     newPeak ||= added.newPeak;
   }
-  return { closed, newPeak };
+  return { closed, newPeak, months };
 }
 
 /** A window the meter is done with: complete when its readings covered it from its start. */

@@ -8,7 +8,7 @@ import { periodLabel } from '../../engine/reports/chart';
 import { MeterId, meterName } from '../common/meter-reading';
 import type { GuardDecision } from './peak-guard';
 import type { MeterPeaks, Projection } from './peak-meter';
-import { MonthPeaks, monthValue } from './peak-month';
+import { monthAt, MonthPeaks, monthValue } from './peak-month';
 import type { SiteNow } from './peak-site';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -121,7 +121,29 @@ export function meterPart(m: MeterPeaks & MeterId, projection: Projection, month
     name: meterName(m),
     gateway: m.gateway,
     topic: m.topic,
+    unit: meterUnit(m),
     window: m.window ? windowPayload(m.window, projection, m.power?.kw ?? null, m.window.coveredFrom <= m.window.from) : null,
     month: monthPayload(month),
+  };
+}
+
+/** What a meter's readings count: `kVA` when its topic names an apparent-energy counter (`e1.kvah`), else `kW`. */
+export const meterUnit = (m: MeterId): 'kW' | 'kVA' => (/kvah$/i.test(m.topic ?? '') ? 'kVA' : 'kW');
+
+/** A closed window for the records output: the window, its series, and (from `month`, its month right after it closed) the month's value and its rank there. */
+export function windowRecord(
+  w: DemandWindow,
+  series: { scope: 'meter' | 'site'; gateway?: string | null; topic?: string | null; unit: 'kW' | 'kVA' },
+  month: MonthPeaks | null,
+  timezone: string,
+) {
+  const shown = monthAt(month, w.from, timezone);
+  const ranked = [...shown.peaks].sort((a, b) => b.kw - a.kw || a.from - b.from);
+  const rank = ranked.findIndex((p) => p.from === w.from) + 1;
+  return {
+    ...series,
+    ...closedPayload(w),
+    monthValue: roundAmountOrNull(monthValue(shown)),
+    ...(rank > 0 ? { rank } : {}),
   };
 }

@@ -57,15 +57,15 @@ export function shareWindow(site: SiteState, w: DemandWindow): void {
 
 /**
  * Closes the site's windows that are due, oldest first, into its month: those every meter
- * has passed, and those the newest reading is `staleMs` past. Returns the closed windows
- * and whether one became a peak of the month.
+ * has passed, and those the newest reading is `staleMs` past. Returns the closed windows,
+ * whether one became a peak of the month, and the month right after each was added.
  */
 export function closeDue(
   site: SiteState,
   meters: Iterable<MeterPeaks>,
   scope: WindowScope,
   staleMs: number,
-): { closed: DemandWindow[]; newPeak: boolean } {
+): { closed: DemandWindow[]; newPeak: boolean; months: MonthPeaks[] } {
   let oldest = Infinity;
   let newest = -Infinity;
   let count = 0;
@@ -76,6 +76,7 @@ export function closeDue(
     newest = Math.max(newest, m.last.ts);
   }
   const closed: DemandWindow[] = [];
+  const months: MonthPeaks[] = [];
   let newPeak = false;
   const due = [...site.pending.values()].sort((a, b) => a.from - b.from);
   for (const [i, p] of due.entries()) {
@@ -93,9 +94,10 @@ export function closeDue(
     closed.push(w);
     const added = addClosedWindow(site.month, w, scope);
     site.month = added.month;
+    months.push(added.month);
     newPeak ||= added.newPeak;
   }
-  return { closed, newPeak };
+  return { closed, newPeak, months };
 }
 
 /** The site's current window (the one holding the newest reading of any meter) and its projection. */

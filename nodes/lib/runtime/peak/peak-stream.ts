@@ -10,17 +10,19 @@ import { RefusalBurst, RefusedReading } from '../common/refusal-burst';
 import { SAVE_EVERY_MS, ThrottledSave } from '../common/throttled-save';
 import { GuardDecision, PeakGuard } from './peak-guard';
 import { advanceMeter, MeterPeaks, newMeter, projectMeter, WindowScope } from './peak-meter';
-import { monthAt, monthValue } from './peak-month';
+import { monthAt, MonthPeaks, monthValue } from './peak-month';
 import {
   closedPayload,
   guardFields,
   meterPart,
+  meterUnit,
   monthPayload,
   peakChart,
   PeakStatus,
   peakStatus,
   windowChart,
   windowPayload,
+  windowRecord,
 } from './peak-output';
 import { limitOf, PeakSettings } from './peak-settings';
 import { closeDue, newSite, shareWindow, SiteNow, siteNow, SiteState } from './peak-site';
@@ -47,6 +49,19 @@ export interface PeakOutput {
   /** Output 3: closed windows of the site and a new monthly peak, as Dashboard 2 chart messages. */
   charts: Array<Record<string, unknown>>;
   status: PeakStatus;
+  /** For the records output: the windows this reading closed, the meter's and the site's (engine/records' peakPoints). */
+  records: PeakRecords | null;
+}
+
+export interface PeakRecords {
+  minutes: number;
+  closed: Array<ReturnType<typeof windowRecord>>;
+}
+
+/** Windows closed by a reading, each with its month right after it was added. */
+interface ClosedWindows {
+  closed: DemandWindow[];
+  months: Array<MonthPeaks | null>;
 }
 
 export interface PeakStreamOptions {
@@ -172,7 +187,7 @@ export class PeakStream {
     };
     const charts = this.charts(site.closed, site.newPeak);
     const status = peakStatus(out.now, out.decision, out.limitKw, this.meters.size, advance.ignored);
-    return { payload, guard: out.guardMessage, charts, status };
+    return { payload, guard: out.guardMessage, charts, status, records: this.records(meter, advance, site) };
   }
 
   /** The site now, the guard's decision on it, and the guard message when it is to be sent. */
@@ -196,10 +211,36 @@ export class PeakStream {
     const power = site ? this.sitePower() : null;
     const sitePart =
       site && month
-        ? { meters: this.meters.size, window: windowPayload(site.window, site, power, false), month: monthPayload(month) }
+        ? {
+            meters: this.meters.size,
+            unit: this.siteUnit(),
+            window: windowPayload(site.window, site, power, false),
+            month: monthPayload(month),
+          }
         : null;
     if (sitePart?.window) sitePart.window.complete = this.siteComplete(site!);
     return { now: site, decision, limitKw, fields, guardMessage, sitePart };
+  }
+
+  /** The closed windows as the records output writes them (none closed: nothing to build). */
+  private records(meter: MeterPeaks, advance: ClosedWindows, site: ClosedWindows): PeakRecords | null {
+    if (!advance.closed.length && !site.closed.length) return null;
+    const tz = this.opts.timezone;
+    const own = { scope: 'meter' as const, gateway: meter.gateway, topic: meter.topic, unit: meterUnit(meter) };
+    const whole = { scope: 'site' as const, unit: this.siteUnit() };
+    return {
+      minutes: this.scope.minutes,
+      closed: [
+        ...advance.closed.map((w, i) => windowRecord(w, own, advance.months[i], tz)),
+        ...site.closed.map((w, i) => windowRecord(w, whole, site.months[i], tz)),
+      ],
+    };
+  }
+
+  /** kVA when every meter counts kVAh, else kW. */
+  private siteUnit(): 'kW' | 'kVA' {
+    for (const m of this.meters.values()) if (meterUnit(m) === 'kW') return 'kW';
+    return 'kVA';
   }
 
   /** Whether every meter's readings cover the site's current window from its start. */
@@ -271,6 +312,7 @@ export class PeakStream {
       guard,
       charts: [],
       status: { fill: 'grey', shape: 'ring', text: 'peaks from zero' },
+      records: null,
     };
   }
 

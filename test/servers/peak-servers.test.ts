@@ -1,0 +1,236 @@
+// easy-peak's records on the real servers (docs/records.md): the fourth output wired
+// straight to node-red-contrib-influxdb's `influxdb batch` (points read back over InfluxDB's
+// HTTP query API: tags, fields, one point per closed window after a restart and a replay)
+// and to Node-RED's core `mqtt out` into Mosquitto (retained discovery and states read back
+// by a subscriber), through the real Node-RED runtime.
+import should from 'should';
+import * as fs from 'fs';
+import * as path from 'path';
+import * as mqtt from 'mqtt';
+import type { Simulator } from '../../sim/server';
+import { localPeriod } from '../../nodes/lib/engine/time/time';
+import { demandWindowOf } from '../../nodes/lib/engine/peak/demand-window';
+import easyAccount = require('../../nodes/easy-account');
+import easyPeak = require('../../nodes/easy-peak');
+import { accountNode, catchNodes, FileContext, FlowNode, helper, inbox, quiet, TOKEN, withSimulator } from '../nodes/flow-support';
+import { influxQuery, influxRequest, influxRows, RunningServer, serverProgram, startInflux, startMosquitto } from '../servers';
+const influxNodes = require('node-red-contrib-influxdb');
+const mqttNodes = require(require.resolve('@node-red/nodes/core/network/10-mqtt.js'));
+
+const MIN = 60_000;
+const DB = 'peaks';
+const ZONE = 'Asia/Kolkata'; // windows on the local quarter hours of a +05:30 zone
+
+/** A window start about three hours ago whose next 45 minutes lie in one local month (the readings are in the past, as a replay's are). */
+function startOfReadings(): number {
+  let from = demandWindowOf(Date.now() - 3 * 3600_000, ZONE, 15).from;
+  if (from + 45 * MIN > localPeriod('month', from, { timezone: ZONE }).to) from -= 3600_000;
+  return from;
+}
+
+/** One meter read each minute from `from` for `minutes` minutes at 6 kW (the first window) then 3 kW, from 100 kWh. */
+function history(from: number, minutes: number) {
+  const out: Array<Record<string, unknown>> = [];
+  let value = 100;
+  for (let i = 0; i <= minutes; i++) {
+    if (i > 0) value += (i <= 15 ? 6 : 3) / 60;
+    out.push({ gateway: 'G', topic: 'e1.kwh', payload: value, ts: from + i * MIN });
+  }
+  return out;
+}
+
+describe('easy-peak records on the real servers', function () {
+  this.timeout(60_000);
+  let sim: Simulator;
+  beforeEach(async () => {
+    sim = await withSimulator();
+  });
+  afterEach(async () => sim.close());
+
+  describe('InfluxDB', () => {
+    const program = serverProgram('influxd');
+    let influx: RunningServer;
+    let context: FileContext;
+    before(async function () {
+      if (!program) return this.skip();
+      influx = await startInflux(program);
+    });
+    after(async () => influx?.stop());
+    beforeEach(async () => {
+      const made = await influxRequest(influx.port, 'POST', '/query', { q: `DROP DATABASE ${DB}; CREATE DATABASE ${DB}` });
+      should(made.status).equal(200);
+      context = new FileContext('easy-peak-influx-');
+    });
+    afterEach(async () => context.unload());
+
+    const rows = (q: string, count: number) => influxRows(influx.port, DB, q, count);
+
+    it('writes each closed window at its start, meter and site, tagged by series; a restart and a replay overwrite, never add', async () => {
+      const flow: FlowNode[] = [
+        accountNode(sim, ZONE),
+        { id: 'influx', type: 'influxdb', hostname: '127.0.0.1', port: String(influx.port), database: DB, influxdbVersion: '1.x' },
+        {
+          id: 'p',
+          type: 'easy-peak',
+          name: 'barn',
+          account: 'acc',
+          minutes: '15',
+          limit: 'peak',
+          records: 'influx-batch',
+          wires: [['out'], [], [], ['ifx']],
+        },
+        { id: 'out', type: 'helper' },
+        { id: 'ifx', type: 'influxdb batch', influxdb: 'influx', precision: '' },
+        ...catchNodes(),
+      ];
+      await helper.load([easyAccount, easyPeak, influxNodes, context.use()], flow, { acc: { token: TOKEN }, influx: {} });
+      const from = startOfReadings();
+      const readings = history(from, 30);
+      const feed = async (list: Array<Record<string, unknown>>) => {
+        const out = inbox('out');
+        for (const r of list) helper.getNode('p').receive({ ...r });
+        return out.next(list.length, 10_000);
+      };
+      await feed(readings);
+      const q = 'SELECT * FROM energy_peak ORDER BY time';
+      const expect = async () => {
+        const got = await rows(q, 4);
+        should(got.map((r) => [r.time, r.scope, r.average, r.energy, r.complete, r.month_value, r.rank ?? null, r.end_ms])).eql([
+          [from, 'meter', 6, 1.5, true, 6, 1, from + 15 * MIN],
+          [from, 'site', 6, 1.5, true, 6, 1, from + 15 * MIN],
+          [from + 15 * MIN, 'meter', 3, 0.75, true, 6, null, from + 30 * MIN],
+          [from + 15 * MIN, 'site', 3, 0.75, true, 6, null, from + 30 * MIN],
+        ]);
+        for (const r of got) should(r).match({ site: 'barn', minutes: '15', unit: 'kW' });
+        should(got.filter((r) => r.scope === 'meter').every((r) => r.gateway === 'G' && r.meter === 'e1.kwh')).be.true();
+        should(got.filter((r) => r.scope === 'site').every((r) => r.gateway === null && r.meter === null)).be.true();
+      };
+      await expect();
+      should((await influxQuery(influx.port, DB, 'SHOW TAG KEYS FROM energy_peak')).map((r) => r.tagKey)).eql([
+        'gateway',
+        'meter',
+        'minutes',
+        'scope',
+        'site',
+        'unit',
+      ]);
+      const types = await influxQuery(influx.port, DB, 'SHOW FIELD KEYS FROM energy_peak');
+      should(Object.fromEntries(types.map((r) => [r.fieldKey, r.fieldType]))).eql({
+        average: 'float',
+        complete: 'boolean',
+        end_ms: 'float',
+        energy: 'float',
+        month_value: 'float',
+        rank: 'float',
+      });
+
+      // the dashboard's Demand panel and docs/records.md's daily maximum per meter, on what arrived
+      const dashboard = JSON.parse(fs.readFileSync(path.join(__dirname, '../../docs/grafana-dashboard.json'), 'utf8'));
+      const demand = dashboard.panels.find((p: { title: string }) => p.title.startsWith('Demand'));
+      const panel = await influxQuery(influx.port, DB, demand.targets[0].query.replace('$timeFilter', 'time > 0'));
+      should(panel.map((r) => [r.time, r.site, r.unit, r.average, r.month_value])).eql([
+        [from, 'barn', 'kW', 6, 6],
+        [from + 15 * MIN, 'barn', 'kW', 3, 6],
+      ]);
+      const docs = fs.readFileSync(path.join(__dirname, '../../docs/records.md'), 'utf8');
+      const daily = docs.match(/SELECT max\("average"\) FROM "energy_peak" [^\n]*/)![0];
+      const days = await influxQuery(influx.port, DB, daily.replace('$timeFilter', 'time > 0').replace('Europe/Oslo', ZONE));
+      should(days.filter((r) => r.max !== null)).eql([
+        { time: localPeriod('day', from, { timezone: ZONE }).from, meter: 'e1.kwh', max: 6 },
+      ]);
+
+      // a restart, then the same history from zero (as after a store a save behind): the same points again, none added
+      await context.restart();
+      helper.getNode('p').receive({ reset: true });
+      await inbox('out').next(1);
+      await feed(readings);
+      await quiet(500);
+      await expect();
+      should(await influxQuery(influx.port, DB, q)).have.length(4);
+    });
+  });
+
+  describe('Home Assistant over MQTT', () => {
+    const program = serverProgram('mosquitto');
+    let broker: RunningServer;
+    before(async function () {
+      if (!program) return this.skip();
+      broker = await startMosquitto(program);
+    });
+    after(async () => broker?.stop());
+    afterEach(async () => helper.unload());
+
+    it("publishes the month's peak and the projection as retained power entities with their states", async () => {
+      const flow: FlowNode[] = [
+        accountNode(sim, ZONE),
+        {
+          id: 'p',
+          type: 'easy-peak',
+          account: 'acc',
+          minutes: '15',
+          limit: 'peak',
+          records: 'homeassistant',
+          wires: [['out'], [], [], ['mq']],
+        },
+        { id: 'out', type: 'helper' },
+        { id: 'mq', type: 'mqtt out', topic: '', qos: '', retain: '', broker: 'b' },
+        {
+          id: 'b',
+          type: 'mqtt-broker',
+          broker: '127.0.0.1',
+          port: String(broker.port),
+          clientid: '',
+          protocolVersion: '4',
+          keepalive: '60',
+          cleansession: true,
+        },
+        ...catchNodes(),
+      ];
+      await helper.load([easyAccount, easyPeak, mqttNodes], flow, { acc: { token: TOKEN } });
+      // the broker node connects after the deploy; what mqtt out gets before is not published
+      for (let i = 0; i < 200 && !(helper.getNode('b') as unknown as { connected: boolean }).connected; i++) await quiet(25);
+      const readings = history(startOfReadings(), 20);
+      const out = inbox('out');
+      for (const r of readings) helper.getNode('p').receive({ ...r });
+      const msgs = await out.next(readings.length, 10_000);
+      const site = msgs[msgs.length - 1].payload.site;
+
+      /** What a new subscriber gets: the retained message of every topic (a live one, not retained, is not counted). */
+      const snapshot = async () => {
+        const got = new Map<string, string>();
+        const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${broker.port}`, { reconnectPeriod: 0 });
+        client.on('message', (topic, payload, packet) => {
+          if (packet.retain) got.set(topic, payload.toString());
+        });
+        await client.subscribeAsync(['homeassistant/#', 'node-red-easy/#']);
+        await quiet(200);
+        await client.endAsync();
+        return got;
+      };
+      // the publishes may still be on their way: a fresh subscriber until the last reading's states are retained
+      let seen = new Map<string, string>();
+      const state = (o: string) => seen.get(`node-red-easy/p/${o}`);
+      for (let i = 0; i < 50; i++) {
+        seen = await snapshot();
+        const projected = state('peak_projected');
+        if (projected && JSON.parse(projected).value === site.window.projectedKw && msgs.length === readings.length) break;
+      }
+      for (const object of ['peak_month', 'peak_projected']) {
+        const config = JSON.parse(seen.get(`homeassistant/sensor/p/${object}/config`)!);
+        should(config).match({
+          unit_of_measurement: 'kW',
+          device_class: 'power',
+          state_class: 'measurement',
+          state_topic: `node-red-easy/p/${object}`,
+          availability_topic: 'node-red-easy/status',
+          device: { name: 'easy energy' },
+        });
+        should(config.last_reset_value_template).be.undefined();
+      }
+      should(JSON.parse(state('peak_month')!)).eql({ value: 6 });
+      should(JSON.parse(state('peak_projected')!)).eql({ value: site.window.projectedKw });
+      should(site.window.projectedKw).be.approximately(3, 1e-9);
+      should(seen.get('node-red-easy/status')).equal('online');
+    });
+  });
+});
