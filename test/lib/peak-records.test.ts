@@ -81,8 +81,18 @@ describe('easy-peak records', () => {
               ).find((m) => m.month === month)!;
               if (slow.value === null) should(w.monthValue).be.null();
               else should(w.monthValue).be.approximately(slow.value, 1e-6);
+              // the rank where no other window of the month so far has the same kW to 1e-9: two ways of
+              // splitting the same energy differ in the last bits, so a near tie may go either way
+              const nearTie = want.some(
+                (x) =>
+                  x.from < ref.from &&
+                  x.complete &&
+                  new Date(wallClock(zone, x.from)).toISOString().slice(0, 7) === month &&
+                  Math.abs(x.kw - ref.kw) < 1e-9,
+              );
               const rank = slow.peaks.findIndex((p) => p.from === ref.from) + 1;
-              should(w.rank).equal(rank > 0 ? rank : undefined);
+              if (!nearTie) should(w.rank).equal(rank > 0 ? rank : undefined);
+              else if (w.rank !== undefined) should(w.rank).be.within(1, top);
               should(w.at).be.aboveOrEqual(ref.to); // written once the window is over, never before
             }
           }
@@ -91,7 +101,24 @@ describe('easy-peak records', () => {
           should(new Set(points.map((p) => JSON.stringify([p.tags, p.timestamp]))).size).equal(points.length); // one point each
         },
       ),
-      { numRuns: 150 },
+      {
+        numRuns: 150,
+        examples: [
+          [
+            'Atlantic/Azores',
+            0,
+            15,
+            1,
+            false,
+            -1,
+            [
+              [34, 0, 5.015595781836003e-13],
+              [1, 0, 0],
+              [1, 0, 0],
+            ],
+          ],
+        ],
+      },
     );
   });
 
