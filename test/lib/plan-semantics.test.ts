@@ -38,13 +38,13 @@ describe('plan semantics', () => {
     // a minimum block longer than the window: nothing fits, and the shortfall says why
     should(cheapestWindows(night, { ...base, duration: 8 * HOUR, minBlock: 7 * HOUR })).match({
       planned: 0,
-      shortfall: 'only 0 s of 8 h planned: the window (6 h) is shorter than the minimum block (7 h)',
+      shortfall: 'nothing of 8 h could be planned: the window (6 h) is shorter than the minimum block (7 h)',
     });
     // an empty window plans nothing, without an error
     should(cheapestWindows(night, { ...base, to: base.from, duration: HOUR })).match({
       slots: [],
       planned: 0,
-      shortfall: 'only 0 s of 1 h planned: the window is 0 s long',
+      shortfall: 'nothing of 1 h could be planned: the window is 0 s long',
     });
   });
 

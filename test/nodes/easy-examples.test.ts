@@ -235,7 +235,8 @@ describe('examples of easy-sensors and easy-cost', function () {
         should(points[i + 2]).eql({ x: points[i + 1].x, y: null });
       }
       const [plan] = await heater.next(1, 8000);
-      should(plan.payload).match(/^(\d\d:\d\d–\d\d:\d\d(, )?)+ at [\d.]+ GBP\/kWh$/);
+      // the run time to the minute, then the slots (or why nothing is planned, in the plan's own words)
+      should(plan.payload).match(/^((\d+ h( \d+ min)?|\d+ min): (\d\d:\d\d–\d\d:\d\d(, )?)+ at [\d.]+ GBP\/kWh|nothing planned: .+)$/);
       const [gen] = await generator.next(1, 8000);
       should(['running', 'stopped']).containEql(gen.payload);
       // today's run time: the demo's generator runs the first 5 minutes of every quarter hour (UTC)

@@ -213,16 +213,18 @@ function shortfallText(x: {
   busy: boolean;
 }): string | null {
   if (x.planned >= x.requested) return null;
-  const head = `only ${hours(x.planned)} of ${hours(x.requested)} planned`;
-  if (x.planned === x.window) return `${head}: the window is ${hours(x.window)} long`;
-  if (x.minBlock > x.window) return `${head}: the window (${hours(x.window)}) is shorter than the minimum block (${hours(x.minBlock)})`;
+  const [planned, requested] = runTimeTexts(x.planned, x.requested);
+  const head = x.planned === 0 ? `nothing of ${requested} could be planned` : `only ${planned} of ${requested} planned`;
+  const window = runTimeText(x.window);
+  if (x.planned === x.window) return `${head}: the window is ${window} long`;
+  if (x.minBlock > x.window) return `${head}: the window (${window}) is shorter than the minimum block (${hours(x.minBlock)})`;
   const how = x.contiguous ? ' in one block' : x.minBlock > 0 ? ` in blocks of at least ${hours(x.minBlock)}` : '';
   const why =
     x.limit === undefined
       ? 'no rule prices'
       : `the price is ${x.limitName === 'maxPrice' ? 'above' : 'below'} ${x.limit} or no rule prices`;
   const taken = x.busy ? ' (or the time is taken by the configured plan)' : '';
-  const short = x.requested > x.window ? ` (the window is ${hours(x.window)} long)` : '';
+  const short = x.requested > x.window ? ` (the window is ${window} long)` : '';
   return `${head}${how}: ${why}${taken} in the rest of the window${short}`;
 }
 
@@ -304,6 +306,21 @@ export function mergeSlots(pieces: Piece[]): PlanSlot[] {
     }
   }
   return slots.map((s) => ({ from: s.from, to: s.to, price: s.priceMs / (s.to - s.from) }));
+}
+
+/**
+ * A run time as a person reads it: to the nearest minute from a minute on (`1 h 47 min`,
+ * not `1 h 46 min 44.769 s`: a re-plan at any instant leaves odd seconds that mean
+ * nothing), exact below (`20 s`, `0.5 s`).
+ */
+export function runTimeText(ms: number): string {
+  return ms >= 59_500 ? hours(Math.round(ms / 60_000) * 60_000) : hours(ms);
+}
+
+/** Two run times compared in one text (`only A of B`): to the minute, exact where rounding would make them read alike. */
+export function runTimeTexts(less: number, more: number): [string, string] {
+  const rounded: [string, string] = [runTimeText(less), runTimeText(more)];
+  return rounded[0] === rounded[1] && less !== more ? [hours(less), hours(more)] : rounded;
 }
 
 /** `3 h`, `2 h 30 min`, `45 min`, `20 s`, `0.001 s`: exact to the ms, as plans are */

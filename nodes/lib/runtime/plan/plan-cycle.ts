@@ -5,6 +5,7 @@
 import { configuredCycle, Cycle, PlanSettings } from './plan-settings';
 import type { Ledger } from './plan-ledger';
 import type { OutputState } from './plan-output';
+import { roundAmount } from '../../engine/common/format';
 
 export function cycleOver(l: Ledger, now: number): boolean {
   return now >= l.cycle.to;
@@ -36,9 +37,26 @@ function nextRollingCycle(last: Cycle, settings: PlanSettings, now: number): Cyc
   return { from, to: from + length, requested: settings.durationMs };
 }
 
-/** Why a ledger with nothing ahead plans nothing, when no shortfall says why. */
-export function nothingLeft(ledger: Ledger): string {
+/**
+ * Why a ledger with nothing ahead plans nothing, when no shortfall says why, in the words
+ * of its mode (save mode has no duration: it switches off where that saves) and short
+ * enough for the status line after "no plan: ".
+ */
+export function nothingLeft(ledger: Ledger, settings: PlanSettings): string {
+  if (ledger.cancelled) return 'cancelled';
+  if (settings.strategy === 'save') {
+    const least = settings.saving.minSaving;
+    return least > 0
+      ? `no off time saves ${roundAmount(least)}/kWh before the window ends`
+      : 'switching off saves nothing before the window ends';
+  }
   return ledger.cycle.requested === 0 && !ledger.once ? 'the duration is 0' : 'nothing left to run in this window';
+}
+
+/** Why a plan made at `now` has no slot ahead (its shortfall, else nothingLeft); null when a slot lies ahead. */
+export function planReason(planned: { ledger: Ledger; shortfall: string | null }, settings: PlanSettings, now: number): string | null {
+  if (planned.ledger.pieces.some((p) => p.to > now)) return null;
+  return planned.shortfall ?? nothingLeft(planned.ledger, settings);
 }
 
 /** The first instant after `now` where a slot, the window or a one-off starts or ends; null: none. */

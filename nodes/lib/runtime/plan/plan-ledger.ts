@@ -12,7 +12,7 @@
 // Re-planning keeps the past, lets a running block run at least its minimum (in one-block
 // mode to its end), and plans only what is still owed, from then on.
 
-import { hours as hoursText, PlanResult } from '../../engine/plan/plan';
+import { PlanResult, runTimeText, runTimeTexts } from '../../engine/plan/plan';
 import { BlockWorkError } from '../../engine/plan/plan-block-work';
 import type { Cycle, OneOff } from './plan-settings';
 
@@ -133,14 +133,11 @@ export function replanLedger(ledger: Ledger, now: number, planner: Planner, opts
     if (owed <= 0) return null;
     const room = Math.max(0, to - from - timeIn(busy, from, to));
     const fits = Math.min(owed, room);
-    if (fits < owed) {
-      shortfalls.push(
-        from <= spanFrom
-          ? `${what}: the window (${hoursText(room)}) is shorter than the run time (${hoursText(owed)}): all of it is planned`
-          : `${what}: only ${hoursText(room)} of the window is left for ${hoursText(owed)}`,
-      );
+    const [left, wanted] = runTimeTexts(room, owed);
+    if (fits <= 0) {
+      shortfalls.push(`${what}: nothing of ${runTimeText(owed)} could be planned: no free time is left in the window`);
+      return null;
     }
-    if (fits <= 0) return null;
     // what is left to run after a running block, shorter than the minimum, continues that block
     const continues = running !== null && running.owner === owner && committedTo === from && fits < opts.minBlockMs;
     // a rest no longer than the minimum block is one block of the rest
@@ -148,6 +145,15 @@ export function replanLedger(ledger: Ledger, now: number, planner: Planner, opts
     const result = continues
       ? planner.plan(from, from + fits, fits, { contiguous: false, minBlock: 0 }, busy)
       : planBlocks(planner, from, to, fits, { contiguous: oneBlock, minBlock: oneBlock ? 0 : opts.minBlockMs }, busy);
+    if (fits < owed) {
+      // "all of it is planned" only when the price limit or a minimum block left nothing out
+      const all = result.planned === fits ? ': all of it is planned' : '';
+      shortfalls.push(
+        from <= spanFrom
+          ? `${what}: the window (${left}) is shorter than the run time (${wanted})${all}`
+          : `${what}: only ${left} of the window is left for ${wanted}`,
+      );
+    }
     if (result.shortfall) shortfalls.push(`${what}: ${result.shortfall}`);
     scheduled = sortPieces([...scheduled, ...result.pieces.map((p) => ({ from: p.from, to: p.to, price: p.price, owner }))]);
     return result;

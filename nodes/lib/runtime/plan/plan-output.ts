@@ -1,9 +1,10 @@
 // What easy-plan sends: the values of output 1 (on, off, outside the window, as the user
 // configured them) and output 2's plan message, in the package's message conventions:
 // times as ISO 8601 UTC strings with `…Ms` epoch numbers beside them, amounts rounded by
-// roundAmount, run times in ms.
+// roundAmount, run times in ms with minutes and a text beside them.
 import type { PlanResult } from '../../engine/plan/plan';
-import { roundAmount, roundAmountOrNull } from '../../engine/common/format';
+import { formatMoney, roundAmount, roundAmountOrNull } from '../../engine/common/format';
+import { runTimeText } from '../../engine/plan/plan';
 import { HOUR_MS, localIsoText, toLocalMs, zoneInfo } from '../../engine/time/time';
 import type { LedgerPiece } from './plan-ledger';
 import { typedValue } from '../common/typed-value';
@@ -58,25 +59,35 @@ export interface PlanSlotPayload extends SpanPayload {
 /** What made this plan: deploy, tariffs (fetched or a sensor changed), message (a one-off, boost, cancel or 'plan'), window (a new window began). */
 export type PlanCause = 'deploy' | 'tariffs' | 'message' | 'window';
 
+/** Output 2's message. Its keys in the order the Debug sidebar shows them: the slots first, then what a person reads. */
 export interface PlanPayload {
-  tariffId: string;
-  timezone: string;
-  currency: string | null;
+  slots: PlanSlotPayload[];
   /** cheapest or dearest: the slots are when the load runs; save: when it is switched off. */
   strategy: 'cheapest' | 'dearest' | 'save';
   /** What this plan is for: the configured plan's window, or a message's one-off span. */
   request: 'plan' | 'once';
-  window: SpanPayload;
   /** Run time in ms: asked for in the window, and planned there (what has run included). */
   requested: number;
   planned: number;
-  slots: PlanSlotPayload[];
-  averagePrice: number | null;
-  costPerKw: { net: number; gross: number };
-  /** The rest of the run time started when this plan was made, in one block, and the saving against it (per kW). */
-  comparedToNow: (SpanPayload & { net: number; gross: number; saving: number; savingGross: number }) | null;
+  /** The same in minutes (to 0.01) and as text to the minute (`3 h`, `1 h 47 min`): for people, the ms for arithmetic. */
+  requestedMinutes: number;
+  plannedMinutes: number;
+  requestedText: string;
+  plannedText: string;
   /** Why less than asked for is planned; null when all of it is. */
   shortfall: string | null;
+  /** Why no slot lies ahead (the status's words: `the duration is 0`, no off period saves …); null when one does. */
+  reason: string | null;
+  window: SpanPayload;
+  averagePrice: number | null;
+  costPerKw: { net: number; gross: number };
+  /** costPerKw.net in the currency's minor unit: `GBP 0.72`. */
+  costPerKwText: string;
+  /** The rest of the run time started when this plan was made, in one block, and the saving against it (per kW). */
+  comparedToNow: (SpanPayload & { net: number; gross: number; saving: number; savingGross: number }) | null;
+  tariffId: string;
+  timezone: string;
+  currency: string | null;
   cause: PlanCause;
   madeAt: string;
   madeAtMs: number;
@@ -125,6 +136,7 @@ export interface PayloadInputs {
   pieces: LedgerPiece[];
   result: PlanResult | null;
   shortfall: string | null;
+  reason: string | null;
   cause: PlanCause;
   now: number;
 }
@@ -141,21 +153,25 @@ export function planPayload(x: PayloadInputs): PlanPayload {
   const c = x.result?.comparedToNow ?? null;
   const gross = (v: number) => v * (1 + x.vat / 100);
   return {
-    tariffId: x.tariffId,
-    timezone: x.timezone,
-    currency: x.currency,
-    strategy: x.strategy,
-    request: x.request,
-    window: spanPayload(x.span.from, x.span.to, x.timezone),
-    requested: x.span.requested,
-    planned,
     slots: slotsOf(x.pieces).map((s) => ({
       ...spanPayload(s.from, s.to, x.timezone),
       price: roundAmountOrNull(s.price),
       request: s.owner,
     })),
+    strategy: x.strategy,
+    request: x.request,
+    requested: x.span.requested,
+    planned,
+    requestedMinutes: minutes(x.span.requested),
+    plannedMinutes: minutes(planned),
+    requestedText: runTimeText(x.span.requested),
+    plannedText: runTimeText(planned),
+    shortfall: x.shortfall,
+    reason: x.reason,
+    window: spanPayload(x.span.from, x.span.to, x.timezone),
     averagePrice: roundAmountOrNull(pricedMs > 0 ? net / (pricedMs / HOUR_MS) : null),
     costPerKw: { net: roundAmount(net), gross: roundAmount(gross(net)) },
+    costPerKwText: moneyText(net, x.currency),
     comparedToNow: c
       ? {
           ...spanPayload(c.from, c.to, x.timezone),
@@ -165,9 +181,24 @@ export function planPayload(x: PayloadInputs): PlanPayload {
           savingGross: roundAmount(c.savingGross),
         }
       : null,
-    shortfall: x.shortfall,
+    tariffId: x.tariffId,
+    timezone: x.timezone,
+    currency: x.currency,
     cause: x.cause,
     madeAt: iso(x.now),
     madeAtMs: x.now,
   };
+}
+
+/** ms as minutes to 0.01 (0.6 s): run times are whole seconds, re-plans cut them at any ms. */
+function minutes(ms: number): number {
+  return Math.round(ms / 600) / 100;
+}
+
+/** An amount in the currency's minor unit; one too small for it in two significant digits, never a false 0.00. */
+function moneyText(amount: number, currency: string | null): string {
+  const money = formatMoney(amount, currency)!;
+  if (amount === 0 || Number(money.text) !== 0) return money.display;
+  const small = String(Number(amount.toPrecision(2)));
+  return currency ? `${currency} ${small}` : small;
 }

@@ -16,6 +16,8 @@ export interface LedgerPayloadInputs {
   ledger: Ledger;
   result: PlanResult | null;
   shortfall: string | null;
+  /** Why no slot lies ahead; null when one does. */
+  reason: string | null;
   cause: PlanCause;
   now: number;
 }
@@ -37,6 +39,7 @@ export function ledgerPayload(x: LedgerPayloadInputs): PlanPayload {
     pieces: ledger.pieces,
     result: x.result,
     shortfall: x.shortfall,
+    reason: x.reason,
     cause: x.cause,
     now,
   });

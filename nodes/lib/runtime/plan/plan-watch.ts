@@ -15,7 +15,7 @@ import { replanSaving } from './plan-saving';
 import { OutputState, OutputValues, PlanCause, PlanPayload } from './plan-output';
 import { checkOverride, checkStoredPlan, Override, PlanStore } from './plan-store';
 import { PlanKeeper } from './plan-keeper';
-import { cycleOver, ledgerAt, nextEvent, nothingLeft, stateAt } from './plan-cycle';
+import { cycleOver, ledgerAt, nextEvent, planReason, stateAt } from './plan-cycle';
 import { ledgerPayload, PlanSender } from './plan-sender';
 import { planStatus } from './plan-status';
 import { TariffWatch } from '../tariff/tariff-watch';
@@ -254,8 +254,7 @@ export class PlanWatch {
     if (this.heldBack === 'plan') this.heldBack = 'advance'; // the held-back commands' ledger is planned
     this.currency = tariff.currency;
     this.vat = tariff.vat;
-    const future = planned.ledger.pieces.some((p) => p.to > now);
-    this.noPlan = future ? null : (planned.shortfall ?? nothingLeft(planned.ledger));
+    this.noPlan = planReason(planned, settings, now);
     if (cause === 'message') this.sender.forgetPlan();
     this.sendPlan(cause, planned, planned.shortfall, now);
     this.problem = null;
@@ -271,6 +270,7 @@ export class PlanWatch {
       ledger: this.ledger!,
       result: planned?.result ?? null,
       shortfall,
+      reason: planReason({ ledger: this.ledger!, shortfall: this.noPlan }, this.opts.settings, now),
       cause,
       now,
     });
