@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { configuredCycle, planSettings, PlanSettings } from '../../nodes/lib/runtime/plan/plan-settings';
 import { replanLedger } from '../../nodes/lib/runtime/plan/plan-ledger';
 import { replanSaving } from '../../nodes/lib/runtime/plan/plan-saving';
-import { enginePlanner } from '../../nodes/lib/runtime/plan/plan-planner';
+import { enginePlanner, planPreview } from '../../nodes/lib/runtime/plan/plan-planner';
 import { planReason } from '../../nodes/lib/runtime/plan/plan-cycle';
 import { ledgerPayload } from '../../nodes/lib/runtime/plan/plan-sender';
 import { runTimeText, runTimeTexts } from '../../nodes/lib/engine/plan/plan';
@@ -162,5 +162,19 @@ describe('run times in texts (to the minute from a minute on)', () => {
       'the configured plan: the window (30 min) is shorter than the run time (1 h); ' +
         'the configured plan: nothing of 30 min could be planned: the price is above 0.2 or no rule prices in the rest of the window',
     );
+  });
+});
+
+describe("the edit dialog's chart says why the window under way plans nothing", () => {
+  it('the saving example at 19:00 after the last drop: tomorrow is planned, tonight says no off time saves', () => {
+    // 0.32 until 12:00, 0.30 until 18:00, 0.28 after: from 19:00 the price does not fall again today
+    const prices = Array.from({ length: 24 }, (_, h) => (h >= 6 && h < 12 ? 0.32 : h >= 12 && h < 18 ? 0.3 : 0.28));
+    const config = { strategy: 'save', mode: 'daily', from: '06:00', until: '23:00', maxOffMinutes: 90, minOnMinutes: 30, minSaving: '' };
+    const now = Date.parse('2026-01-12T19:00:00Z');
+    const preview = planPreview(hourlyTariff(prices), config, now, now + 7 * 24 * HOUR, { timezone: 'Europe/London' });
+    should(preview.error).be.null();
+    should(preview.slots.length).be.above(0);
+    should(preview.slots[0].from).be.above(Date.parse('2026-01-13T06:00:00Z') - 1);
+    should(preview.shortfalls[0]).equal('this window: no off time saves before the window ends');
   });
 });

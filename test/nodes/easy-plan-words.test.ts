@@ -97,10 +97,10 @@ describe('easy-plan words', function () {
     should(lastStatus('p')).match({ fill: 'yellow', text: 'no plan: no off time saves 0.05/kWh before the window ends' });
   });
 
-  it('the saving example with flat prices and no least saving: switching off saves nothing', async () => {
+  it('the saving example with flat prices and no least saving: no off time saves', async () => {
     const payload = await firstPlan('2026-01-12T10:00:00Z', savingExample({ tariff: 'FLAT', minSaving: '' }), [FLAT]);
-    should(payload).match({ slots: [], reason: 'switching off saves nothing before the window ends' });
-    should(lastStatus('p')!.text).equal('no plan: switching off saves nothing before the window ends');
+    should(payload).match({ slots: [], reason: 'no off time saves before the window ends' });
+    should(lastStatus('p')!.text).equal('no plan: no off time saves before the window ends');
   });
 
   it('the cheapest hours with a run time of 0 say "the duration is 0" (their own words)', async () => {

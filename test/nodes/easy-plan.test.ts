@@ -790,7 +790,11 @@ describe('easy-plan node', function () {
     ]);
     should(any.slots.every((x: { from: number; to: number }) => x.to - x.from === 3_600_000)).be.true();
     should(await offs('60')).eql(any);
-    should(await offs('90')).eql({ slots: [], shortfalls: [], error: null });
+    should(await offs('90')).eql({
+      slots: [],
+      shortfalls: ['this window: no off time of 1 h 30 min saves before the window ends'],
+      error: null,
+    });
     should((await offs('300')).error).equal('the shortest time off (5 h) is longer than the longest (4 h)');
     should((await post({ id: 'acc', tariff: 'DEMO-WORKDAY' })).plan).be.undefined();
   });

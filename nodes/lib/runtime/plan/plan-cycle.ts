@@ -6,6 +6,7 @@ import { configuredCycle, Cycle, PlanSettings } from './plan-settings';
 import type { Ledger } from './plan-ledger';
 import type { OutputState } from './plan-output';
 import { roundAmount } from '../../engine/common/format';
+import { runTimeText } from '../../engine/plan/plan';
 
 export function cycleOver(l: Ledger, now: number): boolean {
   return now >= l.cycle.to;
@@ -45,10 +46,11 @@ function nextRollingCycle(last: Cycle, settings: PlanSettings, now: number): Cyc
 export function nothingLeft(ledger: Ledger, settings: PlanSettings): string {
   if (ledger.cancelled) return 'cancelled';
   if (settings.strategy === 'save') {
-    const least = settings.saving.minSaving;
-    return least > 0
-      ? `no off time saves ${roundAmount(least)}/kWh before the window ends`
-      : 'switching off saves nothing before the window ends';
+    // an off period counts with its recovery inside the window, at least Off at least long, saving Save at least at every instant
+    const { minOffInRow, minSaving } = settings.saving;
+    const length = minOffInRow > 0 ? ` of ${runTimeText(minOffInRow)}` : '';
+    const least = minSaving > 0 ? ` ${roundAmount(minSaving)}/kWh` : '';
+    return `no off time${length} saves${least} before the window ends`;
   }
   return ledger.cycle.requested === 0 && !ledger.once ? 'the duration is 0' : 'nothing left to run in this window';
 }

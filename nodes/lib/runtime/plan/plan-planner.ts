@@ -5,6 +5,7 @@ import { schedule, SensorValues } from '../../engine/tariff/price';
 import { Planner, replanLedger } from './plan-ledger';
 import { configuredCycle, PlanSettings, planSettings } from './plan-settings';
 import { replanSaving } from './plan-saving';
+import { nothingLeft } from './plan-cycle';
 
 /** A planner for these settings on this tariff: the cheapest plan (never above the price limit), or the dearest (never below it). */
 export function enginePlanner(tariff: unknown, options: { timezone: string; sensors?: SensorValues }, settings: PlanSettings): Planner {
@@ -49,6 +50,9 @@ export function planPreview(
       const priced = plan.ledger.pieces.map((p) => ({ from: p.from, to: p.to, price: p.price ?? 0 }));
       for (const slot of mergeSlots(priced)) slots.push(slot);
       if (plan.shortfall) shortfalls.push(plan.shortfall);
+      // the window under way that plans nothing says why, as the node's status does, beside the later windows' slots
+      else if (n === 0 && at > cycle.from && !plan.ledger.pieces.some((p) => p.to > at))
+        shortfalls.push(`this window: ${nothingLeft(plan.ledger, settings)}`);
       if (settings.window.kind === 'rolling') break;
       at = cycle.to;
     }
