@@ -129,7 +129,7 @@ describe('records', () => {
         window: { fromMs: 5000 },
         requested: 3 * 3600_000,
         planned: 3600_000,
-        shortfall: 2 * 3600_000,
+        shortfall: 'only 1 h of 3 h planned: the window ends at 07:00',
         slots: [{}, {}],
         averagePrice: 0.1,
         costPerKw: { net: 0.1, gross: 0.12 },
@@ -150,6 +150,8 @@ describe('records', () => {
           timestamp: 5000,
         },
       ]);
+      // the shortfall is counted from the hours, never read from the message's text
+      should(planPoints({ ...plan, planned: plan.requested, shortfall: null }, 'heater')[0].fields.shortfall_hours).equal(0);
       should(switchPoints('on', 'heater', 7)[0]).eql({
         measurement: 'plan_switch',
         tags: { plan: 'heater' },

@@ -177,6 +177,11 @@ export function generatorPoints(report: unknown, tariff: string | null, rangePer
  * the average price and cost per kW, how many slots. A new plan for the same window
  * overwrites it.
  */
+function shortfallHours(requested: number | undefined, planned: number | undefined): number | undefined {
+  if (requested === undefined || planned === undefined) return undefined;
+  return Math.max(0, requested - planned) / HOUR_MS;
+}
+
 export function planPoints(payload: unknown, plan: string): RecordPoint[] {
   if (!isObject(payload)) return [];
   const window = isObject(payload.window) ? payload.window : {};
@@ -190,7 +195,8 @@ export function planPoints(payload: unknown, plan: string): RecordPoint[] {
       {
         requested_hours: hours(payload.requested),
         planned_hours: hours(payload.planned),
-        shortfall_hours: hours(payload.shortfall),
+        // the message's shortfall is a text for people; the hours are what was asked less what was planned
+        shortfall_hours: shortfallHours(num(payload.requested), num(payload.planned)),
         slots: Array.isArray(payload.slots) ? payload.slots.length : undefined,
         average_price: payload.averagePrice,
         cost_per_kw_net: perKw.net,
