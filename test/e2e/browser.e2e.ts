@@ -502,14 +502,19 @@ describe('e2e: the editor in chromium', function () {
 
   // The dashboard pages at a desktop's and a phone's width: every chart's title fits its chart.
   for (const width of [1280, 360]) {
-    it(`fits every dashboard chart's title at ${width} px: /dashboard/energy, /dashboard/generator, /dashboard/tariffs`, async function () {
+    it(`fits every dashboard chart's and group's title at ${width} px, on every page of the examples`, async function () {
       const dash = await context!.newPage();
       // Dashboard 2 keeps its charts in window.uiCharts when it thinks Cypress drives it
       await dash.addInitScript(() => (window.Cypress = true));
       try {
         await dash.setViewportSize({ width, height: 800 });
         const cut: string[] = [];
-        for (const pagePath of ['energy', 'generator', 'tariffs']) {
+        // every ui-page of the deployed examples (energy, generator, tariffs, peaks …)
+        const pages = exampleFlows(e2e().simUrl)
+          .filter((n) => n.type === 'ui-page')
+          .map((n) => String(n.path).replace(/^\//, ''));
+        assert.ok(pages.length >= 4, `pages: ${pages.join(', ')}`);
+        for (const pagePath of pages) {
           await dash.goto(`${e2e().redUrl}/e2e/dashboard/${pagePath}`, { waitUntil: 'load' });
           await dash.waitForFunction(() => Object.keys(window.uiCharts || {}).length > 0, null, { timeout: 60_000 });
           await dash.waitForTimeout(1000);
@@ -529,6 +534,16 @@ describe('e2e: the editor in chromium', function () {
           });
           assert.ok(titles.length > 0, `${pagePath}: no chart`);
           for (const t of titles) if (t.width > t.room) cut.push(`${pagePath}: "${t.text}" ${Math.round(t.width)} px in ${t.room} px`);
+          // a group's title is cut with an ellipsis where it does not fit its card
+          const groups: Array<{ text: string; width: number; room: number }> = await dash.evaluate(() =>
+            [...document.querySelectorAll('.v-card-title')].map((e) => ({
+              text: e.textContent!.trim(),
+              width: e.scrollWidth,
+              room: e.clientWidth,
+            })),
+          );
+          assert.ok(groups.length > 0, `${pagePath}: no group title`);
+          for (const g of groups) if (g.width > g.room + 1) cut.push(`${pagePath}: group "${g.text}" ${g.width} px in ${g.room} px`);
           // E2E_SHOTS=<dir>: the pages as a phone shows them, to look at
           if (process.env.E2E_SHOTS)
             await dash.screenshot({ path: path.join(process.env.E2E_SHOTS, `dashboard-${pagePath}-${width}.png`), fullPage: true });
