@@ -3,45 +3,69 @@
 // baseline), the bytes one save of its state takes, and so the bytes stored per minute (at
 // most one save a minute). CPU per reading: the median of 15 ticks (one reading per meter),
 // after a warm-up hour; with 128 meters each reading also sums the site (every meter).
+// Records (docs/records.md): the same readings through two more streams whose messages also
+// go through RecordsOutput.peak (influx-batch: points for the windows a reading closed;
+// homeassistant: the site's two states each reading), as a ratio to the stream without.
 import { CostStream } from '../nodes/lib/runtime/cost/cost-stream';
 import { PeakStream } from '../nodes/lib/runtime/peak/peak-stream';
 import { peakSettings } from '../nodes/lib/runtime/peak/peak-settings';
 import { parseTariffs } from '../nodes/lib/engine/tariff/tariff';
 import { DEMO_TARIFFS } from '../sim/demo-data';
 import { median } from './measure';
+import { RecordsOutput, recordsSettings } from '../nodes/lib/runtime/common/records-output';
 
 const CADENCE_MS = 10_000;
 const ZONE = 'Europe/Brussels';
 const tariff = parseTariffs(JSON.parse(JSON.stringify(DEMO_TARIFFS))).tariffs.find((t) => t.id === 'DEMO-WORKDAY')!;
 const silent = { warn: (w: string) => console.warn(w), saveEveryMs: 3_600_000 };
 
+type Variant = 'peak' | 'cost' | 'influx' | 'ha';
+
 async function measure(meters: number) {
   let saved: unknown;
-  const peak = new PeakStream({
-    timezone: ZONE,
-    settings: peakSettings({ minutes: '15', top: '3', distinctDays: true, limit: 'peak', floorKw: '2.5' }),
-    store: { load: async () => undefined, save: async (v) => void (saved = v) },
-    onGuard: () => undefined,
-    ...silent,
-  });
+  const newPeak = (save: (v: unknown) => void) =>
+    new PeakStream({
+      timezone: ZONE,
+      settings: peakSettings({ minutes: '15', top: '3', distinctDays: true, limit: 'peak', floorKw: '2.5' }),
+      store: { load: async () => undefined, save: async (v) => save(v) },
+      onGuard: () => undefined,
+      ...silent,
+    });
+  const peak = newPeak((v) => (saved = v));
+  const withRecords = {
+    influx: {
+      stream: newPeak(() => undefined),
+      records: new RecordsOutput(recordsSettings({ id: 'b', type: 'easy-peak', records: 'influx-batch' })!),
+    },
+    ha: {
+      stream: newPeak(() => undefined),
+      records: new RecordsOutput(recordsSettings({ id: 'b', type: 'easy-peak', records: 'homeassistant' })!),
+    },
+  };
+  let sent = 0;
   const cost = new CostStream({
     timezone: ZONE,
     tariffId: tariff.id,
     store: { load: async () => undefined, save: async () => undefined },
     ...silent,
   });
-  await Promise.all([peak.restore(), cost.restore()]);
+  await Promise.all([peak.restore(), cost.restore(), withRecords.influx.stream.restore(), withRecords.ha.stream.restore()]);
   const start = Date.now() - 2 * 3_600_000;
   let tick = 0;
   // each meter's load rises and falls over the hour, so windows close and peaks move
   const kwh = (m: number, ts: number) => 1000 + m + (ts / 3_600_000) * (2 + (m % 5)) + Math.sin(ts / 600_000) * 0.1;
-  const oneTick = async (which: 'peak' | 'cost'): Promise<number> => {
+  const oneTick = async (which: Variant): Promise<number> => {
     const ts = start + tick * CADENCE_MS;
     const c0 = process.cpuUsage();
     for (let m = 0; m < meters; m++) {
       const msg = { topic: `e${m}.kwh`, gateway: 'DEMO', payload: kwh(m, ts), ts };
       if (which === 'peak') await peak.handle(msg, ts);
-      else await cost.handle(msg, tariff, ts);
+      else if (which === 'cost') await cost.handle(msg, tariff, ts);
+      else {
+        const { stream, records } = withRecords[which];
+        const out = await stream.handle(msg, ts);
+        if (out) sent += records.peak(out.payload, out.records).length;
+      }
     }
     const c = process.cpuUsage(c0);
     return (c.user + c.system) / 1000 / meters;
@@ -49,16 +73,20 @@ async function measure(meters: number) {
   const both = async () => {
     const p = await oneTick('peak');
     const c = await oneTick('cost');
+    const i = await oneTick('influx');
+    const h = await oneTick('ha');
     tick++;
-    return [p, c];
+    return [p, c, i, h];
   };
   for (let i = 0; i < 360; i++) await both(); // an hour: four windows closed, the month's peaks set
   const times: number[][] = [];
   for (let i = 0; i < 15; i++) times.push(await both());
   await peak.flush();
   const bytes = Buffer.byteLength(JSON.stringify(saved));
-  await Promise.all([peak.close(), cost.close()]);
-  return { meters, peakMs: median(times.map((t) => t[0])), costMs: median(times.map((t) => t[1])), bytes };
+  await Promise.all([peak.close(), cost.close(), withRecords.influx.stream.close(), withRecords.ha.stream.close()]);
+  if (sent === 0) throw new Error('the records streams sent nothing');
+  const [peakMs, costMs, influxMs, haMs] = [0, 1, 2, 3].map((k) => median(times.map((t) => t[k])));
+  return { meters, peakMs, costMs, influxMs, haMs, bytes };
 }
 
 async function main(): Promise<void> {
@@ -69,7 +97,9 @@ async function main(): Promise<void> {
       'stream mode'.padStart(14) +
       'ratio'.padStart(8) +
       'bytes a save'.padStart(14) +
-      'bytes/min (max)'.padStart(17),
+      'bytes/min (max)'.padStart(17) +
+      'records influx'.padStart(16) +
+      'records HA'.padStart(12),
   );
   for (const meters of [1, 128]) {
     const r = await measure(meters);
@@ -79,11 +109,13 @@ async function main(): Promise<void> {
         r.costMs.toFixed(3).padStart(14) +
         `${(r.peakMs / r.costMs).toFixed(2)}x`.padStart(8) +
         String(r.bytes).padStart(14) +
-        String(r.bytes).padStart(17),
+        String(r.bytes).padStart(17) +
+        `${(r.influxMs / r.peakMs).toFixed(2)}x`.padStart(16) +
+        `${(r.haMs / r.peakMs).toFixed(2)}x`.padStart(12),
     );
   }
   console.log(
-    'stream mode: easy-cost stream on the same readings in the same run (the baseline); bytes/min: at most one save a minute (JSON as the context store gets it).',
+    'stream mode: easy-cost stream on the same readings in the same run (the baseline); bytes/min: at most one save a minute (JSON as the context store gets it); records: CPU per reading with Records set (influx-batch, homeassistant) over CPU without, same readings, same run.',
   );
 }
 
