@@ -30,10 +30,23 @@ function shipped(name: string, sim: Simulator, edit: (n: FlowNode) => FlowNode):
 }
 
 async function load(flow: FlowNode[]) {
-  await helper.load([easyAccount, easyTariff, easyCost, easyPlan, easySensors, influxNodes, ...CORE], flow, {
-    'easy-example-account': { token: TOKEN },
-    'influx-example-db': {},
-  });
+  // node-red-node-test-helper registers its own core nodes (catch, status…) once per node of
+  // that type in the flow: an example with two Catch nodes would register catch twice (an
+  // error). Each is registered once per load here.
+  const own = (helper as unknown as { _nodeModules: Record<string, (red: unknown) => unknown> })._nodeModules;
+  const saved = { ...own };
+  for (const [type, register] of Object.entries(saved)) {
+    let done = false;
+    own[type] = (red) => (done ? undefined : ((done = true), register(red)));
+  }
+  try {
+    await helper.load([easyAccount, easyTariff, easyCost, easyPlan, easySensors, influxNodes, ...CORE], flow, {
+      'easy-example-account': { token: TOKEN },
+      'influx-example-db': {},
+    });
+  } finally {
+    Object.assign(own, saved);
+  }
 }
 
 /**
