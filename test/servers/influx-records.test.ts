@@ -251,6 +251,7 @@ describe('records into InfluxDB (the real server)', function () {
       request: 'plan',
       requested_hours: 2,
       planned_hours: plan.payload.planned / HOUR,
+      shortfall_hours: Math.max(0, plan.payload.requested - plan.payload.planned) / HOUR, // what was asked less what was planned
       slots: plan.payload.slots.length,
       average_price: plan.payload.averagePrice,
       cost_per_kw_net: plan.payload.costPerKw.net,
