@@ -304,7 +304,7 @@ describe('e2e: the editor in chromium', function () {
             return /Price now\s+[\d.]+ GBP\/kWh incl\. VAT/.test(t) &&
               /Today so far \(00:00 to now\)\s+GBP [\d,.]+ \([\d.]+ kWh\)/.test(t) &&
               /This month so far\s+GBP [\d,.]+ \([\d.]+ kWh\)/.test(t) &&
-              /Heater planned\s+\d\d:\d\d–\d\d:\d\d/.test(t) &&
+              /Heater planned\s+([^\n:]+: )?\d\d:\d\d–\d\d:\d\d/.test(t) &&
               /Generator\s+(running|stopped)/.test(t) &&
               /Generator ran today\s+[\d.]+ h in \d+ starts?/.test(t)
               ? t
