@@ -153,17 +153,32 @@ export class FileContext {
   }
 
   /**
-   * Stops the flows and empties the stores before the helper's unload: its own clean of the
-   * stores is not awaited, and two cleans at once make one list a folder the other removes
-   * (ENOENT scandir …/context/<node>, seen in CI under load). Awaited here, the helper's clean
-   * finds nothing left to remove. The folder itself goes when the test process ends.
+   * Ends a test with this store. The helper's unload starts a clean of the stores it does not
+   * await, and a clean that lists a folder while another clean (or a flush) changes it fails
+   * with ENOENT scandir …/context/<node> as an unhandled rejection (seen in CI under load).
+   * So while unloading, every clean runs after the one before, is awaited, and lists again if
+   * a folder went away under it; the store closes after the last. The folder itself goes when
+   * the test process ends.
    */
   async unload(): Promise<void> {
-    await helper._redNodes.stopFlows();
-    await (helper as any)._context.clean({ allNodes: {} });
-    await helper.unload();
-    await quiet(100);
-    await helper._redNodes.closeContextsPlugin();
+    const contexts = (helper as any)._context;
+    const clean = contexts.clean;
+    let cleaning: Promise<unknown> = Promise.resolve();
+    const cleanOnce = (config: unknown) =>
+      clean.call(contexts, config).catch((err: NodeJS.ErrnoException) => {
+        if (err?.code === 'ENOENT') return clean.call(contexts, config);
+        throw err;
+      });
+    contexts.clean = (config: unknown) => (cleaning = cleaning.then(() => cleanOnce(config)));
+    try {
+      await helper._redNodes.stopFlows();
+      await contexts.clean({ allNodes: {} });
+      await helper.unload();
+      await cleaning;
+      await helper._redNodes.closeContextsPlugin();
+    } finally {
+      contexts.clean = clean;
+    }
     removeAtExit(this.dir);
     helper.settings({});
   }
