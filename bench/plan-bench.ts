@@ -9,6 +9,7 @@ import { MAX_PLAN_WORK, MAX_RULES_PER_TARIFF } from '../nodes/lib/engine/common/
 import { savingOffWindows } from '../nodes/lib/engine/plan/plan-saving';
 import { schedule } from '../nodes/lib/engine/tariff/price';
 import { elapsedMs, interleaved, median } from './measure';
+import { doPlanning, getBestContinuous, getBestX } from './peer-lowest-price';
 
 const ZONE = 'Europe/London';
 const DAY = 86_400_000;
@@ -55,9 +56,64 @@ function main(): void {
     );
   }
   blockBench();
+  peerBench();
 }
 
-/** A tariff at the rule limit: quarter-hour rules on single weekdays, all prices different. */
+/**
+ * Quarter-hour prices as power-saver gets them (one price a slot, all different, for each
+ * weekday) and as a tariff (one rule a slot): our cheapestWindows against the peer's
+ * Lowest Price search (bench/peer-lowest-price.ts) on 24, 96 and 672 slots, a sixth of
+ * the window to run, split and in one block, medians of interleaved rounds.
+ */
+function peerBench(): void {
+  const SLOT = 15 * 60_000;
+  const priceOf = (k: number) => 0.05 + ((k * 7919) % 1009) / 2000;
+  const clock = (quarter: number) =>
+    `${String(Math.floor(quarter / 4) % 24).padStart(2, '0')}:${String((quarter % 4) * 15).padStart(2, '0')}`;
+  const rules: Array<Record<string, unknown>> = [];
+  for (let k = 0; k < 672; k++) {
+    // 2026-01-05 is a Monday: slot k is weekday 1 + ⌊k / 96⌋, quarter k % 96
+    rules.push({
+      priority: k,
+      price: priceOf(k),
+      time_start: clock(k % 96),
+      time_end: clock((k % 96) + 1),
+      weekdays: [1 + Math.floor(k / 96)],
+    });
+  }
+  const tariff = { id: 'q', name: 'quarter hours', vat: 0, currency: 'EUR', rules };
+  const from = Date.parse('2026-01-05T00:00:00Z');
+  console.log(`  against power-saver 5.2.2's Lowest Price, quarter-hour prices (${rules.length}-rule tariff, UTC), a sixth of the window:`);
+  for (const slots of [24, 96, 672]) {
+    const values = Array.from({ length: slots }, (_, k) => priceOf(k));
+    const count = slots / 6;
+    const window = { timezone: 'UTC', from, to: from + slots * SLOT, duration: count * SLOT };
+    const priceData = values.map((value, k) => ({ value, start: new Date(from + k * SLOT).toISOString() }));
+    const node = {
+      fromHour: 0,
+      fromMinute: 0,
+      toHour: 0,
+      toMinute: 0,
+      minutesOn: count,
+      doNotSplit: false,
+      maxPrice: null,
+      outputOutsidePeriod: false,
+      outputIfNoSchedule: false,
+    };
+    const [ours, peer, peerNode, oursBlock, peerBlock] = interleaved(slots > 96 ? 40 : 200, [
+      { fn: () => cheapestWindows(tariff, window) },
+      { fn: () => getBestX(values, count) },
+      { fn: () => doPlanning(node, priceData) },
+      { fn: () => cheapestWindows(tariff, { ...window, contiguous: true }) },
+      { fn: () => getBestContinuous(values, count) },
+    ]);
+    console.log(
+      `    ${String(slots).padStart(3)} slots: split ${ours.toFixed(3)} ms; peer's search ${peer.toFixed(3)} ms (ours ${(peer / ours).toFixed(1)} x faster), its planning with the slots' times ${peerNode.toFixed(3)} ms (${(peerNode / ours).toFixed(1)} x); ` +
+        `one block ${oursBlock.toFixed(3)} ms, peer's search ${peerBlock.toFixed(3)} ms (${(peerBlock / oursBlock).toFixed(1)} x)`,
+    );
+  }
+}
+
 function ruleLimitTariff() {
   const clock = (quarter: number) =>
     `${String(Math.floor(quarter / 4) % 24).padStart(2, '0')}:${String((quarter % 4) * 15).padStart(2, '0')}`;

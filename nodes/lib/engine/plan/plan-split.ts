@@ -7,19 +7,43 @@
 //   the earliest of the cheapest wins.
 import type { Piece } from './plan-block-work';
 
-/** Split: cheapest first, equal prices earliest first; the last piece taken from its start. */
+/**
+ * Split: cheapest first, equal prices earliest first; the last piece taken from its start.
+ * The marginal price is found by bisection over the sorted prices (a native numeric sort
+ * and log n linear passes: no comparator called n log n times), then one pass in time order.
+ */
 export function cheapestPieces(usable: Piece[], duration: number): Piece[] {
-  const order = usable.map((_, i) => i).sort((a, b) => usable[a].price - usable[b].price || a - b);
-  const chosen: Piece[] = [];
-  let left = duration;
-  for (const i of order) {
-    if (left <= 0) break;
-    const p = usable[i];
-    const take = Math.min(left, p.to - p.from);
-    chosen.push({ from: p.from, to: p.from + take, price: p.price });
-    left -= take;
+  const n = usable.length;
+  const prices = new Float64Array(n);
+  for (let i = 0; i < n; i++) prices[i] = usable[i].price;
+  prices.sort();
+  /** the time of the pieces priced at most p */
+  const upTo = (p: number): number => {
+    let sum = 0;
+    for (let i = 0; i < n; i++) if (usable[i].price <= p) sum += usable[i].to - usable[i].from;
+    return sum;
+  };
+  // the least price whose pieces and the cheaper ones hold the duration (all of them when none does)
+  let lo = 0;
+  let hi = n - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (upTo(prices[mid]) >= duration) hi = mid;
+    else lo = mid + 1;
   }
-  return chosen.sort((a, b) => a.from - b.from);
+  const marginal = n > 0 ? prices[lo] : 0;
+  const below = n > 0 ? upTo(marginal) - usable.filter((p) => p.price === marginal).reduce((t, p) => t + p.to - p.from, 0) : 0;
+  let left = duration - below;
+  const chosen: Piece[] = [];
+  for (const p of usable) {
+    if (p.price < marginal) chosen.push({ ...p });
+    else if (p.price === marginal && left > 0) {
+      const take = Math.min(left, p.to - p.from);
+      chosen.push({ from: p.from, to: p.from + take, price: p.price });
+      left -= take;
+    }
+  }
+  return chosen;
 }
 
 /**

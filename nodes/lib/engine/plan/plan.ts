@@ -4,13 +4,15 @@
 // docs/semantics.md ("Plans"): exact to the millisecond from any instant; a duration
 // longer than the window plans the whole window and says so; 0 plans nothing. The algorithms: plan-split.ts (split, one block), plan-blocks.ts (split with
 // a minimum block).
-import { engineContext, schedule, sensorValues, walkSegments, PriceOptions, ScheduleEntry } from '../tariff/price';
+import { compiledSchedule, engineContext, sensorValues, walkSegments, PriceOptions, ScheduleEntry } from '../tariff/price';
 import { MAX_PLAN_SEGMENTS } from '../common/limits';
 import { describe, HOUR_MS, requireEpochMs } from '../time/time';
 import { cheapestBlocks } from './plan-blocks';
 import { blockedCapacity, Piece } from './plan-block-work';
 import { cheapestBlock, cheapestPieces } from './plan-split';
 import { groupDigits } from '../common/format';
+
+type EngineContext = ReturnType<typeof engineContext>;
 
 /** Plans are exact to the millisecond; the searches' work depends on the price changes, not on this. */
 const PLAN_RESOLUTION_MS = 1;
@@ -85,8 +87,15 @@ export function planWindow(options: PlanWindowOptions): { from: number; to: numb
  * refused past MAX_PLAN_SEGMENTS, before the rest is built: the plans' work grows with
  * them, and a window of years at quarter-hour prices would hold the event loop for seconds.
  */
-export function planSchedule(tariff: unknown, from: number, to: number, options: PriceOptions): ScheduleEntry[] {
-  const { ct, zone } = engineContext(tariff, options);
+export function planSchedule(
+  tariff: unknown,
+  from: number,
+  to: number,
+  options: PriceOptions,
+  // the caller's compiled tariff: checking a cached one again reads every rule
+  context: EngineContext = engineContext(tariff, options),
+): ScheduleEntry[] {
+  const { ct, zone } = context;
   const starts: number[] = [];
   const slots: number[] = [];
   let visited = 0;
@@ -146,7 +155,8 @@ export function dearestWindows(tariff: unknown, options: PlanOptions): PlanResul
 }
 
 function plan(tariff: unknown, options: PlanOptions, direction: Direction): PlanResult {
-  const { ct } = engineContext(tariff, options);
+  const context = engineContext(tariff, options);
+  const { ct } = context;
   const { from, to } = planWindow(options);
   const requested = planLength(options.duration, 'duration', true);
   const limitName = direction === 'cheapest' ? 'maxPrice' : 'minPrice';
@@ -162,7 +172,7 @@ function plan(tariff: unknown, options: PlanOptions, direction: Direction): Plan
   }
   const window = to - from;
   const wanted = Math.min(requested, window);
-  const segments = wanted > 0 ? wholeMs(planSchedule(tariff, from, to, options)) : [];
+  const segments = wanted > 0 ? wholeMs(planSchedule(tariff, from, to, options, context)) : [];
   // dearest: the same search on negated prices, the real prices put back afterwards
   const sign = direction === 'cheapest' ? 1 : -1;
   const usable = withoutBusy(usablePieces(segments, limit === undefined ? undefined : sign * limit, sign), options.busy ?? []);
@@ -194,7 +204,7 @@ function plan(tariff: unknown, options: PlanOptions, direction: Direction): Plan
     }),
     averagePrice: planned > 0 ? net / (planned / HOUR_MS) : null,
     costPerKw: { net, gross: grossOf(net) },
-    comparedToNow: startingNow(tariff, options, from, planned, net, grossOf, sign),
+    comparedToNow: startingNow(context, options, from, planned, net, grossOf, sign),
     currency: ct.currency,
     vat: ct.vat,
     from,
@@ -230,7 +240,7 @@ function shortfallText(x: {
 
 /** Running `planned` ms from `from` in one block, whatever the price; null when part of it has no price. */
 function startingNow(
-  tariff: unknown,
+  { ct, zone }: EngineContext,
   options: PriceOptions,
   from: number,
   planned: number,
@@ -240,7 +250,7 @@ function startingNow(
 ): PlanResult['comparedToNow'] {
   if (planned === 0) return null;
   let net = 0;
-  for (const s of schedule(tariff, from, from + planned, options)) {
+  for (const s of compiledSchedule(ct, zone, from, from + planned, options.sensors)) {
     if (s.price === null) return null;
     net += s.price * ((s.to - s.from) / HOUR_MS);
   }
