@@ -11,7 +11,7 @@ import easyPlan = require('../../nodes/easy-plan');
 import { priceAt } from '../../nodes/lib/engine/tariff/price';
 import { namedPeriod } from '../../nodes/lib/engine/time/time';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
-import { exampleFlow, FlowNode, helper, inbox, loadFlow, withSimulator } from './flow-support';
+import { DASHBOARD_CONFIG, exampleFlow, exampleOnSimulator, FlowNode, helper, inbox, loadFlow, withSimulator } from './flow-support';
 
 const CORE = ['common/20-inject.js', 'function/10-switch.js', 'function/15-change.js', 'function/rbe.js'].map((file) =>
   require(require.resolve(`@node-red/nodes/core/${file}`)),
@@ -40,11 +40,7 @@ describe('examples of easy-sensors and easy-cost', function () {
   });
 
   async function run(name: string, edit: (n: FlowNode) => FlowNode = (n) => n) {
-    const flow = example(name).map((n) => {
-      if (n.type === 'easy-account') return { ...n, id: 'acc', baseUrl: sim.url, timezone: 'UTC' };
-      const node = n.type === 'debug' ? { id: n.id, type: 'helper', z: n.z } : edit(n);
-      return node.account ? { ...node, account: 'acc' } : node;
-    });
+    const flow = exampleOnSimulator(name, sim, 'UTC', edit);
     if (flow.some((n) => (n.wires as string[][] | undefined)?.flat().includes('gen-probe')))
       flow.push({ id: 'gen-probe', type: 'helper', z: 'easy-ex-generator' });
     await loadFlow([easySensors, easyCost, ...CORE], flow);
@@ -160,8 +156,6 @@ describe('examples of easy-sensors and easy-cost', function () {
   });
 
   describe('price and cost dashboard (Dashboard 2 widgets swapped for helper nodes)', () => {
-    const DASHBOARD_CONFIG = new Set(['ui-base', 'ui-theme', 'ui-page', 'ui-group']);
-
     it('uses Dashboard 2 widgets fed straight from our nodes and core ones, no function node', () => {
       const flow = example('price-and-cost-dashboard');
       const ids = new Set(flow.map((n) => n.id));
@@ -190,13 +184,7 @@ describe('examples of easy-sensors and easy-cost', function () {
     });
 
     it("shows the price now, the next 24 h as step lines, and today's and this month's cost", async () => {
-      const flow = example('price-and-cost-dashboard')
-        .filter((n) => !DASHBOARD_CONFIG.has(n.type))
-        .map((n) => {
-          if (n.type === 'easy-account') return { ...n, id: 'acc', baseUrl: sim.url, timezone: 'UTC' };
-          const node = ['ui-text', 'ui-chart', 'debug'].includes(n.type) ? { id: n.id, type: 'helper', z: n.z } : n;
-          return node.account ? { ...node, account: 'acc' } : node;
-        });
+      const flow = exampleOnSimulator('price-and-cost-dashboard', sim);
       const before = Date.now();
       await loadFlow([easySensors, easyCost, easyTariff, easyPlan, ...CORE], flow);
       const [prices, charts, todays, months, heater, generator, dayBars, genToday] = [
@@ -259,18 +247,10 @@ describe('examples of easy-sensors and easy-cost', function () {
   });
 
   describe('the generator and the bill (Dashboard 2 widgets swapped for helper nodes)', () => {
-    const DASHBOARD = new Set(['ui-base', 'ui-theme', 'ui-page', 'ui-group']);
     const WIDGETS = new Set(['ui-text', 'ui-chart']);
 
     async function runDashboard(name: string) {
-      const flow = example(name)
-        .filter((n) => !DASHBOARD.has(n.type))
-        .map((n) => {
-          if (n.type === 'easy-account') return { ...n, id: 'acc', baseUrl: sim.url, timezone: 'UTC' };
-          const node = WIDGETS.has(n.type) || n.type === 'debug' ? { id: n.id, type: 'helper', z: n.z } : n;
-          return node.account ? { ...node, account: 'acc' } : node;
-        });
-      await loadFlow([easyCost, ...CORE], flow);
+      await loadFlow([easyCost, ...CORE], exampleOnSimulator(name, sim));
     }
 
     for (const name of ['how-long-did-the-generator-run', 'which-tariff-is-cheapest-for-me']) {
@@ -278,7 +258,9 @@ describe('examples of easy-sensors and easy-cost', function () {
         const flow = example(name);
         const ids = new Set(flow.map((n) => n.id));
         for (const node of flow) {
-          should(OURS.has(node.type) || CORE_TYPES.has(node.type) || DASHBOARD.has(node.type) || WIDGETS.has(node.type)).be.true(node.type);
+          should(OURS.has(node.type) || CORE_TYPES.has(node.type) || DASHBOARD_CONFIG.has(node.type) || WIDGETS.has(node.type)).be.true(
+            node.type,
+          );
           should(node.type).not.equal('function');
           for (const wire of ((node.wires as string[][]) ?? []).flat()) should(ids.has(wire)).be.true(`wire to ${wire}`);
         }

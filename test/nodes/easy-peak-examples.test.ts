@@ -4,10 +4,9 @@ import should from 'should';
 import type { Simulator } from '../../sim/server';
 import easyPeak = require('../../nodes/easy-peak');
 import easySensors = require('../../nodes/easy-sensors');
-import { exampleFlow, helper, inbox, loadFlow, withSimulator } from './flow-support';
+import { DASHBOARD_CONFIG, exampleFlow, exampleOnSimulator, helper, inbox, loadFlow, withSimulator } from './flow-support';
 
 const CORE = ['function/10-switch.js', 'function/15-change.js'].map((file) => require(require.resolve(`@node-red/nodes/core/${file}`)));
-const DASHBOARD_CONFIG = new Set(['ui-base', 'ui-theme', 'ui-page', 'ui-group']);
 const ALLOWED = new Set(['tab', 'easy-account', 'easy-sensors', 'easy-peak', 'switch', 'change', 'debug', 'catch', 'ui-text', 'ui-chart']);
 const MIN = 60_000;
 
@@ -26,14 +25,7 @@ describe('examples of easy-peak', function () {
   });
 
   async function run(name: string) {
-    const flow = example(name)
-      .filter((n) => !DASHBOARD_CONFIG.has(n.type))
-      .map((n) => {
-        if (n.type === 'easy-account') return { ...n, id: 'acc', baseUrl: sim.url, timezone: 'Europe/Brussels' };
-        const node = ['ui-text', 'ui-chart', 'debug'].includes(n.type) ? { id: n.id, type: 'helper', z: n.z } : n;
-        return node.account ? { ...node, account: 'acc' } : node;
-      });
-    await loadFlow([easySensors, easyPeak, ...CORE], flow);
+    await loadFlow([easySensors, easyPeak, ...CORE], exampleOnSimulator(name, sim, 'Europe/Brussels'));
   }
 
   /** Readings of `node` from `minutes` ago until now at `kw`, after a reset (the meter's first poll came at now). */

@@ -188,3 +188,23 @@ export class FileContext {
 export function exampleFlow(name: string): FlowNode[] {
   return JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', `${name}.json`), 'utf8'));
 }
+
+/** Dashboard 2's config nodes: left out where an example runs under the test helper. */
+export const DASHBOARD_CONFIG = new Set(['ui-base', 'ui-theme', 'ui-page', 'ui-group']);
+/** Where an example's messages arrive: read by helper nodes in their place. */
+const READ_BY_HELPER = new Set(['debug', 'ui-text', 'ui-chart']);
+
+/**
+ * An example as shipped, run against `sim`: its account (id `acc`) pointed at the simulator in
+ * `timezone`, Dashboard 2's config nodes left out, debug nodes and widgets as helper nodes, and
+ * `edit` applied to every other node.
+ */
+export function exampleOnSimulator(name: string, sim: Simulator, timezone = 'UTC', edit = (n: FlowNode) => n): FlowNode[] {
+  return exampleFlow(name)
+    .filter((n) => !DASHBOARD_CONFIG.has(n.type))
+    .map((n) => {
+      if (n.type === 'easy-account') return { ...n, id: 'acc', baseUrl: sim.url, timezone };
+      const node = READ_BY_HELPER.has(n.type) ? { id: n.id, type: 'helper', z: n.z } : edit(n);
+      return node.account ? { ...node, account: 'acc' } : node;
+    });
+}
