@@ -119,6 +119,29 @@ export async function startMosquitto(program: string): Promise<RunningServer> {
   return { port, stop };
 }
 
+/**
+ * The real InfluxDB for the suite it is called in: started once (the suite skipped where it is
+ * not installed), stopped after, and with `db` given, that database empty before each test.
+ */
+export function influxForSuite(db?: string): { readonly port: number } {
+  const program = serverProgram('influxd');
+  let influx: RunningServer | undefined;
+  before(async function () {
+    if (!program) return this.skip();
+    influx = await startInflux(program);
+  });
+  after(async () => influx?.stop());
+  if (db)
+    beforeEach(async () => {
+      const made = await influxRequest(influx!.port, 'POST', '/query', { q: `DROP DATABASE ${db}; CREATE DATABASE ${db}` });
+      if (made.status !== 200) throw new Error(`InfluxDB did not make ${db} afresh: ${made.status}`);
+    });
+  return {
+    get port() {
+      return influx!.port;
+    },
+  };
+}
 /** One request to InfluxDB's HTTP API (form body for POST). */
 export function influxRequest(port: number, method: 'GET' | 'POST', pathAndQuery: string, form?: Record<string, string>) {
   const body = form ? new URLSearchParams(form).toString() : '';

@@ -13,7 +13,7 @@ import easySensors = require('../../nodes/easy-sensors');
 import { exampleFlow, FlowNode, GATEWAY, helper, inbox, quiet, TOKEN, withSimulator } from '../nodes/flow-support';
 import { freePort } from '../free-port';
 import { haObjectId } from '../../nodes/lib/engine/records/home-assistant';
-import { influxQuery, RunningServer, serverProgram, startInflux, startMosquitto } from '../servers';
+import { influxForSuite, influxQuery, RunningServer, serverProgram, startMosquitto } from '../servers';
 
 const influxNodes = require('node-red-contrib-influxdb');
 const CORE = ['common/20-inject.js', 'function/15-change.js', 'network/10-mqtt.js'].map((file) =>
@@ -80,13 +80,7 @@ describe('the records examples on the real servers', function () {
   });
 
   describe('price and cost into InfluxDB', () => {
-    const program = serverProgram('influxd');
-    let influx: RunningServer;
-    before(async function () {
-      if (!program) return this.skip();
-      influx = await startInflux(program);
-    });
-    after(async () => influx?.stop());
+    const influx = influxForSuite();
 
     it('creates its database, writes the price at deploy and the meter costs as they come', async () => {
       await load(shipped('price-and-cost-into-influxdb', sim, (n) => (n.type === 'influxdb' ? { ...n, port: String(influx.port) } : n)));

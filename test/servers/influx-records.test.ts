@@ -12,7 +12,7 @@ import easyTariff = require('../../nodes/easy-tariff');
 import easyCost = require('../../nodes/easy-cost');
 import easyPlan = require('../../nodes/easy-plan');
 import { accountNode, catchNodes, FileContext, FlowNode, GATEWAY, helper, inbox, quiet, TOKEN, withSimulator } from '../nodes/flow-support';
-import { influxQuery, influxRequest, influxRows, RunningServer, serverProgram, startInflux } from '../servers';
+import { influxForSuite, influxQuery, influxRows } from '../servers';
 const influxNodes = require('node-red-contrib-influxdb');
 
 const HOUR = 3600_000;
@@ -21,21 +21,12 @@ const ZONE = 'Asia/Kolkata'; // local days start at 18:30 UTC: a day's point is 
 
 describe('records into InfluxDB (the real server)', function () {
   this.timeout(60_000);
-  const program = serverProgram('influxd');
-  let influx: RunningServer;
+  const influx = influxForSuite(DB);
   let sim: Simulator;
   let context: FileContext;
 
-  before(async function () {
-    if (!program) return this.skip();
-    influx = await startInflux(program);
-  });
-  after(async () => influx?.stop());
-
   beforeEach(async () => {
     sim = await withSimulator();
-    const made = await influxRequest(influx.port, 'POST', '/query', { q: `DROP DATABASE ${DB}; CREATE DATABASE ${DB}` });
-    should(made.status).equal(200);
     context = new FileContext('easy-influx-context-');
   });
   afterEach(async () => {

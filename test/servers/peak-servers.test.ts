@@ -13,7 +13,7 @@ import { demandWindowOf } from '../../nodes/lib/engine/peak/demand-window';
 import easyAccount = require('../../nodes/easy-account');
 import easyPeak = require('../../nodes/easy-peak');
 import { accountNode, catchNodes, FileContext, FlowNode, helper, inbox, quiet, TOKEN, withSimulator } from '../nodes/flow-support';
-import { influxQuery, influxRequest, influxRows, RunningServer, serverProgram, startInflux, startMosquitto } from '../servers';
+import { influxForSuite, influxQuery, influxRows, RunningServer, serverProgram, startMosquitto } from '../servers';
 const influxNodes = require('node-red-contrib-influxdb');
 const mqttNodes = require(require.resolve('@node-red/nodes/core/network/10-mqtt.js'));
 
@@ -48,17 +48,9 @@ describe('easy-peak records on the real servers', function () {
   afterEach(async () => sim.close());
 
   describe('InfluxDB', () => {
-    const program = serverProgram('influxd');
-    let influx: RunningServer;
+    const influx = influxForSuite(DB);
     let context: FileContext;
-    before(async function () {
-      if (!program) return this.skip();
-      influx = await startInflux(program);
-    });
-    after(async () => influx?.stop());
     beforeEach(async () => {
-      const made = await influxRequest(influx.port, 'POST', '/query', { q: `DROP DATABASE ${DB}; CREATE DATABASE ${DB}` });
-      should(made.status).equal(200);
       context = new FileContext('easy-peak-influx-');
     });
     afterEach(async () => context.unload());
