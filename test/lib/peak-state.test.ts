@@ -86,6 +86,7 @@ describe('easy-peak stored state', () => {
       ['a negative power', (l) => (l[5] = -1)],
       ['an empty gateway name', (l) => (l[0] = '')],
       ['a line too short', (l) => l.pop()],
+      ['a power start far back', (l) => ((l[4] = -1e15), (l[5] = 1))],
     ];
     for (const [what, change] of tamper) {
       const bad = line(0);
@@ -103,6 +104,23 @@ describe('easy-peak stored state', () => {
       meters: [],
       problem: /other settings/,
     });
+    // the site: a closedUntil far ahead would drop every later window; a pending window it covers would count twice
+    const siteLine = JSON.parse(good.site) as unknown[];
+    const withSite = (change: (l: unknown[]) => void) => {
+      const l = JSON.parse(JSON.stringify(siteLine)) as unknown[];
+      change(l);
+      return decodePeaks({ ...good, site: JSON.stringify(l) }, { ...scope, maxMeters: 128 }, now);
+    };
+    should(withSite(() => undefined).problem).be.null();
+    for (const [what, change] of [
+      ['closedUntil huge', (l: unknown[]) => (l[3] = 1e15)],
+      ['closedUntil far back', (l: unknown[]) => (l[3] = -1e15)],
+      ['a pending window already closed', (l: unknown[]) => ((l[2] = [t0, 1, 1, 1]), (l[3] = t0 + 15 * MIN))],
+    ] as const) {
+      const back = withSite(change);
+      should(back.site === null).be.true(what);
+      should(back.problem).equal("stored peaks: dropped the site's peaks (failed their checks)", what);
+    }
     should(decodePeaks('garbage', { ...scope, maxMeters: 128 }, now)).match({ meters: [], problem: /unreadable/ });
     const over = decodePeaks(good, { ...scope, maxMeters: 1 }, now);
     should(over.meters).have.length(1);

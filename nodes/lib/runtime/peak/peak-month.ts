@@ -63,6 +63,7 @@ export function addClosedWindow(
 
 /** The peaks to show for the month holding `at`: the kept month's, or none when it is an older one (a new month starts from zero). */
 export function monthAt(month: MonthPeaks | null, at: number, timezone: string): MonthPeaks {
+  if (month && at >= month.from && at < month.to) return month; // most readings: no zone arithmetic
   const bounds = monthOf(at, timezone);
   return month && month.from === bounds.from ? month : { ...bounds, peaks: [] };
 }

@@ -122,7 +122,7 @@ function readMeter(text: unknown, scope: WindowScope, now: number): MeterPeaks |
   if (!isNumber(coveredFrom) || coveredFrom < window.from || coveredFrom > ts) return null;
   let power: MeterPeaks['power'] = null;
   if (powerFrom !== null || powerKw !== null) {
-    if (!isNumber(powerFrom) || !isNumber(powerKw) || powerFrom >= ts || powerKw < 0) return null;
+    if (!isInstant(powerFrom, now) || !isNumber(powerKw) || powerFrom >= ts || powerKw < 0) return null;
     power = { from: powerFrom, to: ts, kw: powerKw };
   }
   const month = readMonth(monthFrom, peaks, scope, now);
@@ -137,12 +137,14 @@ function readSite(text: unknown, scope: WindowScope, now: number): { site: SiteS
   const month = readMonth(monthFrom, peaks, scope, now);
   if (month === undefined || !Array.isArray(pendingFlat) || pendingFlat.length % 4 !== 0 || pendingFlat.length / 4 > MAX_PENDING)
     return null;
-  if (!isNumber(closedUntil)) return null;
+  // 0 is "nothing closed yet"; else a window's end, an instant near now (a huge one would drop every later window)
+  if (closedUntil !== 0 && !isInstant(closedUntil, now)) return null;
   const pending = new Map<number, PendingWindow>();
   for (let i = 0; i < pendingFlat.length; i += 4) {
     const w = windowAt(pendingFlat[i], scope, now);
     const [energy, reported, complete] = pendingFlat.slice(i + 1, i + 4);
-    if (!w || pending.has(w.from) || !isNumber(energy) || energy < 0) return null;
+    // a window at or before closedUntil was added to the month already: pending again, it would count twice
+    if (!w || pending.has(w.from) || (closedUntil !== 0 && w.to <= closedUntil) || !isNumber(energy) || energy < 0) return null;
     if (!Number.isInteger(reported) || (reported as number) < 1 || (complete !== 0 && complete !== 1)) return null;
     pending.set(w.from, { ...w, energy, reported: reported as number, complete: complete === 1 });
   }
