@@ -39,6 +39,7 @@ export = function register(RED: NodeAPI): void {
           timezone,
           settings,
           store: nodeContextStore(node, STORE_KEY),
+          records: records !== null,
           warn: (text) => node.warn(text),
           log: (text) => node.log(text),
           onGuard: (msg, s) => {

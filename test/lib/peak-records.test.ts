@@ -14,8 +14,9 @@ import { MINUTE, ZONES, slowDemandWindows, slowMonthlyPeaks, slowWindowOf, wallC
 
 const FAR = Date.parse('2100-01-01T00:00:00Z');
 
-async function newStream(zone: string, config: Record<string, unknown>) {
+async function newStream(zone: string, config: Record<string, unknown>, records = true) {
   const stream = new PeakStream({
+    records,
     timezone: zone,
     settings: peakSettings(config),
     store: { load: async () => undefined, save: async () => undefined },
@@ -120,6 +121,20 @@ describe('easy-peak records', () => {
         ],
       },
     );
+  });
+
+  it('without a records output, closed windows are not built for it (the same readings close windows with one)', async () => {
+    const t0 = Date.parse('2026-03-04T09:00:00Z');
+    for (const records of [true, false]) {
+      const stream = await newStream('UTC', { minutes: '15' }, records);
+      let closed = 0;
+      for (let i = 0; i <= 40; i++) {
+        const out = await stream.handle({ topic: 'e1.kwh', gateway: 'G', payload: 100 + i / 60, ts: t0 + i * MINUTE }, FAR);
+        should(records || out!.records === null).be.true();
+        closed += out!.records?.closed.length ?? 0;
+      }
+      should(closed > 0).equal(records);
+    }
   });
 
   it('points: tags name the series (never the figures), fields the figures, the window start in ms; wrong fields are left out', () => {

@@ -74,6 +74,8 @@ export interface PeakStreamOptions {
   onGuard(message: GuardMessage, status: PeakStatus): void;
   maxMeters?: number;
   saveEveryMs?: number;
+  /** false when the node has no records output: closed windows are then not built for it (default true). */
+  records?: boolean;
 }
 
 export class PeakStream {
@@ -224,7 +226,7 @@ export class PeakStream {
 
   /** The closed windows as the records output writes them (none closed: nothing to build). */
   private records(meter: MeterPeaks, advance: ClosedWindows, site: ClosedWindows): PeakRecords | null {
-    if (!advance.closed.length && !site.closed.length) return null;
+    if (this.opts.records === false || (!advance.closed.length && !site.closed.length)) return null;
     const tz = this.opts.timezone;
     const own = { scope: 'meter' as const, gateway: meter.gateway, topic: meter.topic, unit: meterUnit(meter) };
     const whole = { scope: 'site' as const, unit: this.siteUnit() };
