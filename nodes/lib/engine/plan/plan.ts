@@ -284,17 +284,27 @@ function usablePieces(segments: ScheduleEntry[], signedLimit: number | undefined
   return out;
 }
 
-/** The pieces less the busy times (sorted or not): what is left of each, in order. */
+/** The pieces (in time order) less the busy times (sorted or not): what is left of each, in order. */
 function withoutBusy(pieces: Piece[], busy: ReadonlyArray<{ from: number; to: number }>): Piece[] {
   if (busy.length === 0) return pieces;
-  const cuts = [...busy].sort((a, b) => a.from - b.from);
+  // the busy times merged into disjoint spans in time order, so each piece starts where the last left off
+  const cuts: Array<{ from: number; to: number }> = [];
+  for (const c of [...busy].filter((b) => b.to > b.from).sort((a, b) => a.from - b.from)) {
+    const last = cuts[cuts.length - 1];
+    if (last && c.from <= last.to) last.to = Math.max(last.to, c.to);
+    else cuts.push({ from: c.from, to: c.to });
+  }
   const out: Piece[] = [];
+  let first = 0;
+  let lastFrom = -Infinity;
   for (const p of pieces) {
+    if (p.from < lastFrom) first = 0; // out of order after all: look from the first span again
+    lastFrom = p.from;
+    while (first < cuts.length && cuts[first].to <= p.from) first++;
     let at = p.from;
-    for (const c of cuts) {
-      if (c.to <= at || c.from >= p.to) continue;
-      if (c.from > at) out.push({ from: at, to: c.from, price: p.price });
-      at = Math.max(at, c.to);
+    for (let i = first; i < cuts.length && cuts[i].from < p.to; i++) {
+      if (cuts[i].from > at) out.push({ from: at, to: cuts[i].from, price: p.price });
+      at = Math.max(at, cuts[i].to);
       if (at >= p.to) break;
     }
     if (at < p.to) out.push({ from: at, to: p.to, price: p.price });

@@ -130,7 +130,3 @@ export function checkOverride(stored: unknown): { override: Override; untrusted:
   if (stored === 'on' || stored === 'off' || stored === 'auto') return { override: stored, untrusted: false };
   return { override: 'auto', untrusted: stored !== undefined && stored !== null };
 }
-
-export function readOverride(stored: unknown): Override {
-  return checkOverride(stored).override;
-}

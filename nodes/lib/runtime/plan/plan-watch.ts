@@ -191,10 +191,9 @@ export class PlanWatch {
       } else this.advance();
       return;
     }
-    if (ledger) {
-      if (this.heldBack === null) this.beforeHeldBack = this.ledger;
-      this.ledger = ledger;
-    }
+    // what a failed plan at the turn's end restores: the ledger before the first held-back command, whatever it brings
+    if (this.heldBack === null) this.beforeHeldBack = this.ledger;
+    if (ledger) this.ledger = ledger;
     // a cancel sends its ledger as it is, whatever was to be planned before it in the burst
     const rank = { advance: 0, send: 1, plan: 2 };
     if (work === 'send' || this.heldBack === null || rank[work] > rank[this.heldBack]) this.heldBack = work;
