@@ -187,7 +187,7 @@ describe('the records examples on the real servers', function () {
       should(meter).match({ unit_of_measurement: 'kWh', device_class: 'energy', state_class: 'total_increasing' });
       should(byObject('generator_run_today')).match({ unit_of_measurement: 'h', device_class: 'duration', state_class: 'total' });
       should(byObject('plan_state')).match({ device_class: 'enum', options: ['on', 'off', 'outside'] });
-      for (const c of configs.values()) should(c.state_class).not.equal(c.last_reset_value_template ? 'total_increasing' : 'never');
+      for (const c of configs.values()) should(c.state_class).not.equal(c.last_reset_value_template ? 'total_increasing' : 'total');
 
       // states, retained, as the nodes sent them
       should(JSON.parse(seen.get('node-red-easy/ha-price/price')!)).eql({ value: priceMsg.payload.gross });
