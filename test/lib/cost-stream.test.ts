@@ -2,6 +2,8 @@ import should from 'should';
 import { CostStream, MAX_METERS, RefusedReading, TotalsStore } from '../../nodes/lib/runtime/cost/cost-stream';
 import { addReading, newTotals, plainTotals, TotalsState } from '../../nodes/lib/engine/cost/totals';
 import type { Tariff } from '../../nodes/lib/engine/tariff/tariff';
+import { MAX_SENSORS_LISTED } from '../../nodes/lib/engine/common/limits';
+import { NotMeterWarnings } from '../../nodes/lib/runtime/common/meter-reading';
 
 const FLAT = { id: 'F', name: 'Flat', vat: 20, currency: 'GBP', rules: [{ priority: 1, price: 0.25 }] } as Tariff;
 const T0 = Date.parse('2026-03-04T10:00:00Z');
@@ -90,6 +92,25 @@ describe('CostStream: per-meter running totals', () => {
       'stream mode ignores sensor H/e1.v1: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)',
     ]);
     should(store.saves).equal(0);
+    should(stream.site().meters).equal(0);
+  });
+
+  it('a flood of distinct sensors that are no meter: one warning each for the first 1,000, one for the rest, and a bound on what is kept', async () => {
+    const { stream, warnings } = await started();
+    for (let round = 0; round < 2; round++)
+      for (let i = 0; i < 20_000; i++) {
+        should(await stream.handle(meter('G', `e${i}.v1`, T0 + round * MIN, 230, 'V'), FLAT, LATER)).be.null();
+      }
+    should(warnings).have.length(MAX_SENSORS_LISTED + 1);
+    should(new Set(warnings).size).equal(MAX_SENSORS_LISTED + 1);
+    should(warnings[0]).equal(
+      'stream mode ignores sensor G/e0.v1: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)',
+    );
+    should(warnings[MAX_SENSORS_LISTED - 1]).match(/^stream mode ignores sensor G\/e999\.v1:/);
+    should(warnings[MAX_SENSORS_LISTED]).equal(
+      'stream mode ignores more than 1,000 sensors that are not energy meters in kWh: the first 1,000 were named, ' +
+        'the others are ignored without a warning each (filter easy-sensors to e1.kwh or similar)',
+    );
     should(stream.site().meters).equal(0);
   });
 
@@ -234,5 +255,28 @@ describe('CostStream: per-meter running totals', () => {
     should(bare!.bars.map((b) => b.topic)).eql(['cost per day (GBP)', 'cost per month (GBP)']);
     should(named!.bars.map((b) => b.topic)).eql(['cost per day (GBP) · G/e2.kwh', 'cost per month (GBP) · G/e2.kwh']);
     should(named!.bars[0].payload).eql([{ x: '2026-03-31', y: 0.3 }]);
+  });
+});
+
+describe('NotMeterWarnings: sensors that are no meter, warned once each', () => {
+  it('keeps at most its cap of sensors, each cut to a bounded key; repeats, before and after the cap, say nothing', () => {
+    const said: string[] = [];
+    const warnings = new NotMeterWarnings('easy-peak', (w) => said.push(w), 3);
+    const long = 'x'.repeat(1_000_000);
+    for (let pass = 0; pass < 3; pass++) {
+      warnings.ignored({ gateway: 'G', topic: 'a' });
+      warnings.ignored({ gateway: null, topic: '__proto__' });
+      warnings.ignored({ gateway: 'G', topic: long });
+      warnings.ignored({ gateway: 'G', topic: 'd' });
+      warnings.ignored({ gateway: 'G', topic: 'e' });
+    }
+    should(warnings.named).equal(3);
+    should(said).eql([
+      'easy-peak ignores sensor G/a: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)',
+      'easy-peak ignores sensor __proto__: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)',
+      `easy-peak ignores sensor G/${'x'.repeat(57)}…: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)`,
+      'easy-peak ignores more than 3 sensors that are not energy meters in kWh: the first 3 were named, ' +
+        'the others are ignored without a warning each (filter easy-sensors to e1.kwh or similar)',
+    ]);
   });
 });

@@ -12,6 +12,7 @@ import { newSite } from '../../nodes/lib/runtime/peak/peak-site';
 import { PeakStream } from '../../nodes/lib/runtime/peak/peak-stream';
 import { peakSettings } from '../../nodes/lib/runtime/peak/peak-settings';
 import { RefusedReading } from '../../nodes/lib/runtime/common/refusal-burst';
+import { MAX_SENSORS_LISTED } from '../../nodes/lib/engine/common/limits';
 
 const MIN = 60_000;
 const HOUR = 3_600_000;
@@ -156,5 +157,30 @@ describe('easy-peak stream: 20,000 meters', () => {
     should(errors[0].message).match(/^meter limit reached: 19,872 sensors ignored, "constructor\/e128.kwh" the first/);
     const again = await stream.handle({ topic: '__proto__', gateway: 'constructor', payload: 5.2, ts: t0 + MIN }, t0 + MIN);
     should(again!.payload.meter).match({ name: 'constructor/__proto__', window: { energy: 0.2 } });
+  });
+
+  it('sensors that are no meter, 20,000 of them twice: one warning each for the first 1,000, then one for the rest', async () => {
+    const t0 = Date.parse('2026-03-04T09:00:00Z');
+    const warnings: string[] = [];
+    const stream = new PeakStream({
+      timezone: 'Europe/Brussels',
+      settings: peakSettings({}),
+      store: { load: async () => undefined, save: async () => undefined },
+      warn: (w) => warnings.push(w),
+      onGuard: () => undefined,
+    });
+    await stream.restore();
+    for (let round = 0; round < 2; round++)
+      for (let m = 0; m < 20_000; m++) {
+        const payload = { id: `e${m}.v1`, value: 230, ts: t0 + round * MIN, unit: 'V' };
+        should(await stream.handle({ topic: `e${m}.v1`, gateway: 'G', payload }, t0 + MIN)).be.null();
+      }
+    await stream.close();
+    should(warnings).have.length(MAX_SENSORS_LISTED + 1);
+    should(new Set(warnings).size).equal(MAX_SENSORS_LISTED + 1);
+    should(warnings[0]).equal(
+      'easy-peak ignores sensor G/e0.v1: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)',
+    );
+    should(warnings[MAX_SENSORS_LISTED]).match(/^easy-peak ignores more than 1,000 sensors that are not energy meters in kWh/);
   });
 });

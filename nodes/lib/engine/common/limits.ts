@@ -13,7 +13,11 @@ export const MAX_PROBLEMS_PER_ANSWER = 100;
 export const MAX_ID_CHARS = 200;
 /** Characters of any value quoted in a message; longer ones are cut, ending in "…". */
 export const MAX_QUOTED_CHARS = 40;
-/** Sensors of one gateway an edit dialog lists; the answer counts the ones left out. */
+/**
+ * Sensors named at once: those of one gateway an edit dialog lists (the answer counts the
+ * ones left out), and the sensors that are no energy meter a stream node (easy-cost stream
+ * mode, easy-peak) warns about one by one (one more warning says the rest are ignored).
+ */
 export const MAX_SENSORS_LISTED = 1000;
 /** Different values of the sensor computeCost splits by (splitBy: a digital input has two). */
 export const MAX_SPLIT_VALUES = 256;

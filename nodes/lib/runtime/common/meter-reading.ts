@@ -3,6 +3,8 @@
 // Node-RED-free, so every rule about bad input is tested alone.
 import { toEpochMs } from '../../engine/time/time';
 import { requireReadingInstant } from '../../engine/common/future-readings';
+import { MAX_ID_CHARS, MAX_SENSORS_LISTED } from '../../engine/common/limits';
+import { groupDigits, shortText } from '../../engine/common/format';
 
 export interface StreamReading {
   ts: number;
@@ -102,3 +104,46 @@ export function meterOf(msg: { gateway?: unknown; topic?: unknown }, reading: St
     topic: typeof msg.topic === 'string' && msg.topic !== '' ? msg.topic : (reading.sensorId ?? null),
   };
 }
+
+/**
+ * One warning per sensor that is not an energy meter (an unfiltered easy-sensors node sends
+ * every sensor at every poll: warned once, not a flood of Catch), for the first
+ * MAX_SENSORS_LISTED sensors; beyond them one warning says the rest are ignored unnamed.
+ * What it remembers is bounded: that many keys, each cut to MAX_ID_CHARS characters and
+ * its length (two sensors alike in both are warned as one).
+ */
+export class NotMeterWarnings {
+  private readonly warned = new Set<string>();
+  private saidTheRest = false;
+
+  /** @param who the node or mode in the words, e.g. `easy-peak` */
+  constructor(
+    private readonly who: string,
+    private readonly warn: (text: string) => void,
+    private readonly max = MAX_SENSORS_LISTED,
+  ) {}
+
+  /** Sensors named so far (at most `max`). */
+  get named(): number {
+    return this.warned.size;
+  }
+
+  /** A message of sensor `id` that is no energy meter was ignored. */
+  ignored(id: MeterId): void {
+    const full = meterKey(id);
+    const key = full.length > MAX_ID_CHARS ? `${full.slice(0, MAX_ID_CHARS)}…${full.length}` : full;
+    if (this.warned.has(key)) return;
+    if (this.warned.size < this.max) {
+      this.warned.add(key);
+      this.warn(`${this.who} ignores sensor ${shortText(meterName(id))}: it is not an energy meter in kWh ${FILTER_HINT}`);
+    } else if (!this.saidTheRest) {
+      this.saidTheRest = true;
+      this.warn(
+        `${this.who} ignores more than ${groupDigits(this.max)} sensors that are not energy meters in kWh: ` +
+          `the first ${groupDigits(this.max)} were named, the others are ignored without a warning each ${FILTER_HINT}`,
+      );
+    }
+  }
+}
+
+const FILTER_HINT = '(filter easy-sensors to e1.kwh or similar)';

@@ -14,7 +14,7 @@ import { addReading, IntervalCost, MAX_KEPT, newTotals, PERIODS, Reading, Totals
 import { isEnergyReading, rejectedPayload, SensorHistory, streamReading } from './cost-inputs';
 import { meterBar, meterPayload, restoredStatus, SiteSums, siteStatus, siteSums, StreamStatus } from './stream-output';
 import { RefusalBurst, RefusedReading } from '../common/refusal-burst';
-import { meterOf } from '../common/meter-reading';
+import { meterOf, NotMeterWarnings } from '../common/meter-reading';
 import { DroppedState } from '../../engine/common/stored-checks';
 import { runInSlices } from '../../engine/common/slices';
 import {
@@ -66,7 +66,7 @@ export class CostStream {
   /** Totals stored in the single-meter shape, taken over by the first meter that reports. */
   private legacy: TotalsState | null = null;
   private sensors = new SensorHistory([]);
-  private readonly warned = new Set<string>();
+  private readonly notMeters: NotMeterWarnings;
   private readonly maxMeters: number;
   private readonly maxKept: number;
   private ready = false;
@@ -77,6 +77,7 @@ export class CostStream {
   constructor(private readonly opts: CostStreamOptions) {
     this.maxMeters = opts.maxMeters ?? MAX_METERS;
     this.maxKept = opts.maxKept ?? MAX_KEPT;
+    this.notMeters = new NotMeterWarnings('stream mode', opts.warn);
     this.saver = new ThrottledSave(() => this.save(), opts.saveEveryMs ?? SAVE_EVERY_MS, opts.warn);
     this.overLimit = new RefusalBurst(
       (count, first) =>
@@ -169,15 +170,7 @@ export class CostStream {
     }
     const id: MeterId = meterOf(msg, reading);
     if (!isEnergyReading(msg.payload)) {
-      // An unfiltered easy-sensors node sends every sensor at every poll: warn once per
-      // sensor rather than flood Catch with the same error.
-      const key = meterKey(id);
-      if (!this.warned.has(key)) {
-        this.warned.add(key);
-        this.opts.warn(
-          `stream mode ignores sensor ${shortText(meterName(id))}: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)`,
-        );
-      }
+      this.notMeters.ignored(id);
       return null;
     }
     const meter = this.meterFor(id);

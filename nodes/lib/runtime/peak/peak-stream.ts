@@ -5,7 +5,7 @@ import { MAX_METERS } from '../../engine/common/limits';
 import { groupDigits, shortText } from '../../engine/common/format';
 import { LongTimer } from '../../engine/time/long-timer';
 import type { DemandWindow } from '../../engine/peak/demand';
-import { isEnergyReading, MeterId, meterKey, meterName, meterOf, streamReading } from '../common/meter-reading';
+import { isEnergyReading, MeterId, meterKey, meterName, meterOf, NotMeterWarnings, streamReading } from '../common/meter-reading';
 import { RefusalBurst, RefusedReading } from '../common/refusal-burst';
 import { SAVE_EVERY_MS, ThrottledSave } from '../common/throttled-save';
 import { GuardDecision, PeakGuard } from './peak-guard';
@@ -87,7 +87,7 @@ export class PeakStream {
   private readonly saver: ThrottledSave;
   private readonly overLimit: RefusalBurst;
   private readonly recheck = new LongTimer();
-  private readonly warned = new Set<string>();
+  private readonly notMeters: NotMeterWarnings;
   private ready = false;
   private closed = false;
   /** Whether the guard's state was sent since the deploy (the first reading sends it, so a relay is right). */
@@ -95,6 +95,7 @@ export class PeakStream {
 
   constructor(private readonly opts: PeakStreamOptions) {
     const { settings } = opts;
+    this.notMeters = new NotMeterWarnings('easy-peak', opts.warn);
     this.scope = {
       timezone: opts.timezone,
       minutes: settings.minutes,
@@ -159,13 +160,7 @@ export class PeakStream {
     // a reading from the future (MAX_CLOCK_AHEAD_MS) was refused by streamReading: it changes nothing
     const id = meterOf(msg, reading);
     if (!isEnergyReading(msg.payload)) {
-      const key = meterKey(id);
-      if (!this.warned.has(key)) {
-        this.warned.add(key);
-        this.opts.warn(
-          `easy-peak ignores sensor ${shortText(meterName(id))}: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)`,
-        );
-      }
+      this.notMeters.ignored(id);
       return null;
     }
     const meter = this.meterFor(id);
