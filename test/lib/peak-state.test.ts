@@ -12,7 +12,7 @@ import { newSite } from '../../nodes/lib/runtime/peak/peak-site';
 import { PeakStream } from '../../nodes/lib/runtime/peak/peak-stream';
 import { peakSettings } from '../../nodes/lib/runtime/peak/peak-settings';
 import { RefusedReading } from '../../nodes/lib/runtime/common/refusal-burst';
-import { MAX_SENSORS_LISTED } from '../../nodes/lib/engine/common/limits';
+import { MAX_SENSORS_LISTED, MAX_STORED_LINE_CHARS } from '../../nodes/lib/engine/common/limits';
 
 const MIN = 60_000;
 const HOUR = 3_600_000;
@@ -70,6 +70,28 @@ describe('easy-peak stored state', () => {
     should(back.problem).equal(null);
     should(back.meters).eql(meters());
     should(back.guard).eql({ state: 'shed', changedAt: t0 + 30 * MIN });
+  });
+
+  it('reads back a meter of any name the node counted; a line longer than MAX_STORED_LINE_CHARS is dropped unparsed', () => {
+    const now = t0 + 41 * MIN;
+    const named = (topic: string) => {
+      const m = newMeter({ gateway: 'G', topic });
+      for (let i = 0; i <= 3; i++) advanceMeter(m, { ts: t0 + i * MIN, value: 10 + i * 0.1 }, scope);
+      return m;
+    };
+    const long = named('t'.repeat(5_000)); // an MQTT-ish topic: counted, so stored, so read back
+    const stored = encodePeaks([long], newSite(), { state: 'restore', changedAt: t0 }, scope);
+    const back = decodePeaks(JSON.parse(JSON.stringify(stored)), { ...scope, maxMeters: 128 }, now);
+    should(back.problem).equal(null);
+    should(back.meters).eql([long]);
+    const fits = encodePeaks([named('f'.repeat(MAX_STORED_LINE_CHARS - 200))], newSite(), { state: 'restore', changedAt: t0 }, scope);
+    should(fits.meters[0].length).be.belowOrEqual(MAX_STORED_LINE_CHARS);
+    should(decodePeaks(fits, { ...scope, maxMeters: 128 }, now).meters).have.length(1);
+    const huge = encodePeaks([named('h'.repeat(MAX_STORED_LINE_CHARS))], newSite(), { state: 'restore', changedAt: t0 }, scope);
+    should(decodePeaks(huge, { ...scope, maxMeters: 128 }, now)).match({
+      meters: [],
+      problem: 'stored peaks: dropped meter line 1 (failed its checks)',
+    });
   });
 
   it('drops each tampered part on its own, with one warning naming them', () => {

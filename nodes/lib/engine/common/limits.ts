@@ -57,5 +57,12 @@ export const MAX_CLOCK_AHEAD_MS = 10 * 60 * 1000;
  * holding more is refused with an error naming it, before any window is made.
  */
 export const MAX_DEMAND_WINDOWS = 100_000;
+/**
+ * The longest stored line of one meter a stream node reads back (easy-cost stream mode:
+ * 128 readings with their intervals' costs take under 25 kB; easy-peak: a few hundred
+ * characters), the rest room for long meter names. A longer line was not written by the
+ * node (a forged or damaged store): it is dropped unparsed, so a huge one costs nothing.
+ */
+export const MAX_STORED_LINE_CHARS = 256 * 1024;
 /** Meters one stream node (easy-cost stream mode, easy-peak) keeps: more is a wiring mistake (an unfiltered gateway), not a site. */
 export const MAX_METERS = 128;

@@ -91,6 +91,16 @@ export interface MeterId {
 
 export const meterKey = (m: MeterId): string => JSON.stringify([m.gateway, m.topic]);
 
+/**
+ * A stored meter name (gateway or topic): a string, or null for none; undefined when it is
+ * neither. Its length is bounded by the stored line's (MAX_STORED_LINE_CHARS): the node
+ * counts and stores a meter of any name, so a cap of its own would drop one at restart.
+ */
+export function storedMeterName(x: unknown): string | null | undefined {
+  if (x === null) return null;
+  return typeof x === 'string' && x !== '' ? x : undefined;
+}
+
 /** A meter as people name it: `DEMO/e1.kwh`, `kitchen`, or `default`. */
 export function meterName(m: MeterId): string {
   const topic = m.topic ?? 'default';

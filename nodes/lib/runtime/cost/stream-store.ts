@@ -11,7 +11,8 @@ import { checkStoredTotals } from '../../engine/cost/stored-totals';
 import { storedInstantText } from '../../engine/common/stored-checks';
 import { isNearNow } from '../../engine/time/time';
 import { runAtOnce, Steps } from '../../engine/common/slices';
-import { MeterId, meterKey, meterName } from '../common/meter-reading';
+import { MeterId, meterKey, meterName, storedMeterName } from '../common/meter-reading';
+import { MAX_STORED_LINE_CHARS } from '../../engine/common/limits';
 
 export { SAVE_EVERY_MS, ThrottledSave } from '../common/throttled-save';
 export { meterKey, meterName } from '../common/meter-reading';
@@ -73,12 +74,6 @@ export interface Restored {
   dropped: string[];
 }
 
-/**
- * The longest stored line of one meter read: 128 readings with their intervals' costs take
- * under 25 kB, the rest is room for long meter names. A longer line was not written by the
- * node (a forged or damaged store): it is dropped unparsed, so a huge one costs nothing.
- */
-export const MAX_STORED_LINE_CHARS = 256 * 1024;
 /** Text parsed between two turns of the event loop while stored lines are read. */
 const PARSE_SLICE_CHARS = 128 * 1024;
 
@@ -119,8 +114,8 @@ export function* decodeSteps(stored: unknown, scope: StoreScope): Steps<Restored
   const seen = new Set<string>();
   for (const m of s.meters) {
     yield; // a meter's readings checked per turn: version 2 stored up to 3,000 each
-    const gateway = nameOrNull(m?.gateway);
-    const topic = nameOrNull(m?.topic);
+    const gateway = storedMeterName(m?.gateway);
+    const topic = storedMeterName(m?.topic);
     const restored = restoreTotals(withNewestRows(m?.totals, MAX_KEPT), timezone, tariffId);
     if (gateway === undefined || topic === undefined || restored.problem) return none('stored totals are unreadable');
     const key = meterKey({ gateway, topic });
@@ -247,8 +242,8 @@ function readLine(text: string, scope: StoreScope, perMeter: number, now: number
   }
   if (!Array.isArray(line) || line.length < 6 || line.length > 7) return null;
   const [gatewayRaw, topicRaw, totalFrom, sums, flat, costs] = line as unknown[];
-  const gateway = nameOrNull(gatewayRaw);
-  const topic = nameOrNull(topicRaw);
+  const gateway = storedMeterName(gatewayRaw);
+  const topic = storedMeterName(topicRaw);
   const numbers = (x: unknown, width: number): x is number[] =>
     Array.isArray(x) && x.length % width === 0 && x.every((n) => typeof n === 'number' && Number.isFinite(n));
   if (gateway === undefined || topic === undefined || !numbers(flat, 2) || !numbers(costs, 5)) return null;
@@ -289,10 +284,4 @@ function readLine(text: string, scope: StoreScope, perMeter: number, now: number
   const restored = restoreTotals(state, scope.timezone, scope.tariffId);
   if (restored.problem) return null;
   return { gateway, topic, totals: restored.state, cut, ...(line.length === 7 ? { extras: line[6] } : {}) };
-}
-
-/** A stored meter name: a string, or null for the default; undefined when it is neither. */
-function nameOrNull(x: unknown): string | null | undefined {
-  if (x === null) return null;
-  return typeof x === 'string' && x !== '' ? x : undefined;
 }

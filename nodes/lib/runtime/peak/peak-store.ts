@@ -5,7 +5,8 @@
 // meter, the site, the guard) is dropped on its own, with one warning for all of them.
 import { demandWindowOf } from '../../engine/peak/demand-window';
 import { DroppedState, isFiniteNumber, isStoredInstant } from '../../engine/common/stored-checks';
-import { MeterId, meterKey, meterName } from '../common/meter-reading';
+import { MeterId, meterKey, meterName, storedMeterName } from '../common/meter-reading';
+import { MAX_STORED_LINE_CHARS } from '../../engine/common/limits';
 import type { GuardMemory } from './peak-guard';
 import type { MeterPeaks, WindowScope } from './peak-meter';
 import { MonthPeaks, monthOf, Peak } from './peak-month';
@@ -69,11 +70,8 @@ export function encodePeaks(meters: Iterable<MeterPeaks>, site: SiteState, guard
   return { version: 1, scope: scopeText(scope), meters: lines, site: JSON.stringify(siteLine) };
 }
 
-const isNumber = isFiniteNumber;
-const isInstant = isStoredInstant;
-
 function parse(text: unknown): unknown[] | null {
-  if (typeof text !== 'string' || text.length > 100_000) return null;
+  if (typeof text !== 'string' || text.length > MAX_STORED_LINE_CHARS) return null;
   try {
     const v: unknown = JSON.parse(text);
     return Array.isArray(v) ? v : null;
@@ -84,7 +82,7 @@ function parse(text: unknown): unknown[] | null {
 
 /** A window as stored by its start: a demand window of these settings, or null. */
 function windowAt(from: unknown, scope: WindowScope, now: number): { from: number; to: number } | null {
-  if (!isInstant(from, now)) return null;
+  if (!isStoredInstant(from, now)) return null;
   const w = demandWindowOf(from, scope.timezone, scope.minutes);
   return w.from === from ? w : null;
 }
@@ -92,37 +90,32 @@ function windowAt(from: unknown, scope: WindowScope, now: number): { from: numbe
 /** A month's peaks as stored: the month by its start, each peak a window of it with a kW; null if any is wrong. */
 function readMonth(fromRaw: unknown, flat: unknown, scope: WindowScope, now: number): MonthPeaks | null | undefined {
   if (fromRaw === null) return Array.isArray(flat) && flat.length === 0 ? null : undefined;
-  if (!isInstant(fromRaw, now) || !Array.isArray(flat) || flat.length % 3 !== 0 || flat.length / 3 > scope.top) return undefined;
+  if (!isStoredInstant(fromRaw, now) || !Array.isArray(flat) || flat.length % 3 !== 0 || flat.length / 3 > scope.top) return undefined;
   const month = monthOf(fromRaw, scope.timezone);
   if (month.from !== fromRaw) return undefined;
   const peaks: Peak[] = [];
   for (let i = 0; i < flat.length; i += 3) {
     const w = windowAt(flat[i], scope, now);
     const kw = flat[i + 2];
-    if (!w || w.to !== flat[i + 1] || !isNumber(kw) || kw < 0 || w.from < month.from || w.from >= month.to) return undefined;
+    if (!w || w.to !== flat[i + 1] || !isFiniteNumber(kw) || kw < 0 || w.from < month.from || w.from >= month.to) return undefined;
     peaks.push({ from: w.from, to: w.to, kw });
   }
   return { ...month, peaks };
-}
-
-function nameOrNull(x: unknown): string | null | undefined {
-  if (x === null) return null;
-  return typeof x === 'string' && x !== '' && x.length <= 1000 ? x : undefined;
 }
 
 function readMeter(text: unknown, scope: WindowScope, now: number): MeterPeaks | null {
   const line = parse(text);
   if (!line || line.length !== 10) return null;
   const [gatewayRaw, topicRaw, ts, value, powerFrom, powerKw, energy, coveredFrom, monthFrom, peaks] = line;
-  const gateway = nameOrNull(gatewayRaw);
-  const topic = nameOrNull(topicRaw);
-  if (gateway === undefined || topic === undefined || !isInstant(ts, now) || !isNumber(value)) return null;
-  if (!isNumber(energy) || energy < 0) return null;
+  const gateway = storedMeterName(gatewayRaw);
+  const topic = storedMeterName(topicRaw);
+  if (gateway === undefined || topic === undefined || !isStoredInstant(ts, now) || !isFiniteNumber(value)) return null;
+  if (!isFiniteNumber(energy) || energy < 0) return null;
   const window = demandWindowOf(ts, scope.timezone, scope.minutes);
-  if (!isNumber(coveredFrom) || coveredFrom < window.from || coveredFrom > ts) return null;
+  if (!isFiniteNumber(coveredFrom) || coveredFrom < window.from || coveredFrom > ts) return null;
   let power: MeterPeaks['power'] = null;
   if (powerFrom !== null || powerKw !== null) {
-    if (!isInstant(powerFrom, now) || !isNumber(powerKw) || powerFrom >= ts || powerKw < 0) return null;
+    if (!isStoredInstant(powerFrom, now) || !isFiniteNumber(powerKw) || powerFrom >= ts || powerKw < 0) return null;
     power = { from: powerFrom, to: ts, kw: powerKw };
   }
   const month = readMonth(monthFrom, peaks, scope, now);
@@ -138,18 +131,19 @@ function readSite(text: unknown, scope: WindowScope, now: number): { site: SiteS
   if (month === undefined || !Array.isArray(pendingFlat) || pendingFlat.length % 4 !== 0 || pendingFlat.length / 4 > MAX_PENDING)
     return null;
   // 0 is "nothing closed yet"; else a window's end, an instant near now (a huge one would drop every later window)
-  if (closedUntil !== 0 && !isInstant(closedUntil, now)) return null;
+  if (closedUntil !== 0 && !isStoredInstant(closedUntil, now)) return null;
   const pending = new Map<number, PendingWindow>();
   for (let i = 0; i < pendingFlat.length; i += 4) {
     const w = windowAt(pendingFlat[i], scope, now);
     const [energy, reported, complete] = pendingFlat.slice(i + 1, i + 4);
     // a window at or before closedUntil was added to the month already: pending again, it would count twice
-    if (!w || pending.has(w.from) || (closedUntil !== 0 && w.to <= closedUntil) || !isNumber(energy) || energy < 0) return null;
+    if (!w || pending.has(w.from) || (closedUntil !== 0 && w.to <= closedUntil) || !isFiniteNumber(energy) || energy < 0) return null;
     if (!Number.isInteger(reported) || (reported as number) < 1 || (complete !== 0 && complete !== 1)) return null;
     pending.set(w.from, { ...w, energy, reported: reported as number, complete: complete === 1 });
   }
   const site: SiteState = { pending, closedUntil: closedUntil === 0 ? -Infinity : closedUntil, month };
-  const guardOk = (state === 'shed' || state === 'restore') && (changedAt === null || (isInstant(changedAt, now) && changedAt <= now));
+  const guardOk =
+    (state === 'shed' || state === 'restore') && (changedAt === null || (isStoredInstant(changedAt, now) && changedAt <= now));
   return {
     site,
     guard: guardOk ? { state: state as GuardMemory['state'], changedAt: changedAt === null ? -Infinity : (changedAt as number) } : null,
