@@ -4,7 +4,8 @@
 // Paulsen), ported line by line to TypeScript with its own dependencies (lodash.clonedeep,
 // luxon): the registry here has no copy of the package. getBestX / getBestContinuous are
 // its search (one price a slot, a number of slots to run); doPlanning is what the node runs
-// on a price list: each slot's start time read to find the periods, each period searched.
+// on a price list: each slot's start time read to find the periods (periods), each period
+// searched. The node gives doPlanning one price a minute (src/handle-input.js).
 import { DateTime } from 'luxon';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -110,6 +111,23 @@ export interface PeerConfig {
 /** The peer's doPlanning (src/strategy-lowest-price.js): the periods of the price list, each planned by makePlan. */
 export function doPlanning(node: PeerConfig, priceData: Array<{ value: number; start: string }>): Array<boolean | null> {
   const values = priceData.map((pd) => pd.value);
+  const { periodStatus, startIndexes, endIndexes } = periods(node, priceData);
+  const onOff: Array<boolean | null> = periodStatus.map((s) =>
+    s === 'Outside' ? node.outputOutsidePeriod : s === 'StartMissing' || s === 'EndMissing' ? node.outputIfNoSchedule : null,
+  );
+  startIndexes.forEach((s, i) => makePlan(node, values, onOff, s, endIndexes[i]));
+  return onOff;
+}
+
+/**
+ * doPlanning's first part: each slot's status (Inside, Outside, StartMissing, EndMissing)
+ * and the first and last slot of each period it plans, read from the slots' start times
+ * (their hour and minute in luxon's default zone, as the node does).
+ */
+export function periods(
+  node: PeerConfig,
+  priceData: Array<{ start: string }>,
+): { periodStatus: string[]; startIndexes: number[]; endIndexes: number[] } {
   const startTimes = priceData.map((pd) => pd.start);
   const from = node.fromHour * 60 + node.fromMinute;
   const to = node.toHour * 60 + node.toMinute;
@@ -144,11 +162,7 @@ export function doPlanning(node: PeerConfig, priceData: Array<{ value: number; s
     startIndexes.splice(startIndexes.length - 1, 1);
   }
   if (minute === (to === 0 ? 23 * 60 + 59 : to - 1)) endIndexes.push(startTimes.length - 1);
-  const onOff: Array<boolean | null> = periodStatus.map((s) =>
-    s === 'Outside' ? node.outputOutsidePeriod : s === 'StartMissing' || s === 'EndMissing' ? node.outputIfNoSchedule : null,
-  );
-  startIndexes.forEach((s, i) => makePlan(node, values, onOff, s, endIndexes[i]));
-  return onOff;
+  return { periodStatus, startIndexes, endIndexes };
 }
 
 function makePlan(node: PeerConfig, values: number[], onOff: Array<boolean | null>, fromIndex: number, toIndex: number): void {
