@@ -32,4 +32,37 @@ describe('plans around busy times', () => {
       { numRuns: 1000 },
     );
   });
+
+  it('busy spans at fractions of a ms are widened to the whole ms that cover them (property)', () => {
+    // one price a second from few values (many ties), ten seconds, busy spans anywhere to the µs
+    const second = (k: number) => `00:00:${String(k).padStart(2, '0')}`;
+    const arb = fc.record({
+      prices: fc.array(fc.constantFrom(0.1, 0.2, 0.3), { minLength: 10, maxLength: 10 }),
+      spans: fc.array(fc.tuple(fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: 1, max: 3_000_000 })), { maxLength: 6 }),
+      duration: fc.integer({ min: 1, max: 10_000 }),
+      dearest: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(arb, ({ prices, spans, duration, dearest }) => {
+        const tariff = {
+          id: 'S',
+          name: 'seconds',
+          vat: 0,
+          currency: 'EUR',
+          rules: prices.map((price, k) => ({ priority: 0, price, time_start: second(k), time_end: second(k + 1) })),
+        };
+        const busy = spans.map(([start, length]) => ({ from: FROM + start / 1000, to: FROM + (start + length) / 1000 }));
+        const options = { timezone: 'UTC', from: FROM, to: FROM + 10_000, duration, busy };
+        const plan = (dearest ? dearestWindows : cheapestWindows)(tariff, options);
+        let free = 0;
+        for (let at = FROM; at < FROM + 10_000; at++) if (!busy.some((b) => b.from < at + 1 && at < b.to)) free++;
+        for (const p of plan.pieces) {
+          should(Number.isInteger(p.from) && Number.isInteger(p.to)).be.true();
+          should(busy.some((b) => b.from < p.to && p.from < b.to)).be.false();
+        }
+        should(plan.planned).equal(Math.min(duration, free));
+      }),
+      { numRuns: 500 },
+    );
+  });
 });

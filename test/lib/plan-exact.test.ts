@@ -5,7 +5,7 @@ import should from 'should';
 import fc from 'fast-check';
 import { cheapestWindows, dearestWindows, PlanResult } from '../../nodes/lib/engine/plan/plan';
 import { FC } from './engine-fixtures';
-import { cellCaseArb, cellPrices, referenceBlocks, runsOf } from './plan-reference';
+import { cellCaseArb, cellPrices, referenceBlocks, referenceSplit, runsOf } from './plan-reference';
 
 const HOUR = 3_600_000;
 const shape = (r: PlanResult) => r.slots.map((s) => ({ from: s.from, to: s.to }));
@@ -22,7 +22,7 @@ describe('plans against a cell-by-cell reference', () => {
   const seen = { cases: 0, blocks: 0, dearest: 0, short: 0, empty: 0, overWindow: 0, msCells: 0 };
   after(() => console.log(`      plans vs cell reference: ${JSON.stringify(seen)}`));
 
-  it('equal the reference: the most run time up to the duration, the least cost (dearest: the most), the earliest of equals (property)', function () {
+  it('equal the reference: the most run time up to the duration, the least cost (dearest: the most); split: equal costs to the fewest blocks, then the earliest (property)', function () {
     this.timeout(120_000);
     fc.assert(
       fc.property(arb, ({ c, needPick, minPick, blocks, dearest, limit }) => {
@@ -31,7 +31,7 @@ describe('plans against a cell-by-cell reference', () => {
         const m = blocks ? 1 + (minPick % Math.max(1, need)) : 1;
         const sign = dearest ? -1 : 1;
         const cost = prices.map((p) => (p === null || (limit !== undefined && sign * p > sign * limit) ? null : sign * p));
-        const expected = runsOf(referenceBlocks(cost, Math.min(need, c.cells), m), c.from, c.unit);
+        const expected = runsOf(blocks ? referenceBlocks(cost, Math.min(need, c.cells), m) : referenceSplit(cost, need), c.from, c.unit);
         const options = {
           timezone: c.zone,
           sensors: c.sensors,

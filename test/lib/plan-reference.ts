@@ -179,6 +179,52 @@ export function referenceBlocks(cost: Array<number | null>, need: number, m: num
   return on;
 }
 
+/**
+ * The split plan (no minimum block) cell by cell: the `need` cheapest cells (all usable
+ * ones when fewer), which fixes the marginal price M: every cell below it on, none above,
+ * and of the cells at M (prices equal as numbers) as many as are left; which of those, by
+ * a backward pass for the fewest blocks from each cell on and a forward walk that takes
+ * "on" whenever that still makes the fewest: the fewest blocks, then the one running at
+ * the first cell where plans differ. `cost`: the price (minus it for the dearest); null: never on.
+ */
+export function referenceSplit(cost: Array<number | null>, need: number): boolean[] {
+  const n = cost.length;
+  const usable = cost.map((_, k) => k).filter((k) => cost[k] !== null);
+  usable.sort((a, b) => cost[a]! - cost[b]!);
+  const count = Math.min(need, usable.length);
+  if (count === 0) return cost.map(() => false);
+  const marginal = cost[usable[count - 1]]!;
+  const left = count - usable.filter((k) => cost[k]! < marginal).length;
+  const INF = 1 << 30;
+  // fewest[i][2t + s]: the fewest blocks cells i.. make with t cells at M still to take, s: cell i − 1 on
+  const fewest: Int32Array[] = [];
+  fewest[n] = new Int32Array(2 * (left + 1)).fill(INF);
+  fewest[n][0] = fewest[n][1] = 0;
+  const onCost = (s: number, next: Int32Array, t: number) => (next[2 * t + 1] >= INF ? INF : next[2 * t + 1] + (s ? 0 : 1));
+  for (let i = n - 1; i >= 0; i--) {
+    const next = fewest[i + 1];
+    const here = (fewest[i] = new Int32Array(2 * (left + 1)));
+    const c = cost[i];
+    for (let t = 0; t <= left; t++)
+      for (let s = 0; s < 2; s++) {
+        if (c !== null && c < marginal) here[2 * t + s] = onCost(s, next, t);
+        else if (c === marginal && t > 0) here[2 * t + s] = Math.min(onCost(s, next, t - 1), next[2 * t]);
+        else here[2 * t + s] = next[2 * t];
+      }
+  }
+  const on: boolean[] = [];
+  let t = left;
+  let s = 0;
+  for (let i = 0; i < n; i++) {
+    const c = cost[i];
+    const take = (c !== null && c < marginal) || (c === marginal && t > 0 && onCost(s, fewest[i + 1], t - 1) === fewest[i][2 * t + s]);
+    on.push(take);
+    if (take && c === marginal) t--;
+    s = take ? 1 : 0;
+  }
+  return on;
+}
+
 export interface SavingRules {
   maxOff: number;
   /** Shortest time off in a row (0: none). */

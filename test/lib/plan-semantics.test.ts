@@ -94,11 +94,8 @@ describe('plan semantics', () => {
 
   it('the dearest hours: the most expensive time, within minPrice, with the saving against running from the start', () => {
     const plan = dearestWindows(night, { ...base, duration: 2 * HOUR });
-    // 05:00-06:00 at 0.5, then the earliest hour at 0.3
-    should(shape(plan)).eql([
-      { from: '2026-01-05T02:00:00.000Z', to: '2026-01-05T03:00:00.000Z' },
-      { from: '2026-01-05T05:00:00.000Z', to: '2026-01-05T06:00:00.000Z' },
-    ]);
+    // 05:00-06:00 at 0.5, then an hour at 0.3: the one that touches it (one block, rule 31), not 02:00-03:00
+    should(shape(plan)).eql([{ from: '2026-01-05T04:00:00.000Z', to: '2026-01-05T06:00:00.000Z' }]);
     should(plan.costPerKw.net).be.approximately(0.8, 1e-12);
     // against 00:00-02:00 at 0.1 (0.2): the plan earns 0.6 more per kW
     should(plan.comparedToNow!.net).be.approximately(0.2, 1e-12);

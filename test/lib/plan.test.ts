@@ -11,7 +11,7 @@ import type { SensorValues } from '../../nodes/lib/engine/tariff/price';
 import { dataRecord, setNested } from '../../nodes/lib/engine/common/id-map';
 import { FC, slowPrice, workdayTariff } from './engine-fixtures';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
-import { offsetChanges } from './plan-reference';
+import { offsetChanges, referenceSplit, runsOf } from './plan-reference';
 
 const SECOND = 1000;
 const HOUR = 3_600_000;
@@ -62,11 +62,9 @@ function merge(seconds: number[], from: number): Run[] {
   return runs;
 }
 
-/** Split: the cheapest seconds, earliest among equal prices. */
+/** Split: the cheapest seconds; equal costs to the fewest blocks, then the earliest (plan-reference.ts). */
 function bruteSplit(prices: Array<number | null>, from: number, need: number): Run[] {
-  const usable = prices.map((p, i) => i).filter((i) => prices[i] !== null);
-  usable.sort((a, b) => prices[a]! - prices[b]! || a - b);
-  return merge(usable.slice(0, need), from);
+  return runsOf(referenceSplit(prices, need), from, SECOND);
 }
 
 /** Contiguous: every start second tried; else the longest usable run, earliest. */
@@ -205,12 +203,11 @@ describe('cheapestWindows', () => {
     // fall back: Saturday 22:00 BST to Sunday 07:00 GMT is 10 h, and the plan starts at 22:00 BST
     const autumn = cheapestWindows(tariff, { timezone, from: '2026-10-24T21:00:00Z', to: '2026-10-25T07:00:00Z', duration: 3 * HOUR });
     should(shape(autumn)).eql([{ from: at('2026-10-24T21:00:00Z'), to: at('2026-10-25T00:00:00Z') }]);
-    // Monday 07:00-20:00: 07:00-09:00 and 17:00-18:00 at 0.31 (0.93 per kW) against 07:00-10:00 from now (1.04)
+    // Monday 07:00-20:00: 17:00-20:00 at 0.31 (0.93 per kW) against 07:00-10:00 from now (1.04); 07:00-09:00
+    // and 17:00-18:00 cost the same in two blocks (rule 31: the fewest blocks, then the earliest)
     const day = cheapestWindows(tariff, { timezone, from: '2026-03-30T06:00:00Z', to: '2026-03-30T19:00:00Z', duration: 3 * HOUR });
-    should(shape(day)).eql([
-      { from: at('2026-03-30T06:00:00Z'), to: at('2026-03-30T08:00:00Z') },
-      { from: at('2026-03-30T16:00:00Z'), to: at('2026-03-30T17:00:00Z') },
-    ]);
+    should(shape(day)).eql([{ from: at('2026-03-30T16:00:00Z'), to: at('2026-03-30T19:00:00Z') }]);
+    should(day.costPerKw.net).be.approximately(0.93, 1e-12);
     should(day.comparedToNow!.net).be.approximately(1.04, 1e-12);
     should(day.comparedToNow!.saving).be.approximately(0.11, 1e-12);
     should(day.comparedToNow!.savingGross).be.approximately(0.132, 1e-12);

@@ -478,6 +478,34 @@ describe('easy-plan node', function () {
     should(none.payload.shortfall).match(/below 0\.35/);
   });
 
+  it('of equal costs, the plan with the fewest blocks: one start of the load, not two (semantics rule 31)', async () => {
+    // 0.2 at 08:00-08:41, 0.3 at 07:00-08:00 and 08:41-09:00: 50 minutes cost the same as
+    // 07:00-07:09 + 08:00-08:41 (the earliest, two starts) and as 07:51-08:41 (one)
+    served = [
+      {
+        id: 'NIGHT',
+        name: 'morning',
+        vat: 0,
+        currency: 'GBP',
+        rules: [
+          { priority: 0, price: 0.2, time_start: '08:00', time_end: '08:41' },
+          { priority: 1, price: 0.3, time_start: '07:00', time_end: '09:00' },
+          { priority: 2, price: 0.5 },
+        ],
+      },
+    ];
+    const { sw, plans } = await start('2026-01-12T05:30:00Z', { durationHours: 0, durationMinutes: 50, from: '06:00', until: '10:00' });
+    const [plan] = await plans.next(1);
+    should(plan.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([
+      ['2026-01-12T07:51:00.000Z', '2026-01-12T08:41:00.000Z'],
+    ]);
+    await tickTo('2026-01-12T10:00:00Z');
+    should(sw.filter((m) => m.at >= at('2026-01-12T06:00:00Z'))).eql([
+      { on: true, at: at('2026-01-12T07:51:00Z') },
+      { on: false, at: at('2026-01-12T08:41:00Z') },
+    ]);
+  });
+
   /** Dear 18:00-19:00, cheap 19:00-20:00: a switch-off before the drop saves. */
   const EVENING_PEAK = {
     id: 'NIGHT',

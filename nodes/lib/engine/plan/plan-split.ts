@@ -1,16 +1,18 @@
 // The split and one-block plans (semantics "Plans"): exact on the price segments in
 // continuous time, work O(segments × log segments).
-// - split (any number of blocks): the cheapest segments first, ties to the earliest, the
-//   last one cut to its earliest part;
+// - split (any number of blocks): the cheapest segments, and of the marginal price's time
+//   what makes the fewest blocks, then the earliest (plan-split-ties.ts);
 // - one block: the cost of a block is piecewise linear in its start, so a minimum lies
 //   where the block's start or end meets a segment boundary; every such start is tried,
 //   the earliest of the cheapest wins.
 import type { Piece } from './plan-block-work';
+import { MarginalRun, takeMarginal } from './plan-split-ties';
 
 /**
- * Split: cheapest first, equal prices earliest first; the last piece taken from its start.
- * The marginal price is found by bisection over the sorted prices (a native numeric sort
- * and log n linear passes: no comparator called n log n times), then one pass in time order.
+ * Split: all the time priced below the marginal price, and of the time at it what the
+ * fewest blocks, then the earliest, need (plan-split-ties.ts). The marginal price is found
+ * by bisection over the sorted prices (a native numeric sort and log n linear passes: no
+ * comparator called n log n times), then one pass in time order.
  */
 export function cheapestPieces(usable: Piece[], duration: number): Piece[] {
   const n = usable.length;
@@ -32,15 +34,31 @@ export function cheapestPieces(usable: Piece[], duration: number): Piece[] {
     else lo = mid + 1;
   }
   const marginal = n > 0 ? prices[lo] : 0;
-  const below = n > 0 ? upTo(marginal) - usable.filter((p) => p.price === marginal).reduce((t, p) => t + p.to - p.from, 0) : 0;
-  let left = duration - below;
+  // the runs at the marginal price (touching pieces merged), and the taken time that touches them
+  const runs: MarginalRun[] = [];
+  const runOf = new Int32Array(n);
+  let below = 0;
+  for (let i = 0; i < n; i++) {
+    const p = usable[i];
+    const touchesLast = i > 0 && usable[i - 1].to === p.from;
+    if (p.price < marginal) {
+      below += p.to - p.from;
+      if (touchesLast && usable[i - 1].price === marginal) runs[runs.length - 1].takenAfter = true;
+    } else if (p.price === marginal) {
+      if (touchesLast && usable[i - 1].price === marginal) runs[runs.length - 1].to = p.to;
+      else runs.push({ from: p.from, to: p.to, takenBefore: touchesLast && usable[i - 1].price < marginal, takenAfter: false });
+      runOf[i] = runs.length - 1;
+    }
+  }
+  const taken = takeMarginal(runs, duration - below);
   const chosen: Piece[] = [];
-  for (const p of usable) {
+  for (let i = 0; i < n; i++) {
+    const p = usable[i];
     if (p.price < marginal) chosen.push({ ...p });
-    else if (p.price === marginal && left > 0) {
-      const take = Math.min(left, p.to - p.from);
-      chosen.push({ from: p.from, to: p.from + take, price: p.price });
-      left -= take;
+    else if (p.price === marginal) {
+      const { from, to } = taken[runOf[i]];
+      if (Math.min(to, p.to) > Math.max(from, p.from))
+        chosen.push({ from: Math.max(from, p.from), to: Math.min(to, p.to), price: p.price });
     }
   }
   return chosen;

@@ -289,10 +289,13 @@ function withoutBusy(pieces: Piece[], busy: ReadonlyArray<{ from: number; to: nu
   if (busy.length === 0) return pieces;
   // the busy times merged into disjoint spans in time order, so each piece starts where the last left off
   const cuts: Array<{ from: number; to: number }> = [];
+  // (each widened to the whole ms that cover it: plans are whole ms, semantics rule 27)
   for (const c of [...busy].filter((b) => b.to > b.from).sort((a, b) => a.from - b.from)) {
+    const from = Math.floor(c.from / PLAN_RESOLUTION_MS) * PLAN_RESOLUTION_MS;
+    const to = Math.ceil(c.to / PLAN_RESOLUTION_MS) * PLAN_RESOLUTION_MS;
     const last = cuts[cuts.length - 1];
-    if (last && c.from <= last.to) last.to = Math.max(last.to, c.to);
-    else cuts.push({ from: c.from, to: c.to });
+    if (last && from <= last.to) last.to = Math.max(last.to, to);
+    else cuts.push({ from, to });
   }
   const out: Piece[] = [];
   let first = 0;
