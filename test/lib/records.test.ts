@@ -5,9 +5,10 @@ import should from 'should';
 import fc from 'fast-check';
 import { influxMessages, recordPoint } from '../../nodes/lib/engine/records/influx-points';
 import { planPoints, pricePoints, rangeCostPoints, streamCostPoints, switchPoints } from '../../nodes/lib/engine/records/figure-points';
-import { haDiscovery, haObjectId, haState, HaTarget } from '../../nodes/lib/engine/records/home-assistant';
+import { haDiscovery, HaEntity, haObjectId, haState, HaTarget } from '../../nodes/lib/engine/records/home-assistant';
 import { planEntities, priceEntities, streamCostEntities, switchEntities } from '../../nodes/lib/engine/records/ha-figures';
-import { RecordsOutput, recordsSettings } from '../../nodes/lib/runtime/common/records-output';
+import { MAX_ANNOUNCED, RecordsOutput, recordsSettings } from '../../nodes/lib/runtime/common/records-output';
+import { MAX_METERS } from '../../nodes/lib/engine/common/limits';
 
 const DAY = 86_400_000;
 const amount = fc.double({ min: -1e6, max: 1e6, noNaN: true, noDefaultInfinity: true });
@@ -267,6 +268,70 @@ describe('records', () => {
         'node-red-easy/n1/price_net',
       ]);
       should(out.price({ currency: 'EUR', gross: 0.31, price: 0.26 }, 0)).have.length(5); // the unit changed: configs again
+    });
+
+    it('a config goes out exactly when its text would differ from the last one sent for that object id (reference: the texts compared, 300 generated runs)', () => {
+      const entity = fc.record(
+        {
+          objectId: fc.constantFrom('a', 'b', '__proto__'),
+          name: fc.constantFrom('A', 'B'),
+          unit: fc.constantFrom('kWh', 'EUR'),
+          deviceClass: fc.constantFrom('energy' as const, 'monetary' as const),
+          stateClass: fc.constantFrom('total' as const, 'measurement' as const),
+          options: fc.constantFrom<string[]>(['on', 'off'], ['on', 'off', 'outside'], ['on', 'of']).map((o) => [...o]), // new arrays: compared by content
+          icon: fc.constantFrom('mdi:cash', 'mdi:flash'),
+          value: fc.oneof(fc.constant(null), fc.double({ noNaN: true })),
+          lastReset: fc.integer({ min: 0, max: 4e12 }),
+        },
+        { requiredKeys: ['objectId', 'name', 'value'] },
+      );
+      fc.assert(
+        fc.property(fc.array(fc.array(entity, { maxLength: 4 }), { maxLength: 12 }), (calls) => {
+          const settings = recordsSettings({ id: 'n1', type: 'easy-cost', records: 'homeassistant' })!;
+          const out = new RecordsOutput(settings);
+          const sentTexts = new Map<string, string>();
+          for (const list of calls) {
+            // the reference: every config built and compared as text with the last sent
+            const want: string[] = [];
+            for (const e of list) {
+              const config = haDiscovery(settings.target, e);
+              const text = JSON.stringify(config.payload);
+              if (sentTexts.get(e.objectId) === text) continue;
+              sentTexts.set(e.objectId, text);
+              want.push(config.topic);
+            }
+            const got = (out as unknown as { out(p: () => never[], e: () => HaEntity[]): Array<{ topic: string }> })
+              .out(
+                () => [],
+                () => list,
+              )
+              .filter((m) => m.topic.endsWith('/config'))
+              .map((m) => m.topic);
+            should(got).eql(want);
+          }
+        }),
+        { numRuns: 300 },
+      );
+    });
+
+    it('remembers the configs of MAX_METERS meters for good; a flood of other meters (after resets) is forgotten, not kept without bound', () => {
+      const out = new RecordsOutput(recordsSettings({ id: 'n1', type: 'easy-cost', records: 'homeassistant' })!);
+      const reading = (m: number) => ({
+        currency: 'EUR',
+        meter: { gateway: 'G', topic: `e${m}.kwh`, name: `G/e${m}.kwh` },
+        today: { fromMs: DAY, energy: 2, gross: 0.5 },
+        week: { fromMs: DAY, energy: 2, gross: 0.5 },
+        month: { fromMs: DAY, energy: 2, gross: 0.5 },
+        reading: { value: 1234.5 + m },
+      });
+      const configs = (m: number) => out.streamCost(reading(m)).filter((msg) => String(msg.topic).endsWith('/config')).length;
+      for (let m = 0; m < MAX_METERS; m++) should(configs(m)).equal(7);
+      for (let round = 0; round < 3; round++) for (let m = 0; m < MAX_METERS; m++) should(configs(m)).equal(0);
+      let sent = 0;
+      for (let m = MAX_METERS; m < 20_000; m++) sent += configs(m);
+      should(sent).equal(7 * (20_000 - MAX_METERS));
+      should(MAX_ANNOUNCED).be.aboveOrEqual(7 * MAX_METERS);
+      should(configs(0)).equal(7); // forgotten in the flood: announced again (retained, HA takes it unchanged)
     });
 
     it('settings: off, formats, topics refused in words', () => {

@@ -56,13 +56,14 @@ export const haAvailabilityTopic = (t: HaTarget) => `${t.base}/status`;
 
 /** The retained discovery config of one entity. */
 export function haDiscovery(t: HaTarget, e: HaEntity): MqttMessage {
+  const deviceId = haObjectId(t.device);
   const config: Record<string, unknown> = {
     name: e.name,
-    unique_id: `${haObjectId(t.device)}_${t.nodeId}_${e.objectId}`,
+    unique_id: `${deviceId}_${t.nodeId}_${e.objectId}`,
     state_topic: haStateTopic(t, e.objectId),
     value_template: '{{ value_json.value }}',
     availability_topic: haAvailabilityTopic(t),
-    device: { identifiers: [`node-red-easy_${haObjectId(t.device)}`], name: t.device, manufacturer: 'tariffkit', model: 'node-red-easy' },
+    device: { identifiers: [`node-red-easy_${deviceId}`], name: t.device, manufacturer: 'tariffkit', model: 'node-red-easy' },
   };
   if (e.unit !== undefined) config.unit_of_measurement = e.unit;
   if (e.deviceClass !== undefined) config.device_class = e.deviceClass;
@@ -71,6 +72,28 @@ export function haDiscovery(t: HaTarget, e: HaEntity): MqttMessage {
   if (e.icon !== undefined) config.icon = e.icon;
   if (e.lastReset !== undefined) config.last_reset_value_template = '{{ value_json.last_reset }}';
   return { topic: `${t.prefix}/sensor/${t.nodeId}/${e.objectId}/config`, payload: config, retain: true, qos: 1 };
+}
+
+/**
+ * Whether two entities of one object id have the same discovery config (haDiscovery reads
+ * these fields, and of lastReset only whether there is one): compared field by field, so a
+ * reading's entities need no config built to learn that nothing changed.
+ */
+export function sameHaConfig(a: HaEntity, b: HaEntity): boolean {
+  return (
+    a.objectId === b.objectId &&
+    a.name === b.name &&
+    a.unit === b.unit &&
+    a.deviceClass === b.deviceClass &&
+    a.stateClass === b.stateClass &&
+    a.icon === b.icon &&
+    (a.lastReset === undefined) === (b.lastReset === undefined) &&
+    (a.options === b.options ||
+      (a.options !== undefined &&
+        b.options !== undefined &&
+        a.options.length === b.options.length &&
+        a.options.every((o, i) => o === b.options![i])))
+  );
 }
 
 /** An entity's state, retained so HA has it at once after its own restart. */

@@ -13,7 +13,8 @@ import {
   streamCostPoints,
   switchPoints,
 } from '../../engine/records/figure-points';
-import { haDiscovery, haObjectId, haOnline, haState, HaEntity, HaTarget } from '../../engine/records/home-assistant';
+import { haDiscovery, haObjectId, haOnline, haState, HaEntity, HaTarget, sameHaConfig } from '../../engine/records/home-assistant';
+import { MAX_METERS } from '../../engine/common/limits';
 import { peakEntities, planEntities, priceEntities, streamCostEntities, switchEntities } from '../../engine/records/ha-figures';
 import type { NodeDef, NodeMessage } from './red-types';
 
@@ -22,6 +23,13 @@ const FORMATS: readonly RecordsFormat[] = ['influx-out', 'influx-batch', 'homeas
 export const DEFAULT_DEVICE = 'easy energy';
 export const DEFAULT_PREFIX = 'homeassistant';
 export const DEFAULT_BASE = 'node-red-easy';
+/**
+ * Entities whose configs a node remembers as sent: far above what MAX_METERS meters make
+ * (easy-cost stream mode: seven each) and the node's own few. Only meters gone by
+ * msg.reset and replaced by others reach it; then all are forgotten, and each config is
+ * sent once more with its entity's next state (retained: HA takes it again unchanged).
+ */
+export const MAX_ANNOUNCED = 16 * MAX_METERS;
 
 /** A publish topic from a setting: trimmed, no trailing `/`; wildcards, empty levels' ends and `$` starts are refused. */
 function topicSetting(raw: unknown, fallback: string, what: string): string {
@@ -64,8 +72,8 @@ export function recordsSettings(config: NodeDef): RecordsSettings | null {
 
 /** The messages of a node's records output, one call per figure it sends. */
 export class RecordsOutput {
-  /** The discovery configs sent so far (object id → config text), sent again only when one changes. */
-  private readonly announced = new Map<string, string>();
+  /** The entities whose discovery configs were sent (by object id): a config is built and sent again only when it changes (sameHaConfig). */
+  private readonly announced = new Map<string, HaEntity>();
 
   constructor(readonly settings: RecordsSettings) {}
 
@@ -136,11 +144,11 @@ export class RecordsOutput {
     const messages: NodeMessage[] = [];
     let fresh = false;
     for (const entity of list) {
-      const config = haDiscovery(target, entity);
-      const text = JSON.stringify(config.payload);
-      if (this.announced.get(entity.objectId) === text) continue;
-      this.announced.set(entity.objectId, text);
-      messages.push({ ...config });
+      const sent = this.announced.get(entity.objectId);
+      if (sent && sameHaConfig(sent, entity)) continue;
+      if (!sent && this.announced.size >= MAX_ANNOUNCED) this.announced.clear();
+      this.announced.set(entity.objectId, entity);
+      messages.push({ ...haDiscovery(target, entity) });
       fresh = true;
     }
     // online with the first configs (and after a redeploy), before any state
