@@ -5,7 +5,7 @@
 // as InfluxDB points or the site's peak as Home Assistant states (output 4). Glue only: lib/runtime/peak/.
 // Messages are handled one at a time, in arrival order (handleInOrder), so the windows never race.
 
-import { handleInOrder, linkAccount, nodeContextStore, reportProblem } from './lib/runtime/account/account-link';
+import { handleInOrder, linkAccount, nodeContextStore, problemStatus, reportProblem } from './lib/runtime/account/account-link';
 import { PacedStatus } from './lib/runtime/common/paced-status';
 import { nodeRecords } from './lib/runtime/common/records-output';
 import { PeakStream } from './lib/runtime/peak/peak-stream';
@@ -50,7 +50,11 @@ export = function register(RED: NodeAPI): void {
       : null;
 
     if (problem || !stream) {
-      status.now({ fill: 'red', shape: 'ring', text: problem ?? 'not configured' });
+      const text = problem ?? 'not configured';
+      status.now(problemStatus(text));
+      // on the next turn, once the whole flow exists, so that Catch nodes get it too
+      const told = setImmediate(() => reportProblem(node, text));
+      node.on('close', () => clearImmediate(told));
     } else {
       status.now({ fill: 'grey', shape: 'ring', text: 'restoring the peaks…' });
       queue = stream.restore().then(

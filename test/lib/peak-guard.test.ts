@@ -86,7 +86,9 @@ describe('easy-peak settings', () => {
       time_end: '22:00',
       weekdays: [1, 2, 3],
     });
-    should(() => peakSettings({ minutes: '20' })).throw(/^the window must be 15, 30 or 60 minutes, got "20"$/);
+    for (const minutes of ['20', '7', '90', '15.5', 'x', '1e1'])
+      should(() => peakSettings({ minutes })).throw(`the window must be 15, 30 or 60 minutes, got "${minutes}"`);
+    for (const minutes of ['', ' 30 ', '60.0', 15]) should(peakSettings({ minutes }).minutes).equal(Number(minutes) || 15);
     should(() => peakSettings({ top: '11' })).throw(/^peaks per month must be a number from 1 to 10/);
     should(() => peakSettings({ limit: 'fixed' })).throw(/^a fixed limit needs its kW$/);
     should(() => peakSettings({ limit: 'fixed', limitKw: '0x10' })).throw(/^the fixed limit \(kW\) must be a number/);

@@ -9,11 +9,17 @@ import {
   helper,
   inbox,
   installClock,
+  lastStatus,
   loadFlow,
   quiet,
   warnings,
   withSimulator,
 } from './flow-support';
+import { until } from '../fake-clock';
+import { shortText } from '../../nodes/lib/engine/common/format';
+
+/** Node-RED's memory context store, as a module for `contextStorage` (untyped). */
+const memoryStore: (config: object) => any = require('@node-red/runtime/lib/nodes/context/memory');
 
 const MIN = 60_000;
 const ZONE = 'Europe/Brussels';
@@ -66,7 +72,8 @@ describe('easy-peak node', function () {
         ...catchNodes(),
       ],
     );
-    await quiet(20); // the stored peaks are read at deploy
+    // the stored peaks are read at deploy: done when the status says what was restored (or what is wrong)
+    await until('the stored peaks read', () => (lastStatus('p')?.text ?? 'restoring the peaks…') !== 'restoring the peaks…');
     return { node: helper.getNode('p'), out: inbox('out'), guard: inbox('guard'), chart: inbox('chart'), caught: inbox('caught') };
   }
 
@@ -298,6 +305,62 @@ describe('easy-peak node', function () {
     node.receive({ topic: '__proto__', payload: 5.1, ts: T0 + MIN });
     const [msg] = await out.next(1);
     should(msg.payload.meter).match({ name: '__proto__', window: { energy: 0.1 } });
+  });
+
+  it('bad settings at deploy: a red status and an error (Catch) say which, every message ends in it, nothing crashes', async () => {
+    for (const [over, words] of [
+      [{ minutes: '7' }, 'the window must be 15, 30 or 60 minutes, got "7"'],
+      [{ limit: 'fixed', limitKw: '' }, 'a fixed limit needs its kW'],
+      [{ top: '__proto__' }, 'peaks per month must be a number from 1 to 10, got "__proto__"'],
+    ] as const) {
+      const { node, out, caught } = await load(over);
+      const [atDeploy] = await caught.next(1);
+      should(atDeploy.error.message).equal(words);
+      should(lastStatus('p')).eql({ fill: 'red', shape: 'ring', text: shortText(words) }); // the Catch node has it whole
+      node.receive({ payload: 100, ts: Date.now() });
+      const [onMessage] = await caught.next(1);
+      should(onMessage.error.message).equal(`${words[0].toUpperCase()}${words.slice(1)}.`); // as a sentence, as every message's error
+      should(out.received).have.length(0);
+      await helper.unload();
+    }
+  });
+
+  it('stored peaks that cannot be read: a warning and the status say so; the node counts from zero and saves again', async () => {
+    const saved: unknown[] = [];
+    // the default store, whose reads of the peaks fail (a disk error): writes still work
+    helper.settings({
+      contextStorage: {
+        default: {
+          module: (config: object) => {
+            const store = memoryStore(config);
+            const { get, set } = store;
+            store.get = (scope: string, key: string, callback?: (err: Error) => void) =>
+              key === 'peaks' && callback ? callback(new Error('EIO: i/o error, read')) : get.call(store, scope, key, callback);
+            store.set = (scope: string, key: string, value: unknown, callback?: () => void) => {
+              if (key === 'peaks') saved.push(value);
+              return set.call(store, scope, key, value, callback);
+            };
+            return store;
+          },
+        },
+      },
+    });
+    try {
+      clock = installClock(T0 - MIN);
+      const { out } = await load({}, [() => helper._redNodes.loadContextsPlugin()]);
+      should(warnings('p')).containEql('peaks started from zero: the stored peaks could not be read (EIO: i/o error, read)');
+      should(lastStatus('p')).eql({ fill: 'yellow', shape: 'ring', text: 'peaks from zero: the stored ones could not be read' });
+      await readingAt(T0, 100);
+      await readingAt(T0 + MIN, 100.1);
+      const [, msg] = await out.next(2);
+      should(msg.payload.meter.window.energy).be.approximately(0.1, 1e-9);
+      should(lastStatus('p')!.fill).not.equal('yellow');
+      await until('the peaks saved', () => saved.length > 0);
+      await helper.unload();
+      await helper._redNodes.closeContextsPlugin();
+    } finally {
+      helper.settings({});
+    }
   });
 
   it('drops tampered stored state part by part with one warning, and keeps the rest', async () => {

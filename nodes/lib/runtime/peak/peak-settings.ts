@@ -54,7 +54,9 @@ function weekdaysSetting(raw: unknown): number[] | undefined {
 
 /** The node's settings, or an Error a user understands naming the first setting that is wrong. */
 export function peakSettings(config: Record<string, unknown>): PeakSettings {
-  const minutes = numberSetting(config.minutes, 'the window', 15, 60, 15)!;
+  // one of three values: a range in the words ("from 15 to 60") would let 20 seem right
+  const minutesText = text(config.minutes) || '15';
+  const minutes = /^\d+(\.\d*)?$/.test(minutesText) ? Number(minutesText) : NaN;
   if (!DEMAND_MINUTES.includes(minutes as DemandMinutes))
     throw new Error(`the window must be 15, 30 or 60 minutes, got ${JSON.stringify(config.minutes)}`);
   const top = numberSetting(config.top, 'peaks per month', 1, MAX_TOP, 1)!;

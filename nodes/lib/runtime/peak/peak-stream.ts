@@ -116,12 +116,17 @@ export class PeakStream {
     );
   }
 
-  /** Loads what was stored; a part that fails its checks is dropped, said once (warn). */
+  /**
+   * Loads what was stored; a part that fails its checks is dropped, said once (warn). A
+   * store that cannot be read at all is said too, and in the status until the first reading.
+   */
   async restore(): Promise<PeakStatus> {
     let stored: unknown;
+    let unreadable = false;
     try {
       stored = await this.opts.store.load();
     } catch (err) {
+      unreadable = true;
       this.opts.warn(`peaks started from zero: the stored peaks could not be read (${(err as Error).message})`);
     }
     const restored = decodePeaks(stored, { ...this.scope, maxMeters: this.maxMeters }, Date.now());
@@ -130,6 +135,7 @@ export class PeakStream {
     this.guard = new PeakGuard(this.opts.settings, restored.guard);
     this.ready = true;
     if (restored.problem) this.opts.warn(restored.problem);
+    if (unreadable) return { fill: 'yellow', shape: 'ring', text: 'peaks from zero: the stored ones could not be read' };
     const now = siteNow(this.meters.values(), this.scope, Date.now(), this.opts.settings.staleMs);
     if (!now) return { fill: 'grey', shape: 'ring', text: 'waiting for readings' };
     const value = monthValue(monthAt(this.site.month, now.window.from, this.opts.timezone));
