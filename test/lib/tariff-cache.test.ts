@@ -4,6 +4,7 @@
 import should from 'should';
 import fc from 'fast-check';
 import { compileTariff, parseTariffs } from '../../nodes/lib/engine/tariff/tariff';
+import { cachedCompile } from '../../nodes/lib/engine/tariff/compiled-tariffs';
 import type { Rule, Tariff } from '../../nodes/lib/engine/tariff/tariff';
 import { nextPriceChange, priceAt, schedule } from '../../nodes/lib/engine/tariff/price';
 import { computeCost } from '../../nodes/lib/engine/cost/cost';
@@ -65,6 +66,81 @@ describe('tariff cache: compiled once, extra fields never read again', () => {
     const compiled = compileTariff(t);
     everyCall(t);
     should(compileTariff(t)).equal(compiled);
+  });
+});
+
+describe('tariff cache: the check of a hit', () => {
+  /** A tariff whose rules use every field the compile reads (sensors, both weekday spellings). */
+  function fullTariff(): Json {
+    return {
+      id: 'F',
+      name: 'full',
+      vat: 20,
+      currency: 'EUR',
+      rules: [
+        {
+          priority: 1,
+          price: 0.1,
+          time_start: '01:00',
+          time_end: '05:00',
+          gateway_id: 'gw',
+          sensor_id: '1',
+          sensor_value: 1,
+          sensor_condition: 'eq',
+        },
+        { priority: 2, price: 0.2, time_start: '22:00', time_end: '06:00', weekdays: [1, 2, 3], weekday: [4] },
+        { priority: 3, price: 0, weekday: [6, 7] },
+        { priority: 4, price: 0.3 },
+      ],
+    };
+  }
+  type Edit = [string, (t: Json) => void];
+  const rule = (t: Json, k: number) => (t.rules as Json[])[k];
+  const days = (t: Json, k: number, field: string) => rule(t, k)[field] as number[];
+  const edits: Edit[] = [
+    ...['id', 'name', 'vat', 'currency'].map((f): Edit => [`the tariff's ${f}`, (t) => (t[f] = f === 'vat' ? 7 : 'x')]),
+    ['the rules list', (t) => (t.rules = (t.rules as Json[]).slice())],
+    ['a rule object', (t) => ((t.rules as Json[])[3] = { priority: 4, price: 0.3 })],
+    ['the rule count', (t) => (t.rules as Json[]).push({ priority: 5, price: 0.4 })],
+    ...['priority', 'price', 'time_start', 'time_end', 'gateway_id', 'sensor_id', 'sensor_value', 'sensor_condition'].map((f): Edit => [
+      `a rule's ${f}`,
+      (t) => (rule(t, 0)[f] = f === 'priority' || f === 'price' || f === 'sensor_value' ? 9 : '02:00'),
+    ]),
+    ['a price 0 made -0', (t) => (rule(t, 2).price = -0)],
+    ['a weekdays list', (t) => (rule(t, 1).weekdays = [1, 2, 3])],
+    ['a weekdays entry', (t) => (days(t, 1, 'weekdays')[2] = 5)],
+    ['a weekdays list grown', (t) => days(t, 1, 'weekdays').push(5)],
+    ['a weekdays list cut', (t) => (days(t, 1, 'weekdays').length = 2)],
+    ['a weekday entry beside weekdays', (t) => (days(t, 1, 'weekday')[0] = 5)],
+    ['a weekday list added', (t) => (rule(t, 3).weekday = [1])],
+    ['a weekday entry', (t) => (days(t, 2, 'weekday')[1] = 5)],
+  ];
+  for (const [what, edit] of edits) {
+    it(`misses when ${what} changed in place`, () => {
+      const t = fullTariff();
+      const compiled = compileTariff(t);
+      should(cachedCompile(t)).equal(compiled);
+      edit(t);
+      should(cachedCompile(t)).be.null();
+    });
+  }
+
+  it('hits after any number of calls, with fields the compile does not read added or changed', () => {
+    const t = fullTariff();
+    const compiled = compileTariff(t);
+    t.note = 'x';
+    rule(t, 0).comment = { big: [1, 2, 3] };
+    for (let k = 0; k < 3; k++) should(cachedCompile(t)).equal(compiled);
+    t.note = 'y';
+    should(cachedCompile(t)).equal(compiled);
+    should(compileTariff(t)).equal(compiled);
+  });
+
+  it('a NaN the compile read (an ignored weekday list) still hits: NaN is the same NaN', () => {
+    const t = fullTariff();
+    rule(t, 1).weekday = NaN; // ignored (weekdays is given): a warning, not an error
+    const compiled = compileTariff(t);
+    should(cachedCompile(t)).equal(compiled);
   });
 });
 
