@@ -54,7 +54,7 @@ function sameReads(tariff: Json, reads: unknown[]): boolean {
   let k = 6;
   for (let r = 0; r < rules.length; r++) {
     const rule = rules[r] as Json | null;
-    if (!same(rule, reads[k++])) return false;
+    if (rule !== reads[k++]) return false; // identity (a NaN entry never hits: correct, only slower)
     if (typeof rule !== 'object' || rule === null) continue;
     if (!same(rule.priority, reads[k]) || !same(rule.price, reads[k + 1])) return false;
     if (!same(rule.time_start, reads[k + 2]) || !same(rule.time_end, reads[k + 3])) return false;
