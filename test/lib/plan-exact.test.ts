@@ -4,6 +4,7 @@
 import should from 'should';
 import fc from 'fast-check';
 import { cheapestWindows, dearestWindows, PlanResult } from '../../nodes/lib/engine/plan/plan';
+import { schedule } from '../../nodes/lib/engine/tariff/price';
 import { FC } from './engine-fixtures';
 import { cellCaseArb, cellPrices, referenceBlocks, referenceSplit, runsOf } from './plan-reference';
 
@@ -63,5 +64,47 @@ describe('plans against a cell-by-cell reference', () => {
       }),
       { ...FC, numRuns: 3000 },
     );
+  });
+
+  it('comparedToNow is the planned time from `from` in one block as schedule() prices it, to the last bit (property)', function () {
+    this.timeout(60_000);
+    const arb = fc.record({
+      c: cellCaseArb(40),
+      needPick: fc.nat({ max: 1000 }),
+      mode: fc.constantFrom('split', 'contiguous', 'dearest'),
+      limit: fc.option(fc.constantFrom(0.25, 0.5, 0.75), { nil: undefined }),
+    });
+    let priced = 0;
+    fc.assert(
+      fc.property(arb, ({ c, needPick, mode, limit }) => {
+        const options = {
+          timezone: c.zone,
+          sensors: c.sensors,
+          from: c.from,
+          to: c.from + c.cells * c.unit,
+          duration: (needPick % (c.cells + 4)) * c.unit,
+          contiguous: mode === 'contiguous',
+          ...(mode === 'dearest' ? { minPrice: limit } : { maxPrice: limit }),
+        };
+        const plan = mode === 'dearest' ? dearestWindows(c.tariff, options) : cheapestWindows(c.tariff, options);
+        if (plan.planned === 0) return void should(plan.comparedToNow).be.null();
+        // the walk of [from, from + planned) on its own, as the plan once made it
+        const now = schedule(c.tariff, c.from, c.from + plan.planned, { timezone: c.zone, sensors: c.sensors });
+        if (now.some((s) => s.price === null)) return void should(plan.comparedToNow).be.null();
+        const net = now.reduce((sum, s) => sum + s.price! * ((s.to - s.from) / HOUR), 0);
+        const saving = (mode === 'dearest' ? -1 : 1) * (net - plan.costPerKw.net);
+        should(plan.comparedToNow).eql({
+          from: c.from,
+          to: c.from + plan.planned,
+          net,
+          gross: net * 1.2,
+          saving,
+          savingGross: saving * 1.2,
+        });
+        priced++;
+      }),
+      { ...FC, numRuns: 1500 },
+    );
+    should(priced).be.above(500);
   });
 });

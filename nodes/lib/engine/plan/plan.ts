@@ -4,7 +4,8 @@
 // docs/semantics.md ("Plans"): exact to the millisecond from any instant; a duration
 // longer than the window plans the whole window and says so; 0 plans nothing. The algorithms: plan-split.ts (split, one block), plan-blocks.ts (split with
 // a minimum block).
-import { compiledSchedule, engineContext, sensorValues, walkSegments, PriceOptions, ScheduleEntry } from '../tariff/price';
+import { engineContext, scheduleEntries, sensorValues, walkSegments, PriceOptions, ScheduleEntry, SegmentList } from '../tariff/price';
+import type { CompiledTariff } from '../tariff/tariff';
 import { MAX_PLAN_SEGMENTS } from '../common/limits';
 import { describe, HOUR_MS, requireEpochMs } from '../time/time';
 import { cheapestBlocks } from './plan-blocks';
@@ -95,9 +96,12 @@ export function planSchedule(
   // the caller's compiled tariff: checking a cached one again reads every rule
   context: EngineContext = engineContext(tariff, options),
 ): ScheduleEntry[] {
-  const { ct, zone } = context;
-  const starts: number[] = [];
-  const slots: number[] = [];
+  return scheduleEntries(context.ct, planSegments(context, from, to, options), to);
+}
+
+/** planSchedule's segments as the walk leaves them: starts and rule slots (-1: none), the last ending at `to`. */
+function planSegments({ ct, zone }: EngineContext, from: number, to: number, options: PriceOptions): SegmentList {
+  const segments = new SegmentList();
   let visited = 0;
   walkSegments(ct, zone, sensorValues(ct, options.sensors), from, to, null, (at, slot) => {
     if (++visited > MAX_PLAN_SEGMENTS) {
@@ -106,21 +110,10 @@ export function planSchedule(
           `(${hours(to - from)} from ${new Date(from).toISOString()}): plan a shorter window`,
       );
     }
-    if (slots.length === 0 || slots[slots.length - 1] !== slot) {
-      starts.push(at);
-      slots.push(slot);
-    }
+    segments.push(at, slot);
     return true;
   });
-  return starts.map((at, k) => {
-    const rule = slots[k] < 0 ? null : ct.rules[slots[k]];
-    return {
-      from: at,
-      to: k + 1 < starts.length ? starts[k + 1] : to,
-      ruleIndex: rule ? rule.ruleIndex : null,
-      price: rule ? rule.price : null,
-    };
-  });
+  return segments;
 }
 
 /**
@@ -172,10 +165,11 @@ function plan(tariff: unknown, options: PlanOptions, direction: Direction): Plan
   }
   const window = to - from;
   const wanted = Math.min(requested, window);
-  const segments = wanted > 0 ? wholeMs(planSchedule(tariff, from, to, options, context)) : [];
+  const segments = wanted > 0 ? planSegments(context, from, to, options) : new SegmentList();
   // dearest: the same search on negated prices, the real prices put back afterwards
   const sign = direction === 'cheapest' ? 1 : -1;
-  const usable = withoutBusy(usablePieces(segments, limit === undefined ? undefined : sign * limit, sign), options.busy ?? []);
+  const signedLimit = limit === undefined ? undefined : sign * limit;
+  const usable = withoutBusy(usablePieces(ct, segments, to, signedLimit, sign), options.busy ?? []);
   let chosen: Piece[] = [];
   if (wanted > 0) {
     if (options.contiguous) chosen = cheapestBlock(usable, wanted);
@@ -204,7 +198,7 @@ function plan(tariff: unknown, options: PlanOptions, direction: Direction): Plan
     }),
     averagePrice: planned > 0 ? net / (planned / HOUR_MS) : null,
     costPerKw: { net, gross: grossOf(net) },
-    comparedToNow: startingNow(context, options, from, planned, net, grossOf, sign),
+    comparedToNow: startingNow(ct, segments, from, planned, net, grossOf, sign),
     currency: ct.currency,
     vat: ct.vat,
     from,
@@ -238,10 +232,14 @@ function shortfallText(x: {
   return `${head}${how}: ${why}${taken} in the rest of the window${short}`;
 }
 
-/** Running `planned` ms from `from` in one block, whatever the price; null when part of it has no price. */
+/**
+ * Running `planned` ms from `from` in one block, whatever the price; null when part of it
+ * has no price. Read from the window's segments (the walk's own instants, not yet on whole
+ * ms): planned <= the window, so they hold [from, from + planned).
+ */
 function startingNow(
-  { ct, zone }: EngineContext,
-  options: PriceOptions,
+  ct: CompiledTariff,
+  segments: SegmentList,
   from: number,
   planned: number,
   planNet: number,
@@ -249,37 +247,33 @@ function startingNow(
   sign: number,
 ): PlanResult['comparedToNow'] {
   if (planned === 0) return null;
+  const { starts, slots, length } = segments;
+  const end = from + planned;
   let net = 0;
-  for (const s of compiledSchedule(ct, zone, from, from + planned, options.sensors)) {
-    if (s.price === null) return null;
-    net += s.price * ((s.to - s.from) / HOUR_MS);
+  for (let k = 0; k < length && starts[k] < end; k++) {
+    if (slots[k] < 0) return null;
+    const to = k + 1 < length && starts[k + 1] < end ? starts[k + 1] : end;
+    net += ct.rules[slots[k]].price * ((to - starts[k]) / HOUR_MS);
   }
   const saving = sign * (net - planNet);
-  return { from, to: from + planned, net, gross: grossOf(net), saving, savingGross: grossOf(saving) };
+  return { from, to: end, net, gross: grossOf(net), saving, savingGross: grossOf(saving) };
 }
 
 /**
- * Segment ends on whole ms (a zone's historic offsets may hold fractions of a second and
- * float noise): each taken at the nearest ms, empty ones dropped.
+ * The priced segments within the limit, prices multiplied by sign (the search always
+ * minimises), their ends on whole ms (a zone's historic offsets may hold fractions of a
+ * second, and float noise): each taken at the nearest ms, empty ones dropped.
  */
-function wholeMs(segments: ScheduleEntry[]): ScheduleEntry[] {
-  const out: ScheduleEntry[] = [];
-  for (const s of segments) {
-    const from = Math.round(s.from / PLAN_RESOLUTION_MS) * PLAN_RESOLUTION_MS;
-    const to = Math.round(s.to / PLAN_RESOLUTION_MS) * PLAN_RESOLUTION_MS;
-    if (to > from) out.push({ ...s, from, to });
-  }
-  return out;
-}
-
-/** Priced segments within the limit, prices multiplied by sign (the search always minimises). */
-function usablePieces(segments: ScheduleEntry[], signedLimit: number | undefined, sign: number): Piece[] {
+function usablePieces(ct: CompiledTariff, segments: SegmentList, to: number, signedLimit: number | undefined, sign: number): Piece[] {
+  const { starts, slots, length } = segments;
   const out: Piece[] = [];
-  for (const s of segments) {
-    if (s.price === null) continue;
-    const price = sign * s.price;
+  for (let k = 0; k < length; k++) {
+    if (slots[k] < 0) continue;
+    const price = sign * ct.rules[slots[k]].price;
     if (signedLimit !== undefined && price > signedLimit) continue;
-    out.push({ from: s.from, to: s.to, price });
+    const a = Math.round(starts[k] / PLAN_RESOLUTION_MS) * PLAN_RESOLUTION_MS;
+    const b = Math.round((k + 1 < length ? starts[k + 1] : to) / PLAN_RESOLUTION_MS) * PLAN_RESOLUTION_MS;
+    if (b > a) out.push({ from: a, to: b, price });
   }
   return out;
 }

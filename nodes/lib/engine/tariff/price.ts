@@ -283,7 +283,11 @@ export function schedule(
 export function compiledSchedule(ct: CompiledTariff, zone: ZoneInfo, a: number, b: number, sensors: unknown): ScheduleEntry[] {
   const segments = new SegmentList();
   appendSegments(ct, zone, sensorValues(ct, sensors), a, b, segments);
-  const { starts, slots, length } = segments;
+  return scheduleEntries(ct, segments, b);
+}
+
+/** A segment list as schedule entries, the last one ending at `b`. */
+export function scheduleEntries(ct: CompiledTariff, { starts, slots, length }: SegmentList, b: number): ScheduleEntry[] {
   const entries: ScheduleEntry[] = [];
   for (let k = 0; k < length; k++) {
     const rule = slots[k] < 0 ? null : ct.rules[slots[k]];
