@@ -1,10 +1,11 @@
 // The split and one-block plans (semantics "Plans"): exact on the price segments in
-// continuous time, work O(segments × log segments).
+// continuous time.
 // - split (any number of blocks): the cheapest segments, and of the marginal price's time
-//   what makes the fewest blocks, then the earliest (plan-split-ties.ts);
+//   what makes the fewest blocks, then the earliest (plan-split-ties.ts); work
+//   O(segments × log segments);
 // - one block: the cost of a block is piecewise linear in its start, so a minimum lies
-//   where the block's start or end meets a segment boundary; every such start is tried,
-//   the earliest of the cheapest wins.
+//   where the block's start or end meets a segment boundary; every such start is tried in
+//   time order, the earliest of the cheapest wins; work O(segments) (two pointers).
 import type { Piece } from './plan-block-work';
 import { MarginalRun, takeMarginal } from './plan-split-ties';
 
@@ -80,14 +81,23 @@ export function cheapestBlock(usable: Piece[], duration: number): Piece[] {
     const prefix = prefixCosts(run);
     // differences of prefix sums are off in the last bits: equal costs must still tie
     const tolerance = maxAbsPrice * (runTo - runFrom) * 1e-12;
-    const starts: number[] = [];
-    for (const p of run) {
-      if (p.from + duration <= runTo) starts.push(p.from);
-      if (p.to - duration >= runFrom) starts.push(p.to - duration);
-    }
-    starts.sort((a, b) => a - b);
-    for (const start of starts) {
-      const cost = costUntil(run, prefix, start + duration) - costUntil(run, prefix, start);
+    // every candidate start in ascending order: the pieces' starts and their ends less the
+    // duration (two ascending lists, merged); the block's ends then only move forward, so
+    // the pieces holding them are found by two pointers, not a search per start
+    const n = run.length;
+    let i = 0; // the next piece whose start is a candidate
+    let j = 0; // the next piece whose end less the duration is a candidate
+    let head = 0; // the piece holding the block's start
+    let tail = 0; // the piece holding the block's end
+    for (;;) {
+      if (i < n && run[i].from + duration > runTo) i = n; // so is every later piece's
+      while (j < n && run[j].to - duration < runFrom) j++;
+      if (i === n && j === n) break;
+      const start = j === n || (i < n && run[i].from <= run[j].to - duration) ? run[i++].from : run[j++].to - duration;
+      const end = start + duration;
+      while (head + 1 < n && run[head + 1].from <= start) head++;
+      while (tail + 1 < n && run[tail + 1].from <= end) tail++;
+      const cost = costAt(run, prefix, tail, end) - costAt(run, prefix, head, start);
       if (!best || cost < best.cost - tolerance || (cost <= best.cost + tolerance && start < best.start)) {
         best = { cost, start, run };
       }
@@ -117,16 +127,9 @@ function prefixCosts(run: Piece[]): number[] {
   return prefix;
 }
 
-/** price × ms from the run's start to t (inside the run). */
-function costUntil(run: Piece[], prefix: number[], t: number): number {
-  let lo = 0;
-  let hi = run.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if (run[mid].from <= t) lo = mid;
-    else hi = mid - 1;
-  }
-  return prefix[lo] + run[lo].price * (t - run[lo].from);
+/** price × ms from the run's start to t, t inside run[k] (the last piece starting at or before t). */
+function costAt(run: Piece[], prefix: number[], k: number, t: number): number {
+  return prefix[k] + run[k].price * (t - run[k].from);
 }
 
 function clip(run: Piece[], a: number, b: number): Piece[] {
