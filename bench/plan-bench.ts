@@ -8,6 +8,7 @@ import { cheapestWindows, hours } from '../nodes/lib/engine/plan/plan';
 import { MAX_PLAN_WORK, MAX_RULES_PER_TARIFF } from '../nodes/lib/engine/common/limits';
 import { savingOffWindows } from '../nodes/lib/engine/plan/plan-saving';
 import { schedule } from '../nodes/lib/engine/tariff/price';
+import { cheapestBlock, cheapestPieces } from '../nodes/lib/engine/plan/plan-split';
 import { elapsedMs, interleaved, median } from './measure';
 import { doPlanning, getBestContinuous, getBestX } from './peer-lowest-price';
 
@@ -125,9 +126,19 @@ function peerBench(): void {
         `one block ${oursBlock.toFixed(3)} ms, the peer's (getBestContinuous) ${peerBlock.toFixed(3)} ms: ours ${against(oursBlock, peerBlock)}`,
     );
     if (slots === 672) {
+      // our searches alone, on the pieces the plan searches (the schedule's, all priced), beside the peer's
+      const pieces = schedule(tariff, window.from, window.to, window).map((p) => ({ from: p.from, to: p.to, price: p.price! }));
+      const [split, block, peerSplit, peerOne] = interleaved(rounds(slots), [
+        { fn: () => cheapestPieces(pieces, window.duration) },
+        { fn: () => cheapestBlock(pieces, window.duration) },
+        { fn: () => getBestX(values, count) },
+        { fn: () => getBestContinuous(values, count) },
+      ]);
       week =
         `  week (672 slots): split ${ours.toFixed(3)} ms, the peer's search ${peer.toFixed(3)} ms: ${against(ours, peer)} (goal: at least 10 x, against the search alone); ` +
-        `its planning ${peerNode.toFixed(3)} ms: ${against(ours, peerNode)}; one block ${oursBlock.toFixed(3)} ms, the peer's ${peerBlock.toFixed(3)} ms: ${against(oursBlock, peerBlock)}`;
+        `its planning ${peerNode.toFixed(3)} ms: ${against(ours, peerNode)}; one block ${oursBlock.toFixed(3)} ms, the peer's ${peerBlock.toFixed(3)} ms: ${against(oursBlock, peerBlock)}\n` +
+        `    the searches alone (cheapestPieces, cheapestBlock on the week's 672 pieces): split ${split.toFixed(3)} ms against ${peerSplit.toFixed(3)} ms: ${against(split, peerSplit)}; ` +
+        `one block ${block.toFixed(3)} ms against ${peerOne.toFixed(3)} ms: ${against(block, peerOne)}`;
     }
   }
   console.log(week);
