@@ -14,11 +14,12 @@
 //
 // The penalty of a choice, counted against "every gap filled": one for each gap not filled,
 // each lone run used and each head used from its start alone. For a set of runs to hold
-// exactly r ms, the least penalty is: r ≤ edges + gaps (the heads' and tails' time, the
-// gaps'): the gaps not among the most that fit in r, smallest first (the rest fits in the
-// edges, or in the first gap left out, which is longer than it: all lengths are whole ms);
-// r above that: the fewest lone runs, longest first, that hold the rest. That penalty falls,
-// then rises with r, so the amounts a budget b allows are the interval
+// exactly r ms, the least penalty is, while r ≤ edges + gaps (the heads', tails' and gaps'
+// time), the number of gaps less the most of them that fit in r (smallest first): the rest
+// fits in the edges, or in a part of the first gap left out, which is longer than the rest
+// (lengths are whole ms, a part at most g − 1); above that, the fewest lone runs (longest
+// first) that hold what the edges and gaps cannot. That penalty falls, then rises with r, so
+// the amounts a budget b allows are the interval
 // [sum of the (gaps − b) smallest gaps, edges + gaps + sum of the b longest lone runs].
 // The choice walks the runs in time order and takes the first option (in order of which runs
 // earliest) and its largest amount that leaves the later runs an amount in that interval:
@@ -32,14 +33,6 @@ export interface MarginalRun {
   takenAfter: boolean;
 }
 
-/** A choice for one run: amounts in [least, most] from its start (or end), at this penalty. */
-interface Option {
-  least: number;
-  most: number;
-  penalty: number;
-  fromEnd: boolean;
-}
-
 /**
  * What to take of each run (whole ms, in the runs' order; from === to: nothing) so that
  * exactly `needed` ms are taken (all of the runs when they hold less) with the fewest
@@ -51,30 +44,37 @@ export function takeMarginal(runs: MarginalRun[], needed: number): Array<{ from:
   const later = new LaterRuns(runs);
   let budget = later.leastPenalty(needed);
   let left = needed;
-  return runs.map((run, i) => {
+  let amount = 0;
+  /** Takes the most of [least, most] ms at this penalty that leaves the later runs what they can hold; false: none. */
+  const take = (least: number, most: number, penalty: number): boolean => {
+    const allowed = budget - penalty;
+    if (allowed < 0) return false;
+    amount = Math.min(most, left - later.least(allowed));
+    if (amount < Math.max(least, left - later.most(allowed))) return false;
+    left -= amount;
+    budget = allowed;
+    return true;
+  };
+  const taken: Array<{ from: number; to: number }> = [];
+  for (let i = 0; i < runs.length; i++) {
     later.remove(i);
-    for (const option of optionsOf(run)) {
-      const allowed = budget - option.penalty;
-      if (allowed < 0) continue;
-      const amount = Math.min(option.most, left - later.least(allowed));
-      if (amount < Math.max(option.least, left - later.most(allowed))) continue;
-      left -= amount;
-      budget = allowed;
-      return option.fromEnd ? { from: run.to - amount, to: run.to } : { from: run.from, to: run.from + amount };
-    }
-    // unreachable: the budget is always feasible for the runs left (the interval above)
-    throw new Error('split plan: no choice fits the marginal time');
-  });
-}
-
-/** A run's options in order of preference: the one running earliest first. */
-function optionsOf(run: MarginalRun): Option[] {
-  const g = run.to - run.from;
-  const start = (least: number, most: number, penalty: number): Option => ({ least, most, penalty, fromEnd: false });
-  if (run.takenBefore && run.takenAfter) return [start(g, g, 0), start(0, g - 1, 1)];
-  if (run.takenBefore) return [start(0, g, 0)];
-  if (run.takenAfter) return [start(g, g, 0), start(1, g - 1, 1), { least: 0, most: g - 1, penalty: 0, fromEnd: true }];
-  return [start(1, g, 1), start(0, 0, 0)];
+    const { from, to, takenBefore, takenAfter } = runs[i];
+    const g = to - from;
+    // each kind's options in order of preference (the one running earliest first), from the run's start
+    let fromEnd = false;
+    const found =
+      takenBefore && takenAfter
+        ? take(g, g, 0) || take(0, g - 1, 1) // gap: all of it, else a part
+        : takenBefore
+          ? take(0, g, 0) // tail: a part
+          : takenAfter
+            ? take(g, g, 0) || take(1, g - 1, 1) || (fromEnd = take(0, g - 1, 0)) // head: all, a block of its own, a part at its end
+            : take(1, g, 1) || take(0, 0, 0); // lone: a block of its own, else nothing
+    // unreachable: the budget always leaves the runs still to decide an amount they can hold (see above)
+    if (!found) throw new Error('split plan: no choice fits the time at the marginal price');
+    taken.push(fromEnd ? { from: to - amount, to } : { from, to: from + amount });
+  }
+  return taken;
 }
 
 /** The runs not yet decided: the amounts they can hold for a penalty budget. */
@@ -141,6 +141,8 @@ class RankedSums {
   private readonly sums: Float64Array;
   /** The next rank to remove for each value: equal values leave in rank order. */
   private readonly nextRank = new Map<number, number>();
+  /** The largest power of two within the tree: where firstSum's descent starts. */
+  private readonly topStep: number;
 
   constructor(values: number[]) {
     const n = values.length;
@@ -148,6 +150,7 @@ class RankedSums {
     this.sorted = Float64Array.from(values).sort();
     this.counts = new Int32Array(n + 1);
     this.sums = new Float64Array(n + 1);
+    this.topStep = n === 0 ? 0 : 2 ** Math.floor(Math.log2(n));
     for (let i = 1; i <= n; i++) {
       const value = this.sorted[i - 1];
       this.total += value;
@@ -178,7 +181,7 @@ class RankedSums {
     let at = 0;
     let sum = 0;
     let need = k;
-    for (let step = highestPowerOfTwo(this.counts.length - 1); step > 0; step >>= 1) {
+    for (let step = this.topStep; step > 0; step >>= 1) {
       const next = at + step;
       if (next < this.counts.length && this.counts[next] <= need) {
         at = next;
@@ -192,5 +195,3 @@ class RankedSums {
 
 /** No values: never removed from, every sum 0. */
 const NONE = new RankedSums([]);
-
-const highestPowerOfTwo = (n: number): number => (n <= 0 ? 0 : 2 ** Math.floor(Math.log2(n)));
