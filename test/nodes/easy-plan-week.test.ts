@@ -4,13 +4,10 @@
 // a slot and a night whose clocks go forward. Every run the relay saw is checked against
 // what each request was owed; not one error reaches the Catch node.
 import should from 'should';
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
 import type { Simulator } from '../../sim/server';
 import easyPlan = require('../../nodes/easy-plan');
 import easyAccount = require('../../nodes/easy-account');
-import { catchNodes, FakeClock, FlowNode, helper, inbox, quiet, TOKEN, withSimulator } from './flow-support';
+import { catchNodes, FakeClock, FileContext, FlowNode, helper, inbox, quiet, TOKEN, withSimulator } from './flow-support';
 
 const ZONE = 'Europe/London';
 const H = 3_600_000;
@@ -31,25 +28,17 @@ describe('easy-plan through a week of refreshes, one-offs, boosts and restarts',
   this.timeout(120_000);
   let sim: Simulator | null = null;
   let clock: FakeClock | null = null;
-  let contextDir: string | null = null;
+  let context: FileContext | null = null;
   let served: unknown[] = [];
 
-  const folders: string[] = [];
   afterEach(async () => {
-    await helper.unload();
-    await helper._redNodes.closeContextsPlugin();
-    helper.settings({});
+    // the stores' cleans awaited one after another (a clean racing a write failed with ENOTEMPTY under load)
+    await (context ? context.unload() : helper.unload());
+    context = null;
     clock?.uninstall();
     clock = null;
     await sim?.close();
     sim = null;
-    if (contextDir) folders.push(contextDir);
-    contextDir = null;
-  });
-  // a store write started while a flow closed may land after the close: the folders go at the end
-  after(async () => {
-    await quiet(300);
-    for (const dir of folders) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   });
 
   /** Every value output 1 sent, with the fake instant it arrived at, across restarts. */
@@ -64,8 +53,8 @@ describe('easy-plan through a week of refreshes, one-offs, boosts and restarts',
 
   async function start(now: string, config: Record<string, unknown>) {
     sent.length = 0;
-    contextDir = fs.mkdtempSync(path.join(os.tmpdir(), 'easy-plan-week-'));
-    helper.settings({ contextStorage: { default: { module: 'localfilesystem', config: { dir: contextDir, flushInterval: 3600 } } } });
+    context = new FileContext('easy-plan-week-');
+    const loadStores = context.use();
     clock = require('@sinonjs/fake-timers').install({ now: at(now), toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     sim = await withSimulator({ tariffs: () => served, now: () => Date.now() });
     const account = { id: 'acc', type: 'easy-account', name: 'demo', baseUrl: sim.url, timezone: ZONE, timeoutMs: 7 * 86_400_000 };
@@ -84,7 +73,7 @@ describe('easy-plan through a week of refreshes, one-offs, boosts and restarts',
     };
     const flow = [account, node, { id: 'sw', type: 'helper' }, { id: 'plan', type: 'helper' }, ...catchNodes()];
     // the helper skips loading the context stores: a "module" does it before the flow starts
-    await helper.load([easyAccount, easyPlan, () => helper._redNodes.loadContextsPlugin()], flow, { acc: { token: TOKEN } });
+    await helper.load([easyAccount, easyPlan, loadStores], flow, { acc: { token: TOKEN } });
     listen();
     const caught = inbox('caught');
     await quiet(50);
@@ -110,11 +99,7 @@ describe('easy-plan through a week of refreshes, one-offs, boosts and restarts',
     await quiet(30);
   }
   async function restart() {
-    await helper._redNodes.stopFlows();
-    await helper._redNodes.closeContextsPlugin();
-    await helper._redNodes.loadContextsPlugin();
-    await helper._redNodes.loadFlows();
-    await helper._redNodes.startFlows();
+    await context!.restart();
     listen();
     await quiet(100);
   }
