@@ -1,11 +1,14 @@
 // npm run compare:power-saver: docs/power-saver.md's comparison re-run and printed (the
-// figures come from bench/power-saver-rerun.ts; test/lib/power-saver-rerun.test.ts holds
-// the doc to them), with Best Save's speed on a day of quarter-hour prices.
+// figures come from bench/power-saver-rerun.ts and power-saver-best-save.ts;
+// test/lib/power-saver-rerun.test.ts holds the page to them), with Best Save's speed on a
+// day of quarter-hour prices.
 import * as os from 'os';
 import { savingOffWindows } from '../nodes/lib/engine/plan/plan-saving';
 import { interleaved } from './measure';
 import { calculate } from './peer-best-save';
-import { bestSaveRerun, lowestPriceRerun, LOWEST_PRICE_CASES } from './power-saver-rerun';
+import { bestSaveRerun } from './power-saver-best-save';
+import { LOWEST_PRICE_CASES } from './power-saver-cases';
+import { lowestPriceRerun } from './power-saver-rerun';
 
 const BEST_SAVE_CASES = 1500;
 
@@ -20,6 +23,14 @@ function lowestPrice(): void {
       `  ${row.test.padEnd(32)}${row.window.padEnd(24)}${String(row.minutes).padStart(6)}${row.ours.toFixed(6).padStart(15)}${row.peer.toFixed(6).padStart(15)}${row.best.toFixed(6).padStart(15)}   ${row.outcome}`,
     );
   }
+  for (const row of r.rows.filter((x) => x.outcome !== 'same')) {
+    console.log(
+      `  ${row.test}, ${row.window}: easy plan ${row.oursBlocks.join(', ') || 'nothing'}; power-saver ${row.peerBlocks.join(', ') || 'nothing'}`,
+    );
+  }
+  console.log(
+    `  the port plans ${r.peerAsItsTests} of the ${r.statedByTests} windows whose schedule power-saver's tests state as they expect`,
+  );
   const o = r.outcomes;
   console.log(
     `  optimal: easy plan ${r.oursOptimal} of ${r.windows}, power-saver ${r.peerOptimal} of ${r.windows}; the same minutes in ${o.same}, ` +
