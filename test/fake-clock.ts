@@ -26,3 +26,24 @@ export async function until(what: string, check: () => boolean, limitMs = 10_000
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
+
+/**
+ * Waits until `read()` has not changed for `turns` turns of the event loop in a row (real
+ * setImmediate turns, however the clock is faked), e.g. until no more messages come from
+ * work that chains turns in-process (no real timers): the count that proves it is over,
+ * not a guessed sleep. Fails after `limitMs`.
+ */
+export async function steady(what: string, read: () => unknown, turns = 50, limitMs = 10_000): Promise<void> {
+  let last = read();
+  let same = 0;
+  await until(
+    what,
+    () => {
+      const now = read();
+      same = now === last ? same + 1 : 0;
+      last = now;
+      return same >= turns;
+    },
+    limitMs,
+  );
+}

@@ -5,7 +5,19 @@
 import should from 'should';
 import type { Simulator } from '../../sim/server';
 import easyPeak = require('../../nodes/easy-peak');
-import { accountNode, catchNodes, FakeClock, helper, inbox, installClock, loadFlow, quiet, warnings, withSimulator } from './flow-support';
+import {
+  accountNode,
+  catchNodes,
+  FakeClock,
+  helper,
+  inbox,
+  installClock,
+  loadFlow,
+  quiet,
+  startedPast,
+  warnings,
+  withSimulator,
+} from './flow-support';
 
 const MIN = 60_000;
 const ZONE = 'Europe/Brussels';
@@ -47,7 +59,7 @@ describe('easy-peak records', function () {
         ...catchNodes(),
       ],
     );
-    await quiet(20);
+    await startedPast('p', 'restoring the peaks…'); // the stored peaks are read at deploy
     return { out: inbox('out'), rec: inbox('rec'), caught: inbox('caught') };
   }
 

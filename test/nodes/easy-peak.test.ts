@@ -12,6 +12,7 @@ import {
   lastStatus,
   loadFlow,
   quiet,
+  startedPast,
   warnings,
   withSimulator,
 } from './flow-support';
@@ -72,8 +73,7 @@ describe('easy-peak node', function () {
         ...catchNodes(),
       ],
     );
-    // the stored peaks are read at deploy: done when the status says what was restored (or what is wrong)
-    await until('the stored peaks read', () => (lastStatus('p')?.text ?? 'restoring the peaks…') !== 'restoring the peaks…');
+    await startedPast('p', 'restoring the peaks…'); // the stored peaks are read at deploy
     return { node: helper.getNode('p'), out: inbox('out'), guard: inbox('guard'), chart: inbox('chart'), caught: inbox('caught') };
   }
 

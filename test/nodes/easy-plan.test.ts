@@ -10,6 +10,7 @@ import type { Simulator } from '../../sim/server';
 import easyPlan = require('../../nodes/easy-plan');
 import easyAccount = require('../../nodes/easy-account');
 import { catchNodes, FakeClock, FlowNode, helper, inbox, lastStatus, quiet, TOKEN, withSimulator } from './flow-support';
+import { steady, until } from '../fake-clock';
 import moment from 'moment-timezone';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
 import { cheapestWindows, dearestWindows } from '../../nodes/lib/engine/plan/plan';
@@ -78,12 +79,12 @@ describe('easy-plan node', function () {
     return seen;
   }
 
-  async function start(now: string, over: Record<string, unknown> = {}, extra: unknown[] = []) {
+  async function start(now: string, over: Record<string, unknown> = {}, extra: unknown[] = [], extraNodes: FlowNode[] = []) {
     clock = require('@sinonjs/fake-timers').install({ now: at(now), toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     sim = await withSimulator({ tariffs: () => served, now: () => Date.now() });
     // hours of fake time pass in one tick: a refresh in flight must not time out meanwhile
     const account = { id: 'acc', type: 'easy-account', name: 'demo', baseUrl: sim.url, timezone: ZONE, timeoutMs: 7 * 86_400_000 };
-    const flow = [account, planNode(over), { id: 'sw', type: 'helper' }, { id: 'plan', type: 'helper' }, ...catchNodes()];
+    const flow = [account, planNode(over), { id: 'sw', type: 'helper' }, { id: 'plan', type: 'helper' }, ...catchNodes(), ...extraNodes];
     await helper.load([easyAccount, easyPlan, ...extra], flow, { acc: { token: TOKEN } });
     return { sw: switches(), plans: inbox('plan'), caught: inbox('caught'), node: helper.getNode('p') };
   }
@@ -419,8 +420,14 @@ describe('easy-plan node', function () {
   it('a burst of commands is planned once at its end, ending where the same commands one at a time end', async () => {
     served = [cheapBetween('01:00', '04:00')];
     const burst = Array.from({ length: 100 }, (_, k) => BURST_COMMANDS[k % BURST_COMMANDS.length]);
+    // a Complete node on the plan node: each command's done() is a message there
+    const complete = [
+      { id: 'completer', type: 'complete', scope: ['p'], uncaught: false, wires: [['completed']] },
+      { id: 'completed', type: 'helper' },
+    ];
     const run = async (together: boolean) => {
-      const { sw, plans, node, caught } = await start('2026-01-10T21:30:00Z');
+      const { sw, plans, node, caught } = await start('2026-01-10T21:30:00Z', {}, [], complete);
+      const completed = inbox('completed');
       await plans.next(1);
       await quiet(50);
       sw.length = 0;
@@ -429,7 +436,9 @@ describe('easy-plan node', function () {
         node.receive({ ...msg });
         if (!together) await quiet(0);
       }
-      await quiet(100);
+      // every command done (Complete) or failed (Catch), then the burst's plan at the end of its turn: nothing more comes
+      await until('every command handled', () => completed.received.length + caught.received.length >= burst.length);
+      await steady('the burst planned and sent', () => `${plans.received.length} ${sw.length} ${lastStatus('p')?.text}`);
       const result = {
         plansSent: plans.received.length,
         lastPlan: plans.received[plans.received.length - 1].payload,

@@ -92,6 +92,7 @@ export function quiet(ms = 200): Promise<void> {
 }
 
 export { FakeClock, installClock } from '../fake-clock';
+import { until } from '../fake-clock';
 
 /** Waits out stream mode's status pacing, so the status shown is the latest (runtime/paced-status). */
 export function statusSettled(): Promise<void> {
@@ -115,6 +116,15 @@ export function warnings(id: string): string[] {
 export function lastStatus(id: string): { fill?: string; shape?: string; text?: string } | undefined {
   const calls = (helper as any)._NodePrototype.status.getCalls().filter((c: any) => c.thisValue.id === id);
   return calls.length ? calls[calls.length - 1].args[0] : undefined;
+}
+
+/**
+ * Waits (in real time, however the clock is faked) until node `id` shows a status other
+ * than `starting`, the one it shows while it starts (easy-peak's `restoring the peaks…`
+ * while it reads its store): the event that proves the start is over, not a guessed sleep.
+ */
+export function startedPast(id: string, starting: string): Promise<void> {
+  return until(`${id}'s status past "${starting}"`, () => (lastStatus(id)?.text ?? starting) !== starting);
 }
 
 /**
