@@ -8,6 +8,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as http from 'http';
 import * as net from 'net';
+import * as mqtt from 'mqtt';
 import { freePort } from './free-port';
 
 export interface RunningServer {
@@ -190,4 +191,50 @@ export async function influxRows(port: number, db: string, q: string, count: num
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return got;
+}
+
+/**
+ * What a new subscriber to `topics` gets from the broker: the retained message of each topic,
+ * as text (a live publish, not retained, is not counted). Complete when it returns: after
+ * subscribing, the client publishes a marker to a topic of its own that it subscribed to as
+ * well, and the broker hands that over after the subscription's retained messages.
+ */
+export async function retainedNow(port: number, topics: string[]): Promise<Map<string, string>> {
+  const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { reconnectPeriod: 0 });
+  try {
+    const marker = `easy-test/marker/${process.pid}/${Math.random().toString(36).slice(2)}`;
+    const got = new Map<string, string>();
+    let timer: NodeJS.Timeout | undefined;
+    const end = new Promise<void>((resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`the broker did not hand back the marker on ${marker} within 10 s`)), 10_000);
+      client.on('message', (topic, payload, packet) => {
+        if (topic === marker) resolve();
+        else if (packet.retain) got.set(topic, payload.toString());
+      });
+    });
+    await client.subscribeAsync([...topics, marker]);
+    await client.publishAsync(marker, 'end');
+    await end.finally(() => clearTimeout(timer));
+    return got;
+  } finally {
+    await client.endAsync();
+  }
+}
+
+/**
+ * Fresh subscribers (retainedNow) until what is retained satisfies `ready` (the node's
+ * publishes may still be on their way), or `limitMs` passed: then the last snapshot.
+ */
+export async function retainedWhen(
+  port: number,
+  topics: string[],
+  ready: (seen: Map<string, string>) => boolean,
+  limitMs = 15_000,
+): Promise<Map<string, string>> {
+  const started = Date.now();
+  for (;;) {
+    const seen = await retainedNow(port, topics);
+    if (ready(seen) || Date.now() - started > limitMs) return seen;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

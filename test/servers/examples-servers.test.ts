@@ -3,7 +3,6 @@
 // and "price, cost and plan in Home Assistant" (core mqtt out into Mosquitto), read back
 // over InfluxDB's query API and by an MQTT client subscribed to the broker (docs/records.md).
 import should from 'should';
-import * as mqtt from 'mqtt';
 import type { Simulator } from '../../sim/server';
 import easyAccount = require('../../nodes/easy-account');
 import easyTariff = require('../../nodes/easy-tariff');
@@ -13,7 +12,7 @@ import easySensors = require('../../nodes/easy-sensors');
 import { exampleFlow, FlowNode, GATEWAY, helper, inbox, quiet, TOKEN, withSimulator } from '../nodes/flow-support';
 import { freePort } from '../free-port';
 import { haObjectId } from '../../nodes/lib/engine/records/home-assistant';
-import { influxForSuite, influxQuery, RunningServer, serverProgram, startMosquitto } from '../servers';
+import { influxForSuite, influxQuery, retainedWhen, RunningServer, serverProgram, startMosquitto } from '../servers';
 
 const influxNodes = require('node-red-contrib-influxdb');
 const CORE = ['common/20-inject.js', 'function/15-change.js', 'network/10-mqtt.js'].map((file) =>
@@ -120,18 +119,9 @@ describe('the records examples on the real servers', function () {
     });
     after(async () => broker?.stop());
 
-    /** What a new subscriber gets: the retained message of every topic, as text. */
-    async function retained(until: (seen: Map<string, string>) => boolean): Promise<Map<string, string>> {
-      const seen = new Map<string, string>();
-      const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${broker.port}`, { reconnectPeriod: 0 });
-      client.on('message', (topic, payload, packet) => {
-        if (packet.retain) seen.set(topic, payload.toString());
-      });
-      await client.subscribeAsync(['homeassistant/#', 'node-red-easy/#']);
-      for (let i = 0; i < 300 && !until(seen); i++) await quiet(50);
-      await client.endAsync();
-      return seen;
-    }
+    /** What a new subscriber gets, retained, once `ready` holds (or after 15 s). */
+    const retained = (ready: (seen: Map<string, string>) => boolean) =>
+      retainedWhen(broker.port, ['homeassistant/#', 'node-red-easy/#'], ready);
 
     it('makes the price, costs, meter, generator run time and plan entities of one device, retained, with states and availability', async () => {
       await load(

@@ -6,14 +6,13 @@
 import should from 'should';
 import * as fs from 'fs';
 import * as path from 'path';
-import * as mqtt from 'mqtt';
 import type { Simulator } from '../../sim/server';
 import { localPeriod } from '../../nodes/lib/engine/time/time';
 import { demandWindowOf } from '../../nodes/lib/engine/peak/demand-window';
 import easyAccount = require('../../nodes/easy-account');
 import easyPeak = require('../../nodes/easy-peak');
 import { accountNode, catchNodes, FileContext, FlowNode, helper, inbox, quiet, TOKEN, withSimulator } from '../nodes/flow-support';
-import { influxForSuite, influxQuery, influxRows, RunningServer, serverProgram, startMosquitto } from '../servers';
+import { influxForSuite, influxQuery, influxRows, retainedWhen, RunningServer, serverProgram, startMosquitto } from '../servers';
 const influxNodes = require('node-red-contrib-influxdb');
 const mqttNodes = require(require.resolve('@node-red/nodes/core/network/10-mqtt.js'));
 
@@ -69,19 +68,29 @@ describe('easy-peak records on the real servers', function () {
           minutes: '15',
           limit: 'peak',
           records: 'influx-batch',
-          wires: [['out'], [], [], ['ifx']],
+          wires: [['out'], [], [], ['ifx', 'rec']],
         },
         { id: 'out', type: 'helper' },
         { id: 'ifx', type: 'influxdb batch', influxdb: 'influx', precision: '' },
+        { id: 'rec', type: 'helper' },
+        // influxdb batch calls done() once its write is answered: a Complete node on it sees each batch written
+        { id: 'written', type: 'complete', scope: ['ifx'], uncaught: false, wires: [['writes']] },
+        { id: 'writes', type: 'helper' },
         ...catchNodes(),
       ];
       await helper.load([easyAccount, easyPeak, influxNodes, context.use()], flow, { acc: { token: TOKEN }, influx: {} });
       const from = startOfReadings();
       const readings = history(from, 30);
+      /**
+       * Sends the readings; resolves once each has its output 1 message and both batches of
+       * points (the readings at +15 and +30 minutes close a window each) were written.
+       */
       const feed = async (list: Array<Record<string, unknown>>) => {
-        const out = inbox('out');
+        const [out, rec, writes] = [inbox('out'), inbox('rec'), inbox('writes')];
         for (const r of list) helper.getNode('p').receive({ ...r });
-        return out.next(list.length, 10_000);
+        await out.next(list.length, 10_000);
+        await rec.next(2, 10_000);
+        await writes.next(2, 10_000);
       };
       await feed(readings);
       const q = 'SELECT * FROM energy_peak ORDER BY time';
@@ -135,8 +144,7 @@ describe('easy-peak records on the real servers', function () {
       await context.restart();
       helper.getNode('p').receive({ reset: true });
       await inbox('out').next(1);
-      await feed(readings);
-      await quiet(500);
+      await feed(readings); // written: the rows below are those after the replay
       await expect();
       should(await influxQuery(influx.port, DB, q)).have.length(4);
     });
@@ -187,26 +195,12 @@ describe('easy-peak records on the real servers', function () {
       const msgs = await out.next(readings.length, 10_000);
       const site = msgs[msgs.length - 1].payload.site;
 
-      /** What a new subscriber gets: the retained message of every topic (a live one, not retained, is not counted). */
-      const snapshot = async () => {
-        const got = new Map<string, string>();
-        const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${broker.port}`, { reconnectPeriod: 0 });
-        client.on('message', (topic, payload, packet) => {
-          if (packet.retain) got.set(topic, payload.toString());
-        });
-        await client.subscribeAsync(['homeassistant/#', 'node-red-easy/#']);
-        await quiet(200);
-        await client.endAsync();
-        return got;
-      };
-      // the publishes may still be on their way: a fresh subscriber until the last reading's states are retained
-      let seen = new Map<string, string>();
+      // the publishes may still be on their way: fresh subscribers until the last reading's states are retained
+      const seen = await retainedWhen(broker.port, ['homeassistant/#', 'node-red-easy/#'], (s) => {
+        const projected = s.get('node-red-easy/p/peak_projected');
+        return projected !== undefined && JSON.parse(projected).value === site.window.projectedKw;
+      });
       const state = (o: string) => seen.get(`node-red-easy/p/${o}`);
-      for (let i = 0; i < 50; i++) {
-        seen = await snapshot();
-        const projected = state('peak_projected');
-        if (projected && JSON.parse(projected).value === site.window.projectedKw && msgs.length === readings.length) break;
-      }
       for (const object of ['peak_month', 'peak_projected']) {
         const config = JSON.parse(seen.get(`homeassistant/sensor/p/${object}/config`)!);
         should(config).match({
