@@ -70,71 +70,65 @@ export function cheapestPieces(usable: Piece[], duration: number): Piece[] {
  * run is that long, the longest run (earliest of equals), all of it.
  */
 export function cheapestBlock(usable: Piece[], duration: number): Piece[] {
-  let best: { cost: number; start: number; run: Piece[] } | null = null;
-  let longest: Piece[] = [];
-  const maxAbsPrice = usable.reduce((m, p) => Math.max(m, Math.abs(p.price)), 0);
-  for (const run of runs(usable)) {
-    const runFrom = run[0].from;
-    const runTo = run[run.length - 1].to;
-    if (runTo - runFrom > spanOf(longest)) longest = run;
+  const n = usable.length;
+  let maxAbsPrice = 0;
+  for (let k = 0; k < n; k++) maxAbsPrice = Math.max(maxAbsPrice, Math.abs(usable[k].price));
+  // prefix[k]: price × ms from the start of k's run to usable[k].from
+  const prefix = new Float64Array(n);
+  let bestCost = 0;
+  let bestStart = -1; // none yet
+  let bestRun = 0; // the first piece of the best block's run
+  let longest = 0; // the longest run: its first piece and its span (the earliest of equals)
+  let longestSpan = 0;
+  for (let first = 0, end = 0; first < n; first = end) {
+    // the run of usable pieces that touch each other from `first`, to `end` (exclusive)
+    end = first + 1;
+    while (end < n && usable[end - 1].to === usable[end].from) end++;
+    const runFrom = usable[first].from;
+    const runTo = usable[end - 1].to;
+    if (runTo - runFrom > longestSpan) [longest, longestSpan] = [first, runTo - runFrom];
     if (runTo - runFrom < duration) continue;
-    const prefix = prefixCosts(run);
+    prefix[first] = 0;
+    for (let k = first + 1; k < end; k++) {
+      const p = usable[k - 1];
+      prefix[k] = prefix[k - 1] + p.price * (p.to - p.from);
+    }
     // differences of prefix sums are off in the last bits: equal costs must still tie
     const tolerance = maxAbsPrice * (runTo - runFrom) * 1e-12;
     // every candidate start in ascending order: the pieces' starts and their ends less the
     // duration (two ascending lists, merged); the block's ends then only move forward, so
-    // the pieces holding them are found by two pointers, not a search per start
-    const n = run.length;
-    let i = 0; // the next piece whose start is a candidate
-    let j = 0; // the next piece whose end less the duration is a candidate
-    let head = 0; // the piece holding the block's start
-    let tail = 0; // the piece holding the block's end
+    // the pieces holding them are found by two pointers, not a search per start. Starts come
+    // in time order (runs too), so the first of equal costs is the earliest.
+    let i = first; // the next piece whose start is a candidate
+    let j = first; // the next piece whose end less the duration is a candidate
+    let head = first; // the piece holding the block's start
+    let tail = first; // the piece holding the block's end
     for (;;) {
-      if (i < n && run[i].from + duration > runTo) i = n; // so is every later piece's
-      while (j < n && run[j].to - duration < runFrom) j++;
-      if (i === n && j === n) break;
-      const start = j === n || (i < n && run[i].from <= run[j].to - duration) ? run[i++].from : run[j++].to - duration;
-      const end = start + duration;
-      while (head + 1 < n && run[head + 1].from <= start) head++;
-      while (tail + 1 < n && run[tail + 1].from <= end) tail++;
-      const cost = costAt(run, prefix, tail, end) - costAt(run, prefix, head, start);
-      if (!best || cost < best.cost - tolerance || (cost <= best.cost + tolerance && start < best.start)) {
-        best = { cost, start, run };
-      }
+      if (i < end && usable[i].from + duration > runTo) i = end; // so is every later piece's
+      while (j < end && usable[j].to - duration < runFrom) j++;
+      if (i === end && j === end) break;
+      const start = j === end || (i < end && usable[i].from <= usable[j].to - duration) ? usable[i++].from : usable[j++].to - duration;
+      const stop = start + duration;
+      while (head + 1 < end && usable[head + 1].from <= start) head++;
+      while (tail + 1 < end && usable[tail + 1].from <= stop) tail++;
+      const cost = costAt(usable, prefix, tail, stop) - costAt(usable, prefix, head, start);
+      if (bestStart < 0 || cost < bestCost - tolerance) [bestCost, bestStart, bestRun] = [cost, start, first];
     }
   }
-  if (!best) return longest.map((p) => ({ ...p }));
-  return clip(best.run, best.start, best.start + duration);
+  if (bestStart < 0) return clip(usable, longest, -Infinity, Infinity);
+  return clip(usable, bestRun, bestStart, bestStart + duration);
 }
 
-/** Maximal stretches of usable pieces that touch each other. */
-function runs(usable: Piece[]): Piece[][] {
-  const out: Piece[][] = [];
-  for (const p of usable) {
-    const last = out[out.length - 1];
-    if (last && last[last.length - 1].to === p.from) last.push(p);
-    else out.push([p]);
-  }
-  return out;
+/** price × ms from the run's start to t, t inside usable[k] (the run's last piece starting at or before t). */
+function costAt(usable: Piece[], prefix: Float64Array, k: number, t: number): number {
+  return prefix[k] + usable[k].price * (t - usable[k].from);
 }
 
-const spanOf = (run: Piece[]) => (run.length ? run[run.length - 1].to - run[0].from : 0);
-
-/** prefix[k]: price × ms of run[0..k) */
-function prefixCosts(run: Piece[]): number[] {
-  const prefix = [0];
-  for (const p of run) prefix.push(prefix[prefix.length - 1] + p.price * (p.to - p.from));
-  return prefix;
-}
-
-/** price × ms from the run's start to t, t inside run[k] (the last piece starting at or before t). */
-function costAt(run: Piece[], prefix: number[], k: number, t: number): number {
-  return prefix[k] + run[k].price * (t - run[k].from);
-}
-
-function clip(run: Piece[], a: number, b: number): Piece[] {
+/** The run of pieces from usable[first] (those touching each other) cut to [a, b), as new pieces. */
+function clip(usable: Piece[], first: number, a: number, b: number): Piece[] {
   const out: Piece[] = [];
-  for (const p of run) {
+  for (let k = first; k < usable.length && (k === first || usable[k - 1].to === usable[k].from) && usable[k].from < b; k++) {
+    const p = usable[k];
     const from = Math.max(a, p.from);
     const to = Math.min(b, p.to);
     if (to > from) out.push({ from, to, price: p.price });
