@@ -41,6 +41,11 @@ export interface MarginalRun {
 export function takeMarginal(runs: MarginalRun[], needed: number): Array<{ from: number; to: number }> {
   const total = runs.reduce((sum, run) => sum + run.to - run.from, 0);
   if (needed >= total) return runs.map((run) => ({ from: run.from, to: run.to }));
+  if (runs.length === 1) {
+    // one run (the common case: one piece at the marginal price), part of it: from its start, a head's from its end
+    const [{ from, to, takenBefore, takenAfter }] = runs;
+    return [takenAfter && !takenBefore ? { from: to - needed, to } : { from, to: from + needed }];
+  }
   const later = new LaterRuns(runs);
   let budget = later.leastPenalty(needed);
   let left = needed;

@@ -36,30 +36,32 @@ export function cheapestPieces(usable: Piece[], duration: number): Piece[] {
   }
   const marginal = n > 0 ? prices[lo] : 0;
   // the runs at the marginal price (touching pieces merged), and the taken time that touches them
+  const continuesRun = (i: number) => i > 0 && usable[i - 1].to === usable[i].from && usable[i - 1].price === marginal;
   const runs: MarginalRun[] = [];
-  const runOf = new Int32Array(n);
   let below = 0;
   for (let i = 0; i < n; i++) {
     const p = usable[i];
-    const touchesLast = i > 0 && usable[i - 1].to === p.from;
     if (p.price < marginal) {
       below += p.to - p.from;
-      if (touchesLast && usable[i - 1].price === marginal) runs[runs.length - 1].takenAfter = true;
+      if (continuesRun(i)) runs[runs.length - 1].takenAfter = true;
     } else if (p.price === marginal) {
-      if (touchesLast && usable[i - 1].price === marginal) runs[runs.length - 1].to = p.to;
-      else runs.push({ from: p.from, to: p.to, takenBefore: touchesLast && usable[i - 1].price < marginal, takenAfter: false });
-      runOf[i] = runs.length - 1;
+      if (continuesRun(i)) runs[runs.length - 1].to = p.to;
+      else {
+        const takenBefore = i > 0 && usable[i - 1].to === p.from && usable[i - 1].price < marginal;
+        runs.push({ from: p.from, to: p.to, takenBefore, takenAfter: false });
+      }
     }
   }
   const taken = takeMarginal(runs, duration - below);
   const chosen: Piece[] = [];
-  for (let i = 0; i < n; i++) {
+  for (let i = 0, run = -1; i < n; i++) {
     const p = usable[i];
     if (p.price < marginal) chosen.push({ ...p });
     else if (p.price === marginal) {
-      const { from, to } = taken[runOf[i]];
-      if (Math.min(to, p.to) > Math.max(from, p.from))
-        chosen.push({ from: Math.max(from, p.from), to: Math.min(to, p.to), price: p.price });
+      if (!continuesRun(i)) run++;
+      const from = Math.max(taken[run].from, p.from);
+      const to = Math.min(taken[run].to, p.to);
+      if (to > from) chosen.push({ from, to, price: p.price });
     }
   }
   return chosen;
