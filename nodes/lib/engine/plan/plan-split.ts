@@ -82,7 +82,7 @@ export function cheapestBlock(usable: Piece[], duration: number): Piece[] {
   let bestRun = 0; // the first piece of the best block's run
   let longest = 0; // the longest run: its first piece and its span (the earliest of equals)
   let longestSpan = 0;
-  for (let first = 0, end = 0; first < n; first = end) {
+  for (let first = 0, end: number; first < n; first = end) {
     // the run of usable pieces that touch each other from `first`, to `end` (exclusive)
     end = first + 1;
     while (end < n && usable[end - 1].to === usable[end].from) end++;
