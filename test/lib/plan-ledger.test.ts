@@ -88,6 +88,20 @@ describe('plan ledger: the cases that broke promises', () => {
     ]);
   });
 
+  it('a re-plan inside a running block: going on with it is no new start (rule 31), so the earliest of equal plans stays', () => {
+    // 1 h 30 min in blocks of at least 30 min, cheap 01:00 and 04:00: 01:00–02:00 + 04:00–04:30 and
+    // 01:00–01:30 + 04:00–05:00 cost the same in two blocks each; the earliest runs. Re-planned at 01:17
+    // (the block committed to 01:30), 01:30–02:00 + 04:00–04:30 goes on with the running block: one new
+    // start, as 04:00–05:00 alone is, and earlier
+    const prices = cheapAt(1, 4);
+    const config = { ...night, durationHours: 1, durationMinutes: 30, minBlockMinutes: 30 };
+    const steps = [...hourlyRefreshes(prices), { t: at('01:17', 1) + 123, prices }].sort((a, b) => a.t - b.t);
+    should(merge(replay(config, steps).pieces)).eql([
+      [at('01:00', 1), at('02:00', 1)],
+      [at('04:00', 1), at('04:30', 1)],
+    ]);
+  });
+
   it('1 h ran 22:00–23:00; at 23:30 "2h" more: 2 h run after the request, whatever the refreshes', () => {
     const prices = cheapAt(22, 1, 2);
     const config = { ...night, durationHours: 1 };

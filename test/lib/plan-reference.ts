@@ -121,10 +121,12 @@ export function runsOf(on: boolean[], from: number, unit: number): Run[] {
 
 /**
  * The plan of blocks of at least m cells with the most cells up to `need` and, among those,
- * the least cost; equal costs: the one running at the first cell where they differ. By
- * cell: a forward pass finds the reachable counts, a backward pass the least cost to
- * finish, and a forward walk takes "on" whenever that is still optimal. `cost` of a cell
- * is what the search minimises (the price, or minus it for the dearest hours); null: never on.
+ * the least cost; equal costs: the fewest blocks (rule 31), then the one running at the
+ * first cell where they differ. By cell: a forward pass finds the
+ * reachable counts, a backward pass the least cost to finish (and the fewest blocks that
+ * make it; a block counts at the cell it starts, after an off cell or at the first), and a
+ * forward walk takes "on" whenever that is still optimal. `cost` of a cell is what the
+ * search minimises (the price, or minus it for the dearest hours); null: never on.
  */
 export function referenceBlocks(cost: Array<number | null>, need: number, m: number): boolean[] {
   const n = cost.length;
@@ -148,26 +150,34 @@ export function referenceBlocks(cost: Array<number | null>, need: number, m: num
       target = c;
       break;
     }
-  // V[i][c][r]: least cost from cell i on, having c on so far, in run state r
+  // V[i][c][r]: least cost from cell i on, having c on so far, in run state r; NB: the
+  // fewest blocks started from cell i on among the ways of that cost
   const V: Float64Array[] = [];
+  const NB: Float64Array[] = [];
   V[n] = new Float64Array(states).fill(Infinity);
+  NB[n] = new Float64Array(states);
   V[n][at(target, 0)] = 0;
   V[n][at(target, m)] = 0;
+  const onCost = (i: number, c: number, r: number) =>
+    cost[i] !== null && c < target ? cost[i]! + V[i + 1][at(c + 1, Math.min(r + 1, m))] : Infinity;
+  const onBlocks = (i: number, c: number, r: number) => (r === 0 ? 1 : 0) + NB[i + 1][at(c + 1, Math.min(r + 1, m))];
   for (let i = n - 1; i >= 0; i--) {
     V[i] = new Float64Array(states).fill(Infinity);
+    NB[i] = new Float64Array(states);
     for (let c = 0; c <= target; c++)
       for (let r = 0; r <= m; r++) {
-        let best = r === 0 || r === m ? V[i + 1][at(c, 0)] : Infinity;
-        if (cost[i] !== null && c < target) best = Math.min(best, cost[i]! + V[i + 1][at(c + 1, Math.min(r + 1, m))]);
-        V[i][at(c, r)] = best;
+        const off = r === 0 || r === m ? V[i + 1][at(c, 0)] : Infinity;
+        const on = onCost(i, c, r);
+        const pickOn = on < off - 1e-9 || (on <= off + 1e-9 && on < Infinity && onBlocks(i, c, r) < NB[i + 1][at(c, 0)]);
+        V[i][at(c, r)] = pickOn ? on : off;
+        NB[i][at(c, r)] = pickOn ? onBlocks(i, c, r) : off < Infinity ? NB[i + 1][at(c, 0)] : 0;
       }
   }
   const on: boolean[] = [];
   let c = 0;
   let r = 0;
   for (let i = 0; i < n; i++) {
-    const here = V[i][at(c, r)];
-    if (cost[i] !== null && c < target && cost[i]! + V[i + 1][at(c + 1, Math.min(r + 1, m))] <= here + 1e-9) {
+    if (onCost(i, c, r) <= V[i][at(c, r)] + 1e-9 && onBlocks(i, c, r) <= NB[i][at(c, r)]) {
       on.push(true);
       c++;
       r = Math.min(r + 1, m);

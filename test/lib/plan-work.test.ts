@@ -60,7 +60,7 @@ function withinCount(search: (stats: BlockStats) => unknown): boolean {
 }
 
 describe('plan work: the counted work bounds what the search does', () => {
-  it('cheapestBlocks takes no more steps than it counted, and counts them', () => {
+  it('cheapestBlocks takes no more steps than it counted, and counts them (and counts the blocks it plans)', () => {
     const arb = fc.record({
       from: fc.integer({ min: Date.parse('2026-01-01T00:00:00Z'), max: Date.parse('2026-12-31T00:00:00Z') }),
       hours: fc.integer({ min: 1, max: 72 }),
@@ -78,7 +78,12 @@ describe('plan work: the counted work bounds what the search does', () => {
         const wanted = Math.max(c.minBlock, Math.round((to - c.from) * c.share));
         const target = blockedCapacity(usable, wanted, c.minBlock);
         if (target === 0) return;
-        if (withinCount((stats) => cheapestBlocks(usable, c.from, to, target, c.minBlock, stats))) searched++;
+        const counted = (stats: BlockStats) => {
+          const plan = cheapestBlocks(usable, c.from, to, target, c.minBlock, stats);
+          // the blocks it counted (rule 31's fewest) are the blocks it plans: touching pieces are one block
+          should(plan.filter((p, k) => k === 0 || plan[k - 1].to !== p.from).length).equal(stats.blocks);
+        };
+        if (withinCount(counted)) searched++;
       }),
       { ...FC, numRuns: 150 },
     );

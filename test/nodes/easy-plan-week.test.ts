@@ -144,7 +144,8 @@ describe('easy-plan through a week of refreshes, one-offs, boosts and restarts',
     owed.push({ night: 'Monday', from: at('2026-03-23T22:00:00Z'), to: at('2026-03-24T07:00:00Z'), ran: 2 * H });
 
     // Tuesday night: 22:00–23:00 runs; at 23:30 "2h" more: 2 h of its own after the request, whatever the
-    // refreshes, on top of the configured hour still owed (01:00–02:00, the cheapest)
+    // refreshes, on top of the configured hour still owed (01:00–02:00, the cheapest); the 2 h go to
+    // 02:00–04:00, one run with that hour (23:30–00:30 and 02:00–03:00 cost the same: one start more, rule 31)
     served = [
       tariff([
         ['22:00', '23:00', 0.1],
@@ -158,8 +159,7 @@ describe('easy-plan through a week of refreshes, one-offs, boosts and restarts',
     await tickTo(at('2026-03-25T12:00:00Z'));
     should(iso(runsIn(at('2026-03-24T22:00:00Z'), at('2026-03-25T07:00:00Z')))).eql([
       ['2026-03-24T22:00:00.000Z', '2026-03-24T23:00:00.000Z'],
-      ['2026-03-24T23:30:00.000Z', '2026-03-25T00:30:00.000Z'],
-      ['2026-03-25T01:00:00.000Z', '2026-03-25T03:00:00.000Z'],
+      ['2026-03-25T01:00:00.000Z', '2026-03-25T04:00:00.000Z'],
     ]);
     should(ranIn(at('2026-03-24T23:30:00Z'), at('2026-03-25T07:00:00Z'))).equal(3 * H);
     owed.push({ night: 'Tuesday', from: at('2026-03-24T22:00:00Z'), to: at('2026-03-25T07:00:00Z'), ran: 4 * H });

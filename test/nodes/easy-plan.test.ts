@@ -515,6 +515,20 @@ describe('easy-plan node', function () {
     ]);
   });
 
+  it('in blocks of at least an hour, of equal costs the fewest blocks: one switch-on, not two (rule 31)', async () => {
+    // 0.1 from 22:00 to 03:00 but 23:00-00:00 (0.3): 22-23 and 00-01 cost what 00-02 costs, earlier, in two blocks
+    const night = cheapBetween('22:00', '03:00');
+    served = [{ ...night, rules: [{ priority: 0, price: 0.3, time_start: '23:00', time_end: '00:00' }, ...night.rules] }];
+    const { sw, plans } = await start('2026-01-10T21:30:00Z', { durationHours: 2, until: '03:00', minBlockHours: 1, minBlockMinutes: 0 });
+    const [plan] = await plans.next(1);
+    should(plan.payload.slots.map((s: { from: string; to: string }) => [s.from, s.to])).eql([
+      ['2026-01-11T00:00:00.000Z', '2026-01-11T02:00:00.000Z'],
+    ]);
+    await tickTo('2026-01-11T03:00:00Z');
+    should(sw.filter((x) => x.on).map((x) => new Date(x.at).toISOString())).eql(['2026-01-11T00:00:00.000Z']);
+    should(sw[sw.length - 1]).eql({ on: false, at: at('2026-01-11T02:00:00Z') });
+  });
+
   /** Dear 18:00-19:00, cheap 19:00-20:00: a switch-off before the drop saves. */
   const EVENING_PEAK = {
     id: 'NIGHT',

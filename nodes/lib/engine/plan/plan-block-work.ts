@@ -62,10 +62,12 @@ export function blockWork(cells: number, units: number, residues0: number, resid
   return cells * perCell;
 }
 
-/** What cheapestBlocks did: the work counted before it started, and the steps it took (tests). */
+/** What cheapestBlocks did: the work counted before it started, the steps it took and the blocks it counted (tests). */
 export interface BlockStats {
   work: number;
   steps: number;
+  /** The blocks the search counted for the plan it found (rule 31: the fewest of the cheapest). */
+  blocks?: number;
 }
 
 /** A lattice step for people: `1 s`, `250 ms`. */

@@ -13,6 +13,15 @@
 // to − m, to) and over the planned time in units of h; the few sub-h remainders the odd
 // window ends can leave are carried as residue classes. Its work is cells × planned
 // units × classes, counted before it starts (MAX_PLAN_WORK).
+//
+// Equal costs (semantics rule 31) go to the fewest blocks, then the earliest: each state
+// keeps its least cost and the fewest blocks that make it, a block counted where it
+// starts. A block that ends where the next starts is one block in the plan but counts
+// two; the search never takes that way: the same runs are planned by going on in the
+// block (a block of m from a lattice point ends on the lattice, a block in progress may
+// end at every lattice point), at the same cost and time planned, counting one, and the
+// free end, then still unused, can only help. The test checks that the blocks planned
+// are the blocks counted.
 import { MAX_PLAN_WORK } from '../common/limits';
 import { blockWork, BlockStats, BlockWorkError, gcd, MOVE_SETUP_STEPS, Piece } from './plan-block-work';
 
@@ -49,10 +58,20 @@ function residues(list: number[]): number[] {
 /**
  * The cheapest blocks of total exactly `target` ms (whole ms, reachable: see
  * blockedCapacity), each at least minBlock ms, in [from, to); equal costs (to 12
- * significant digits) go to the plan that runs earliest (first difference in time).
- * `usable`: the usable pieces, sorted, whole ms, each with one price.
+ * significant digits) go to the plan with the fewest blocks, then to the one that runs
+ * earliest (first difference in time).
+ * `usable`: the usable pieces, sorted, whole ms, each with one price. `runningAtFrom`: the
+ * load runs just before `from`, so a block starting at `from` is no new block.
  */
-export function cheapestBlocks(usable: Piece[], from: number, to: number, target: number, minBlock: number, stats?: BlockStats): Piece[] {
+export function cheapestBlocks(
+  usable: Piece[],
+  from: number,
+  to: number,
+  target: number,
+  minBlock: number,
+  stats?: BlockStats,
+  runningAtFrom = false,
+): Piece[] {
   if (target <= 0) return [];
   // positions in ms from `from`
   const W = to - from;
@@ -104,7 +123,7 @@ export function cheapestBlocks(usable: Piece[], from: number, to: number, target
   }
   while (e < extra.length) put(extra[e++]);
   put(W);
-  return search({ q: q.subarray(0, n), h, r }, segStart, segPrice, W, T, m, R0, R1, flexAmounts, stats).map((p) => ({
+  return search({ q: q.subarray(0, n), h, r }, segStart, segPrice, W, T, m, R0, R1, flexAmounts, runningAtFrom, stats).map((p) => ({
     from: from + p.from,
     to: from + p.to,
     price: p.price,
@@ -124,6 +143,7 @@ function search(
   R0: number[],
   R1: number[],
   flexAmounts: number[],
+  runningAtFrom: boolean,
   stats: BlockStats | undefined,
 ) {
   const { q, h, r } = L;
@@ -196,7 +216,11 @@ function search(
   const blockSize = [nK * nR[0], flexUsed > 1 ? nK * nR[1] : 0];
   const rowSize = 2 * (blockSize[0] + blockSize[1]);
   const base = (mode: number, flex: number) => mode * (blockSize[0] + blockSize[1]) + (flex ? blockSize[0] : 0);
+  // G: the least cost to finish; B: the fewest blocks still to start that make it (each
+  // block lasts at least h and holds a lattice point, so blocks ≤ min(planned units,
+  // cells) ≤ √(MAX_PLAN_WORK / 4): 16 bits hold it)
   const G = new Float64Array((n - 1) * rowSize).fill(Infinity);
+  const B = new Uint16Array((n - 1) * rowSize);
   const slotOf = (flex: number, d: number): number => {
     if (d < 0 || d > T) return -1;
     const res = d % h;
@@ -209,35 +233,42 @@ function search(
     const slot = slotOf(flex, d);
     return slot < 0 ? Infinity : G[i * rowSize + base(mode, flex) + slot];
   };
+  /** the blocks still to start from a state whose value is finite */
+  const blocksAt = (i: number, mode: number, flex: number, d: number): number =>
+    i === last ? 0 : B[i * rowSize + base(mode, flex) + slotOf(flex, d)];
 
   // The moves of one state, in order of preference (running earliest first), written to
   // these arrays (no object per move: the search visits millions): `step` cost, to
-  // boundary j in mode/flex, planning `delta` more, running [runFrom, runTo). They do not
-  // depend on the time planned so far.
+  // boundary j in mode/flex, running [runFrom, runTo), starting a block or not. They do
+  // not depend on the time planned so far.
   const mvStep = new Float64Array(MAX_MOVES);
   const mvJ = new Int32Array(MAX_MOVES);
   const mvMode = new Uint8Array(MAX_MOVES);
   const mvFlex = new Uint8Array(MAX_MOVES);
   const mvFrom = new Float64Array(MAX_MOVES);
   const mvTo = new Float64Array(MAX_MOVES);
+  const mvStarts = new Uint8Array(MAX_MOVES);
   let moveCount = 0;
-  const add = (step: number, j: number, m2: number, f2: number, runFrom: number, runTo: number) => {
+  const add = (step: number, j: number, m2: number, f2: number, runFrom: number, runTo: number, starts: number) => {
     mvStep[moveCount] = step;
     mvJ[moveCount] = j;
     mvMode[moveCount] = m2;
     mvFlex[moveCount] = f2;
     mvFrom[moveCount] = runFrom;
     mvTo[moveCount] = runTo;
+    mvStarts[moveCount] = starts;
     moveCount++;
   };
   const movesOf = (i: number, mode: number, flex: number): number => {
     moveCount = 0;
     const x = q[i];
     if (mode === FREE) {
+      // a block starting at `from` goes on with the run before it, if any: no new block
+      const startsHere = x === 0 && runningAtFrom ? 0 : 1;
       // a block of at least m starting here (at the lattice, at `from`, or exactly m before `to`)
       if (latticeAt[i] || i === 0 || i === tm) {
         const j = indexOf(x + m);
-        if (j >= 0 && bad[j] - bad[i] === 0) add(pc[j] - pc[i], j, IN, flex, x, x + m);
+        if (j >= 0 && bad[j] - bad[i] === 0) add(pc[j] - pc[i], j, IN, flex, x, x + m, startsHere);
       }
       // the one block whose start is free
       if (flex === 0) {
@@ -249,31 +280,32 @@ function search(
           while (end < last && !latticeAt[end]) end++;
           if (end > last || q[end] < start + m) continue;
           const c = cost(start, q[end]);
-          if (!Number.isNaN(c)) add(c, end, IN, 1, start, q[end]);
+          if (!Number.isNaN(c)) add(c, end, IN, 1, start, q[end], start === x ? startsHere : 1);
         }
       }
-      add(0, i + 1, FREE, flex, x, x);
+      add(0, i + 1, FREE, flex, x, x, 0);
       return moveCount;
     }
     // in a block already long enough: go on to the next place a block may end
     const j = nextClosable[i];
-    if (bad[j] - bad[i] === 0) add(pc[j] - pc[i], j, IN, flex, x, q[j]);
+    if (bad[j] - bad[i] === 0) add(pc[j] - pc[i], j, IN, flex, x, q[j], 0);
     if (flex === 0) {
       const cs = cellStart(x);
       for (const amount of flexAmounts) {
         const y = cs + amount;
         if (y <= x || y >= Math.min(cs + h, W)) continue;
         const c = cost(x, y);
-        if (!Number.isNaN(c)) add(c, atOrAfter(y), FREE, 1, x, y);
+        if (!Number.isNaN(c)) add(c, atOrAfter(y), FREE, 1, x, y, 0);
       }
     }
-    add(0, i, FREE, flex, x, x);
+    add(0, i, FREE, flex, x, x, 0);
     return moveCount;
   };
   const hasIn = (i: number) => latticeAt[i] === 1 || i === fm;
 
-  // backward: the least cost to finish from each state; d = k·h + R[flex][ri], and only
-  // the d a state can hold: no more than the time so far, no less than what can still finish
+  // backward: the least cost to finish from each state and the fewest blocks that make it
+  // (of costs equal to tol, the fewest blocks, then the least cost); d = k·h + R[flex][ri],
+  // and only the d a state can hold: no more than the time so far, no less than what can still finish
   let steps = 0;
   for (let i = n - 2; i >= 0; i--) {
     const x = q[i];
@@ -291,12 +323,18 @@ function search(
           for (let mv = 0; mv < moves; mv++) {
             steps += MOVE_SETUP_STEPS;
             const step = mvStep[mv];
+            const starts = mvStarts[mv];
             const sum = list[ri] + mvTo[mv] - mvFrom[mv];
             const j = mvJ[mv];
             if (j === last) {
               const k = (T - sum) / h;
               const at = off + k * nr + ri;
-              if (Number.isInteger(k) && k >= kLo && k <= kHi && step < G[at]) G[at] = step;
+              if (!Number.isInteger(k) || k < kLo || k > kHi) continue;
+              const g = G[at];
+              if (step < g - tol || (step <= g + tol && (starts < B[at] || (starts === B[at] && step < g)))) {
+                G[at] = step;
+                B[at] = starts;
+              }
               continue;
             }
             const res = sum % h;
@@ -309,27 +347,46 @@ function search(
             const top = Math.min(kHi, nK - 1 - shift);
             if (top >= kLo) steps += top - kLo + 1;
             for (let k = kLo; k <= top; k++) {
-              const v = step + G[off2 + k * n2];
-              if (v < G[off + k * nr + ri]) G[off + k * nr + ri] = v;
+              const from2 = off2 + k * n2;
+              const v = step + G[from2];
+              const at = off + k * nr + ri;
+              const g = G[at];
+              // (unreached states: G Infinity, B 0, so v = Infinity never replaces)
+              if (v <= g + tol) {
+                const b = starts + B[from2];
+                if (v < g - tol || b < B[at] || (b === B[at] && v < g)) {
+                  G[at] = v;
+                  B[at] = b;
+                }
+              }
             }
           }
         }
       }
     }
   }
-  if (stats) stats.steps = steps;
   if (!(value(0, FREE, 0, 0) < Infinity)) throw new Error('internal: no plan with blocks of the minimum length was found');
-  // forward: follow the most preferred move that is still optimal
+  if (stats) {
+    stats.steps = steps;
+    stats.blocks = blocksAt(0, FREE, 0, 0);
+  }
+  // forward: follow the most preferred move that is still optimal, in cost and in blocks
   const runs: Array<{ from: number; to: number }> = [];
   let i = 0;
   let mode = FREE;
   let flex = 0;
   let d = 0;
+  const optimal = (mv: number, here: number, hereBlocks: number): boolean => {
+    const d2 = d + mvTo[mv] - mvFrom[mv];
+    const v = mvStep[mv] + value(mvJ[mv], mvMode[mv], mvFlex[mv], d2);
+    return v <= here + tol && mvStarts[mv] + blocksAt(mvJ[mv], mvMode[mv], mvFlex[mv], d2) <= hereBlocks;
+  };
   while (i !== last) {
     const here = value(i, mode, flex, d);
+    const hereBlocks = blocksAt(i, mode, flex, d);
     const moves = movesOf(i, mode, flex);
     let mv = 0;
-    while (mv < moves && !(mvStep[mv] + value(mvJ[mv], mvMode[mv], mvFlex[mv], d + mvTo[mv] - mvFrom[mv]) <= here + tol)) mv++;
+    while (mv < moves && !optimal(mv, here, hereBlocks)) mv++;
     if (mv === moves) throw new Error('internal: the minimum-block plan could not be followed');
     const runFrom = mvFrom[mv];
     const runTo = mvTo[mv];

@@ -30,6 +30,11 @@ export interface PlanOptions extends PlanWindowOptions {
   contiguous?: boolean;
   /** Split mode: every block at least this long, in ms (absent or 0: no minimum; ignored when contiguous). */
   minBlock?: number;
+  /**
+   * With minBlock: the load runs just before `from` (a plan made while it runs), so a block
+   * starting at `from` goes on with that run and is no new block in rule 31's count.
+   */
+  runningAtFrom?: boolean;
   /** cheapestWindows: never run where the net price is above this. */
   maxPrice?: number;
   /** dearestWindows: never run where the net price is below this. */
@@ -173,7 +178,16 @@ function plan(tariff: unknown, options: PlanOptions, direction: Direction): Plan
   let chosen: Piece[] = [];
   if (wanted > 0) {
     if (options.contiguous) chosen = cheapestBlock(usable, wanted);
-    else if (minBlock > 0) chosen = cheapestBlocks(usable, from, to, blockedCapacity(usable, wanted, minBlock), minBlock);
+    else if (minBlock > 0)
+      chosen = cheapestBlocks(
+        usable,
+        from,
+        to,
+        blockedCapacity(usable, wanted, minBlock),
+        minBlock,
+        undefined,
+        options.runningAtFrom === true,
+      );
     else chosen = cheapestPieces(usable, wanted);
   }
   const pieces = chosen.map((p) => ({ from: p.from, to: p.to, price: sign * p.price }));

@@ -38,12 +38,16 @@ export interface Ledger {
 }
 
 export interface Planner {
-  /** The plan for `duration` (> 0, at most to − from) in [from, to) outside `busy`: in one block, or in blocks of at least `minBlock`. */
+  /**
+   * The plan for `duration` (> 0, at most to − from) in [from, to) outside `busy`: in one
+   * block, or in blocks of at least `minBlock` (`runningAtFrom`: the load runs just before
+   * `from`, so a block from `from` is no new start).
+   */
   plan(
     from: number,
     to: number,
     duration: number,
-    block: { contiguous: boolean; minBlock: number },
+    block: { contiguous: boolean; minBlock: number; runningAtFrom?: boolean },
     busy?: ReadonlyArray<{ from: number; to: number }>,
   ): PlanResult;
   /** The priced pieces of [from, to), for a boost (which runs whatever the price). */
@@ -142,9 +146,12 @@ export function replanLedger(ledger: Ledger, now: number, planner: Planner, opts
     const continues = running !== null && running.owner === owner && committedTo === from && fits < opts.minBlockMs;
     // a rest no longer than the minimum block is one block of the rest
     const oneBlock = opts.contiguous || (opts.minBlockMs > 0 && fits <= opts.minBlockMs);
+    // the load runs up to `from` (a block running or just committed): a block from there goes on
+    // with it, no new switching (rule 31)
+    const runningAtFrom = scheduled.some((p) => p.to === from);
     const result = continues
       ? planner.plan(from, from + fits, fits, { contiguous: false, minBlock: 0 }, busy)
-      : planBlocks(planner, from, to, fits, { contiguous: oneBlock, minBlock: oneBlock ? 0 : opts.minBlockMs }, busy);
+      : planBlocks(planner, from, to, fits, { contiguous: oneBlock, minBlock: oneBlock ? 0 : opts.minBlockMs, runningAtFrom }, busy);
     if (fits < owed) {
       // "all of it is planned" only when the price limit or a minimum block left nothing out
       const all = result.planned === fits ? ': all of it is planned' : '';
@@ -190,7 +197,7 @@ function planBlocks(
   from: number,
   to: number,
   fits: number,
-  block: { contiguous: boolean; minBlock: number },
+  block: { contiguous: boolean; minBlock: number; runningAtFrom?: boolean },
   busy: LedgerPiece[],
 ): PlanResult {
   try {
