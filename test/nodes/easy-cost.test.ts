@@ -1,6 +1,5 @@
 import should from 'should';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import type { Simulator } from '../../sim/server';
 import { archive, DEMO_TARIFFS, findDemoSensor, GENERATOR_ON_MS, GENERATOR_PERIOD_MS } from '../../sim/demo-data';
@@ -10,6 +9,7 @@ import easyCost = require('../../nodes/easy-cost');
 import {
   accountNode,
   catchNodes,
+  FileContext,
   FlowNode,
   GATEWAY,
   helper,
@@ -36,8 +36,8 @@ function archived(sensorId: string, from: number, to: number): Array<[number, nu
 
 describe('easy-cost node', function () {
   let sim: Simulator;
-  /** A localfilesystem context store's folder, removed once the flow is unloaded. */
-  let contextDir: string | null = null;
+  /** A localfilesystem context store, when a test uses one. */
+  let context: FileContext | null = null;
 
   beforeEach(async () => {
     sim = await withSimulator({
@@ -58,13 +58,9 @@ describe('easy-cost node', function () {
   });
 
   afterEach(async () => {
-    await helper.unload();
-    if (contextDir) {
-      await helper._redNodes.closeContextsPlugin();
-      fs.rmSync(contextDir, { recursive: true, force: true });
-      contextDir = null;
-      helper.settings({});
-    }
+    // with a file store: its cleans awaited in turn (a clean racing a write failed with ENOENT/ENOTEMPTY under load)
+    await (context ? context.unload() : helper.unload());
+    context = null;
     await sim.close();
   });
 
@@ -90,16 +86,15 @@ describe('easy-cost node', function () {
 
   /** Uses a localfilesystem default context store; returns the "module" that loads the stores (the helper skips that part of a start). */
   function fileContextStore() {
-    contextDir = fs.mkdtempSync(path.join(os.tmpdir(), 'easy-cost-context-'));
-    helper.settings({ contextStorage: { default: { module: 'localfilesystem', config: { dir: contextDir, flushInterval: 3600 } } } });
-    return () => helper._redNodes.loadContextsPlugin();
+    context = new FileContext('easy-cost-context-');
+    return context.use();
   }
 
   /** Stops as the runtime does (flows, then stores, which writes them out) and starts again. */
   async function restartRuntime() {
     await helper._redNodes.stopFlows();
     await helper._redNodes.closeContextsPlugin();
-    should(fs.readdirSync(path.join(contextDir!, 'context'))).not.be.empty();
+    should(fs.readdirSync(path.join(context!.dir, 'context'))).not.be.empty();
     await helper._redNodes.loadContextsPlugin();
     await helper._redNodes.loadFlows();
     await helper._redNodes.startFlows();
