@@ -1,6 +1,7 @@
 // Split plans' ties (semantics rule 31): of the plans of least cost, the fewest blocks, then
 // the earliest. cheapestPieces against every subset of the cells of small windows of 1-ms
-// cells; the cell reference (plan-reference.ts referenceSplit) against the same enumeration;
+// cells, and against the cell reference (plan-reference.ts referenceSplit) on hundreds of pieces;
+// that reference against the same enumeration;
 // cheapestWindows / dearestWindows on hourly and quarter-hour tariffs over DST days against
 // that reference on a minute grid; the issue's example.
 import should from 'should';
@@ -124,6 +125,43 @@ describe('split plans: equal costs to the fewest blocks, then the earliest', () 
     );
     // the rule before (equal prices earliest first) made more blocks than needed in many cases
     should(seen.fewerBlocksThanBefore).be.above(seen.cases / 50);
+  });
+
+  it('cheapestPieces equals the cell reference on hundreds of pieces of 1-20 ms (property: many runs of many lengths)', () => {
+    const arb = fc.noBias(
+      fc.record({
+        pieces: fc.array(
+          fc.tuple(fc.integer({ min: 1, max: 20 }), fc.option(fc.constantFrom(-0.1, 0.1, 0.2, 0.2, 0.3), { freq: 6, nil: null })),
+          {
+            minLength: 1,
+            maxLength: 300,
+            size: 'max',
+          },
+        ),
+        needPermille: fc.integer({ min: 1, max: 1000 }),
+      }),
+    );
+    const seenLarge = { pieces: 0, cells: 0 };
+    fc.assert(
+      fc.property(arb, ({ pieces: spans, needPermille }) => {
+        const cells: Array<number | null> = spans.flatMap(([length, price]) => new Array<number | null>(length).fill(price));
+        const pieces: Piece[] = [];
+        let at = 0;
+        for (const [length, price] of spans) {
+          if (price !== null) pieces.push({ from: at, to: at + length, price });
+          at += length;
+        }
+        const need = Math.max(1, Math.round((needPermille * cells.length) / 1000));
+        const on = cells.map(() => false);
+        for (const p of cheapestPieces(pieces, need)) for (let t = p.from; t < p.to; t++) on[t] = true;
+        should(on).eql(referenceSplit(cells, need));
+        seenLarge.pieces = Math.max(seenLarge.pieces, spans.length);
+        seenLarge.cells = Math.max(seenLarge.cells, cells.length);
+      }),
+      { ...FC, numRuns: 200 },
+    );
+    console.log(`      hundreds of pieces, the largest case: ${JSON.stringify(seenLarge)}`);
+    should(seenLarge.pieces).be.above(250);
   });
 
   it('the cell reference (referenceSplit) equals the best of every subset (property)', () => {
