@@ -66,3 +66,32 @@ describe('plans around busy times', () => {
     );
   });
 });
+
+describe('busy spans from outside', () => {
+  const options = { timezone: 'UTC', from: FROM, to: FROM + WINDOW_MIN * MIN, duration: 60 * MIN };
+  const plan = (busy: unknown) => cheapestWindows(workdayTariff(), { ...options, busy } as never);
+
+  it('are an array of { from, to } instants: anything else is an error naming the entry, not a silent plan', () => {
+    should(() => plan('08:00-09:00')).throw(TypeError, { message: /^busy must be an array of \{ from, to \} spans, got "08:00-09:00"/ });
+    should(() => plan({ length: 1 })).throw(TypeError, { message: /^busy must be an array/ });
+    should(() => plan([{ from: FROM, to: FROM + MIN }, null])).throw(TypeError, {
+      message: /^busy\[1\] must be a \{ from, to \} span, got null/,
+    });
+    should(() => plan([{ from: 'noon', to: FROM + MIN }])).throw(TypeError, { message: /^busy\[0\]\.from must be epoch milliseconds/ });
+    should(() => plan([{ from: FROM }])).throw(TypeError, { message: /^busy\[0\]\.to must be epoch milliseconds.*got undefined/ });
+    should(() => plan([{ from: FROM, to: NaN }])).throw(TypeError, { message: /^busy\[0\]\.to/ });
+  });
+
+  it('take Dates and ISO strings as instants, and absent or null as none', () => {
+    const iso = new Date(FROM).toISOString();
+    const asNumbers = plan([{ from: FROM, to: FROM + 12 * 60 * MIN }]);
+    should(plan([{ from: new Date(FROM), to: new Date(FROM + 12 * 60 * MIN) }]).slots).eql(asNumbers.slots);
+    should(plan([{ from: iso, to: new Date(FROM + 12 * 60 * MIN).toISOString() }]).slots).eql(asNumbers.slots);
+    should(plan(null).slots).eql(plan(undefined).slots);
+  });
+
+  it('are capped: more than MAX_PLAN_SEGMENTS spans is a RangeError before any work', () => {
+    const many = Array.from({ length: 50_001 }, (_, k) => ({ from: FROM + k, to: FROM + k + 1 }));
+    should(() => plan(many)).throw(RangeError, { message: /^busy holds 50,001 spans, more than 50,000/ });
+  });
+});

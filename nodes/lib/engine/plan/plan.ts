@@ -168,13 +168,14 @@ function plan(tariff: unknown, options: PlanOptions, direction: Direction): Plan
   if (minBlock > 0 && requested > 0 && minBlock > requested) {
     throw new RangeError(`the minimum block (${hours(minBlock)}) is longer than the duration (${hours(requested)})`);
   }
+  const busy = planBusy(options.busy);
   const window = to - from;
   const wanted = Math.min(requested, window);
   const segments = wanted > 0 ? planSegments(context, from, to, options) : new SegmentList();
   // dearest: the same search on negated prices, the real prices put back afterwards
   const sign = direction === 'cheapest' ? 1 : -1;
   const signedLimit = limit === undefined ? undefined : sign * limit;
-  const usable = withoutBusy(usablePieces(ct, segments, to, signedLimit, sign), options.busy ?? []);
+  const usable = withoutBusy(usablePieces(ct, segments, to, signedLimit, sign), busy);
   let chosen: Piece[] = [];
   if (wanted > 0) {
     if (options.contiguous) chosen = cheapestBlock(usable, wanted);
@@ -208,7 +209,7 @@ function plan(tariff: unknown, options: PlanOptions, direction: Direction): Plan
       limit,
       contiguous: options.contiguous === true,
       minBlock,
-      busy: (options.busy ?? []).some((b) => b.to > from && b.from < to),
+      busy: busy.some((b) => b.to > from && b.from < to),
     }),
     averagePrice: planned > 0 ? net / (planned / HOUR_MS) : null,
     costPerKw: { net, gross: grossOf(net) },
@@ -290,6 +291,24 @@ function usablePieces(ct: CompiledTariff, segments: SegmentList, to: number, sig
     if (b > a) out.push({ from: a, to: b, price });
   }
   return out;
+}
+
+/**
+ * The busy spans as given: an array (absent or null: none) of at most MAX_PLAN_SEGMENTS
+ * { from, to } instants; anything else is an error naming the entry, before any work. A
+ * span that is empty or ends before it starts takes no time.
+ */
+function planBusy(value: unknown): Array<{ from: number; to: number }> {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new TypeError(`busy must be an array of { from, to } spans, got ${describe(value)}`);
+  if (value.length > MAX_PLAN_SEGMENTS) {
+    throw new RangeError(`busy holds ${groupDigits(value.length)} spans, more than ${groupDigits(MAX_PLAN_SEGMENTS)}`);
+  }
+  return value.map((span: unknown, i) => {
+    if (typeof span !== 'object' || span === null) throw new TypeError(`busy[${i}] must be a { from, to } span, got ${describe(span)}`);
+    const { from, to } = span as { from?: unknown; to?: unknown };
+    return { from: requireEpochMs(from, `busy[${i}].from`), to: requireEpochMs(to, `busy[${i}].to`) };
+  });
 }
 
 /** The pieces (in time order) less the busy times (sorted or not): what is left of each, in order. */
