@@ -171,23 +171,27 @@ export function generatorPoints(report: unknown, tariff: string | null, rangePer
   return kept(points);
 }
 
+/** The run time a plan falls short by, in hours (undefined when either is unknown). */
+function shortfallHours(requested: number | undefined, planned: number | undefined): number | undefined {
+  if (requested === undefined || planned === undefined) return undefined;
+  return Math.max(0, requested - planned) / HOUR_MS;
+}
+
 /**
  * easy-plan's plan (output 2): `plan`, tags tariff, plan (the node's name or id) and
  * request (`plan`, `once`), at the window's start: what was asked and planned (hours),
  * the average price and cost per kW, how many slots. A new plan for the same window
  * overwrites it.
  */
-function shortfallHours(requested: number | undefined, planned: number | undefined): number | undefined {
-  if (requested === undefined || planned === undefined) return undefined;
-  return Math.max(0, requested - planned) / HOUR_MS;
-}
-
 export function planPoints(payload: unknown, plan: string): RecordPoint[] {
   if (!isObject(payload)) return [];
   const window = isObject(payload.window) ? payload.window : {};
   const perKw = isObject(payload.costPerKw) ? payload.costPerKw : {};
   const compared = isObject(payload.comparedToNow) ? payload.comparedToNow : {};
-  const hours = (x: unknown) => (num(x) === undefined ? undefined : num(x)! / HOUR_MS);
+  const hours = (x: unknown) => {
+    const ms = num(x);
+    return ms === undefined ? undefined : ms / HOUR_MS;
+  };
   return kept([
     recordPoint(
       MEASUREMENTS.plan,

@@ -133,20 +133,21 @@ export class NotMeterWarnings {
     private readonly max = MAX_SENSORS_LISTED,
   ) {}
 
-  /** Sensors named so far (at most `max`). */
+  /** Sensors named so far (at most `max`; the bound a test holds it to). */
   get named(): number {
     return this.warned.size;
   }
 
   /** A message of sensor `id` that is no energy meter was ignored. */
   ignored(id: MeterId): void {
+    if (this.saidTheRest) return; // the set is full and the rest was said: nothing left to do
     const full = meterKey(id);
     const key = full.length > MAX_ID_CHARS ? `${full.slice(0, MAX_ID_CHARS)}…${full.length}` : full;
     if (this.warned.has(key)) return;
     if (this.warned.size < this.max) {
       this.warned.add(key);
       this.warn(`${this.who} ignores sensor ${shortText(meterName(id))}: it is not an energy meter in kWh ${FILTER_HINT}`);
-    } else if (!this.saidTheRest) {
+    } else {
       this.saidTheRest = true;
       this.warn(
         `${this.who} ignores more than ${groupDigits(this.max)} sensors that are not energy meters in kWh: ` +

@@ -137,7 +137,6 @@ export function replanLedger(ledger: Ledger, now: number, planner: Planner, opts
     if (owed <= 0) return null;
     const room = Math.max(0, to - from - timeIn(busy, from, to));
     const fits = Math.min(owed, room);
-    const [left, wanted] = runTimeTexts(room, owed);
     if (fits <= 0) {
       shortfalls.push(`${what}: nothing of ${runTimeText(owed)} could be planned: no free time is left in the window`);
       return null;
@@ -153,6 +152,7 @@ export function replanLedger(ledger: Ledger, now: number, planner: Planner, opts
       ? planner.plan(from, from + fits, fits, { contiguous: false, minBlock: 0 }, busy)
       : planBlocks(planner, from, to, fits, { contiguous: oneBlock, minBlock: oneBlock ? 0 : opts.minBlockMs, runningAtFrom }, busy);
     if (fits < owed) {
+      const [left, wanted] = runTimeTexts(room, owed);
       // "all of it is planned" only when the price limit or a minimum block left nothing out
       const all = result.planned === fits ? ': all of it is planned' : '';
       shortfalls.push(
