@@ -10,6 +10,7 @@ import { computeCost } from '../../nodes/lib/engine/cost/cost';
 import { Bucket, WINDOW_MS } from '../../nodes/lib/engine/cost/totals';
 import { localPeriod } from '../../nodes/lib/engine/time/time';
 import type { Tariff } from '../../nodes/lib/engine/tariff/tariff';
+import { prng } from './engine-fixtures';
 
 // the hour after midnight (missing on a day that starts at 01:00), Sundays, the rest
 const TARIFF = {
@@ -51,17 +52,6 @@ function indexOf(list: number[], ts: number): number {
     else hi = mid;
   }
   return lo;
-}
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 interface Sent {

@@ -4,6 +4,18 @@ import fc from 'fast-check';
 import type { Rule, Tariff } from '../../nodes/lib/engine/tariff/tariff';
 import type { SensorValues } from '../../nodes/lib/engine/tariff/price';
 
+/** mulberry32: a small seeded generator, so a generated case is its seed. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 /** fast-check settings: fixed seed so a failure reproduces. */
 export const FC = { seed: 20261121, numRuns: 2000 };
 

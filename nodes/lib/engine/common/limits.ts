@@ -64,5 +64,12 @@ export const MAX_DEMAND_WINDOWS = 100_000;
  * node (a forged or damaged store): it is dropped unparsed, so a huge one costs nothing.
  */
 export const MAX_STORED_LINE_CHARS = 256 * 1024;
+/**
+ * The average power (kW) above which a rise between two readings of one meter is a jump, not
+ * usage (semantics rule 10): 10 MW is above any low-voltage connection with a wide margin
+ * (a 400 V 3 × 630 A supply is ~440 kW), while a register-sized spike (ten times a 12,345 kWh
+ * register) is above it for any interval under 11 hours. Infinity switches jumps off.
+ */
+export const DEFAULT_MAX_POWER_KW = 10_000;
 /** Meters one stream node (easy-cost stream mode, easy-peak) keeps: more is a wiring mistake (an unfiltered gateway), not a site. */
 export const MAX_METERS = 128;
