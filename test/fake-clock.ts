@@ -1,6 +1,7 @@
 // A fake clock for tests of code that waits (polls, retries, refreshes): setTimeout,
-// clearTimeout and Date are fake, setImmediate and I/O stay real, so a 10 s poll interval
-// passes in one tick while HTTP to the simulator on loopback still really happens.
+// clearTimeout, Date and performance.now (the monotonic clock) are fake, setImmediate and
+// I/O stay real, so a 10 s poll interval passes in one tick while HTTP to the simulator on
+// loopback still really happens. setSystemTime steps Date alone, as a real clock step does.
 
 export interface FakeClock {
   now: number;
@@ -12,7 +13,7 @@ export interface FakeClock {
 /** Install before creating what reads the clock (the hub keeps `Date.now` as its clock). */
 export function installClock(now = Date.now()): FakeClock {
   // untyped package (no @types installed)
-  return require('@sinonjs/fake-timers').install({ now, toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  return require('@sinonjs/fake-timers').install({ now, toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
 }
 
 /**

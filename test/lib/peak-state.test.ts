@@ -7,7 +7,8 @@ import type { DemandWindow } from '../../nodes/lib/engine/peak/demand';
 import { demandWindowOf } from '../../nodes/lib/engine/peak/demand-window';
 import { monthlyPeaks } from '../../nodes/lib/engine/peak/monthly-peaks';
 import { decodePeaks, encodePeaks } from '../../nodes/lib/runtime/peak/peak-store';
-import { advanceMeter, newMeter, WindowScope } from '../../nodes/lib/runtime/peak/peak-meter';
+import { advanceMeter, isFresh, MeterPeaks, newMeter, WindowScope } from '../../nodes/lib/runtime/peak/peak-meter';
+import { arrive } from '../../nodes/lib/runtime/peak/peak-clock';
 import { newSite } from '../../nodes/lib/runtime/peak/peak-site';
 import { PeakStream } from '../../nodes/lib/runtime/peak/peak-stream';
 import { peakSettings } from '../../nodes/lib/runtime/peak/peak-settings';
@@ -53,6 +54,10 @@ describe("easy-peak month's peaks", () => {
 describe('easy-peak stored state', () => {
   const scope: WindowScope = { timezone: 'Europe/Brussels', minutes: 15, top: 2, distinctDays: false, when: null };
   const t0 = Date.parse('2026-03-04T09:00:00Z');
+  /** This machine's monotonic clock at the save and at the restart (any origin: it restarts with the process). */
+  const MONO = 5_000;
+  const CLOCKS = { now: t0 + 41 * MIN, mono: MONO };
+  const withoutClocks = (ms: MeterPeaks[]) => ms.map(({ clock: _clock, ...m }) => m);
 
   function meters() {
     const a = newMeter({ gateway: '__proto__', topic: 'constructor' });
@@ -65,10 +70,12 @@ describe('easy-peak stored state', () => {
   }
 
   it('reads back what it wrote, ids such as __proto__ included', () => {
-    const stored = encodePeaks(meters(), newSite(), { state: 'shed', changedAt: t0 + 30 * MIN }, scope);
-    const back = decodePeaks(JSON.parse(JSON.stringify(stored)), { ...scope, maxMeters: 128 }, t0 + 41 * MIN);
+    const stored = encodePeaks(meters(), newSite(), { state: 'shed', changedAt: t0 + 30 * MIN }, scope, CLOCKS);
+    const back = decodePeaks(JSON.parse(JSON.stringify(stored)), { ...scope, maxMeters: 128 }, t0 + 41 * MIN, MONO);
     should(back.problem).equal(null);
-    should(back.meters).eql(meters());
+    should(withoutClocks(back.meters)).eql(withoutClocks(meters()));
+    // no clock was known: the newest reading's age is judged by its stamp, as if it arrived then
+    should(back.meters.map((m) => m.clock!.arrived)).eql([MONO - MIN, MONO - MIN]);
     should(back.guard).eql({ state: 'shed', changedAt: t0 + 30 * MIN });
   });
 
@@ -80,22 +87,28 @@ describe('easy-peak stored state', () => {
       return m;
     };
     const long = named('t'.repeat(5_000)); // an MQTT-ish topic: counted, so stored, so read back
-    const stored = encodePeaks([long], newSite(), { state: 'restore', changedAt: t0 }, scope);
-    const back = decodePeaks(JSON.parse(JSON.stringify(stored)), { ...scope, maxMeters: 128 }, now);
+    const stored = encodePeaks([long], newSite(), { state: 'restore', changedAt: t0 }, scope, CLOCKS);
+    const back = decodePeaks(JSON.parse(JSON.stringify(stored)), { ...scope, maxMeters: 128 }, now, MONO);
     should(back.problem).equal(null);
-    should(back.meters).eql([long]);
-    const fits = encodePeaks([named('f'.repeat(MAX_STORED_LINE_CHARS - 200))], newSite(), { state: 'restore', changedAt: t0 }, scope);
+    should(withoutClocks(back.meters)).eql(withoutClocks([long]));
+    const fits = encodePeaks(
+      [named('f'.repeat(MAX_STORED_LINE_CHARS - 200))],
+      newSite(),
+      { state: 'restore', changedAt: t0 },
+      scope,
+      CLOCKS,
+    );
     should(fits.meters[0].length).be.belowOrEqual(MAX_STORED_LINE_CHARS);
-    should(decodePeaks(fits, { ...scope, maxMeters: 128 }, now).meters).have.length(1);
-    const huge = encodePeaks([named('h'.repeat(MAX_STORED_LINE_CHARS))], newSite(), { state: 'restore', changedAt: t0 }, scope);
-    should(decodePeaks(huge, { ...scope, maxMeters: 128 }, now)).match({
+    should(decodePeaks(fits, { ...scope, maxMeters: 128 }, now, MONO).meters).have.length(1);
+    const huge = encodePeaks([named('h'.repeat(MAX_STORED_LINE_CHARS))], newSite(), { state: 'restore', changedAt: t0 }, scope, CLOCKS);
+    should(decodePeaks(huge, { ...scope, maxMeters: 128 }, now, MONO)).match({
       meters: [],
       problem: 'stored peaks: dropped meter line 1 (failed its checks)',
     });
   });
 
   it('drops each tampered part on its own, with one warning naming them', () => {
-    const good = encodePeaks(meters(), newSite(), { state: 'restore', changedAt: t0 }, scope);
+    const good = encodePeaks(meters(), newSite(), { state: 'restore', changedAt: t0 }, scope, CLOCKS);
     const now = t0 + 41 * MIN;
     const line = (i: number) => JSON.parse(good.meters[i]) as unknown[];
     const tamper: Array<[string, (l: unknown[]) => void]> = [
@@ -108,22 +121,31 @@ describe('easy-peak stored state', () => {
       ['too many peaks', (l) => (l[9] = [...(l[9] as number[]), ...(l[9] as number[]), ...(l[9] as number[])])],
       ['a negative power', (l) => (l[5] = -1)],
       ['an empty gateway name', (l) => (l[0] = '')],
-      ['a line too short', (l) => l.pop()],
+      ['a line too short', (l) => l.splice(9)],
       ['a power start far back', (l) => ((l[4] = -1e15), (l[5] = 1))],
+      ['a clock lag as text', (l) => (l[10] = '360000')],
+      ['a clock two days slow', (l) => (l[10] = 2 * 24 * HOUR)],
+      ['a clock an hour fast', (l) => (l[10] = -HOUR)],
+      ['a line too long', (l) => l.push(0)],
     ];
     for (const [what, change] of tamper) {
       const bad = line(0);
       change(bad);
       const stored = { ...good, meters: [JSON.stringify(bad), good.meters[1]] };
-      const back = decodePeaks(stored, { ...scope, maxMeters: 128 }, now);
+      const back = decodePeaks(stored, { ...scope, maxMeters: 128 }, now, MONO);
       should(back.meters.map((m) => m.topic)).eql([null], what);
       should(back.problem).equal('stored peaks: dropped meter line 1 (failed its checks)', what);
     }
-    const twice = decodePeaks({ ...good, meters: [good.meters[0], good.meters[0], 'not json', 42] }, { ...scope, maxMeters: 128 }, now);
+    const twice = decodePeaks(
+      { ...good, meters: [good.meters[0], good.meters[0], 'not json', 42] },
+      { ...scope, maxMeters: 128 },
+      now,
+      MONO,
+    );
     should(twice.problem).equal(
       'stored peaks: dropped meter __proto__/constructor (twice); meter line 3 (failed its checks); meter line 4 (failed its checks)',
     );
-    should(decodePeaks({ ...good, scope: '["UTC",15,2,false,null]' }, { ...scope, maxMeters: 128 }, now)).match({
+    should(decodePeaks({ ...good, scope: '["UTC",15,2,false,null]' }, { ...scope, maxMeters: 128 }, now, MONO)).match({
       meters: [],
       problem: /other settings/,
     });
@@ -132,7 +154,7 @@ describe('easy-peak stored state', () => {
     const withSite = (change: (l: unknown[]) => void) => {
       const l = JSON.parse(JSON.stringify(siteLine)) as unknown[];
       change(l);
-      return decodePeaks({ ...good, site: JSON.stringify(l) }, { ...scope, maxMeters: 128 }, now);
+      return decodePeaks({ ...good, site: JSON.stringify(l) }, { ...scope, maxMeters: 128 }, now, MONO);
     };
     should(withSite(() => undefined).problem).be.null();
     for (const [what, change] of [
@@ -144,10 +166,37 @@ describe('easy-peak stored state', () => {
       should(back.site === null).be.true(what);
       should(back.problem).equal("stored peaks: dropped the site's peaks (failed their checks)", what);
     }
-    should(decodePeaks('garbage', { ...scope, maxMeters: 128 }, now)).match({ meters: [], problem: /unreadable/ });
-    const over = decodePeaks(good, { ...scope, maxMeters: 1 }, now);
+    should(decodePeaks('garbage', { ...scope, maxMeters: 128 }, now, MONO)).match({ meters: [], problem: /unreadable/ });
+    const over = decodePeaks(good, { ...scope, maxMeters: 1 }, now, MONO);
     should(over.meters).have.length(1);
     should(over.problem).match(/meter line 2 \(over the meter limit\)/);
+  });
+
+  it("keeps a slow gateway clock's lag: after a restart the newest reading's age is judged as its arrival was", () => {
+    const m = newMeter({ gateway: 'G', topic: 'e1.kwh' });
+    const SLOW = 6 * MIN;
+    let mono = 0;
+    // readings every 10 s for 10 minutes, stamped 6 minutes behind this machine's clock, arriving as sent
+    for (let i = 0; i <= 60; i++) {
+      const ts = t0 + i * 10_000;
+      mono = 1_000 + i * 10_000;
+      advanceMeter(m, { ts, value: 10 + i * 0.01 }, scope);
+      m.clock = arrive(m.clock, ts, mono);
+    }
+    const now = t0 + 10 * MIN + SLOW; // the wall clock at the last arrival
+    should(isFresh(m, mono, 5 * MIN)).be.true();
+    const stored = encodePeaks([m], newSite(), { state: 'restore', changedAt: t0 }, scope, { now, mono });
+    should(JSON.parse(stored.meters[0])[10]).equal(SLOW);
+    // restarted a minute later (the monotonic clock starts again, here at 7): fresh for 4 more minutes
+    const read = (s: typeof stored) => decodePeaks(JSON.parse(JSON.stringify(s)), { ...scope, maxMeters: 128 }, now + MIN, 7);
+    const back = read(stored).meters[0];
+    should(back.clock!.arrived).equal(7 - MIN);
+    should(isFresh(back, 7 + 4 * MIN, 5 * MIN)).be.true();
+    should(isFresh(back, 7 + 4 * MIN + 1, 5 * MIN)).be.false();
+    // a line of before (10 fields, no lag): judged by its stamp, 7 minutes old, stale
+    const before = read({ ...stored, meters: [JSON.stringify(JSON.parse(stored.meters[0]).slice(0, 10))] });
+    should(before.problem).equal(null);
+    should(isFresh(before.meters[0], 7, 5 * MIN)).be.false();
   });
 });
 

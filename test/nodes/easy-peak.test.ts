@@ -203,6 +203,55 @@ describe('easy-peak node', function () {
     should(guard.received.filter((m) => m.guard === 'shed')).have.length(0);
   });
 
+  it('a gateway clock 6 minutes slow: its readings are fresh as they arrive, 8 kW against 5 kW sheds and stays shed; said once; silent, stale after "stale after"', async () => {
+    clock = installClock(T0);
+    const { node, out, guard } = await load({ limitKw: '5' });
+    const SLOW = 6 * MIN;
+    let value = 100;
+    const sent: Array<Record<string, any>> = [];
+    // 20 minutes of readings every 10 s, each sent as it is taken, stamped by a clock 6 minutes behind this one
+    for (let i = 0; i <= 120; i++) {
+      if (i > 0) await clock.tickAsync(10_000);
+      value += i > 0 ? (8 * 10_000) / 3600_000 : 0;
+      node.receive({ payload: value, ts: Date.now() - SLOW, gateway: 'GW' });
+      sent.push(...(await out.next(1)));
+    }
+    should(sent.slice(1).every((m) => m.payload.guard === 'shed' && m.payload.stale.length === 0)).be.true();
+    should(sent[120].payload.projectedKw).be.approximately(8, 1e-9);
+    // the first reading has no power yet (restore, sent to set the relay); the second sheds, and nothing more
+    should(guard.received.map((m) => m.guard)).eql(['restore', 'shed']);
+    const told = warnings('p').filter((w) => /clock/.test(w));
+    should(told).eql([
+      "the readings of GW/default arrive 6 minutes after their time stamps: the gateway's clock is slow (or this machine's fast, " +
+        "or the readings are delayed). The guard judges a reading's age by when it arrives, but windows are placed by the stamps: " +
+        "set the gateway's clock (NTP)",
+    ]);
+    should(lastStatus('p')).match({ fill: 'red', text: /^shed · projected 8\.00 kW · limit 5\.00 kW · gateway clock 6 min slow$/ });
+    // the meter stops sending: still shed for "stale after" (5 minutes) from its last arrival, restored after it
+    await clock.tickAsync(5 * MIN);
+    await quiet(30);
+    should(guard.received).have.length(2);
+    await clock.tickAsync(1);
+    const [restored] = await guard.next(1);
+    should(restored).match({ guard: 'restore', reason: 'stale data', stale: ['GW/default'] });
+  });
+
+  it('a gateway clock 3 minutes fast is said once too; one on time is not', async () => {
+    clock = installClock(T0);
+    const { node, out } = await load();
+    for (let i = 0; i <= 40; i++) {
+      if (i > 0) await clock.tickAsync(10_000);
+      node.receive({ payload: 100 + i * 0.01, ts: Date.now() + 3 * MIN, gateway: 'FAST' });
+      node.receive({ payload: 100 + i * 0.01, ts: Date.now(), gateway: 'RIGHT' });
+      await out.next(2);
+    }
+    should(warnings('p').filter((w) => /clock/.test(w))).eql([
+      "the readings of FAST/default are stamped 3 minutes ahead of this machine's clock: the gateway's clock is fast (or this " +
+        "machine's slow). The guard judges a reading's age by when it arrives, but windows are placed by the stamps: set the " +
+        "gateway's clock (NTP)",
+    ]);
+  });
+
   it("keeps the window's energy and the month's peaks across a restart inside a window", async () => {
     clock = installClock(T0 - MIN);
     context = new FileContext('easy-peak-');

@@ -8,6 +8,7 @@ import { HOUR_MS } from '../../engine/time/time';
 import type { MeterId } from '../common/meter-reading';
 import { addClosedWindow, MonthPeaks, monthOf, RankSettings } from './peak-month';
 import type { DemandMinutes } from './peak-settings';
+import { arrivedFresh, MeterClock } from './peak-clock';
 
 export interface OpenWindow {
   from: number;
@@ -31,6 +32,8 @@ export interface MeterPeaks extends MeterId {
   power: LatestPower | null;
   window: OpenWindow | null;
   month: MonthPeaks | null;
+  /** When the newest reading arrived and how its gateway's stamps lag (null: not since the deploy, nor stored). */
+  clock: MeterClock | null;
 }
 
 export interface WindowScope extends RankSettings {
@@ -48,7 +51,7 @@ export interface MeterAdvance {
   months: Array<MonthPeaks | null>;
 }
 
-export const newMeter = (id: MeterId): MeterPeaks => ({ ...id, last: null, power: null, window: null, month: null });
+export const newMeter = (id: MeterId): MeterPeaks => ({ ...id, last: null, power: null, window: null, month: null, clock: null });
 
 const openAt = (ts: number, scope: WindowScope, energy = 0): OpenWindow => ({
   ...demandWindowOf(ts, scope.timezone, scope.minutes),
@@ -148,7 +151,11 @@ export function projectMeter(m: MeterPeaks, w: { from: number; to: number }): Pr
   };
 }
 
-/** Whether the meter's latest power is recent enough to act on: from readings within `staleMs` of now. */
-export function isFresh(m: MeterPeaks, now: number, staleMs: number): boolean {
-  return m.power !== null && now - m.power.to <= staleMs && m.power.to - m.power.from <= staleMs;
+/**
+ * Whether the meter's latest power is recent enough to act on: its readings at most
+ * `staleMs` apart, the newest arrived at most `staleMs` before `mono` (this machine's
+ * monotonic clock) and not old when it arrived (peak-clock: a gateway's clock may be slow).
+ */
+export function isFresh(m: MeterPeaks, mono: number, staleMs: number): boolean {
+  return m.power !== null && m.power.to - m.power.from <= staleMs && arrivedFresh(m.clock, mono, staleMs);
 }

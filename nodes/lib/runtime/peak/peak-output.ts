@@ -103,11 +103,13 @@ export function peakStatus(
   limitKw: number | null,
   meters: number,
   ignored?: string,
+  /** A hint such as a gateway clock that is off. */
+  hint?: string | null,
 ): PeakStatus {
   if (!site) return { fill: 'grey', shape: 'ring', text: 'waiting for readings' };
   const of = limitKw === null ? 'no limit yet' : `limit ${kw(limitKw)}`;
   const who = meters > 1 ? ` · ${meters} meters` : '';
-  const note = ignored ? ` · ${ignored.replace('_', ' ')} reading ignored` : site.stale.length ? ' · stale' : '';
+  const note = ignored ? ` · ${ignored.replace('_', ' ')} reading ignored` : site.stale.length ? ' · stale' : hint ? ` · ${hint}` : '';
   return {
     fill: decision.state === 'shed' ? 'red' : note ? 'yellow' : 'green',
     shape: 'dot',

@@ -100,8 +100,8 @@ export function closeDue(
   return { closed, newPeak, months };
 }
 
-/** The site's current window (the one holding the newest reading of any meter) and its projection. */
-export function siteNow(meters: Iterable<MeterPeaks>, scope: WindowScope, now: number, staleMs: number): SiteNow | null {
+/** The site's current window (the one holding the newest reading of any meter) and its projection; `mono`: this machine's monotonic clock now. */
+export function siteNow(meters: Iterable<MeterPeaks>, scope: WindowScope, mono: number, staleMs: number): SiteNow | null {
   const all = [...meters].filter((m) => m.last !== null);
   if (all.length === 0) return null;
   const newest = Math.max(...all.map((m) => m.last!.ts));
@@ -113,7 +113,7 @@ export function siteNow(meters: Iterable<MeterPeaks>, scope: WindowScope, now: n
     const p = projectMeter(m, window);
     energy += p.energy;
     projected = projected === null || p.projectedKw === null ? null : projected + p.projectedKw;
-    if (!isFresh(m, now, staleMs)) stale.push(m);
+    if (!isFresh(m, mono, staleMs)) stale.push(m);
   }
   const elapsed = newest - window.from;
   return { window, newest, energy, averageKwSoFar: elapsed > 0 ? energy / (elapsed / HOUR_MS) : null, projectedKw: projected, stale };

@@ -6,7 +6,9 @@
 import { demandWindowOf } from '../../engine/peak/demand-window';
 import { DroppedState, isFiniteNumber, isStoredInstant } from '../../engine/common/stored-checks';
 import { MeterId, meterKey, meterName, storedMeterName } from '../common/meter-reading';
-import { MAX_STORED_LINE_CHARS } from '../../engine/common/limits';
+import { MAX_CLOCK_AHEAD_MS, MAX_STORED_LINE_CHARS } from '../../engine/common/limits';
+import { DAY_MS } from '../../engine/time/time';
+import { restoredClock, storedLag } from './peak-clock';
 import type { GuardMemory } from './peak-guard';
 import type { MeterPeaks, WindowScope } from './peak-meter';
 import { MonthPeaks, monthOf, Peak } from './peak-month';
@@ -37,10 +39,33 @@ export interface RestoredPeaks {
 const scopeText = (s: WindowScope): string => JSON.stringify([s.timezone, s.minutes, s.top, s.distinctDays, s.when ?? null]);
 const flatPeaks = (month: MonthPeaks | null): number[] => (month ? month.peaks.flatMap((p) => [p.from, p.to, p.kw]) : []);
 
-type MeterLine = [string | null, string | null, number, number, number | null, number | null, number, number, number | null, number[]];
+type MeterLine = [
+  string | null,
+  string | null,
+  number,
+  number,
+  number | null,
+  number | null,
+  number,
+  number,
+  number | null,
+  number[],
+  /** How far the gateway's stamps ran behind this machine's clock (peak-clock's storedLag); a line of 10 has none. */
+  number | null,
+];
+
+/** A gateway clock stored as further behind than this (a zone mistake is at most 14 hours) or ahead beyond MAX_CLOCK_AHEAD_MS is tampered. */
+const MAX_STORED_LAG_MS = DAY_MS;
 type SiteLine = [number | null, number[], number[], number, 'shed' | 'restore', number | null];
 
-export function encodePeaks(meters: Iterable<MeterPeaks>, site: SiteState, guard: GuardMemory, scope: WindowScope): StoredV1 {
+/** `clocks`: this machine's wall and monotonic clocks now (the meters' arrivals are monotonic). */
+export function encodePeaks(
+  meters: Iterable<MeterPeaks>,
+  site: SiteState,
+  guard: GuardMemory,
+  scope: WindowScope,
+  clocks: { now: number; mono: number },
+): StoredV1 {
   const lines: string[] = [];
   for (const m of meters) {
     if (!m.last || !m.window) continue;
@@ -55,6 +80,7 @@ export function encodePeaks(meters: Iterable<MeterPeaks>, site: SiteState, guard
       m.window.coveredFrom,
       m.month?.from ?? null,
       flatPeaks(m.month),
+      storedLag(m.clock, clocks.now, clocks.mono),
     ];
     lines.push(JSON.stringify(line));
   }
@@ -103,10 +129,10 @@ function readMonth(fromRaw: unknown, flat: unknown, scope: WindowScope, now: num
   return { ...month, peaks };
 }
 
-function readMeter(text: unknown, scope: WindowScope, now: number): MeterPeaks | null {
+function readMeter(text: unknown, scope: WindowScope, now: number, mono: number): MeterPeaks | null {
   const line = parse(text);
-  if (!line || line.length !== 10) return null;
-  const [gatewayRaw, topicRaw, ts, value, powerFrom, powerKw, energy, coveredFrom, monthFrom, peaks] = line;
+  if (!line || (line.length !== 10 && line.length !== 11)) return null;
+  const [gatewayRaw, topicRaw, ts, value, powerFrom, powerKw, energy, coveredFrom, monthFrom, peaks, lag = null] = line;
   const gateway = storedMeterName(gatewayRaw);
   const topic = storedMeterName(topicRaw);
   if (gateway === undefined || topic === undefined || !isStoredInstant(ts, now) || !isFiniteNumber(value)) return null;
@@ -120,7 +146,9 @@ function readMeter(text: unknown, scope: WindowScope, now: number): MeterPeaks |
   }
   const month = readMonth(monthFrom, peaks, scope, now);
   if (month === undefined || (month && month.from > ts)) return null;
-  return { gateway, topic, last: { ts, value }, power, window: { ...window, energy, coveredFrom }, month };
+  if (lag !== null && !(isFiniteNumber(lag) && lag >= -MAX_CLOCK_AHEAD_MS && lag <= MAX_STORED_LAG_MS)) return null;
+  const clock = restoredClock(ts, lag ?? 0, now, mono);
+  return { gateway, topic, last: { ts, value }, power, window: { ...window, energy, coveredFrom }, month, clock };
 }
 
 function readSite(text: unknown, scope: WindowScope, now: number): { site: SiteState; guard: GuardMemory | null } | null {
@@ -151,7 +179,8 @@ function readSite(text: unknown, scope: WindowScope, now: number): { site: SiteS
 }
 
 /** Reads what was stored; every part that fails its checks is dropped, and `problem` is the one warning naming them. */
-export function decodePeaks(stored: unknown, scope: StoreScope, now: number): RestoredPeaks {
+/** `mono`: this machine's monotonic clock now (restored meters' arrivals are placed on it). */
+export function decodePeaks(stored: unknown, scope: StoreScope, now: number, mono: number): RestoredPeaks {
   const none = (problem: string | null): RestoredPeaks => ({ meters: [], site: null, guard: null, problem });
   if (stored === undefined || stored === null) return none(null);
   const s = stored as Partial<StoredV1>;
@@ -163,7 +192,7 @@ export function decodePeaks(stored: unknown, scope: StoreScope, now: number): Re
   const seen = new Set<string>();
   s.meters.forEach((text, i) => {
     if (i >= scope.maxMeters) return dropped.add(`meter line ${i + 1} (over the meter limit)`);
-    const m = readMeter(text, scope, now);
+    const m = readMeter(text, scope, now, mono);
     if (m && !seen.has(meterKey(m as MeterId))) {
       seen.add(meterKey(m));
       meters.push(m);

@@ -10,6 +10,7 @@ import { RefusalBurst, RefusedReading } from '../common/refusal-burst';
 import { SAVE_EVERY_MS, ThrottledSave } from '../common/throttled-save';
 import { GuardDecision, PeakGuard } from './peak-guard';
 import { advanceMeter, MeterPeaks, newMeter, projectMeter, WindowScope } from './peak-meter';
+import { arrive, clockBehindMs, clockOffWarning, clockOffWords, staleFrom } from './peak-clock';
 import { monthAt, MonthPeaks, monthValue } from './peak-month';
 import {
   closedPayload,
@@ -76,6 +77,8 @@ export interface PeakStreamOptions {
   saveEveryMs?: number;
   /** false when the node has no records output: closed windows are then not built for it (default true). */
   records?: boolean;
+  /** This machine's monotonic clock in ms (default performance.now): when readings arrive, which no clock step moves. */
+  monotonic?(): number;
 }
 
 export class PeakStream {
@@ -88,6 +91,10 @@ export class PeakStream {
   private readonly overLimit: RefusalBurst;
   private readonly recheck = new LongTimer();
   private readonly notMeters: NotMeterWarnings;
+  private readonly mono: () => number;
+  /** Meters whose gateway clock is off now (meter key -> the status words), and the gateways already warned of. */
+  private readonly clocksOff = new Map<string, string>();
+  private readonly clocksWarned = new Set<string>();
   private ready = false;
   private closed = false;
   /** Whether the guard's state was sent since the deploy (the first reading sends it, so a relay is right). */
@@ -104,6 +111,7 @@ export class PeakStream {
       when: settings.when,
     };
     this.maxMeters = opts.maxMeters ?? MAX_METERS;
+    this.mono = opts.monotonic ?? (() => performance.now());
     this.guard = new PeakGuard(settings);
     this.saver = new ThrottledSave(() => this.save(), opts.saveEveryMs ?? SAVE_EVERY_MS, opts.warn, 'peaks');
     this.overLimit = new RefusalBurst(
@@ -129,21 +137,22 @@ export class PeakStream {
       unreadable = true;
       this.opts.warn(`peaks started from zero: the stored peaks could not be read (${(err as Error).message})`);
     }
-    const restored = decodePeaks(stored, { ...this.scope, maxMeters: this.maxMeters }, Date.now());
+    const restored = decodePeaks(stored, { ...this.scope, maxMeters: this.maxMeters }, Date.now(), this.mono());
     for (const m of restored.meters) this.meters.set(meterKey(m), m);
     this.site = restored.site ?? newSite();
     this.guard = new PeakGuard(this.opts.settings, restored.guard);
     this.ready = true;
     if (restored.problem) this.opts.warn(restored.problem);
     if (unreadable) return { fill: 'yellow', shape: 'ring', text: 'peaks from zero: the stored ones could not be read' };
-    const now = siteNow(this.meters.values(), this.scope, Date.now(), this.opts.settings.staleMs);
+    const now = siteNow(this.meters.values(), this.scope, this.mono(), this.opts.settings.staleMs);
     if (!now) return { fill: 'grey', shape: 'ring', text: 'waiting for readings' };
     const value = monthValue(monthAt(this.site.month, now.window.from, this.opts.timezone));
     return { fill: 'grey', shape: 'dot', text: `restored · month's peak ${value === null ? '–' : `${value.toFixed(2)} kW`}` };
   }
 
   private async save(): Promise<void> {
-    await this.opts.store.save(encodePeaks(this.meters.values(), this.site, this.guard.remember(), this.scope));
+    const clocks = { now: Date.now(), mono: this.mono() };
+    await this.opts.store.save(encodePeaks(this.meters.values(), this.site, this.guard.remember(), this.scope, clocks));
   }
 
   /** Hands what changed since the last save to the store now. */
@@ -171,11 +180,13 @@ export class PeakStream {
     }
     const meter = this.meterFor(id);
     if (!meter) throw new RefusedReading(this.overLimit.refuse(meterName(id)));
+    const mono = this.mono();
     const advance = advanceMeter(meter, reading, this.scope);
+    if (!advance.ignored) this.arrived(meter, reading.ts, now, mono);
     for (const w of advance.closed) shareWindow(this.site, w);
     const site = closeDue(this.site, this.meters.values(), this.scope, this.opts.settings.staleMs);
     if (!advance.ignored) this.saver.changed();
-    const out = this.evaluate(now);
+    const out = this.evaluate(now, mono);
     const payload: Record<string, unknown> = {
       timezone: this.opts.timezone,
       minutes: this.scope.minutes,
@@ -189,13 +200,39 @@ export class PeakStream {
         : {}),
     };
     const charts = this.charts(site.closed, site.newPeak);
-    const status = peakStatus(out.now, out.decision, out.limitKw, this.meters.size, advance.ignored);
+    const status = peakStatus(out.now, out.decision, out.limitKw, this.meters.size, advance.ignored, this.clockHint());
     return { payload, guard: out.guardMessage, charts, status, records: this.records(meter, advance, site) };
   }
 
+  /**
+   * A reading that moved its meter on arrived (at `mono`): its clock follows, and a gateway
+   * clock found off is warned once per gateway and shown in the status while it is.
+   */
+  private arrived(meter: MeterPeaks, stamp: number, now: number, mono: number): void {
+    meter.clock = arrive(meter.clock, stamp, mono);
+    const behind = clockBehindMs(meter.clock, now, mono);
+    const words = clockOffWords(behind);
+    const key = meterKey(meter);
+    if (words === null) {
+      this.clocksOff.delete(key);
+      return;
+    }
+    this.clocksOff.set(key, words);
+    const gateway = meter.gateway ?? meterName(meter);
+    if (this.clocksWarned.has(gateway)) return;
+    this.clocksWarned.add(gateway);
+    this.opts.warn(clockOffWarning(meterName(meter), behind!));
+  }
+
+  /** The status hint of a gateway clock that is off, if any. */
+  private clockHint(): string | null {
+    for (const words of this.clocksOff.values()) return words;
+    return null;
+  }
+
   /** The site now, the guard's decision on it, and the guard message when it is to be sent. */
-  private evaluate(now: number) {
-    const site = siteNow(this.meters.values(), this.scope, now, this.opts.settings.staleMs);
+  private evaluate(now: number, mono: number) {
+    const site = siteNow(this.meters.values(), this.scope, mono, this.opts.settings.staleMs);
     const month = site ? monthAt(this.site.month, site.window.from, this.opts.timezone) : null;
     const limitKw = limitOf(this.opts.settings, monthValue(month));
     const decision = this.guard.evaluate({
@@ -210,7 +247,7 @@ export class PeakStream {
     if (send) this.synced = true;
     const value = decision.state === 'shed' ? this.opts.settings.shedValue : this.opts.settings.restoreValue;
     const guardMessage: GuardMessage | null = send ? { topic: 'guard', payload: value, ...fields, changed: decision.changed } : null;
-    this.armRecheck(decision, site);
+    this.armRecheck(decision, site, now, mono);
     const power = site ? this.sitePower() : null;
     const sitePart =
       site && month
@@ -266,17 +303,20 @@ export class PeakStream {
    * Without a reading the guard changes only when time alone changes its answer: a change
    * that waited for the minute since the last one, or data going stale while shed.
    */
-  private armRecheck(decision: GuardDecision, site: SiteNow | null): void {
+  private armRecheck(decision: GuardDecision, site: SiteNow | null, now: number, mono: number): void {
     this.recheck.cancel();
     if (this.closed || !site) return;
     let at = decision.dueAt ?? Infinity;
     if (decision.state === 'shed') {
-      for (const m of this.meters.values()) if (m.power) at = Math.min(at, m.power.to + this.opts.settings.staleMs + 1);
+      // a reading goes stale by its arrival (monotonic): the instant on this clock that is as far off
+      for (const m of this.meters.values())
+        if (m.power && m.clock) at = Math.min(at, now + (staleFrom(m.clock, this.opts.settings.staleMs) - mono) + 1);
     }
     if (at === Infinity) return;
     this.recheck.arm(at, () => {
-      const out = this.evaluate(Date.now());
-      if (out.guardMessage) this.opts.onGuard(out.guardMessage, peakStatus(out.now, out.decision, out.limitKw, this.meters.size));
+      const out = this.evaluate(Date.now(), this.mono());
+      if (out.guardMessage)
+        this.opts.onGuard(out.guardMessage, peakStatus(out.now, out.decision, out.limitKw, this.meters.size, undefined, this.clockHint()));
     });
   }
 
@@ -303,12 +343,14 @@ export class PeakStream {
   private async reset(msg: Record<string, unknown>, now: number): Promise<PeakOutput> {
     if (msg.reset !== true) throw new TypeError("msg.reset must be true: every meter and the month's peaks start from zero");
     this.meters.clear();
+    this.clocksOff.clear();
+    this.clocksWarned.clear();
     this.site = newSite();
     this.guard = new PeakGuard(this.opts.settings);
     this.synced = true; // the restore below tells the relay
     this.saver.changed();
     await this.saver.now(); // a reset is a person's decision: stored at once
-    const out = this.evaluate(now);
+    const out = this.evaluate(now, this.mono());
     const guard: GuardMessage = { topic: 'guard', payload: this.opts.settings.restoreValue, ...out.fields, changed: true };
     return {
       payload: { timezone: this.opts.timezone, minutes: this.scope.minutes, reset: true, site: null, ...out.fields },
@@ -326,7 +368,7 @@ export class PeakStream {
 
   /** The site's month shown now (tests, the editor). */
   siteMonth(): ReturnType<typeof monthPayload> | null {
-    const now = siteNow(this.meters.values(), this.scope, Date.now(), this.opts.settings.staleMs);
+    const now = siteNow(this.meters.values(), this.scope, this.mono(), this.opts.settings.staleMs);
     return now ? monthPayload(monthAt(this.site.month, now.window.from, this.opts.timezone)) : null;
   }
 }
