@@ -59,8 +59,9 @@ export = function register(RED: NodeAPI): void {
     const hub = link.hub as AccountHub;
     // the last output, when set: costs and generator reports as InfluxDB points or Home
     // Assistant states (docs/records.md); after the bars in stream and compare modes
-    const records = nodeRecords(node, config);
     const recordsIndex = mode === 'stream' || mode === 'compare' ? 2 : 1;
+    const records = nodeRecords(node, config, (messages) => node.send(withRecords(mode === 'stream' ? [null, null] : [null], messages)));
+    void records?.restore();
     const timezone = link.account?.timezone ?? 'UTC';
     let unwatchTariffs: (() => void) | null = null;
     let snapshot: TariffSnapshot | null = null;
@@ -167,6 +168,8 @@ export = function register(RED: NodeAPI): void {
       queue,
       (s) => status.now(s),
       (msg) => {
+        // the records writer's word on a write, or a command of the records (docs/records.md)
+        if (records?.control(msg)) return Promise.resolve(null);
         if (problem) throw new Error(problem);
         return handlers[mode](msg);
       },
@@ -183,7 +186,7 @@ export = function register(RED: NodeAPI): void {
       const reportsSaved = reports.close().catch((err) => {
         node.warn(`the generator report could not be saved: ${(err as Error).message}`);
       });
-      Promise.all([stream.close(), reportsSaved]).then(
+      Promise.all([stream.close(), reportsSaved, records?.close()]).then(
         () => done(),
         () => done(),
       );

@@ -30,7 +30,8 @@ export = function register(RED: NodeAPI): void {
     }
     const timezone = link.account?.timezone ?? 'UTC';
     // the fourth output, when set: closed windows as InfluxDB points, the site's peak as Home Assistant states (docs/records.md)
-    const records = nodeRecords(node, config);
+    const records = nodeRecords(node, config, (messages) => node.send([null, null, null, messages]));
+    void records?.restore();
     // a reading every few seconds from 128 meters: at most one routine status a second
     const status = new PacedStatus((s) => node.status(s));
     let queue: Promise<void> = Promise.resolve();
@@ -78,6 +79,8 @@ export = function register(RED: NodeAPI): void {
       queue,
       (s) => status.now(s),
       (msg) => {
+        // the records writer's word on a write, or a command of the records (docs/records.md)
+        if (records?.control(msg)) return Promise.resolve(null);
         if (problem || !stream) throw new Error(problem ?? 'not configured');
         return onReading(msg);
       },
@@ -87,7 +90,7 @@ export = function register(RED: NodeAPI): void {
       status.close();
       link.release();
       // the last save: what changed since, in the context store before Node-RED closes it
-      (stream ? stream.close() : Promise.resolve()).then(
+      Promise.all([stream ? stream.close() : Promise.resolve(), records?.close()]).then(
         () => done(),
         () => done(),
       );

@@ -36,7 +36,8 @@ export = function register(RED: NodeAPI): void {
     }
     let watch: PlanWatch | null = null;
     // the third output, when set: the state and the plan as InfluxDB points or Home Assistant states (docs/records.md)
-    const records = nodeRecords(node, config);
+    const records = nodeRecords(node, config, (messages) => node.send([null, null, messages]));
+    void records?.restore();
 
     const store = nodeContextStore(node, STORE_KEY);
 
@@ -74,6 +75,8 @@ export = function register(RED: NodeAPI): void {
     node.on('input', (msg, send, done) => {
       const finish = settleOnce(done);
       try {
+        // the records writer's word on a write, or a command of the records (docs/records.md)
+        if (records?.control(msg)) return finish();
         if (!watch) throw new Error(problem ?? 'the node is still starting');
         const command = typeof msg.payload === 'string' ? msg.payload.trim().toLowerCase() : null;
         if (msg.override !== undefined || (command !== null && OVERRIDES.has(command)))
@@ -95,7 +98,8 @@ export = function register(RED: NodeAPI): void {
       clearImmediate(starting);
       watch?.close();
       link.release();
-      done();
+      // what the records writer has not confirmed, stored for the next run
+      (records?.close() ?? Promise.resolve()).then(() => done());
     });
   }
 

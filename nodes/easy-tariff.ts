@@ -30,7 +30,8 @@ export = function register(RED: NodeAPI): void {
     /** The last price sent, sent again on "price" (e.g. once a database behind the records output exists). */
     let lastPrice: PricePayload | null = null;
     // the third output, when set: the price as InfluxDB points or Home Assistant states (docs/records.md)
-    const records = nodeRecords(node, config);
+    const records = nodeRecords(node, config, (messages) => node.send([null, null, messages]));
+    void records?.restore();
     const chartOnChange = config.chart === true;
     let chartOnChangeDays = 1;
     try {
@@ -94,6 +95,8 @@ export = function register(RED: NodeAPI): void {
     node.on('input', (msg, send, done) => {
       const finish = settleOnce(done);
       try {
+        // the records writer's word on a write, or a command of the records (docs/records.md)
+        if (records?.control(msg)) return finish();
         if (!watch) throw new Error(problem ?? 'the node is still starting');
         if (msg.payload === 'schedule') {
           const answer = watch.schedule();
@@ -128,7 +131,8 @@ export = function register(RED: NodeAPI): void {
       changeCharts?.close();
       watch?.close();
       link.release();
-      done();
+      // what the records writer has not confirmed, stored for the next run
+      (records?.close() ?? Promise.resolve()).then(() => done());
     });
   }
 

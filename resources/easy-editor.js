@@ -202,10 +202,22 @@
     text('node-input-recordsDevice', 'fa-home', 'records.device', node.recordsDevice, t('records.devicePlaceholder'));
     text('node-input-recordsTopic', 'fa-sitemap', 'records.topic', node.recordsTopic, 'node-red-easy');
     text('node-input-recordsPrefix', 'fa-search', 'records.prefix', node.recordsPrefix, 'homeassistant');
+    var $influx = $('<div class="form-row">').appendTo($c);
+    $('<label>')
+      .attr('for', 'node-input-recordsConfirm')
+      .append($('<i>').addClass('fa fa-check-square-o'), ' ', $('<span>').text(t('records.confirm')))
+      .appendTo($influx);
+    $('<input type="checkbox" id="node-input-recordsConfirm" style="width: auto; vertical-align: top;">')
+      .prop('checked', node.recordsConfirm === true)
+      .appendTo($influx);
+    $('<span>')
+      .text(' ' + t('records.confirmTip'))
+      .appendTo($influx);
     $('<div class="form-tips">').text(t('records.tip')).appendTo($c);
     var sync = function () {
       var format = $select.val();
       $ha.toggle(format === 'homeassistant');
+      $influx.toggle(format === 'influx-out' || format === 'influx-batch');
       $('#node-input-outputs').val(baseOutputs() + (format ? 1 : 0));
     };
     $select.val(node.records || '').on('change', sync);

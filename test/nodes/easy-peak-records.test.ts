@@ -15,9 +15,14 @@ import {
   loadFlow,
   quiet,
   startedPast,
-  warnings,
   withSimulator,
 } from './flow-support';
+
+/** The errors node `id` reported (the helper spies on the prototype shared by every node). */
+function errors(id: string): string[] {
+  const calls = (helper as any)._NodePrototype.error.getCalls().filter((c: any) => c.thisValue.id === id);
+  return calls.map((c: any) => String(c.args[0]));
+}
 
 const MIN = 60_000;
 const ZONE = 'Europe/Brussels';
@@ -177,7 +182,7 @@ describe('easy-peak records', function () {
     should(states[0].payload).eql({ value: null }); // no complete window yet: unknown, not 0
   });
 
-  it('a records setting it does not know is warned once and sends no records', async () => {
+  it('a records setting it does not know is an error at Catch once and sends no records', async () => {
     clock = installClock(T0 - MIN);
     const { out, rec } = await load({ records: 'csv' });
     await feed(
@@ -187,6 +192,6 @@ describe('easy-peak records', function () {
       out,
     );
     should(rec.received).be.empty();
-    should(warnings('p').filter((w) => /records must be one of/.test(w))).have.length(1);
+    should(errors('p').filter((w) => /records must be one of .*; no records are sent/.test(w))).have.length(1);
   });
 });

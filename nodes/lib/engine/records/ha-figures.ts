@@ -3,7 +3,7 @@
 // (they reset each period, so they are not `total_increasing`), the meter's own cumulative
 // kWh as `total_increasing` (what the Energy dashboard takes), the generator's run time as a
 // duration, the plan's state as an enum. Payloads are read as data: what is missing is no entity.
-import { haObjectId, HaEntity } from './home-assistant';
+import { haMeterText, haObjectId, HaEntity } from './home-assistant';
 
 type Loose = Record<string, unknown>;
 const isObject = (x: unknown): x is Loose => typeof x === 'object' && x !== null && !Array.isArray(x);
@@ -28,11 +28,18 @@ const PERIODS: ReadonlyArray<[key: string, id: string, words: string]> = [
   ['month', 'month', 'this month'],
 ];
 
-/** The meter's part of object ids and names: none for the one default meter. */
-function meterPart(payload: Loose): { id: string; words: string } {
+/**
+ * The meter's part of object ids and names, and the meter as the owner of its entities:
+ * its one-to-one text (haMeterText) made an id, `default_` for the one default meter;
+ * its name as people read it (`G/e1.kwh`) in the entities' names.
+ */
+function meterPart(payload: Loose): { id: string; words: string; owner: string } {
   const meter = isObject(payload.meter) ? payload.meter : {};
-  const name = str(meter.name) ?? [str(meter.gateway), str(meter.topic)].filter(Boolean).join('/');
-  return name ? { id: `${haObjectId(name)}_`, words: ` ${name}` } : { id: '', words: '' };
+  const gateway = str(meter.gateway);
+  const topic = str(meter.topic);
+  const owner = haMeterText(gateway, topic);
+  const words = str(meter.name) ?? [gateway, topic ?? 'default'].filter(Boolean).join('/');
+  return { id: `${haObjectId(owner)}_`, words: ` ${words}`, owner };
 }
 
 /**
@@ -58,6 +65,7 @@ export function streamCostEntities(payload: unknown): HaEntity[] {
         stateClass: 'total',
         value: num(p.gross),
         lastReset: from,
+        owner: m.owner,
       });
     out.push({
       objectId: `${m.id}energy_${id}`,
@@ -67,6 +75,7 @@ export function streamCostEntities(payload: unknown): HaEntity[] {
       stateClass: 'total',
       value: num(p.energy),
       lastReset: from,
+      owner: m.owner,
     });
   }
   // the meter's newest reading only: a late one (or one replaced or ignored) is lower than
@@ -81,6 +90,7 @@ export function streamCostEntities(payload: unknown): HaEntity[] {
       deviceClass: 'energy',
       stateClass: 'total_increasing',
       value: reading,
+      owner: m.owner,
     });
   return out.concat(generatorEntities(payload.generator));
 }

@@ -18,6 +18,8 @@ export interface HaEntity {
   value: number | string | null;
   /** For `total` that resets: the instant (epoch ms) the count began; sent as the state's `last_reset`. */
   lastReset?: number;
+  /** Whose entity it is where a node has several (a meter, haMeterText): two owners never share an object id. */
+  owner?: string;
 }
 
 export interface HaTarget {
@@ -39,14 +41,38 @@ export interface MqttMessage {
 }
 
 const MAX_ID_CHARS = 64;
+/** How every hashed id ends: `_` and the hash in base 36, 6 or 7 characters (2^32 < 36^7). */
+const HASHED_END = /_[0-9a-z]{6,7}$/;
 
-/** A topic-safe id from outside text: other characters become `_`; when anything changed, a short hash keeps ids apart. */
+/**
+ * A topic-safe id from outside text, one to one: text of letters, digits, `_` and `-` (at
+ * most 64) is its own id, unless it ends as a hashed id does; any other text becomes its
+ * safe characters (others `_`) and `_` + a hash of the whole text, 6 or 7 base-36
+ * characters. So a text never takes the id of another text made safe ("e1.kwh" and
+ * "e1_kwh_" + its hash), and ids of 0.2.0 stay as they were but for texts ending in `_`
+ * and 6 or 7 lower-case letters or digits, and one hashed id in 70 (a hash below 36^5,
+ * now padded). Two texts of one hash are told apart where ids are handed out
+ * (RecordsOutput: one owner per object id).
+ */
 export function haObjectId(text: string): string {
+  if (text.length <= MAX_ID_CHARS && /^[A-Za-z0-9_-]+$/.test(text) && !HASHED_END.test(text)) return text;
   const safe = text.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, MAX_ID_CHARS);
-  if (safe === text && safe !== '') return safe;
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
-  return `${safe}_${h.toString(36)}`;
+  return `${safe}_${h.toString(36).padStart(6, '0')}`;
+}
+
+/**
+ * A meter's name as one text, one to one: `<gateway>/<topic>`, or `<topic>` without a
+ * gateway, where `\` and `/` inside a name are written `\\` and `\s` (so `G`/`a/b` and
+ * `G/a`/`b` differ), and the one default meter (no topic) is `default`, a topic named
+ * "default" `\default`. For names of neither character (every meter of 0.2.0 but one
+ * named "default") it is the meter's name as people read it, so their ids stay.
+ */
+export function haMeterText(gateway: string | null, topic: string | null): string {
+  const part = (x: string) => x.replace(/\\/g, '\\\\').replace(/\//g, '\\s');
+  const topicPart = topic === null ? 'default' : topic === 'default' ? '\\default' : part(topic);
+  return gateway === null ? topicPart : `${part(gateway)}/${topicPart}`;
 }
 
 /** The topic an entity's state goes to. */

@@ -18,6 +18,36 @@ export type InfluxFormat = 'influx-out' | 'influx-batch';
 /** The time precision every record is written with (`msg.precision`). */
 export const RECORD_PRECISION = 'ms';
 
+/** The longest name (tag value) a point may carry: far above any real id, far below InfluxDB's 64 KiB series key. */
+export const MAX_TAG_CHARS = 4096;
+
+/**
+ * Why a name (a tag value: a meter's topic, a gateway id, a node's name) cannot reach
+ * InfluxDB intact through node-red-contrib-influxdb, or null when it can. Its clients
+ * escape `,`, `=` and spaces themselves (node-influx for 1.x, influxdb-client for 2.x), so
+ * the package escapes nothing (a second escape would be stored); quotes, `+`, `#`, emoji
+ * pass as they are. What no escape carries is refused: a line break ends the line (the
+ * rest of the name became a measurement of its own), a backslash at the end escapes the
+ * space after it (1.x answers "unable to parse" and drops the whole write), node-influx
+ * doubles one before a `'`, and 2.x's client writes tabs and line breaks as `\t`, `\n`.
+ */
+export function influxNameProblem(name: string): string | null {
+  if (name.length > MAX_TAG_CHARS) return `is longer than ${MAX_TAG_CHARS} characters`;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(name)) return 'holds a control character (a line break, a tab…), which InfluxDB cannot keep in a name';
+  if (name.includes('\\')) return 'holds a backslash, which InfluxDB cannot keep in a name (at the end it breaks the whole write)';
+  return null;
+}
+
+/** The first tag of a point whose value InfluxDB cannot keep, in words (`meter "a\nb" holds …`), or null. */
+export function pointNameProblem(point: RecordPoint): string | null {
+  for (const key in point.tags) {
+    const problem = influxNameProblem(point.tags[key]);
+    if (problem) return `${key} ${JSON.stringify(point.tags[key].slice(0, 60))}${point.tags[key].length > 60 ? '…' : ''} ${problem}`;
+  }
+  return null;
+}
+
 /**
  * A point from loose parts: tags with no value are left out (InfluxDB refuses empty tag
  * values), fields that are not finite numbers or booleans are left out (a point with no

@@ -1,9 +1,12 @@
 // A node's records output (docs/records.md): the figures it sends, also as InfluxDB points
 // for node-red-contrib-influxdb (`influxdb out` or `influxdb batch`) or as Home Assistant
 // MQTT discovery and states for Node-RED's `mqtt out`, on one extra, last output. Which
-// points and entities a figure makes is in engine/records/; this file reads the setting
-// and remembers which discovery configs this node has sent.
-import { influxMessages, InfluxFormat, RecordPoint } from '../../engine/records/influx-points';
+// points and entities a figure makes is in engine/records/; this file reads the setting,
+// refuses names InfluxDB cannot keep, hands points to their delivery (records-delivery:
+// kept until written), remembers which discovery configs this node has sent and to whom
+// each object id belongs, and sends every config and state again when Home Assistant or
+// the broker comes back.
+import { InfluxFormat, influxNameProblem, pointNameProblem, RecordPoint } from '../../engine/records/influx-points';
 import {
   generatorPoints,
   peakPoints,
@@ -16,7 +19,8 @@ import {
 import { haDiscovery, haObjectId, haOnline, haState, HaEntity, HaTarget, sameHaConfig } from '../../engine/records/home-assistant';
 import { MAX_METERS } from '../../engine/common/limits';
 import { peakEntities, planEntities, priceEntities, streamCostEntities, switchEntities } from '../../engine/records/ha-figures';
-import type { NodeDef, NodeMessage } from './red-types';
+import { KeptStore, RecordsDelivery } from './records-delivery';
+import type { Node, NodeDef, NodeMessage } from './red-types';
 
 export type RecordsFormat = InfluxFormat | 'homeassistant';
 const FORMATS: readonly RecordsFormat[] = ['influx-out', 'influx-batch', 'homeassistant'];
@@ -31,12 +35,15 @@ export const DEFAULT_BASE = 'node-red-easy';
  */
 export const MAX_ANNOUNCED = 16 * MAX_METERS;
 
-/** A publish topic from a setting: trimmed, no trailing `/`; wildcards, empty levels' ends and `$` starts are refused. */
+/** A publish topic from a setting: trimmed, no trailing `/`; wildcards, control characters (a line break…) and `$` starts are refused. */
 function topicSetting(raw: unknown, fallback: string, what: string): string {
   const text = typeof raw === 'string' ? raw.trim().replace(/\/+$/, '') : '';
   if (text === '') return fallback;
-  if (/[+#]/.test(text) || text.includes(String.fromCharCode(0)) || text.startsWith('$') || text.length > 200)
-    throw new Error(`records: the ${what} "${text.slice(0, 40)}" is not a topic one may publish to (no + # or leading $)`);
+  // eslint-disable-next-line no-control-regex
+  if (/[+#\u0000-\u001f\u007f]/.test(text) || text.startsWith('$') || text.length > 200)
+    throw new Error(
+      `records: the ${what} ${JSON.stringify(text.slice(0, 40))} is not a topic one may publish to (no + # line breaks or control characters, no leading $)`,
+    );
   return text;
 }
 
@@ -46,6 +53,8 @@ export interface RecordsSettings {
   target: HaTarget;
   /** The series name of the node where one is needed (easy-plan's `plan` tag, easy-peak's `site`): its name, else its id. */
   label: string;
+  /** InfluxDB: keep each record until the writer confirms it (its Complete and Catch nodes wired back). */
+  confirm: boolean;
 }
 
 /** The node's records setting: null when off; throws in words when the setting is not one we know. */
@@ -58,9 +67,14 @@ export function recordsSettings(config: NodeDef): RecordsSettings | null {
     typeof config.recordsDevice === 'string' && config.recordsDevice.trim() !== ''
       ? config.recordsDevice.trim().slice(0, 100)
       : DEFAULT_DEVICE;
+  const format = raw as RecordsFormat;
+  const label = typeof config.name === 'string' && config.name.trim() !== '' ? config.name.trim() : config.id;
+  const labelProblem = format === 'homeassistant' ? null : influxNameProblem(label);
+  if (labelProblem) throw new Error(`records: the node's name ${JSON.stringify(label.slice(0, 40))} ${labelProblem}: rename the node`);
   return {
-    format: raw as RecordsFormat,
-    label: typeof config.name === 'string' && config.name.trim() !== '' ? config.name.trim() : config.id,
+    format,
+    label,
+    confirm: format !== 'homeassistant' && (config.recordsConfirm === true || config.recordsConfirm === 'true'),
     target: {
       device,
       nodeId: haObjectId(config.id),
@@ -70,12 +84,74 @@ export function recordsSettings(config: NodeDef): RecordsSettings | null {
   };
 }
 
+/** What a node's records output needs of the node beyond its settings (none in tests of the figures alone). */
+export interface RecordsHooks {
+  nodeId: string;
+  /** Sends records messages the node did not send with a figure (retries, configs again). */
+  send(messages: NodeMessage[]): void;
+  store: KeptStore | null;
+  warn(text: string): void;
+  log(text: string): void;
+  /** A record refused (a name InfluxDB cannot keep, two meters of one entity): to Catch. */
+  error(text: string): void;
+}
+
+const MAX_SAID = 20;
+
 /** The messages of a node's records output, one call per figure it sends. */
 export class RecordsOutput {
-  /** The entities whose discovery configs were sent (by object id): a config is built and sent again only when it changes (sameHaConfig). */
+  /** The entities whose discovery configs were sent (by object id), as last sent: a config is built and sent again only when it changes (sameHaConfig). */
   private readonly announced = new Map<string, HaEntity>();
+  private readonly delivery: RecordsDelivery | null;
+  /** Problems already said (names refused, ids taken), at most MAX_SAID. */
+  private readonly said = new Set<string>();
 
-  constructor(readonly settings: RecordsSettings) {}
+  constructor(
+    readonly settings: RecordsSettings,
+    private readonly hooks: RecordsHooks | null = null,
+  ) {
+    this.delivery =
+      settings.format === 'homeassistant'
+        ? null
+        : new RecordsDelivery({
+            nodeId: hooks?.nodeId ?? '',
+            format: settings.format,
+            confirm: settings.confirm && hooks !== null,
+            send: (messages) => (messages.length ? hooks?.send(messages) : undefined),
+            store: hooks?.store ?? null,
+            warn: (text) => hooks?.warn(text),
+            log: (text) => hooks?.log(text),
+          });
+  }
+
+  /** Restores what was kept through the last run (InfluxDB, Keep until written). */
+  restore(): Promise<void> {
+    return this.delivery?.restore() ?? Promise.resolve();
+  }
+
+  /** Stores what is not yet written; no timer runs after. */
+  close(): Promise<void> {
+    return this.delivery?.close() ?? Promise.resolve();
+  }
+
+  /**
+   * A message for the records rather than a figure: the writer's word on a records message
+   * (its Complete or Catch node wired back), `msg.records = "send"`, or for Home Assistant
+   * its birth message (`online` on `<prefix>/status`) or a Status node's `connected` from
+   * the `mqtt out`: every config and state sent again (a broker that lost them gets them
+   * back). True when it was one (nothing more to do with it).
+   */
+  control(msg: NodeMessage): boolean {
+    if (this.delivery) return this.delivery.receive(msg);
+    const { prefix } = this.settings.target;
+    const payload = Buffer.isBuffer(msg.payload) ? msg.payload.toString() : msg.payload;
+    const status = msg.status as { text?: unknown } | undefined;
+    const birth = msg.topic === `${prefix}/status` && payload === 'online';
+    const connected = typeof status?.text === 'string' && /(^|[.:\s])connected$/i.test(status.text);
+    if (!birth && !connected && msg.records !== 'send') return false;
+    this.hooks?.send(this.everything());
+    return true;
+  }
 
   /** easy-tariff's price message. */
   price(payload: unknown, now: number): NodeMessage[] {
@@ -138,14 +214,17 @@ export class RecordsOutput {
   }
 
   private out(points: () => RecordPoint[], entities: () => HaEntity[]): NodeMessage[] {
-    const { format, target } = this.settings;
-    if (format !== 'homeassistant') return influxMessages(points(), format);
-    const list = entities();
+    if (this.delivery) return this.delivery.add(this.namesKept(points()));
+    const { target } = this.settings;
+    const list = this.owned(entities());
     const messages: NodeMessage[] = [];
     let fresh = false;
     for (const entity of list) {
       const sent = this.announced.get(entity.objectId);
-      if (sent && sameHaConfig(sent, entity)) continue;
+      if (sent && sameHaConfig(sent, entity)) {
+        this.announced.set(entity.objectId, entity); // its latest state, for everything()
+        continue;
+      }
       if (!sent && this.announced.size >= MAX_ANNOUNCED) this.announced.clear();
       this.announced.set(entity.objectId, entity);
       messages.push({ ...haDiscovery(target, entity) });
@@ -156,15 +235,78 @@ export class RecordsOutput {
     for (const entity of list) messages.push({ ...haState(target, entity) });
     return messages;
   }
+
+  /** Every config sent, online, and each entity's last state: what a broker that lost them needs. */
+  private everything(): NodeMessage[] {
+    const { target } = this.settings;
+    const all = [...this.announced.values()];
+    if (!all.length) return [];
+    return [...all.map((e) => ({ ...haDiscovery(target, e) })), { ...haOnline(target) }, ...all.map((e) => ({ ...haState(target, e) }))];
+  }
+
+  /** The points whose names InfluxDB can keep; each other refused in words, once. */
+  private namesKept(points: RecordPoint[]): RecordPoint[] {
+    const kept: RecordPoint[] = [];
+    for (const p of points) {
+      const problem = pointNameProblem(p);
+      if (problem) this.say(`records: a ${p.measurement} point is not written: its ${problem}`);
+      else kept.push(p);
+    }
+    return kept;
+  }
+
+  /** The entities whose object id is theirs: an id already held by another owner (two meters of one hash) is refused in words, once. */
+  private owned(list: HaEntity[]): HaEntity[] {
+    return list.filter((e) => {
+      const holder = this.announced.get(e.objectId);
+      if (!holder || holder.owner === e.owner) return true;
+      this.say(
+        `records: meter ${JSON.stringify(e.owner ?? '')} would take the Home Assistant entities of meter ${JSON.stringify(holder.owner ?? '')} (their ids share a hash); its entities are not sent (rename one of the meters)`,
+      );
+      return false;
+    });
+  }
+
+  private say(text: string): void {
+    if (this.said.has(text) || this.said.size >= MAX_SAID) return;
+    this.said.add(text);
+    this.hooks?.error(text);
+  }
 }
 
-/** The node's records output, or null when off; a setting we cannot use is warned once and leaves records off. */
-export function nodeRecords(node: { warn(msg: unknown): void }, config: NodeDef): RecordsOutput | null {
+/**
+ * The node's records output, or null when off; a setting we cannot use is an error (to
+ * Catch, on the next turn, once the flow exists) and leaves records off. `send` puts
+ * messages on the records output; what is kept through an outage lives in the node's
+ * context (default store) under `records`.
+ */
+export function nodeRecords(node: Node, config: NodeDef, send: (messages: NodeMessage[]) => void): RecordsOutput | null {
   try {
     const settings = recordsSettings(config);
-    return settings ? new RecordsOutput(settings) : null;
+    if (!settings) return null;
+    const context = node.context();
+    const store: KeptStore = {
+      load: () => new Promise((resolve, reject) => context.get(RECORDS_KEY, (err, value) => (err ? reject(err) : resolve(value)))),
+      save: (value) => new Promise((resolve, reject) => context.set(RECORDS_KEY, value, (err) => (err ? reject(err) : resolve()))),
+    };
+    return new RecordsOutput(settings, {
+      nodeId: node.id,
+      send,
+      store,
+      warn: (text) => node.warn(text),
+      log: (text) => node.log(text),
+      error: (text) => node.error(text, { payload: text }),
+    });
   } catch (err) {
-    node.warn(`${(err as Error).message}; no records are sent`);
+    const text = `${(err as Error).message}; no records are sent`;
+    const told = setImmediate(() => node.error(text, { payload: text }));
+    node.on('close', (_removed, done) => {
+      clearImmediate(told);
+      done();
+    });
     return null;
   }
 }
+
+/** The node context key of the records kept through an outage. */
+export const RECORDS_KEY = 'records';
