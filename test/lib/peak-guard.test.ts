@@ -3,6 +3,7 @@ import should from 'should';
 import fc from 'fast-check';
 import { GUARD_CHANGE_MS, PeakGuard } from '../../nodes/lib/runtime/peak/peak-guard';
 import { limitOf, peakSettings } from '../../nodes/lib/runtime/peak/peak-settings';
+import { DEFAULT_MAX_POWER_KW } from '../../nodes/lib/engine/common/limits';
 
 const MIN = 60_000;
 
@@ -62,8 +63,10 @@ describe('easy-peak settings', () => {
       marginPercent: 5,
       hysteresisPercent: 5,
       staleMs: 5 * MIN,
+      maxPowerKw: DEFAULT_MAX_POWER_KW,
       shedValue: 'shed',
     });
+    should(peakSettings({ maxPowerKw: ' 50 ' }).maxPowerKw).equal(50);
     should(
       peakSettings({
         minutes: '60',
@@ -97,6 +100,10 @@ describe('easy-peak settings', () => {
     should(() => peakSettings({ weekdays: '8' })).throw(/^weekdays must be ISO weekdays/);
     should(() => peakSettings({ timeStart: '25:00', timeEnd: '07:00' })).throw(/^count only: .*time_start/);
     should(() => peakSettings({ shedType: 'num', shedValue: 'x' })).throw(/^the shed value must be a number/);
+    for (const maxPowerKw of ['0', '-5', '1e7', 'lots', 'Infinity'])
+      should(() => peakSettings({ maxPowerKw })).throw(
+        `the highest power of a meter (kW) must be a number from 0.001 to 1000000, got ${JSON.stringify(maxPowerKw)}`,
+      );
   });
 
   it("keeps under the month's value but at least the floor, or the fixed kW", () => {

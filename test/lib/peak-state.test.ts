@@ -52,7 +52,7 @@ describe("easy-peak month's peaks", () => {
 });
 
 describe('easy-peak stored state', () => {
-  const scope: WindowScope = { timezone: 'Europe/Brussels', minutes: 15, top: 2, distinctDays: false, when: null };
+  const scope: WindowScope = { timezone: 'Europe/Brussels', minutes: 15, top: 2, distinctDays: false, when: null, maxPowerKw: 10_000 };
   const t0 = Date.parse('2026-03-04T09:00:00Z');
   /** This machine's monotonic clock at the save and at the restart (any origin: it restarts with the process). */
   const MONO = 5_000;
@@ -127,6 +127,18 @@ describe('easy-peak stored state', () => {
       ['a clock two days slow', (l) => (l[10] = 2 * 24 * HOUR)],
       ['a clock an hour fast', (l) => (l[10] = -HOUR)],
       ['a line too long', (l) => l.push(0)],
+      ['a held reading from the future', (l) => (l[11] = [[now + HOUR, 1]])],
+      ['a held reading before the newest', (l) => (l[11] = [[(l[2] as number) - 1, 1]])],
+      [
+        'held readings out of order',
+        (l) =>
+          (l[11] = [
+            [(l[2] as number) + 2, 1],
+            [(l[2] as number) + 1, 1],
+          ]),
+      ],
+      ['four held readings', (l) => (l[11] = [1, 2, 3, 4].map((i) => [(l[2] as number) + i, 0]))],
+      ['a held value as text', (l) => (l[11] = [[(l[2] as number) + 1, '0']])],
     ];
     for (const [what, change] of tamper) {
       const bad = line(0);
@@ -170,6 +182,29 @@ describe('easy-peak stored state', () => {
     const over = decodePeaks(good, { ...scope, maxMeters: 1 }, now, MONO);
     should(over.meters).have.length(1);
     should(over.problem).match(/meter line 2 \(over the meter limit\)/);
+  });
+
+  it('keeps the held suspects: replayed through advanceMeter from the restored meter, they are held again', () => {
+    const [a] = meters();
+    const newest = a.last!;
+    should(advanceMeter(a, { ts: newest.ts + 10_000, value: 0 }, scope).held).equal('low');
+    should(advanceMeter(a, { ts: newest.ts + 20_000, value: -1 }, scope).held).equal('low');
+    const stored = encodePeaks([a], newSite(), { state: 'restore', changedAt: t0 }, scope, CLOCKS);
+    should(JSON.parse(stored.meters[0])[11]).eql([
+      [newest.ts + 10_000, 0],
+      [newest.ts + 20_000, -1],
+    ]);
+    const back = decodePeaks(JSON.parse(JSON.stringify(stored)), { ...scope, maxMeters: 128 }, t0 + 41 * MIN, MONO);
+    should(back.problem).equal(null);
+    should(back.held).have.length(1);
+    const m = back.held[0].meter;
+    should(m.judge).eql({ lastTs: newest.ts, lastValue: newest.value, held: [] });
+    for (const [ts, value] of back.held[0].rows) should(advanceMeter(m, { ts, value }, scope).held).equal('low');
+    should(m.judge).eql(a.judge);
+    // the next reading back at the level: both were glitches, nothing counted twice
+    const next = advanceMeter(m, { ts: newest.ts + 30_000, value: newest.value + 0.05 }, scope);
+    should(next.glitches.map((g) => g.value)).eql([0, -1]);
+    should(m.power!.kw).be.approximately(0.05 / (30_000 / HOUR), 1e-9);
   });
 
   it("keeps a slow gateway clock's lag: after a restart the newest reading's age is judged as its arrival was", () => {

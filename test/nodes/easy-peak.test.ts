@@ -26,6 +26,12 @@ const MIN = 60_000;
 const ZONE = 'Europe/Brussels';
 /** A Wednesday 10:00 in Brussels: windows at :00, :15, :30, :45. */
 const T0 = Date.parse('2026-03-04T09:00:00Z');
+const spanOf = (from: number, to: number) => ({
+  from: new Date(from).toISOString(),
+  fromMs: from,
+  to: new Date(to).toISOString(),
+  toMs: to,
+});
 
 function peakNode(over: Record<string, unknown> = {}) {
   return {
@@ -250,6 +256,91 @@ describe('easy-peak node', function () {
         "machine's slow). The guard judges a reading's age by when it arrives, but windows are placed by the stamps: set the " +
         "gateway's clock (NTP)",
     ]);
+  });
+
+  /** Readings of a meter at 8 kW every 10 s from T0 (12,345 kWh then), one per step; `glitch(i, value)` may replace the value sent. */
+  async function meterAt8kW(
+    steps: number,
+    glitch: (i: number, value: number) => number = (_i, v) => v,
+    over: Record<string, unknown> = {},
+  ) {
+    const { out, guard } = await load({ limit: 'peak', floorKw: '10', ...over });
+    const sent: Array<Record<string, any>> = [];
+    for (let i = 0; i <= steps; i++) {
+      await readingAt(T0 + i * 10_000, glitch(i, 12_345 + (i * 8 * 10_000) / 3600_000));
+      sent.push(...(await out.next(1)));
+    }
+    return { sent, out, guard };
+  }
+
+  it('a failed read (0), a 10x spike, a negative reading between normal ones: held, then dropped; no peak of thousands of kW, the limit unchanged, nothing lost', async () => {
+    clock = installClock(T0 - MIN);
+    // 31 minutes: two whole windows and the start of a third
+    const odd = new Map<number, (v: number) => number>([
+      [30, () => 0], // a Modbus read that failed
+      [100, (v) => v * 10],
+      [140, () => -5],
+    ]);
+    const { sent, guard } = await meterAt8kW(186, (i, v) => odd.get(i)?.(v) ?? v);
+    for (const i of odd.keys()) {
+      should(sent[i].payload.held).equal(i === 100 ? 'high' : 'low');
+      should(sent[i].payload.meter).eql(sent[i - 1].payload.meter); // the suspect changed nothing
+      should(sent[i + 1].payload.glitches).match([{ ts: T0 + i * 10_000, value: odd.get(i)!(12_345 + (i * 8) / 360) }]);
+    }
+    should(sent.filter((m) => m.payload.held || m.payload.glitches)).have.length(6);
+    should(sent.some((m) => m.payload.resets)).be.false();
+    // every window at 8 kW to 1e-9: the readings around each glitch counted as one interval
+    const last = sent[186].payload;
+    should(last.meter.month.peaks).have.length(1);
+    should(last.meter.month.peaks[0].kw).be.approximately(8, 1e-9);
+    should(last.site.month.value).be.approximately(8, 1e-9);
+    should(last.limitKw).equal(10); // the floor: the month's 8 kW is under it
+    should(sent.filter((m) => m.payload.limitKw !== 10)).have.length(0);
+    // the projection never saw a suspect: 8 kW at every reading after the first (rounding of a 12,345 kWh register aside)
+    should(Math.max(...sent.slice(1).map((m) => Math.abs(m.payload.projectedKw - 8)))).be.below(1e-6);
+    should(last.meter.window.energy).be.approximately((8 * 60_000) / 3600_000, 1e-9);
+    should(guard.received.map((m) => m.guard)).eql(['restore']); // the first reading's; never shed
+  });
+
+  it('a counter reset and a meter swap count as semantics rule 10 says: the interval to the new base counts nothing', async () => {
+    clock = installClock(T0 - MIN);
+    const { sent } = await meterAt8kW(60, (i, v) => (i < 20 ? v : i < 40 ? v - 12_345 : v - 12_345 + 50_000));
+    // a reset at reading 20 (0.044 kWh): held, then the next reading goes on from it
+    should(sent[20].payload.held).equal('low');
+    should(sent[21].payload.resets).eql([{ ...spanOf(T0 + 190_000, T0 + 200_000), kind: 'reset' }]);
+    // a swap to a register 50,000 kWh higher at reading 40
+    should(sent[40].payload.held).equal('high');
+    should(sent[41].payload.resets).eql([{ ...spanOf(T0 + 390_000, T0 + 400_000), kind: 'swap' }]);
+    // 10 minutes at 8 kW less the two 10 s intervals that counted nothing
+    should(sent[60].payload.meter.window.energy).be.approximately((8 * (600_000 - 20_000)) / 3600_000, 1e-9);
+    should(sent[60].payload.meter.window.powerKw).be.approximately(8, 1e-6);
+  });
+
+  it('a held reading survives a restart: decided by the next reading after it as without the restart', async () => {
+    for (const [what, value, expect] of [
+      ['a glitch', 0, { glitches: [{ value: 0, kind: 'low' }] }],
+      ['a reset', 0.02, { resets: [{ kind: 'reset' }] }],
+    ] as const) {
+      clock = installClock(T0 - MIN);
+      context = new FileContext('easy-peak-');
+      const { out } = await load({}, [context.use()]);
+      for (let i = 0; i <= 10; i++) await readingAt(T0 + i * 10_000, 12_345 + i * 0.02);
+      await readingAt(T0 + 110_000, value);
+      const sent = await out.next(12);
+      should(sent[11].payload.held).equal('low', what);
+      await context.restart();
+      await quiet(50);
+      const again = inbox('out');
+      await readingAt(T0 + 120_000, what === 'a glitch' ? 12_345 + 12 * 0.02 : 0.04);
+      const [msg] = await again.next(1);
+      should(msg.payload).match(expect, what);
+      // a glitch: 12 intervals of 0.02 kWh; a reset: 10 and the one from its base, the interval to it nothing
+      should(msg.payload.meter.window.energy).be.approximately(what === 'a glitch' ? 0.24 : 0.22, 1e-9, what);
+      await context.unload();
+      context = null;
+      clock.uninstall();
+      clock = null;
+    }
   });
 
   it("keeps the window's energy and the month's peaks across a restart inside a window", async () => {

@@ -8,6 +8,15 @@ import { HOUR_MS } from '../../engine/time/time';
 import type { MeterId } from '../common/meter-reading';
 import { addClosedWindow, MonthPeaks, monthOf, RankSettings } from './peak-month';
 import type { DemandMinutes } from './peak-settings';
+import {
+  GlitchSink,
+  GlitchState,
+  HeldReading,
+  judgeReading,
+  newGlitchState,
+  ResetKind,
+  SuspectKind,
+} from '../../engine/cost/meter-glitches';
 import { arrivedFresh, MeterClock } from './peak-clock';
 
 export interface OpenWindow {
@@ -27,7 +36,10 @@ export interface LatestPower {
 }
 
 export interface MeterPeaks extends MeterId {
+  /** The newest accepted reading (the judge's last; held suspects come after it). */
   last: { ts: number; value: number } | null;
+  /** The meter's judge of glitches, resets and swaps (engine meter-glitches): its last accepted reading and the suspects held. */
+  judge: GlitchState;
   /** null before a second reading, and after a counter reset (its interval has no power). */
   power: LatestPower | null;
   window: OpenWindow | null;
@@ -38,11 +50,19 @@ export interface MeterPeaks extends MeterId {
 
 export interface WindowScope extends RankSettings {
   minutes: DemandMinutes;
+  /** A meter's rise faster than this (kW) is a jump, not usage (semantics rule 10). */
+  maxPowerKw: number;
 }
 
 export interface MeterAdvance {
-  /** Why nothing changed: a reading older than the newest, or at the same instant. */
+  /** Why nothing changed: a reading older than the newest (held ones included), or at the same instant. */
   ignored?: 'too_late' | 'duplicate';
+  /** The reading is a suspect (semantics rule 10), held until a later one decides: it counts nothing yet. */
+  held?: SuspectKind;
+  /** Held readings this one showed to be glitches: dropped, counted nowhere. */
+  glitches: HeldReading[];
+  /** Intervals this reading showed to be a counter reset or a meter swap: each counts 0 kWh. */
+  resets: Array<{ from: number; to: number; kind: ResetKind }>;
   /** Windows this reading closed, in order (complete when the meter's readings covered all of it). */
   closed: DemandWindow[];
   /** Whether a closed window became one of the month's peaks. */
@@ -51,7 +71,15 @@ export interface MeterAdvance {
   months: Array<MonthPeaks | null>;
 }
 
-export const newMeter = (id: MeterId): MeterPeaks => ({ ...id, last: null, power: null, window: null, month: null, clock: null });
+export const newMeter = (id: MeterId): MeterPeaks => ({
+  ...id,
+  last: null,
+  judge: newGlitchState(),
+  power: null,
+  window: null,
+  month: null,
+  clock: null,
+});
 
 const openAt = (ts: number, scope: WindowScope, energy = 0): OpenWindow => ({
   ...demandWindowOf(ts, scope.timezone, scope.minutes),
@@ -59,63 +87,98 @@ const openAt = (ts: number, scope: WindowScope, energy = 0): OpenWindow => ({
   coveredFrom: ts,
 });
 
+/** The newest instant the meter has judged: its newest held reading, else its newest accepted one. */
+export function newestJudged(m: MeterPeaks): number | null {
+  const held = m.judge.held;
+  return held.length > 0 ? held[held.length - 1].ts : m.last === null ? null : m.last.ts;
+}
+
+/** An interval the judge decided: usage (counted) or a new base (a reset or swap, 0 kWh). */
+interface Decided {
+  from: number;
+  fromValue: number;
+  to: number;
+  toValue: number;
+  reset: ResetKind | null;
+}
+
 /**
  * Counts one reading in its meter (changed in place). Readings go forward in time: an
- * older one is `too_late`, one at the newest instant `duplicate`, and neither changes
- * anything. The work is bounded by the calendar: an interval is split among the windows
- * of the month it starts in and of the month it ends in, never of the months between
- * (those months are over; their windows never reach a live month's peaks).
+ * older one than the newest judged (held ones included) is `too_late`, one at that instant
+ * `duplicate`, and neither changes anything. Each reading is judged first (engine
+ * meter-glitches, semantics rule 10): a suspect is held and changes nothing until a later
+ * reading decides; what is decided is counted interval by interval, a reset or swap as 0
+ * kWh, glitches nowhere. The work is bounded by the calendar: an interval is split among
+ * the windows of the month it starts in and of the month it ends in, never of the months
+ * between (those months are over; their windows never reach a live month's peaks).
  */
 export function advanceMeter(m: MeterPeaks, reading: { ts: number; value: number }, scope: WindowScope): MeterAdvance {
-  const closed: DemandWindow[] = [];
-  const last = m.last;
-  if (last === null || m.window === null) {
+  const out: MeterAdvance = { glitches: [], resets: [], closed: [], newPeak: false, months: [] };
+  const newest = newestJudged(m);
+  if (m.last === null || m.window === null || newest === null) {
+    m.judge = newGlitchState();
+    judgeReading(m.judge, reading.ts, reading.value, scope.maxPowerKw, NO_EVENTS);
     m.last = { ...reading };
     m.window = openAt(reading.ts, scope);
-    return { closed, newPeak: false, months: [] };
+    return out;
   }
-  if (reading.ts < last.ts) return { ignored: 'too_late', closed, newPeak: false, months: [] };
-  if (reading.ts === last.ts) return { ignored: 'duplicate', closed, newPeak: false, months: [] };
+  if (reading.ts < newest) return { ...out, ignored: 'too_late' };
+  if (reading.ts === newest) return { ...out, ignored: 'duplicate' };
+  const decided: Decided[] = [];
+  judgeReading(m.judge, reading.ts, reading.value, scope.maxPowerKw, {
+    counted: (from, fromValue, to, toValue) => decided.push({ from, fromValue, to, toValue, reset: null }),
+    reset: (from, fromValue, to, toValue, kind) => decided.push({ from, fromValue, to, toValue, reset: kind }),
+    glitch: (ts, value, kind) => out.glitches.push({ ts, value, kind }),
+  });
+  const held = m.judge.held;
+  if (held.length > 0 && held[held.length - 1].ts === reading.ts) out.held = held[held.length - 1].kind;
+  for (const d of decided) {
+    countInterval(m, d, scope, out.closed);
+    if (d.reset) out.resets.push({ from: d.from, to: d.to, kind: d.reset });
+  }
+  for (const w of out.closed) {
+    const added = addClosedWindow(m.month, w, scope);
+    m.month = added.month;
+    out.months.push(added.month);
+    out.newPeak ||= added.newPeak;
+  }
+  return out;
+}
+
+const NO_EVENTS: GlitchSink = { counted: () => undefined, reset: () => undefined, glitch: () => undefined };
+
+/** One decided interval into the meter's windows (closing those it passes), its power and its newest reading. */
+function countInterval(m: MeterPeaks, d: Decided, scope: WindowScope, closed: DemandWindow[]): void {
+  // a reset or swap counts nothing, but covers its windows (rule 40): the same split with no energy
   const rows: Array<[number, number]> = [
-    [last.ts, last.value],
-    [reading.ts, reading.value],
+    [d.from, d.reset ? 0 : d.fromValue],
+    [d.to, d.reset ? 0 : d.toValue],
   ];
-  const startMonth = monthOf(last.ts, scope.timezone);
+  const startMonth = monthOf(d.from, scope.timezone);
   const spans: Array<{ from?: number; to?: number }> =
-    reading.ts <= startMonth.to
-      ? [{}]
-      : [{ to: startMonth.to }, { from: Math.max(startMonth.to, monthOf(reading.ts, scope.timezone).from) }];
-  let window = m.window;
+    d.to <= startMonth.to ? [{}] : [{ to: startMonth.to }, { from: Math.max(startMonth.to, monthOf(d.to, scope.timezone).from) }];
+  let window = m.window!;
   for (const span of spans) {
-    for (const piece of demandWindows(rows, { timezone: scope.timezone, minutes: scope.minutes, ...span })) {
+    const options = { timezone: scope.timezone, minutes: scope.minutes, maxPowerKw: scope.maxPowerKw, ...span };
+    for (const piece of demandWindows(rows, options)) {
       if (piece.to <= window.from) continue;
       if (piece.from === window.from) {
         window.energy += piece.energy;
         continue;
       }
       closed.push(closedWindow(window));
-      window = { from: piece.from, to: piece.to, energy: piece.energy, coveredFrom: Math.max(piece.from, last.ts) };
+      window = { from: piece.from, to: piece.to, energy: piece.energy, coveredFrom: Math.max(piece.from, d.from) };
     }
   }
-  if (reading.ts >= window.to) {
+  if (d.to >= window.to) {
     // the reading lies on the boundary after the last piece: that window is over
     closed.push(closedWindow(window));
-    window = openAt(reading.ts, scope);
+    window = openAt(d.to, scope);
   }
   m.window = window;
-  const kw = (reading.value - last.value) / ((reading.ts - last.ts) / HOUR_MS);
-  // a counter reset (rule 10) says nothing about the power
-  m.power = kw >= 0 && Number.isFinite(kw) ? { from: last.ts, to: reading.ts, kw } : null;
-  m.last = { ...reading };
-  let newPeak = false;
-  const months: Array<MonthPeaks | null> = [];
-  for (const w of closed) {
-    const added = addClosedWindow(m.month, w, scope);
-    m.month = added.month;
-    months.push(added.month);
-    newPeak ||= added.newPeak;
-  }
-  return { closed, newPeak, months };
+  // a reset or swap says nothing about the power
+  m.power = d.reset ? null : { from: d.from, to: d.to, kw: (d.toValue - d.fromValue) / ((d.to - d.from) / HOUR_MS) };
+  m.last = { ts: d.to, value: d.toValue };
 }
 
 /** A window the meter is done with: complete when its readings covered it from its start. */

@@ -7,12 +7,31 @@ import { roundAmount, roundAmountOrNull } from '../../engine/common/format';
 import { periodLabel } from '../../engine/reports/chart';
 import { MeterId, meterName } from '../common/meter-reading';
 import type { GuardDecision } from './peak-guard';
-import type { MeterPeaks, Projection } from './peak-meter';
+import type { MeterAdvance, MeterPeaks, Projection } from './peak-meter';
 import { monthAt, MonthPeaks, monthValue } from './peak-month';
 import type { SiteNow } from './peak-site';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const span = (from: number, to: number) => ({ from: iso(from), fromMs: from, to: iso(to), toMs: to });
+/** An interval in the package's conventions: ISO 8601 UTC with `…Ms` beside it. */
+export const spanPart = span;
+
+/** A reading in output 1: `{ ts, timestamp, value }`, with its kind when it is a suspect (semantics rule 10). */
+export const readingPart = (r: { ts: number; value: number; kind?: string }) => ({
+  ts: r.ts,
+  timestamp: iso(r.ts),
+  value: r.value,
+  ...(r.kind ? { kind: r.kind } : {}),
+});
+
+/** What a reading did beyond counting, in the status's words (null: nothing to say). */
+export function readingNote(a: Pick<MeterAdvance, 'ignored' | 'held' | 'glitches' | 'resets'>): string | null {
+  if (a.ignored) return `${a.ignored.replace('_', ' ')} reading ignored`;
+  if (a.held) return 'suspect reading held';
+  if (a.resets.length) return a.resets[a.resets.length - 1].kind === 'swap' ? 'meter swap' : 'counter reset';
+  if (a.glitches.length) return a.glitches.length === 1 ? 'glitch dropped' : `${a.glitches.length} glitches dropped`;
+  return null;
+}
 const watts = (kw: number): number => Math.round(kw * 1000) / 1000;
 
 export function monthPayload(month: MonthPeaks) {
@@ -102,14 +121,15 @@ export function peakStatus(
   decision: GuardDecision,
   limitKw: number | null,
   meters: number,
-  ignored?: string,
+  /** What the reading did beyond counting (readingNote). */
+  reading?: string | null,
   /** A hint such as a gateway clock that is off. */
   hint?: string | null,
 ): PeakStatus {
   if (!site) return { fill: 'grey', shape: 'ring', text: 'waiting for readings' };
   const of = limitKw === null ? 'no limit yet' : `limit ${kw(limitKw)}`;
   const who = meters > 1 ? ` · ${meters} meters` : '';
-  const note = ignored ? ` · ${ignored.replace('_', ' ')} reading ignored` : site.stale.length ? ' · stale' : hint ? ` · ${hint}` : '';
+  const note = reading ? ` · ${reading}` : site.stale.length ? ' · stale' : hint ? ` · ${hint}` : '';
   return {
     fill: decision.state === 'shed' ? 'red' : note ? 'yellow' : 'green',
     shape: 'dot',

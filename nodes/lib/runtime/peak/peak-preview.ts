@@ -20,7 +20,13 @@ export interface PeakPreview {
 /** This month's peaks (the local month holding `now`) of archival `readings`, as the node would count them. */
 export function peakPreview(readings: Array<[number, number]>, settings: PeakSettings, timezone: string, now: number): PeakPreview {
   const bounds = monthOf(now, timezone);
-  const windows = demandWindows(readings, { timezone, minutes: settings.minutes, from: bounds.from, to: now });
+  const windows = demandWindows(readings, {
+    timezone,
+    minutes: settings.minutes,
+    from: bounds.from,
+    to: now,
+    maxPowerKw: settings.maxPowerKw,
+  });
   const ranked = monthlyPeaks(windows, {
     timezone,
     top: settings.top,

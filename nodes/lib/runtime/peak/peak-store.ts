@@ -9,6 +9,7 @@ import { MeterId, meterKey, meterName, storedMeterName } from '../common/meter-r
 import { MAX_CLOCK_AHEAD_MS, MAX_STORED_LINE_CHARS } from '../../engine/common/limits';
 import { DAY_MS } from '../../engine/time/time';
 import { restoredClock, storedLag } from './peak-clock';
+import { storedHeld } from '../../engine/cost/meter-glitches';
 import type { GuardMemory } from './peak-guard';
 import type { MeterPeaks, WindowScope } from './peak-meter';
 import { MonthPeaks, monthOf, Peak } from './peak-month';
@@ -30,6 +31,8 @@ interface StoredV1 {
 
 export interface RestoredPeaks {
   meters: MeterPeaks[];
+  /** Per meter, the held suspects as stored: replayed through advanceMeter they are held again (or decided, with other settings). */
+  held: Array<{ meter: MeterPeaks; rows: Array<[number, number]> }>;
   site: SiteState | null;
   guard: GuardMemory | null;
   /** What was dropped, in words; null when everything was read (or nothing was stored). */
@@ -52,6 +55,8 @@ type MeterLine = [
   number[],
   /** How far the gateway's stamps ran behind this machine's clock (peak-clock's storedLag); a line of 10 has none. */
   number | null,
+  /** The suspects held after the newest accepted reading, `[ts, value]` (engine meter-glitches); a line of 10 or 11 has none. */
+  Array<[number, number]>,
 ];
 
 /** A gateway clock stored as further behind than this (a zone mistake is at most 14 hours) or ahead beyond MAX_CLOCK_AHEAD_MS is tampered. */
@@ -81,6 +86,7 @@ export function encodePeaks(
       m.month?.from ?? null,
       flatPeaks(m.month),
       storedLag(m.clock, clocks.now, clocks.mono),
+      m.judge.held.map((h): [number, number] => [h.ts, h.value]),
     ];
     lines.push(JSON.stringify(line));
   }
@@ -129,10 +135,15 @@ function readMonth(fromRaw: unknown, flat: unknown, scope: WindowScope, now: num
   return { ...month, peaks };
 }
 
-function readMeter(text: unknown, scope: WindowScope, now: number, mono: number): MeterPeaks | null {
+function readMeter(
+  text: unknown,
+  scope: WindowScope,
+  now: number,
+  mono: number,
+): { meter: MeterPeaks; held: Array<[number, number]> } | null {
   const line = parse(text);
-  if (!line || (line.length !== 10 && line.length !== 11)) return null;
-  const [gatewayRaw, topicRaw, ts, value, powerFrom, powerKw, energy, coveredFrom, monthFrom, peaks, lag = null] = line;
+  if (!line || line.length < 10 || line.length > 12) return null;
+  const [gatewayRaw, topicRaw, ts, value, powerFrom, powerKw, energy, coveredFrom, monthFrom, peaks, lag = null, heldRaw = []] = line;
   const gateway = storedMeterName(gatewayRaw);
   const topic = storedMeterName(topicRaw);
   if (gateway === undefined || topic === undefined || !isStoredInstant(ts, now) || !isFiniteNumber(value)) return null;
@@ -147,8 +158,11 @@ function readMeter(text: unknown, scope: WindowScope, now: number, mono: number)
   const month = readMonth(monthFrom, peaks, scope, now);
   if (month === undefined || (month && month.from > ts)) return null;
   if (lag !== null && !(isFiniteNumber(lag) && lag >= -MAX_CLOCK_AHEAD_MS && lag <= MAX_STORED_LAG_MS)) return null;
+  const held = storedHeld(heldRaw, ts);
+  if (held === null || !held.every(([at]) => isStoredInstant(at, now))) return null;
   const clock = restoredClock(ts, lag ?? 0, now, mono);
-  return { gateway, topic, last: { ts, value }, power, window: { ...window, energy, coveredFrom }, month, clock };
+  const judge = { lastTs: ts, lastValue: value, held: [] };
+  return { meter: { gateway, topic, last: { ts, value }, judge, power, window: { ...window, energy, coveredFrom }, month, clock }, held };
 }
 
 function readSite(text: unknown, scope: WindowScope, now: number): { site: SiteState; guard: GuardMemory | null } | null {
@@ -181,7 +195,7 @@ function readSite(text: unknown, scope: WindowScope, now: number): { site: SiteS
 /** Reads what was stored; every part that fails its checks is dropped, and `problem` is the one warning naming them. */
 /** `mono`: this machine's monotonic clock now (restored meters' arrivals are placed on it). */
 export function decodePeaks(stored: unknown, scope: StoreScope, now: number, mono: number): RestoredPeaks {
-  const none = (problem: string | null): RestoredPeaks => ({ meters: [], site: null, guard: null, problem });
+  const none = (problem: string | null): RestoredPeaks => ({ meters: [], held: [], site: null, guard: null, problem });
   if (stored === undefined || stored === null) return none(null);
   const s = stored as Partial<StoredV1>;
   if (typeof stored !== 'object' || s.version !== 1 || !Array.isArray(s.meters)) return none('stored peaks: dropped them all (unreadable)');
@@ -189,17 +203,20 @@ export function decodePeaks(stored: unknown, scope: StoreScope, now: number, mon
     return none('stored peaks: dropped them all (counted with other settings: zone, window or how peaks are ranked)');
   const dropped = new DroppedState('stored peaks');
   const meters: MeterPeaks[] = [];
+  const held: RestoredPeaks['held'] = [];
   const seen = new Set<string>();
   s.meters.forEach((text, i) => {
     if (i >= scope.maxMeters) return dropped.add(`meter line ${i + 1} (over the meter limit)`);
-    const m = readMeter(text, scope, now, mono);
+    const read = readMeter(text, scope, now, mono);
+    const m = read?.meter;
     if (m && !seen.has(meterKey(m as MeterId))) {
       seen.add(meterKey(m));
       meters.push(m);
+      if (read.held.length > 0) held.push({ meter: m, rows: read.held });
     } else dropped.add(m ? `meter ${meterName(m)} (twice)` : `meter line ${i + 1} (failed its checks)`);
   });
   const site = readSite(s.site, scope, now);
   if (!site) dropped.add("the site's peaks (failed their checks)");
   else if (!site.guard) dropped.add("the guard's state (failed its checks)");
-  return { meters, site: site?.site ?? null, guard: site?.guard ?? null, problem: dropped.warning() };
+  return { meters, held, site: site?.site ?? null, guard: site?.guard ?? null, problem: dropped.warning() };
 }

@@ -21,6 +21,9 @@ import {
   peakChart,
   PeakStatus,
   peakStatus,
+  readingNote,
+  readingPart,
+  spanPart,
   windowChart,
   windowPayload,
   windowRecord,
@@ -109,6 +112,7 @@ export class PeakStream {
       top: settings.top,
       distinctDays: settings.distinctDays,
       when: settings.when,
+      maxPowerKw: settings.maxPowerKw,
     };
     this.maxMeters = opts.maxMeters ?? MAX_METERS;
     this.mono = opts.monotonic ?? (() => performance.now());
@@ -140,6 +144,10 @@ export class PeakStream {
     const restored = decodePeaks(stored, { ...this.scope, maxMeters: this.maxMeters }, Date.now(), this.mono());
     for (const m of restored.meters) this.meters.set(meterKey(m), m);
     this.site = restored.site ?? newSite();
+    // held suspects are judged again as they were: held again (or decided, were the settings changed)
+    for (const { meter, rows } of restored.held)
+      for (const [ts, value] of rows) for (const w of advanceMeter(meter, { ts, value }, this.scope).closed) shareWindow(this.site, w);
+    if (restored.held.length > 0) closeDue(this.site, this.meters.values(), this.scope, this.opts.settings.staleMs);
     this.guard = new PeakGuard(this.opts.settings, restored.guard);
     this.ready = true;
     if (restored.problem) this.opts.warn(restored.problem);
@@ -182,7 +190,8 @@ export class PeakStream {
     if (!meter) throw new RefusedReading(this.overLimit.refuse(meterName(id)));
     const mono = this.mono();
     const advance = advanceMeter(meter, reading, this.scope);
-    if (!advance.ignored) this.arrived(meter, reading.ts, now, mono);
+    // a held suspect is no arrival: the meter's newest reading is still the one before it
+    if (!advance.ignored && !advance.held) this.arrived(meter, reading.ts, now, mono);
     for (const w of advance.closed) shareWindow(this.site, w);
     const site = closeDue(this.site, this.meters.values(), this.scope, this.opts.settings.staleMs);
     if (!advance.ignored) this.saver.changed();
@@ -190,17 +199,20 @@ export class PeakStream {
     const payload: Record<string, unknown> = {
       timezone: this.opts.timezone,
       minutes: this.scope.minutes,
-      reading: { ts: reading.ts, timestamp: new Date(reading.ts).toISOString(), value: reading.value },
+      reading: readingPart(reading),
       meter: meterPart(meter, projectMeter(meter, meter.window!), monthAt(meter.month, meter.window!.from, this.opts.timezone)),
       site: out.sitePart,
       ...out.fields,
       ...(advance.ignored ? { ignored: advance.ignored } : {}),
+      ...(advance.held ? { held: advance.held } : {}),
+      ...(advance.glitches.length ? { glitches: advance.glitches.map(readingPart) } : {}),
+      ...(advance.resets.length ? { resets: advance.resets.map((r) => ({ ...spanPart(r.from, r.to), kind: r.kind })) } : {}),
       ...(advance.closed.length
         ? { closed: closedPayload(advance.closed[advance.closed.length - 1]), closedCount: advance.closed.length }
         : {}),
     };
     const charts = this.charts(site.closed, site.newPeak);
-    const status = peakStatus(out.now, out.decision, out.limitKw, this.meters.size, advance.ignored, this.clockHint());
+    const status = peakStatus(out.now, out.decision, out.limitKw, this.meters.size, readingNote(advance), this.clockHint());
     return { payload, guard: out.guardMessage, charts, status, records: this.records(meter, advance, site) };
   }
 
