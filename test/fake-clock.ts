@@ -1,7 +1,8 @@
 // A fake clock for tests of code that waits (polls, retries, refreshes): setTimeout,
-// clearTimeout, Date and performance.now (the monotonic clock) are fake, setImmediate and
-// I/O stay real, so a 10 s poll interval passes in one tick while HTTP to the simulator on
-// loopback still really happens. setSystemTime steps Date alone, as a real clock step does.
+// clearTimeout, Date and performance are fake, setImmediate and I/O stay real, so a 10 s
+// poll interval passes in one tick while HTTP to the simulator on loopback still really
+// happens. `setSystemTime` steps Date alone (timers and performance.now keep their time),
+// as NTP steps a real clock: the package's clock-step check sees it within a second.
 
 export interface FakeClock {
   now: number;
@@ -13,8 +14,11 @@ export interface FakeClock {
 /** Install before creating what reads the clock (the hub keeps `Date.now` as its clock). */
 export function installClock(now = Date.now()): FakeClock {
   // untyped package (no @types installed)
-  return require('@sinonjs/fake-timers').install({ now, toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
+  return require('@sinonjs/fake-timers').install({ now, toFake: FAKED });
 }
+
+/** What a fake clock fakes: the wall clock and the monotonic one together, and the timers. */
+export const FAKED = ['setTimeout', 'clearTimeout', 'Date', 'performance'];
 
 /**
  * Waits in real time (setImmediate turns, however the clock is faked) until `check()`

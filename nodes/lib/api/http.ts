@@ -10,7 +10,7 @@
 //
 // The transport is axios (./transport): proxies, compression, redirects; which proxy is
 // decided by ./proxy.
-import { LongTimer } from '../engine/time/long-timer';
+import { PaceTimer } from '../engine/time/long-timer';
 import { EasyApiError, Reach, abortedError, formatDuration, transportError } from './errors';
 import type { ProxyChoice } from './proxy';
 import { Transport } from './transport';
@@ -160,8 +160,8 @@ export class RequestCore {
     const { timeoutMs } = this.#options;
     const deadline = new AbortController();
     let timedOut = false;
-    const timer = new LongTimer();
-    timer.arm(Date.now() + timeoutMs, () => {
+    const timer = new PaceTimer(); // a request's deadline is a pace: a step of the wall clock changes nothing
+    timer.after(timeoutMs, () => {
       timedOut = true;
       deadline.abort();
     });
@@ -259,8 +259,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       signal.removeEventListener('abort', onAbort);
       resolve();
     };
-    const timer = new LongTimer();
-    timer.arm(Date.now() + ms, done);
+    const timer = new PaceTimer();
+    timer.after(ms, done);
     const onAbort = () => {
       timer.cancel();
       reject(abortedError());

@@ -3,15 +3,15 @@
 // ended; the last watcher to leave stops the poll.
 
 import { SECOND_MS } from '../../engine/time/time';
-import { LongTimer } from '../../engine/time/long-timer';
+import { monotonicNow, PaceTimer } from '../../engine/time/long-timer';
 import { asError, HubRequests, positiveMs, SensorSnapshot, Unwatch, Watchers } from './hub-base';
 
 interface GatewayPoll {
   watchers: Watchers<SensorSnapshot>;
   snapshot: SensorSnapshot;
-  timer: LongTimer;
+  timer: PaceTimer;
   inFlight: Promise<SensorSnapshot> | null;
-  /** When the last poll ended, good or not: the next one is an interval after it. */
+  /** When the last poll ended (monotonicNow), good or not: the next one is an interval after it. */
   endedAt: number | null;
 }
 
@@ -39,7 +39,7 @@ export class GatewayPolls {
       poll = {
         watchers: new Watchers<SensorSnapshot>(),
         snapshot: { gatewayId, sensors: [], polledAt: null, error: null },
-        timer: new LongTimer(),
+        timer: new PaceTimer(),
         inFlight: null,
         endedAt: null,
       };
@@ -100,7 +100,7 @@ export class GatewayPolls {
     const read = await readGateway(this.requests, gatewayId);
     // a failed poll keeps the last good sensors beside its error
     gateway.snapshot = read.error ? { ...gateway.snapshot, error: read.error } : read;
-    gateway.endedAt = this.requests.now();
+    gateway.endedAt = monotonicNow();
     if (this.requests.closed || this.gateways.get(gatewayId) !== gateway) return gateway.snapshot;
     this.schedulePoll(gateway);
     gateway.watchers.notify(gateway.snapshot);
@@ -110,9 +110,9 @@ export class GatewayPolls {
   /** The next poll one interval after the last one ended (a failed one too: no busy loop), or now if due. */
   private schedulePoll(gateway: GatewayPoll): void {
     if (this.requests.closed || gateway.watchers.size === 0) return;
-    const now = this.requests.now;
-    const last = gateway.endedAt ?? now();
-    const at = Math.max(last + gateway.watchers.intervalMs, now());
-    gateway.timer.arm(at, () => this.requests.track(this.pollGateway(gateway)), now);
+    // a pace on the monotonic clock: a step of the wall clock neither stops nor hurries polls
+    const now = monotonicNow();
+    const at = Math.max((gateway.endedAt ?? now) + gateway.watchers.intervalMs, now);
+    gateway.timer.arm(at, () => this.requests.track(this.pollGateway(gateway)));
   }
 }

@@ -5,6 +5,7 @@
 
 import { SECOND_MS } from '../../engine/time/time';
 import { EasyApiError } from '../../api/client';
+import { monotonicNow } from '../../engine/time/long-timer';
 import { HubRequests, SensorSnapshot } from './hub-base';
 import { GatewayPolls, readGateway } from './gateway-polls';
 
@@ -16,7 +17,7 @@ export const SHARED_SENSORS_SPACING_MS = 10 * SECOND_MS;
 const SHARED_SENSORS_KEPT = 32;
 
 export class SharedSensorReads {
-  /** Answers by gateway, and when the last read started. */
+  /** Answers by gateway, and when the last read started (monotonicNow: a step of the wall clock changes no spacing). */
   private readonly reads = new Map<string, { at: number; answer: Promise<SensorSnapshot> }>();
   private lastRead = -Infinity;
 
@@ -29,7 +30,7 @@ export class SharedSensorReads {
   read(gatewayId: string): Promise<SensorSnapshot> {
     const polled = this.polls.latest(gatewayId);
     if (polled) return polled;
-    const now = this.requests.now();
+    const now = monotonicNow();
     const kept = this.reads.get(gatewayId);
     if (kept && now - kept.at < SHARED_SENSORS_MS) return kept.answer;
     const wait = this.lastRead + SHARED_SENSORS_SPACING_MS - now;

@@ -7,7 +7,7 @@ import { MINUTE_MS, SECOND_MS } from '../../engine/time/time';
 import { parseTariffsInSlices } from '../../engine/tariff/tariff';
 import type { Problem } from '../../engine/tariff/tariff';
 import { EasyApiError } from '../../api/client';
-import { LongTimer } from '../../engine/time/long-timer';
+import { monotonicNow, PaceTimer } from '../../engine/time/long-timer';
 import { asError, HubRequests, HubStore, positiveMs, TariffSnapshot, Unwatch, Watchers } from './hub-base';
 import { DroppedState, isRecord, isStoredInstant, storedInstantText } from '../../engine/common/stored-checks';
 import { MAX_PROBLEMS_PER_ANSWER, MAX_TARIFFS_PER_ANSWER } from '../../engine/common/limits';
@@ -26,20 +26,23 @@ export const SHARED_REFRESH_MS = 60 * MINUTE_MS;
 export class TariffCache {
   private snapshot: TariffSnapshot = { tariffs: [], problems: [], fetchedAt: null, error: null, stale: false };
   private readonly watchers = new Watchers<TariffSnapshot>();
-  private readonly timer = new LongTimer();
+  /** Refreshes and retries are paces (monotonicNow): a step of the wall clock neither stops nor hurries them. */
+  private readonly timer = new PaceTimer();
   private inFlight: Promise<TariffSnapshot> | null = null;
   private failures = 0;
   /** The wait the service last asked for (429/503 Retry-After), honoured up to the refresh. */
   private retryAfterMs = 0;
   private readonly loaded: Promise<void>;
-  /** Shared readers get the current snapshot until then (the next refresh, or the retry after a failure). */
+  /** Shared readers get the current snapshot until then (monotonicNow: the next refresh, or the retry after a failure). */
   private dueAt = -Infinity;
+  /** When the current tariffs were fetched, on the monotonic clock (fetchedAt is the wall clock's, for people). */
+  private fetchedPace = -Infinity;
   /**
    * Tariffs loaded from the store, held back while the first fetch may still answer: a
    * deploy against a reachable service prices once, from fresh tariffs.
    */
   private heldFromStore = false;
-  private readonly holdTimer = new LongTimer();
+  private readonly holdTimer = new PaceTimer();
   private readonly now: () => number;
 
   constructor(
@@ -69,7 +72,7 @@ export class TariffCache {
       // the answer on its way serves this watcher too
     } else if (current.fetchedAt !== null && !current.stale && !current.error) {
       // a shorter refresh than before takes effect from the last fetch, not after the old one
-      this.schedule(current.fetchedAt + this.watchers.intervalMs);
+      this.schedule(this.fetchedPace + this.watchers.intervalMs);
     } else if (this.waitingToRetry()) {
       // after a failure the retry is already set (backoff, Retry-After): a newcomer waits for it too
     } else {
@@ -90,7 +93,7 @@ export class TariffCache {
   /** AccountHub.sharedTariffs. */
   shared(): Promise<TariffSnapshot> {
     if (this.inFlight) return this.inFlight;
-    if (this.requests.closed || this.now() < this.dueAt) return Promise.resolve(this.snapshot);
+    if (this.requests.closed || monotonicNow() < this.dueAt) return Promise.resolve(this.snapshot);
     return this.fetchNow();
   }
 
@@ -131,6 +134,7 @@ export class TariffCache {
         throw new EasyApiError('invalid_response', `the tariffs answer has no usable tariff (${count} rejected; ${firstError.message})`);
       }
       const fetchedAt = this.now();
+      this.fetchedPace = monotonicNow();
       this.snapshot = { tariffs, problems, fetchedAt, error: null, stale: false };
       this.failures = 0;
       await this.save({ fetchedAt, tariffs, problems });
@@ -157,14 +161,14 @@ export class TariffCache {
   private nextFetch(): number {
     const watched = this.watchers.intervalMs;
     const refreshMs = Number.isFinite(watched) ? watched : SHARED_REFRESH_MS;
-    if (this.failures === 0) return this.now() + refreshMs;
+    if (this.failures === 0) return monotonicNow() + refreshMs;
     const backoff = this.retryMs * 2 ** Math.min(this.failures - 1, 20);
-    return this.now() + Math.min(Math.max(backoff, this.retryAfterMs), refreshMs);
+    return monotonicNow() + Math.min(Math.max(backoff, this.retryAfterMs), refreshMs);
   }
 
   private schedule(at: number): void {
     if (this.requests.closed || this.watchers.size === 0 || !Number.isFinite(at)) return;
-    this.timer.arm(at, () => this.requests.track(this.fetchNow()), this.now);
+    this.timer.arm(at, () => this.requests.track(this.fetchNow()));
   }
 
   private async loadStored(): Promise<void> {
@@ -190,15 +194,11 @@ export class TariffCache {
     this.snapshot = { tariffs, problems: value.problems, fetchedAt: value.fetchedAt, error: null, stale: true };
     // watchers price from these only if the first fetch has not answered within the wait
     this.heldFromStore = true;
-    this.holdTimer.arm(
-      this.now() + this.firstAnswerWaitMs,
-      () => {
-        if (!this.heldFromStore || this.requests.closed) return;
-        this.heldFromStore = false;
-        this.watchers.notify(this.snapshot);
-      },
-      this.now,
-    );
+    this.holdTimer.after(this.firstAnswerWaitMs, () => {
+      if (!this.heldFromStore || this.requests.closed) return;
+      this.heldFromStore = false;
+      this.watchers.notify(this.snapshot);
+    });
   }
 
   private async save(value: StoredTariffs): Promise<void> {

@@ -4,14 +4,14 @@
 // routine status a second: the first at once, the latest of the rest when the second ends.
 // Problems are shown at once and replace whatever routine status was waiting.
 
-import { LongTimer } from '../../engine/time/long-timer';
+import { monotonicNow, PaceTimer } from '../../engine/time/long-timer';
 import type { NodeStatus } from './red-types';
 
 /** The shortest time between two routine status updates of a node. */
 export const STATUS_EVERY_MS = 1000;
 
 export class PacedStatus {
-  private readonly timer = new LongTimer();
+  private readonly timer = new PaceTimer();
   private waiting: NodeStatus | null = null;
   private lastShown = -Infinity;
   private closed = false;
@@ -24,7 +24,7 @@ export class PacedStatus {
   /** A routine update (a new total): shown now, or within everyMs if one was just shown. */
   routine(status: NodeStatus): void {
     if (this.closed) return;
-    const now = Date.now();
+    const now = monotonicNow();
     if (!this.timer.armed && now - this.lastShown >= this.everyMs) return this.display(status, now);
     this.waiting = status; // only the latest is worth showing
     if (!this.timer.armed) this.timer.arm(this.lastShown + this.everyMs, () => this.showWaiting());
@@ -35,7 +35,7 @@ export class PacedStatus {
     if (this.closed) return;
     this.timer.cancel();
     this.waiting = null;
-    this.display(status, Date.now());
+    this.display(status, monotonicNow());
   }
 
   /** The node is closing: nothing waiting is shown after it. */
@@ -48,7 +48,7 @@ export class PacedStatus {
   private showWaiting(): void {
     const status = this.waiting;
     this.waiting = null;
-    if (status) this.display(status, Date.now());
+    if (status) this.display(status, monotonicNow());
   }
 
   private display(status: NodeStatus, now: number): void {

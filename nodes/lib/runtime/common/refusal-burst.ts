@@ -8,7 +8,7 @@
 // message of a burst carries the error (its done(err) waits for the burst to end, so the
 // count is known); every other one ends at once without an error.
 
-import { LongTimer } from '../../engine/time/long-timer';
+import { monotonicNow, PaceTimer } from '../../engine/time/long-timer';
 
 export const QUIET_MS = 1000;
 export const MAX_BURST_MS = 10_000;
@@ -19,14 +19,14 @@ export class RefusalBurst {
   private firstKey = '';
   private started = 0;
   private first: ((err: Error) => void) | null = null;
-  private readonly timer = new LongTimer();
+  private readonly timer = new PaceTimer();
 
   /** @param describe the burst's error from how many distinct things were refused, and the first */
   constructor(private readonly describe: (count: number, first: string) => Error) {}
 
   /** One refused message about `key`: resolves to the burst's error for the first of a burst, to null for the rest (at once). */
   refuse(key: string): Promise<Error | null> {
-    const now = Date.now();
+    const now = monotonicNow();
     if (this.first && now - this.started >= MAX_BURST_MS) this.end();
     if (this.refused.size === 0) this.firstKey = key;
     this.refused.add(key);

@@ -1,7 +1,7 @@
 // How a node's running state reaches its context store: at most once a minute (the first
 // change at once), at once when asked (a reset, the node closing), never once per reading
 // (docs/semantics.md, "Stream totals on flash"). Used by easy-cost's stream mode and easy-peak.
-import { LongTimer } from '../../engine/time/long-timer';
+import { monotonicNow, PaceTimer } from '../../engine/time/long-timer';
 
 /** At most one save per minute: readings are cumulative, so a crash loses no energy (the next reading's interval covers the gap). */
 export const SAVE_EVERY_MS = 60_000;
@@ -13,7 +13,7 @@ export const SAVE_EVERY_MS = 60_000;
  */
 export class ThrottledSave {
   private dirty = false;
-  private readonly timer = new LongTimer();
+  private readonly timer = new PaceTimer();
   private lastSave = -Infinity;
   private closed = false;
   private failing = false;
@@ -40,7 +40,7 @@ export class ThrottledSave {
     this.timer.cancel();
     if (!this.dirty) return this.running;
     this.dirty = false;
-    this.lastSave = Date.now();
+    this.lastSave = monotonicNow(); // a pace: a step of the wall clock neither hurries nor stops saves
     this.running = this.running.then(() =>
       this.save().then(
         () => void (this.failing = false),

@@ -3,7 +3,7 @@
 // and the month's peaks, the guard, what to send, persistence through an injected store.
 import { MAX_METERS } from '../../engine/common/limits';
 import { groupDigits, shortText } from '../../engine/common/format';
-import { LongTimer } from '../../engine/time/long-timer';
+import { DeadlineTimer } from '../../engine/time/long-timer';
 import type { DemandWindow } from '../../engine/peak/demand';
 import { isEnergyReading, MeterId, meterKey, meterName, meterOf, NotMeterWarnings, streamReading } from '../common/meter-reading';
 import { RefusalBurst, RefusedReading } from '../common/refusal-burst';
@@ -92,7 +92,7 @@ export class PeakStream {
   private readonly maxMeters: number;
   private readonly saver: ThrottledSave;
   private readonly overLimit: RefusalBurst;
-  private readonly recheck = new LongTimer();
+  private readonly recheck = new DeadlineTimer();
   private readonly notMeters: NotMeterWarnings;
   private readonly mono: () => number;
   /** Meters whose gateway clock is off now (meter key -> the status words), and the gateways already warned of. */

@@ -5,7 +5,7 @@
 // override in the context store so that a restart carries on where it was.
 
 import type { AccountHub } from '../account/hub';
-import { LongTimer } from '../../engine/time/long-timer';
+import { DeadlineTimer, PaceTimer } from '../../engine/time/long-timer';
 import { shortText } from '../../engine/common/format';
 import { DroppedState } from '../../engine/common/stored-checks';
 import { configuredCycle, oneOffSpan, PlanSettings } from './plan-settings';
@@ -49,8 +49,9 @@ export type PlanMessage = { duration?: unknown; from?: unknown; until?: unknown 
 export class PlanWatch {
   private readonly now: () => number;
   private readonly key: string;
-  private readonly timer = new LongTimer();
-  private readonly resendTimer = new LongTimer();
+  private readonly timer = new DeadlineTimer();
+  /** Resending is a pace: a step of the wall clock neither stops it nor hurries it. */
+  private readonly resendTimer = new PaceTimer();
   private readonly watch: TariffWatch;
   private readonly sender: PlanSender;
   private readonly keeper: PlanKeeper;
@@ -302,14 +303,10 @@ export class PlanWatch {
 
   private armResend(): void {
     if (this.opts.resendMs <= 0 || this.closed) return;
-    this.resendTimer.arm(
-      this.now() + this.opts.resendMs,
-      () => {
-        if (this.sender.hasSent) this.resend();
-        this.armResend();
-      },
-      this.now,
-    );
+    this.resendTimer.after(this.opts.resendMs, () => {
+      if (this.sender.hasSent) this.resend();
+      this.armResend();
+    });
   }
 
   private failed(err: Error): void {

@@ -4,7 +4,7 @@
 // when the hub has gone quiet (a watchdog that leaves a slow but live poll alone).
 import { counted, formatClock, shortText } from '../../engine/common/format';
 import type { AccountHub, SensorSnapshot } from '../account/hub';
-import { LongTimer } from '../../engine/time/long-timer';
+import { PaceTimer } from '../../engine/time/long-timer';
 import { ChangeTracker, missingSensors, selectSensors, SensorPayload, sensorPayload } from './sensor-payload';
 
 /**
@@ -46,7 +46,7 @@ export interface SensorsPollOptions extends SensorsSettings {
 
 export class SensorsPoll {
   private readonly tracker = new ChangeTracker();
-  private readonly watchdog = new LongTimer();
+  private readonly watchdog = new PaceTimer();
   private readonly now: () => number;
   private lastGood: SensorSnapshot | null = null;
   private sentPolledAt: number | null = null;
@@ -148,14 +148,10 @@ export class SensorsPoll {
 
   private armWatchdog(): void {
     const { gateway, intervalSec } = this.opts;
-    this.watchdog.arm(
-      this.now() + WATCHDOG_INTERVALS * intervalSec * 1000 + WATCHDOG_SLACK_MS,
-      () => {
-        if (this.opts.hub.pollInFlight(gateway)) return this.armWatchdog();
-        this.opts.warn(`gateway ${gateway}: no poll for ${WATCHDOG_INTERVALS} intervals, polling again`);
-        this.start();
-      },
-      this.now,
-    );
+    this.watchdog.after(WATCHDOG_INTERVALS * intervalSec * 1000 + WATCHDOG_SLACK_MS, () => {
+      if (this.opts.hub.pollInFlight(gateway)) return this.armWatchdog();
+      this.opts.warn(`gateway ${gateway}: no poll for ${WATCHDOG_INTERVALS} intervals, polling again`);
+      this.start();
+    });
   }
 }

@@ -1,20 +1,20 @@
 // Before a TariffWatch sends its first price from a tariff with sensor rules, it waits
 // for what may change that price a moment later: the sensor values kept from before a
-// restart and the first poll of each gateway the rules name; at most until a deadline.
+// restart and the first poll of each gateway the rules name; at most a wait long (a pace
+// on the monotonic clock: a step of the wall clock neither ends nor stretches it).
 
-import { LongTimer } from '../../engine/time/long-timer';
+import { monotonicNow, PaceTimer } from '../../engine/time/long-timer';
 
 export class FirstPriceHold {
   /** Gateways whose first poll has not answered. */
   private readonly awaitingPoll = new Set<string>();
   private keptLoaded = false;
   private holdUntil = Infinity;
-  private readonly timer = new LongTimer();
+  private readonly timer = new PaceTimer();
 
   /** `waitMs`: how long the hold may last from the first price it holds; `onEnd` prices when it is over. */
   constructor(
     private readonly waitMs: () => number,
-    private readonly now: () => number,
     private readonly onEnd: () => void,
   ) {}
 
@@ -33,22 +33,19 @@ export class FirstPriceHold {
     this.keptLoaded = true;
   }
 
-  /** Whether a first price at `at` waits; the first time it does, the deadline is set. */
-  holding(at: number): boolean {
+  /** Whether a first price now waits; the first time it does, the wait starts. */
+  holding(): boolean {
     if (this.keptLoaded && this.awaitingPoll.size === 0) return false;
+    const now = monotonicNow();
     if (this.holdUntil === Infinity) {
-      this.holdUntil = at + this.waitMs();
-      this.timer.arm(
-        this.holdUntil,
-        () => {
-          this.awaitingPoll.clear();
-          this.keptLoaded = true;
-          this.onEnd();
-        },
-        this.now,
-      );
+      this.holdUntil = now + this.waitMs();
+      this.timer.arm(this.holdUntil, () => {
+        this.awaitingPoll.clear();
+        this.keptLoaded = true;
+        this.onEnd();
+      });
     }
-    return at < this.holdUntil;
+    return now < this.holdUntil;
   }
 
   cancel(): void {

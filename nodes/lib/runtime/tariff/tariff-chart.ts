@@ -1,7 +1,7 @@
 // easy-tariff's second output: its watch's schedule as Dashboard 2 chart messages, and how
 // often price changes may send one.
 import { ChartMessage, scheduleAnswerChart } from '../../engine/reports/chart';
-import { LongTimer } from '../../engine/time/long-timer';
+import { monotonicNow, PaceTimer } from '../../engine/time/long-timer';
 import type { TariffWatch } from './tariff-watch';
 
 export type { ChartMessage };
@@ -26,34 +26,30 @@ export function tariffChart(watch: Pick<TariffWatch, 'schedule'>, days: number):
  */
 export class ChangeCharts {
   private lastAt = -Infinity;
-  private readonly later = new LongTimer();
+  /** A pace (monotonicNow): a step of the wall clock neither holds charts back nor sends more. */
+  private readonly later = new PaceTimer();
   private waiting = false;
 
   constructor(
     /** Sends a chart of the current schedule (the one that comes late). */
     private readonly sendLate: () => void,
-    private readonly now: () => number = Date.now,
     private readonly intervalMs = CHART_CHANGE_INTERVAL_MS,
   ) {}
 
   /** The price changed: true when a chart goes with this price, else one follows later. */
   changed(): boolean {
-    const now = this.now();
+    const now = monotonicNow();
     if (!this.waiting && now - this.lastAt >= this.intervalMs) {
       this.lastAt = now;
       return true;
     }
     if (!this.waiting) {
       this.waiting = true;
-      this.later.arm(
-        this.lastAt + this.intervalMs,
-        () => {
-          this.waiting = false;
-          this.lastAt = this.now();
-          this.sendLate();
-        },
-        this.now,
-      );
+      this.later.arm(this.lastAt + this.intervalMs, () => {
+        this.waiting = false;
+        this.lastAt = monotonicNow();
+        this.sendLate();
+      });
     }
     return false;
   }

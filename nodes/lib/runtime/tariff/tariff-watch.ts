@@ -1,12 +1,14 @@
 // What an easy-tariff node does, free of Node-RED: follow one tariff through the account
 // hub, price it now, and price it again exactly when the price changes (a timer at
-// nextPriceChange, never a polling tick) or when a sensor its rules read changes. The
+// nextPriceChange, never a polling tick) or when a sensor its rules read changes, and at
+// once when the wall clock steps (docs/semantics.md, "Clock steps"). The
 // payload it sends is price-payload's, its status watch-status's, and the sensor values
 // it prices with are RuleSensors'.
 
 import { DroppedState } from '../../engine/common/stored-checks';
 import type { AccountHub, HubStore, SensorSnapshot, TariffSnapshot } from '../account/hub';
-import { LongTimer } from '../../engine/time/long-timer';
+import { DeadlineTimer } from '../../engine/time/long-timer';
+import { clockSteps } from '../../engine/time/clock-steps';
 import { nextPriceChange, priceAt, PriceResult, schedule, SensorValues } from '../../engine/tariff/price';
 import { SensorRef, sensorsUsedBy, Tariff } from '../../engine/tariff/tariff';
 import { roundAmountOrNull } from '../../engine/common/format';
@@ -56,7 +58,10 @@ export class TariffWatch {
   private readonly tariffId: string;
   private readonly now: () => number;
   private snapshot: TariffSnapshot | null = null;
-  private readonly timer = new LongTimer();
+  private readonly timer = new DeadlineTimer();
+  private stopSteps: (() => void) | null = null;
+  /** The clock stepped since the last price: a new price dates from where it began, not from the step. */
+  private stepped = false;
   private unwatchTariffs: (() => void) | null = null;
   private readonly sensors: SensorFollower;
   private readonly gatewayErrors = new Map<string, Error | null>();
@@ -74,12 +79,15 @@ export class TariffWatch {
     this.sensors = new SensorFollower(opts.hub, opts.sensorPollSec ?? DEFAULT_SENSOR_POLL_SEC, (s) => this.onSensors(s));
     this.firstPrice = new FirstPriceHold(
       () => this.hub.firstAnswerWaitMs,
-      this.now,
       () => this.evaluate(this.now()),
     );
   }
 
   start(): void {
+    this.stopSteps = clockSteps.onStep(() => {
+      this.stepped = true;
+      this.evaluate(this.now());
+    });
     this.loadKept();
     this.unwatchTariffs = this.hub.watchTariffs(this.opts.refreshMinutes, (s) => {
       this.snapshot = s;
@@ -92,6 +100,7 @@ export class TariffWatch {
   close(): void {
     this.closed = true;
     this.timer.cancel();
+    this.stopSteps?.();
     this.firstPrice.cancel();
     this.unwatchTariffs?.();
     this.sensors.close();
@@ -167,7 +176,7 @@ export class TariffWatch {
     const snap = this.snapshot;
     if (this.closed || !snap) return;
     const tariff = this.tariff();
-    if (this.holdingFirstPrice(tariff, at)) return;
+    if (this.holdingFirstPrice(tariff)) return;
     let result: PriceResult | null = null;
     let next: { at: number } | null = null;
     let reason: string | null;
@@ -190,8 +199,9 @@ export class TariffWatch {
     const changed = priceChanged || this.emitted!.stale !== snap.stale;
     let validFrom: number | null;
     if (!priceChanged) validFrom = this.emitted!.validFrom;
-    else if (this.emitted) validFrom = at;
+    else if (this.emitted && !this.stepped) validFrom = at;
     else validFrom = tariff ? this.priceSince(tariff, at) : null;
+    this.stepped = false;
     this.emitted = { key, stale: snap.stale, validFrom };
 
     const payload = pricePayload({ tariffId: this.tariffId, tariff, result, next, validFrom, unknownSensors, snap, reason });
@@ -260,9 +270,9 @@ export class TariffWatch {
    * Whether the first price waits: for the kept sensor values and for the first poll of
    * each gateway the rules name, at most the request deadline from when the tariff came.
    */
-  private holdingFirstPrice(tariff: Tariff | undefined, at: number): boolean {
+  private holdingFirstPrice(tariff: Tariff | undefined): boolean {
     if (this.emitted || !tariff || sensorsUsedBy(tariff).length === 0) return false;
-    if (!this.firstPrice.holding(at)) return false;
+    if (!this.firstPrice.holding()) return false;
     this.opts.onStatus({ fill: 'grey', shape: 'ring', text: 'reading sensors…' });
     return true;
   }
