@@ -4,6 +4,8 @@
 // happens. `setSystemTime` steps Date alone (timers and performance.now keep their time),
 // as NTP steps a real clock: the package's clock-step check sees it within a second.
 
+import { clockSteps } from '../nodes/lib/engine/time/clock-steps';
+
 export interface FakeClock {
   now: number;
   tickAsync(ms: number): Promise<number>;
@@ -14,7 +16,15 @@ export interface FakeClock {
 /** Install before creating what reads the clock (the hub keeps `Date.now` as its clock). */
 export function installClock(now = Date.now()): FakeClock {
   // untyped package (no @types installed)
-  return require('@sinonjs/fake-timers').install({ now, toFake: FAKED });
+  const clock: FakeClock = require('@sinonjs/fake-timers').install({ now, toFake: FAKED });
+  // both clocks change here, and again when it goes: no step to see
+  clockSteps.takeAfresh();
+  const uninstall = clock.uninstall.bind(clock);
+  clock.uninstall = () => {
+    uninstall();
+    clockSteps.takeAfresh();
+  };
+  return clock;
 }
 
 /** What a fake clock fakes: the wall clock and the monotonic one together, and the timers. */

@@ -8,7 +8,7 @@ import type { Simulator } from '../../sim/server';
 import easyPlan = require('../../nodes/easy-plan');
 import easyAccount = require('../../nodes/easy-account');
 import { catchNodes, FakeClock, FileContext, FlowNode, helper, inbox, quiet, TOKEN, withSimulator } from './flow-support';
-import { FAKED } from '../fake-clock';
+import { installClock } from '../fake-clock';
 
 const ZONE = 'Europe/London';
 const H = 3_600_000;
@@ -56,7 +56,7 @@ describe('easy-plan through a week of refreshes, one-offs, boosts and restarts',
     sent.length = 0;
     context = new FileContext('easy-plan-week-');
     const loadStores = context.use();
-    clock = require('@sinonjs/fake-timers').install({ now: at(now), toFake: FAKED });
+    clock = installClock(at(now));
     sim = await withSimulator({ tariffs: () => served, now: () => Date.now() });
     const account = { id: 'acc', type: 'easy-account', name: 'demo', baseUrl: sim.url, timezone: ZONE, timeoutMs: 7 * 86_400_000 };
     const node: FlowNode = {

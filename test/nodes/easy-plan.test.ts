@@ -9,7 +9,7 @@ import type { Simulator } from '../../sim/server';
 import easyPlan = require('../../nodes/easy-plan');
 import easyAccount = require('../../nodes/easy-account');
 import { catchNodes, FakeClock, FileContext, FlowNode, helper, inbox, lastStatus, quiet, TOKEN, withSimulator } from './flow-support';
-import { FAKED, steady, until } from '../fake-clock';
+import { installClock, steady, until } from '../fake-clock';
 import moment from 'moment-timezone';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
 import { cheapestWindows, dearestWindows } from '../../nodes/lib/engine/plan/plan';
@@ -75,7 +75,7 @@ describe('easy-plan node', function () {
   }
 
   async function start(now: string, over: Record<string, unknown> = {}, extra: unknown[] = [], extraNodes: FlowNode[] = []) {
-    clock = require('@sinonjs/fake-timers').install({ now: at(now), toFake: FAKED });
+    clock = installClock(at(now));
     sim = await withSimulator({ tariffs: () => served, now: () => Date.now() });
     // hours of fake time pass in one tick: a refresh in flight must not time out meanwhile
     const account = { id: 'acc', type: 'easy-account', name: 'demo', baseUrl: sim.url, timezone: ZONE, timeoutMs: 7 * 86_400_000 };

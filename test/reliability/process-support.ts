@@ -22,6 +22,8 @@ export interface RedOptions {
   storeConfig?: Record<string, unknown>;
   /** Also install a module that writes the admin app's routes to <userDir>/routes.json once flows start. */
   listRoutes?: boolean;
+  /** Environment variables beside the test process's own (e.g. libfaketime's). */
+  env?: Record<string, string>;
 }
 
 /** A Node-RED node module whose only job is to list the routes of the runtime's admin app. */
@@ -85,7 +87,10 @@ export class RedProcess {
   async start(timeoutMs = 20000): Promise<void> {
     this.port = this.port || (await freePort());
     this.output = '';
-    const child = spawn(process.execPath, [RED_JS, '-u', this.userDir, '-p', String(this.port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [RED_JS, '-u', this.userDir, '-p', String(this.port)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...this.opts.env },
+    });
     this.child = child;
     child.stdout!.on('data', (d) => (this.output += d));
     child.stderr!.on('data', (d) => (this.output += d));

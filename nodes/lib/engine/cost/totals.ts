@@ -231,6 +231,29 @@ export function addReading(
   };
 }
 
+/**
+ * A meter after a step back of the wall clock by `by` (< 0) ms (docs/semantics.md, "Clock
+ * steps"): when its newest reading lies ahead of `now` (stamped by the clock that was
+ * ahead), it counts on from its last value, moved back with the clock (no later than
+ * `now`). The readings kept for late ones are let go (one before the new start is too
+ * late), a period that lies ahead becomes the one holding the moved reading, with its sums
+ * (what was counted while the clock was ahead stays counted), and the total starts no
+ * later. Null when the newest reading is not ahead of `now`.
+ */
+export function rebaseTotals(state: TotalsState, by: number, now: number): TotalsState | null {
+  const { kept } = state;
+  if (kept.length === 0 || kept.newestTs() <= now) return null;
+  const ts = Math.min(kept.newestTs() + by, now - 1); // before any reading stamped from now on
+  const next = copyState(state, true);
+  next.kept = ReadingWindow.of([[ts, kept.value(kept.length - 1)]], []);
+  for (const name of PERIODS) {
+    const bucket = next[name];
+    if (bucket && bucket.from > ts) next[name] = { ...bucket, ...periodBounds(name, ts, next.timezone) };
+  }
+  if (next.total && next.total.from > ts) next.total.from = ts;
+  return next;
+}
+
 function copyState(s: TotalsState, keepWindow: boolean): TotalsState {
   const bucket = (b: Bucket | null) => (b ? { ...b } : null);
   return {

@@ -75,6 +75,11 @@ export class ClockSteps {
     return this.steps;
   }
 
+  /** The next look only takes the clocks afresh (a test puts in or takes out a fake clock: both clocks change at once). */
+  takeAfresh(): void {
+    this.lookedAt = -Infinity;
+  }
+
   /** A deadline timer is armed (`rearm` is called on a step) or no longer armed. */
   track(timer: SteppedTimer, armed: boolean): void {
     if (armed) {

@@ -6,7 +6,7 @@
 // a restart in the node's context store, and sent again: after a failure one point is tried
 // at growing intervals (5 s doubling to a minute), and once one is written the rest follow in
 // order. A re-sent point has its series and instant, so it overwrites itself: each lands once.
-import { LongTimer } from '../../engine/time/long-timer';
+import { monotonicNow, PaceTimer } from '../../engine/time/long-timer';
 import { influxMessages, InfluxFormat, RecordPoint } from '../../engine/records/influx-points';
 import { RecordsOutbox } from '../../engine/records/outbox';
 import { readStoredOutbox, storedOutbox } from '../../engine/records/outbox-store';
@@ -62,8 +62,9 @@ export class RecordsDelivery {
   private readonly run = Math.random().toString(36).slice(2, 10);
   private state: 'held' | 'up' | 'down';
   private retryMs = RETRY_FIRST_MS;
-  private readonly retry = new LongTimer();
-  private readonly expiry = new LongTimer();
+  /** Retries and a write's time in flight are paces (monotonicNow): a step of the wall clock changes neither. */
+  private readonly retry = new PaceTimer();
+  private readonly expiry = new PaceTimer();
   /** When each message in flight was sent, in the order sent. */
   private readonly sentAt = new Map<number, number>();
   private readonly save: ThrottledSave | null;
@@ -88,7 +89,7 @@ export class RecordsDelivery {
             'records kept through an outage',
           )
         : null;
-    if (o.confirm) this.retry.arm(this.now() + RETRY_FIRST_MS, () => this.probe(), this.now);
+    if (o.confirm) this.retry.after(RETRY_FIRST_MS, () => this.probe());
   }
 
   /** Points waiting or in flight. */
@@ -198,7 +199,7 @@ export class RecordsDelivery {
     this.retry.cancel();
     if (this.closed) return;
     if (!this.restored) {
-      this.retry.arm(this.now() + RETRY_FIRST_MS, () => this.probe(), this.now);
+      this.retry.after(RETRY_FIRST_MS, () => this.probe());
       return;
     }
     if (this.outbox.messagesFlying === 0 && this.outbox.waitingCount === 0) {
@@ -213,7 +214,7 @@ export class RecordsDelivery {
   private armRetry(): void {
     const wait = this.retryMs;
     this.retryMs = Math.min(RETRY_MAX_MS, this.retryMs * 2);
-    this.retry.arm(this.now() + wait, () => this.probe(), this.now);
+    this.retry.after(wait, () => this.probe());
   }
 
   /** What may go now, as messages: waiting points in order, up to the writes in flight allowed. */
@@ -230,7 +231,7 @@ export class RecordsDelivery {
   }
 
   private messages(next: { id: number; points: RecordPoint[] }): NodeMessage[] {
-    this.sentAt.set(next.id, this.now());
+    this.sentAt.set(next.id, monotonicNow());
     if (!this.expiry.armed) this.armExpiry();
     return this.marked(influxMessages(next.points, this.o.format), next.id);
   }
@@ -244,19 +245,15 @@ export class RecordsDelivery {
   private armExpiry(): void {
     const oldest = this.sentAt.entries().next();
     if (oldest.done) return;
-    this.expiry.arm(
-      oldest.value[1] + FLIGHT_MS,
-      () => {
-        const now = this.now();
-        for (const [id, at] of [...this.sentAt]) {
-          if (at + FLIGHT_MS > now) break;
-          this.sentAt.delete(id);
-          this.failed(id, { error: { message: `no word from the writer within ${FLIGHT_MS / 60_000} minutes` } });
-        }
-        this.armExpiry();
-      },
-      this.now,
-    );
+    this.expiry.arm(oldest.value[1] + FLIGHT_MS, () => {
+      const now = monotonicNow();
+      for (const [id, at] of [...this.sentAt]) {
+        if (at + FLIGHT_MS > now) break;
+        this.sentAt.delete(id);
+        this.failed(id, { error: { message: `no word from the writer within ${FLIGHT_MS / 60_000} minutes` } });
+      }
+      this.armExpiry();
+    });
   }
 
   private tellLetGo(): void {

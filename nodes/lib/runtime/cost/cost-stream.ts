@@ -10,7 +10,18 @@ import { computeCost, RejectedInterval } from '../../engine/cost/cost';
 import { groupDigits, shortText } from '../../engine/common/format';
 import { isFromFuture } from '../../engine/common/future-readings';
 import { SensorRef, Tariff } from '../../engine/tariff/tariff';
-import { addReading, IntervalCost, MAX_KEPT, newTotals, PERIODS, Reading, TotalsState, windowStart } from '../../engine/cost/totals';
+import {
+  addReading,
+  IntervalCost,
+  MAX_KEPT,
+  newTotals,
+  PERIODS,
+  Reading,
+  rebaseTotals,
+  TotalsState,
+  windowStart,
+} from '../../engine/cost/totals';
+import { ClockStep, clockSteps } from '../../engine/time/clock-steps';
 import { isEnergyReading, rejectedPayload, SensorHistory, streamReading } from './cost-inputs';
 import { meterBar, meterPayload, restoredStatus, SiteSums, siteStatus, siteSums, StreamStatus } from './stream-output';
 import { RefusalBurst, RefusedReading } from '../common/refusal-burst';
@@ -73,6 +84,7 @@ export class CostStream {
   private readonly saver: ThrottledSave;
   /** Readings of meters beyond maxMeters: one error per burst, saying how many. */
   private readonly overLimit: RefusalBurst;
+  private stopSteps: (() => void) | null = null;
 
   constructor(private readonly opts: CostStreamOptions) {
     this.maxMeters = opts.maxMeters ?? MAX_METERS;
@@ -112,6 +124,7 @@ export class CostStream {
       for (const item of restored.dropped) dropped.add(item);
     }
     this.ready = true;
+    this.stopSteps = clockSteps.onStep((step) => this.clockStepped(step));
     if (problem) this.opts.warn(`running totals started from zero: ${problem}`);
     dropped.tell(this.opts.warn);
     // what was dropped must not come back with the next restart (nor stay in the store's memory)
@@ -133,6 +146,7 @@ export class CostStream {
 
   /** The node closes (redeploy, shutdown): the last save, and the pending meter-limit error said. */
   async close(): Promise<void> {
+    this.stopSteps?.();
     this.overLimit.end();
     await this.saver.close();
   }
@@ -162,6 +176,8 @@ export class CostStream {
   async handle(msg: StreamMessage, tariff: Tariff, now: number): Promise<StreamOutput | null> {
     if (!this.ready) throw new Error('running totals are not available: they could not be set up at deploy (see the log)');
     if (msg.reset !== undefined && msg.reset !== false) return this.reset(msg, tariff);
+    // a step not yet seen by the heartbeat is seen before the reading is stamped with the new clock
+    if (clockSteps.look()) now = Date.now();
     const reading = streamReading(msg, now);
     if (reading.sensorId !== undefined && this.sensors.watches(reading.gatewayId, reading.sensorId)) {
       // a sensor the tariff's rules read, wired in: a live value, not a meter reading
@@ -192,6 +208,18 @@ export class CostStream {
       meterBar(name, added.closed[name]!, tariff, this.opts.timezone, meter),
     );
     return { payload, bars, status: siteStatus(site, tariff, added.ignored ?? (rejected.length ? 'interval rejected' : undefined)), site };
+  }
+
+  /** After a step back of the wall clock, meters stamped ahead of it count on from their last value (rebaseTotals). */
+  private clockStepped(step: ClockStep): void {
+    if (step.by >= 0) return;
+    let rebased = false;
+    for (const meter of this.meters.values()) {
+      const state = rebaseTotals(meter.totals, step.by, step.now);
+      if (state) meter.totals = state;
+      rebased ||= state !== null;
+    }
+    if (rebased) this.saver.changed();
   }
 
   /** The meter's totals, a new meter's, or null when the node counts as many meters as it may. */

@@ -95,3 +95,12 @@ export function restoredClock(stamp: number, lagMs: number, now: number, mono: n
   const lag = arrived - stamp;
   return { arrived, lag, least: lag, before: Infinity, since: mono };
 }
+
+/**
+ * The clock that stamped a meter's readings stepped by `by` ms (this machine's, for a meter it
+ * stamps: docs/semantics.md, "Clock steps"): its stamps move with it, so its lags move the
+ * other way, and its readings are judged against the lag they will have from now on.
+ */
+export function clockStepped(c: MeterClock | null, by: number): MeterClock | null {
+  return c === null ? null : { ...c, lag: c.lag - by, least: c.least - by, before: c.before - by };
+}

@@ -60,6 +60,11 @@ export class PeakGuard {
     return this.memory.state;
   }
 
+  /** The wall clock stepped by `by` ms: the last change moves with it, so the minute since it is real time. */
+  clockStepped(by: number): void {
+    this.memory = { ...this.memory, changedAt: this.memory.changedAt + by };
+  }
+
   /** What a restart needs (stored with the peaks). */
   remember(): GuardMemory {
     return { ...this.memory };

@@ -17,7 +17,7 @@ import {
   ResetKind,
   SuspectKind,
 } from '../../engine/cost/meter-glitches';
-import { arrivedFresh, MeterClock } from './peak-clock';
+import { arrivedFresh, clockStepped, MeterClock } from './peak-clock';
 
 export interface OpenWindow {
   from: number;
@@ -179,6 +179,25 @@ function countInterval(m: MeterPeaks, d: Decided, scope: WindowScope, closed: De
   // a reset or swap says nothing about the power
   m.power = d.reset ? null : { from: d.from, to: d.to, kw: (d.toValue - d.fromValue) / ((d.to - d.from) / HOUR_MS) };
   m.last = { ts: d.to, value: d.toValue };
+}
+
+/**
+ * After a step back of the wall clock by `by` (< 0) ms (docs/semantics.md, "Clock steps"): a
+ * meter whose newest reading lies ahead of `now` (stamped by the clock that was ahead)
+ * counts on from its last value, moved back with the clock (no later than `now`). Its
+ * latest power and a window or month that lie ahead are of a time the clock left: the
+ * window opens afresh there, the month's peaks are let go. False when nothing changed.
+ */
+export function rebaseMeter(m: MeterPeaks, by: number, now: number, scope: WindowScope): boolean {
+  if (!m.last || m.last.ts <= now) return false;
+  const ts = Math.min(m.last.ts + by, now - 1); // before any reading stamped from now on
+  m.last = { ts, value: m.last.value };
+  m.power = null;
+  if (!m.window || m.window.from > ts || m.window.to <= ts) m.window = openAt(ts, scope);
+  else m.window.coveredFrom = Math.min(m.window.coveredFrom, ts);
+  if (m.month && m.month.from > ts) m.month = null;
+  m.clock = clockStepped(m.clock, by);
+  return true;
 }
 
 /** A window the meter is done with: complete when its readings covered it from its start. */

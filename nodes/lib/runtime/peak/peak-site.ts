@@ -42,6 +42,19 @@ export const newSite = (): SiteState => ({ pending: new Map(), closedUntil: -Inf
 /** At most this many windows wait for lagging meters; older ones are closed (incomplete). */
 export const MAX_PENDING = 500;
 
+/**
+ * After a step back of the wall clock (docs/semantics.md, "Clock steps"): windows and a
+ * month that lie ahead of `now` are of a time the clock left. Their shares are let go, and
+ * what is closed ends no later than the window holding `now`, so the windows the meters
+ * count from now on are the site's again.
+ */
+export function rebaseSite(site: SiteState, now: number, scope: WindowScope): void {
+  const current = demandWindowOf(now, scope.timezone, scope.minutes);
+  for (const [from, p] of [...site.pending]) if (p.to > current.from) site.pending.delete(from);
+  site.closedUntil = Math.min(site.closedUntil, current.from);
+  if (site.month && site.month.from > now) site.month = null;
+}
+
 /** A meter's closed window, added to the site's sum for that window. */
 export function shareWindow(site: SiteState, w: DemandWindow): void {
   if (w.to <= site.closedUntil) return;

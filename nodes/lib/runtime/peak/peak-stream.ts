@@ -4,12 +4,13 @@
 import { MAX_METERS } from '../../engine/common/limits';
 import { groupDigits, shortText } from '../../engine/common/format';
 import { DeadlineTimer } from '../../engine/time/long-timer';
+import { ClockStep, clockSteps } from '../../engine/time/clock-steps';
 import type { DemandWindow } from '../../engine/peak/demand';
 import { isEnergyReading, MeterId, meterKey, meterName, meterOf, NotMeterWarnings, streamReading } from '../common/meter-reading';
 import { RefusalBurst, RefusedReading } from '../common/refusal-burst';
 import { SAVE_EVERY_MS, ThrottledSave } from '../common/throttled-save';
 import { GuardDecision, PeakGuard } from './peak-guard';
-import { advanceMeter, MeterPeaks, newMeter, projectMeter, WindowScope } from './peak-meter';
+import { advanceMeter, MeterPeaks, newMeter, projectMeter, rebaseMeter, WindowScope } from './peak-meter';
 import { arrive, clockBehindMs, clockOffWarning, clockOffWords, staleFrom } from './peak-clock';
 import { monthAt, MonthPeaks, monthValue } from './peak-month';
 import {
@@ -29,7 +30,7 @@ import {
   windowRecord,
 } from './peak-output';
 import { limitOf, PeakSettings } from './peak-settings';
-import { closeDue, newSite, shareWindow, SiteNow, siteNow, SiteState } from './peak-site';
+import { closeDue, newSite, rebaseSite, shareWindow, SiteNow, siteNow, SiteState } from './peak-site';
 import { decodePeaks, encodePeaks } from './peak-store';
 
 /** Closed windows charted at once (a day of quarter hours): after a long gap only the last ones are drawn. */
@@ -100,6 +101,7 @@ export class PeakStream {
   private readonly clocksWarned = new Set<string>();
   private ready = false;
   private closed = false;
+  private stopSteps: (() => void) | null = null;
   /** Whether the guard's state was sent since the deploy (the first reading sends it, so a relay is right). */
   private synced = false;
 
@@ -150,6 +152,7 @@ export class PeakStream {
     if (restored.held.length > 0) closeDue(this.site, this.meters.values(), this.scope, this.opts.settings.staleMs);
     this.guard = new PeakGuard(this.opts.settings, restored.guard);
     this.ready = true;
+    this.stopSteps = clockSteps.onStep((step) => this.clockStepped(step));
     if (restored.problem) this.opts.warn(restored.problem);
     if (unreadable) return { fill: 'yellow', shape: 'ring', text: 'peaks from zero: the stored ones could not be read' };
     const now = siteNow(this.meters.values(), this.scope, this.mono(), this.opts.settings.staleMs);
@@ -170,6 +173,7 @@ export class PeakStream {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.stopSteps?.();
     this.recheck.cancel();
     this.overLimit.end();
     await this.saver.close();
@@ -179,6 +183,8 @@ export class PeakStream {
   async handle(msg: Record<string, unknown>, now: number): Promise<PeakOutput | null> {
     if (!this.ready) throw new Error('the peaks are not available: they could not be set up at deploy (see the log)');
     if (msg.reset !== undefined && msg.reset !== false) return this.reset(msg, now);
+    // a step not yet seen by the heartbeat is seen before the reading is stamped with the new clock
+    if (clockSteps.look()) now = Date.now();
     const reading = streamReading(msg, now, 'easy-peak');
     // a reading from the future (MAX_CLOCK_AHEAD_MS) was refused by streamReading: it changes nothing
     const id = meterOf(msg, reading);
@@ -240,6 +246,22 @@ export class PeakStream {
   private clockHint(): string | null {
     for (const words of this.clocksOff.values()) return words;
     return null;
+  }
+
+  /**
+   * The wall clock stepped: the guard's minute since its last change stays real time; after a
+   * step back, meters stamped ahead of the clock count on from their last value (rebaseMeter)
+   * and the site's windows ahead of it are let go (rebaseSite).
+   */
+  private clockStepped(step: ClockStep): void {
+    if (this.closed) return;
+    this.guard.clockStepped(step.by);
+    this.saver.changed();
+    if (step.by < 0) {
+      for (const m of this.meters.values()) rebaseMeter(m, step.by, step.now, this.scope);
+      rebaseSite(this.site, step.now, this.scope);
+    }
+    if (this.meters.size > 0) this.recheckNow();
   }
 
   /** The site now, the guard's decision on it, and the guard message when it is to be sent. */
@@ -325,11 +347,14 @@ export class PeakStream {
         if (m.power && m.clock) at = Math.min(at, now + (staleFrom(m.clock, this.opts.settings.staleMs) - mono) + 1);
     }
     if (at === Infinity) return;
-    this.recheck.arm(at, () => {
-      const out = this.evaluate(Date.now(), this.mono());
-      if (out.guardMessage)
-        this.opts.onGuard(out.guardMessage, peakStatus(out.now, out.decision, out.limitKw, this.meters.size, undefined, this.clockHint()));
-    });
+    this.recheck.arm(at, () => this.recheckNow());
+  }
+
+  /** The guard judged again without a reading (a recheck, a clock step); a change is sent on output 2. */
+  private recheckNow(): void {
+    const out = this.evaluate(Date.now(), this.mono());
+    if (out.guardMessage)
+      this.opts.onGuard(out.guardMessage, peakStatus(out.now, out.decision, out.limitKw, this.meters.size, undefined, this.clockHint()));
   }
 
   private charts(closed: DemandWindow[], newPeak: boolean): Array<Record<string, unknown>> {

@@ -3,7 +3,7 @@
 // what output 1 says at an instant.
 
 import { configuredCycle, Cycle, PlanSettings } from './plan-settings';
-import type { Ledger } from './plan-ledger';
+import { Ledger, steppedLedger } from './plan-ledger';
 import type { OutputState } from './plan-output';
 import { roundAmount } from '../../engine/common/format';
 import { runTimeText } from '../../engine/plan/plan';
@@ -29,6 +29,21 @@ export function ledgerAt(l: Ledger | null, settings: PlanSettings, now: number, 
     boost: l?.boost && l.boost.to > now ? l.boost : null,
     pieces: (l?.pieces ?? []).filter((p) => p.to > keepFrom),
   };
+}
+
+/**
+ * The ledger after the wall clock stepped from `before` to `now` (steppedLedger: what ran is
+ * what the relay did). A step back to before the window began keeps the window when it is
+ * still the next one (a daily window stepped back over its start); a window further ahead
+ * (a clock that was a year fast) is from a future the clock left: the window of the new
+ * clock starts afresh, the one-off kept (its span is the one asked for).
+ */
+export function ledgerAfterStep(l: Ledger, settings: PlanSettings, before: number, now: number, timezone: string): Ledger {
+  const stepped = steppedLedger(l, before, now);
+  if (now >= stepped.cycle.from) return stepped;
+  const cycle = configuredCycle(settings, now, timezone);
+  if (cycle.from >= stepped.cycle.from) return stepped;
+  return { cycle, cancelled: false, once: stepped.once, boost: stepped.boost, pieces: stepped.pieces.filter((p) => p.to <= now) };
 }
 
 /** The rolling window holding `now` on the grid of whole windows after `last`. */

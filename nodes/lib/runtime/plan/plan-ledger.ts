@@ -188,6 +188,34 @@ export function replanLedger(ledger: Ledger, now: number, planner: Planner, opts
 }
 
 /**
+ * The ledger after the wall clock stepped from `before` to `now` (docs/semantics.md, "Clock
+ * steps"), so that what it counts as run is what the relay did:
+ * - forward: the span the clock skipped, [before, now), was never lived: its slots did not
+ *   run and are cut out (what ran before the step stays);
+ * - back: the slots of [now, before) ran, but now lie ahead of the clock: they are taken
+ *   out, and their run time is taken off what their request still owes (the window's run
+ *   time, the one-off's), so that they neither run again nor count twice.
+ * A boost is a run time from when it was asked: its span moves with the clock, keeping
+ * what it has left. The slots after the step are planned again by the caller.
+ */
+export function steppedLedger(l: Ledger, before: number, now: number): Ledger {
+  const by = now - before;
+  const boost = l.boost ? { from: l.boost.from + by, to: l.boost.to + by } : null;
+  const lived = (a: number, b: number) => [...clipTo(l.pieces, -Infinity, a), ...clipTo(l.pieces, b, Infinity)];
+  if (by >= 0) return { ...l, boost, pieces: sortPieces(lived(before, now)) };
+  const ranAhead = clipTo(l.pieces, now, before);
+  const ran = (owners: Owner[], span: { from: number; to: number }) =>
+    timeIn(
+      ranAhead.filter((p) => owners.includes(p.owner)),
+      span.from,
+      span.to,
+    );
+  const cycle = { ...l.cycle, requested: Math.max(0, l.cycle.requested - ran(['plan', 'boost'], l.cycle)) };
+  const once = l.once ? { ...l.once, requested: Math.max(0, l.once.requested - ran(['once'], l.once)) } : null;
+  return { ...l, cycle, once, boost, pieces: sortPieces(lived(now, before)) };
+}
+
+/**
  * Blocks of at least the minimum around another request's slots: where those cut the span
  * off the price grid (re-plans at any ms) the exact search's lattice would be too fine, and
  * the one-off runs in one block instead (never shorter than the minimum where it fits).

@@ -57,7 +57,8 @@ export interface PlanSlotPayload extends SpanPayload {
 }
 
 /** What made this plan: deploy, tariffs (fetched or a sensor changed), message (a one-off, boost, cancel or 'plan'), window (a new window began). */
-export type PlanCause = 'deploy' | 'tariffs' | 'message' | 'window';
+/** Why the plan was made; `clock`: the wall clock stepped (docs/semantics.md, "Clock steps"). */
+export type PlanCause = 'deploy' | 'tariffs' | 'message' | 'window' | 'clock';
 
 /** Output 2's message. Its keys in the order the Debug sidebar shows them: the slots first, then what a person reads. */
 export interface PlanPayload {

@@ -1,11 +1,13 @@
 // What an easy-plan node does, free of Node-RED: keep the ledger of promises (lib
 // plan-ledger) planned against the tariff, switch output 1 at the exact instants its
-// slots start and end and where its window begins and ends (one LongTimer), plan again
-// when the tariffs or a sensor the rules read change, and keep the ledger and the
-// override in the context store so that a restart carries on where it was.
+// slots start and end and where its window begins and ends (one DeadlineTimer), plan again
+// when the tariffs or a sensor the rules read change or the wall clock steps (the ledger
+// counting what the relay really ran), and keep the ledger and the override in the
+// context store so that a restart carries on where it was.
 
 import type { AccountHub } from '../account/hub';
 import { DeadlineTimer, PaceTimer } from '../../engine/time/long-timer';
+import { ClockStep, clockSteps } from '../../engine/time/clock-steps';
 import { shortText } from '../../engine/common/format';
 import { DroppedState } from '../../engine/common/stored-checks';
 import { configuredCycle, oneOffSpan, PlanSettings } from './plan-settings';
@@ -15,7 +17,7 @@ import { replanSaving } from './plan-saving';
 import { OutputState, OutputValues, PlanCause, PlanPayload } from './plan-output';
 import { checkOverride, checkStoredPlan, Override, PlanStore } from './plan-store';
 import { PlanKeeper } from './plan-keeper';
-import { cycleOver, ledgerAt, nextEvent, planReason, stateAt } from './plan-cycle';
+import { cycleOver, ledgerAfterStep, ledgerAt, nextEvent, planReason, stateAt } from './plan-cycle';
 import { ledgerPayload, PlanSender } from './plan-sender';
 import { planStatus } from './plan-status';
 import { TariffWatch } from '../tariff/tariff-watch';
@@ -63,6 +65,7 @@ export class PlanWatch {
   private noPlan: string | null = null;
   private started = false;
   private closed = false;
+  private stopSteps: (() => void) | null = null;
   /** A command was handled in this turn of the event loop: the next ones wait for its end (see command). */
   private turnBusy = false;
   /** The work the commands held back in this turn still need, the most first; null: none. */
@@ -110,11 +113,13 @@ export class PlanWatch {
       this.opts.onStatus({ fill: 'grey', shape: 'ring', text: 'waiting for the tariffs…' });
     }
     this.armResend();
+    this.stopSteps = clockSteps.onStep((step) => this.onStep(step));
     this.watch.start();
   }
 
   close(): void {
     this.closed = true;
+    this.stopSteps?.();
     this.timer.cancel();
     this.resendTimer.cancel();
     this.watch.close();
@@ -224,6 +229,15 @@ export class PlanWatch {
   /** The ledger at `now`: a new window once the current one is over (its history pruned). */
   private currentLedger(now: number): Ledger {
     return ledgerAt(this.ledger, this.opts.settings, now, this.opts.hub.timezone);
+  }
+
+  /** The wall clock stepped: the ledger counts what the relay did (ledgerAfterStep), the rest is planned again from the new clock. */
+  private onStep(step: ClockStep): void {
+    if (this.closed || !this.ledger) return;
+    const now = this.now();
+    this.ledger = ledgerAfterStep(this.ledger, this.opts.settings, now - step.by, now, this.opts.hub.timezone);
+    if (this.started) this.replan('clock');
+    else this.advance();
   }
 
   /** From hub callbacks and timers: an error is told, never thrown. */
