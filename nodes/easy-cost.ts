@@ -17,7 +17,7 @@ import { compareCost } from './lib/runtime/cost/cost-compare';
 import { generatorChoice, GeneratorSettings } from './lib/runtime/cost/generator-report';
 import { dailyChargeSetting } from './lib/runtime/cost/stream-projection';
 import { StreamReports } from './lib/runtime/cost/stream-reports';
-import { CostStream } from './lib/runtime/cost/cost-stream';
+import { CostStream, StoredAhead } from './lib/runtime/cost/cost-stream';
 import type { AccountHub, TariffSnapshot } from './lib/runtime/account/hub';
 import { SensorFollower } from './lib/runtime/tariff/sensor-follower';
 import { PacedStatus } from './lib/runtime/common/paced-status';
@@ -69,15 +69,25 @@ export = function register(RED: NodeAPI): void {
     const range = new CostRange(hub, timezone);
     // stream totals show at most one routine status a second; everything else at once
     const status = new PacedStatus((s) => node.status(s));
+    // stored state from a later clock (this one behind) is said once for both stores
+    const ahead = new StoredAhead((text) => node.warn(text));
     const stream = new CostStream({
       timezone,
       tariffId,
       store: nodeContextStore(node, TOTALS_KEY),
       warn: (text) => node.warn(text),
       log: (text) => node.log(text),
+      ahead,
     });
     // stream mode reads the live values of the sensors its tariff's rules read
-    const reports = new StreamReports(generator, dailyCharge, timezone, nodeContextStore(node, GENERATOR_KEY), (text) => node.warn(text));
+    const reports = new StreamReports(
+      generator,
+      dailyCharge,
+      timezone,
+      nodeContextStore(node, GENERATOR_KEY),
+      (text) => node.warn(text),
+      ahead,
+    );
     const sensors = new SensorFollower(hub, SENSOR_POLL_SEC, (poll) => {
       const now = Date.now();
       for (const sensor of poll.error ? [] : poll.sensors) {

@@ -4,6 +4,7 @@ import type { StoredPlan } from '../../nodes/lib/runtime/plan/plan-store';
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 const plan = (key: string) => ({ key, ledger: {}, currency: 'GBP', vat: 20 }) as unknown as StoredPlan;
+const T = Date.parse('2026-03-04T10:00:00Z');
 
 describe('PlanKeeper: the plan and override stores', () => {
   it('writes the plan only when it changed, and a plan the store refused is tried again at the next save', async () => {
@@ -18,14 +19,14 @@ describe('PlanKeeper: the plan and override stores', () => {
       },
     };
     const keeper = new PlanKeeper(store, store, (m) => told.push(m));
-    keeper.savePlan(plan('a'));
+    keeper.savePlan(plan('a'), T);
     await settle();
     should(told).eql(['the plan could not be stored: disk full']);
     failing = false;
-    keeper.savePlan(plan('a')); // the same plan: not on disk yet, so written now
-    keeper.savePlan(plan('a')); // and not again
+    keeper.savePlan(plan('a'), T + 1); // the same plan: not on disk yet, so written now, with the instant it is stored at
+    keeper.savePlan(plan('a'), T + 2); // and not again: only the instant changed
     await settle();
-    should(saved).eql([plan('a')]);
+    should(saved).eql([{ ...plan('a'), savedAt: T + 1 }]);
   });
 
   it('says when the override cannot be stored, and reads a failing store as nothing stored', async () => {

@@ -72,7 +72,7 @@ describe('stored state read back as data from outside (real runtime, localfilesy
         /^stored tariffs: dropped the fetch time \(1e\+300, not an instant near now\)/,
         true,
       ],
-      ['fetchedAt a year ahead', () => ({ ...good(), fetchedAt: Date.now() + YEAR }), /dropped the fetch time \(20\d\d-/, true],
+      ['fetchedAt 2 years ahead', () => ({ ...good(), fetchedAt: Date.now() + 2 * YEAR }), /dropped the fetch time \(20\d\d-/, true],
       ['fetchedAt text', () => ({ ...good(), fetchedAt: 'yesterday' }), /dropped the fetch time \("yesterday"/, true],
       ['fetchedAt NaN (null in JSON)', () => ({ ...good(), fetchedAt: NaN }), /dropped the fetch time \(null/, true],
       ['fetchedAt far back', () => ({ ...good(), fetchedAt: -1e15 }), /dropped the fetch time/, true],
@@ -214,7 +214,13 @@ describe('stored state read back as data from outside (real runtime, localfilesy
         /^stored running totals: dropped meter 1 of 1 \(|totals starting at 1e\+300/,
         0.5,
       ],
-      ['total starting a year ahead', () => edited({ 2: Date.now() + YEAR }), /totals starting at 20\d\d-.*not an instant near now/, 0.5],
+      [
+        'total starting 2 years ahead',
+        () => edited({ 2: Date.now() + 2 * YEAR }),
+        /totals starting at 20\d\d-.*not an instant near now/,
+        0.5,
+      ],
+      ['total starting after its readings', () => edited({ 2: Date.now() }), /totals starting at 20\d\d-.*after their readings/, 0.5],
       ['readings at 1e300', () => edited({ 4: [1e300, 1], 5: [] }), /readings at 1e\+300, not an instant near now/, 0.5],
       [
         'a negative interval count',
@@ -290,7 +296,7 @@ describe('stored state read back as data from outside (real runtime, localfilesy
         (s) => ({ ...s, closed: { day: null, month: 'x' } }),
         /^stored generator report: dropped the closed month \(not a month of UTC/,
       ],
-      ['last value from the future', (s) => ({ ...s, last: [Date.now() + YEAR, 1] }), /dropped the last value \(20\d\d-/],
+      ['last value 2 years ahead', (s) => ({ ...s, last: [Date.now() + 2 * YEAR, 1] }), /dropped the last value \(20\d\d-/],
       [
         '__proto__ closed (never read as a period)',
         (s) => ({ ...s, closed: withProto(`{"__proto__": ${JSON.stringify(s.day)}, "week": {"from": 1e300}}`) }),
@@ -412,20 +418,50 @@ describe('stored state read back as data from outside (real runtime, localfilesy
       ['a ledger of text', (s) => [{ ...s, ledger: 'x' }, undefined], /not the shape the node stores/, true],
       ['an override of 42', (s) => [s, 42], /^stored plan: dropped the override \(not on, off or auto\): auto$/, false],
     ];
+    /** The plan node loaded and its first plan made (and stored): its context. */
+    async function planned() {
+      await loadFlow(
+        [easyPlan, context.use()],
+        [
+          { ...accountNode(sim, 'UTC'), timeoutMs: 2000 },
+          planNode,
+          { id: 'sw', type: 'helper' },
+          { id: 'plan', type: 'helper' },
+          ...catchNodes(),
+        ],
+      );
+      await inbox('plan').next(1, 10_000);
+      return helper.getNode('p').context();
+    }
+
+    it('a plan stored 364 days ahead (this clock behind): kept with one warning saying so, its window planned on', async () => {
+      const ctx = await planned();
+      const ahead = 364 * 24 * HOUR;
+      let cycleFrom = NaN;
+      await context.restart(async () => {
+        const s = ctx.get('plan') as any;
+        should(s.savedAt).be.a.Number();
+        const moved = <S extends { from: number; to: number }>(span: S): S => ({ ...span, from: span.from + ahead, to: span.to + ahead });
+        cycleFrom = s.ledger.cycle.from + ahead;
+        ctx.set('plan', {
+          ...s,
+          savedAt: s.savedAt + ahead,
+          ledger: { ...s.ledger, cycle: moved(s.ledger.cycle), pieces: s.ledger.pieces.map(moved) },
+        });
+      });
+      const caught = inbox('caught');
+      const [plan] = await inbox('plan').next(1, 10_000);
+      should(plan.payload.window.fromMs).equal(cycleFrom);
+      should(warnings('p')).have.length(1);
+      should(warnings('p')[0]).match(
+        /^stored plan lie 36[34] days ahead of this machine's clock \(.*\): kept, as this clock is probably behind/,
+      );
+      noCrash(caught, ['p']);
+    });
+
     for (const [name, forge, said, untrusted] of cases) {
       it(`${name}: one warning${untrusted ? ', output 1 off at once, then planned afresh' : ''}`, async () => {
-        await loadFlow(
-          [easyPlan, context.use()],
-          [
-            { ...accountNode(sim, 'UTC'), timeoutMs: 2000 },
-            planNode,
-            { id: 'sw', type: 'helper' },
-            { id: 'plan', type: 'helper' },
-            ...catchNodes(),
-          ],
-        );
-        await inbox('plan').next(1, 10_000);
-        const ctx = helper.getNode('p').context();
+        const ctx = await planned();
         await context.restart(async () => {
           const [plan, override] = forge(ctx.get('plan'));
           ctx.set('plan', plan);

@@ -52,6 +52,14 @@ export const MAX_CHART_POINTS = 2000;
  */
 export const MAX_CLOCK_AHEAD_MS = 10 * 60 * 1000;
 /**
+ * How far ahead of this machine's clock what a node stored (its context) may lie and still be
+ * kept: state stored under a later clock and read back while this one is behind (a Pi without
+ * a real-time clock boots at the last time it saved, hours or days behind, until NTP steps it).
+ * Further ahead (a year, 366 days, so any calendar year fits) it is tampering or a broken
+ * clock, and dropped (docs/semantics.md, "Stored state").
+ */
+export const MAX_STORED_AHEAD_MS = 366 * 24 * 60 * 60 * 1000;
+/**
  * Demand windows one demandWindows call makes, and monthlyPeaks reads: 100,000 is 2.8
  * years of 15-minute windows, 11 of hourly ones (~10 MB of window objects); a range
  * holding more is refused with an error naming it, before any window is made.

@@ -4,8 +4,9 @@
 // fails is dropped and said once (docs/semantics.md, "Stored state"). These are the checks
 // several stores share, and the one warning that names what was dropped.
 import { instantText, isNearNow } from '../time/time';
-import { isFromFuture } from './future-readings';
+import { isFromFuture, spanWords } from './future-readings';
 import { shortText } from './format';
+import { MAX_STORED_AHEAD_MS } from './limits';
 
 export const isFiniteNumber = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 
@@ -14,11 +15,45 @@ export const isRecord = (x: unknown): x is Record<string, unknown> => typeof x =
 
 /**
  * An instant the node itself could have stored: a number of epoch ms within NEAR_NOW_YEARS
- * of now and not in the future (isFromFuture). A Date cannot hold anything else, and a
- * period or total starting in the future would hold every later reading back.
+ * of now and at most MAX_STORED_AHEAD_MS ahead of it (stored under a later clock: this one
+ * is behind, see StoredAhead). A Date cannot hold anything else; further ahead it is
+ * tampering or a broken clock, and a period or total starting there would hold every later
+ * reading back for longer than any clock is behind.
  */
 export function isStoredInstant(x: unknown, now: number): x is number {
-  return isFiniteNumber(x) && isNearNow(x, now) && !isFromFuture(x, now);
+  return isFiniteNumber(x) && isNearNow(x, now) && !isBeyondStoredAhead(x, now);
+}
+
+/** Whether a stored instant lies further ahead of now than stored state may (MAX_STORED_AHEAD_MS): dropped. */
+export function isBeyondStoredAhead(ms: number, now: number): boolean {
+  return ms - now > MAX_STORED_AHEAD_MS;
+}
+
+/**
+ * Stored state from a later clock (docs/semantics.md, "Stored state"): what a store kept
+ * that lies ahead of this machine's clock by more than a live reading may (isFromFuture)
+ * was stored while the clock read later, so this one is probably behind (a Pi without a
+ * real-time clock after a power cut, until NTP steps it). It is kept, not forged, and said
+ * once per node, naming how far ahead it lies; one per node, shared by its stores.
+ */
+export class StoredAhead {
+  private said = false;
+
+  constructor(private readonly warn: (message: string) => void) {}
+
+  /**
+   * Says it (the first time only) when `newest`, the newest instant `what` kept, lies ahead
+   * of `now`; `meanwhile` says what the node does until the clock reaches it.
+   */
+  tell(what: string, newest: number | null, now: number, meanwhile: string): void {
+    if (this.said || newest === null || !isFromFuture(newest, now)) return;
+    this.said = true;
+    this.warn(
+      `${what} lie ${spanWords(newest - now)} ahead of this machine's clock (${instantText(newest)}; the clock reads ` +
+        `${instantText(now)}): kept, as this clock is probably behind (no real-time clock, a power cut; NTP sets it right); ` +
+        meanwhile,
+    );
+  }
 }
 
 /** A stored instant in words: ISO text, or the value itself when it is none. */

@@ -1,9 +1,9 @@
 // A stream meter's totals read back from a store, checked against what the node could have
 // written before they are used (docs/semantics.md, "Readings from the future" and "Stored
-// state"): instants near now and none in the future, no more readings than the node keeps.
-// What fails is dropped and named; the rest carries on.
-import { isStoredInstant, storedInstantText } from '../common/stored-checks';
-import { isFromFuture } from '../common/future-readings';
+// state"): instants near now and none more than a year ahead (stored under a later clock is
+// kept: this one is behind), no more readings than the node keeps. What fails is dropped and
+// named; the rest carries on.
+import { isBeyondStoredAhead, isStoredInstant, storedInstantText } from '../common/stored-checks';
 import { Bucket, PERIODS, periodBounds, plainTotals, ReadingWindow, StoredTotals, TotalsState, trimKept } from './totals';
 
 export interface CheckedTotals {
@@ -15,11 +15,13 @@ export interface CheckedTotals {
 
 /**
  * `state` (restoreTotals' shape check passed) checked at `now`: a total or period that
- * starts at no instant near now is unusable; readings from the future (an older version
- * counted them, and moved the periods there) are dropped with the intervals that end at
- * them, and the periods are those of the newest reading left, summed from the intervals
- * still held; readings beyond `maxReadings` (the oldest) are let go as the node does
- * itself (the totals keep them, a late reading before them is too late).
+ * starts at no instant near now (isStoredInstant: far back, or more than a year ahead) is
+ * unusable; readings more than a year ahead (a clock that jumped: an older version counted
+ * them, and moved the periods there) are dropped with the intervals that end at them, and
+ * the periods are those of the newest reading left, summed from the intervals still held;
+ * readings beyond `maxReadings` (the oldest) are let go as the node does itself (the totals
+ * keep them, a late reading before them is too late). Readings less far ahead were stored
+ * under a later clock: kept (the caller says so, StoredAhead).
  */
 export function checkStoredTotals(state: TotalsState, now: number, maxReadings: number): CheckedTotals {
   const dropped: string[] = [];
@@ -28,19 +30,26 @@ export function checkStoredTotals(state: TotalsState, now: number, maxReadings: 
     return { state: null, dropped: [`totals starting at ${storedInstantText(total.from)}, not an instant near now`] };
   }
   const { kept } = state;
-  if (kept.length && !isStoredInstant(kept.ts(0), now) && !isFromFuture(kept.ts(0), now)) {
+  if (kept.length && !isStoredInstant(kept.ts(0), now) && !isBeyondStoredAhead(kept.ts(0), now)) {
     return { state: null, dropped: [`readings from ${storedInstantText(kept.ts(0))}, not an instant near now`] };
+  }
+  // the total begins at the first reading ever counted: never after one the meter still holds
+  if (total && kept.length && total.from > kept.ts(0)) {
+    return { state: null, dropped: [`totals starting at ${storedInstantText(total.from)}, after their readings`] };
   }
   let next = state;
   let future = 0;
-  while (future < kept.length && isFromFuture(kept.ts(kept.length - 1 - future), now)) future++;
+  while (future < kept.length && isBeyondStoredAhead(kept.ts(kept.length - 1 - future), now)) future++;
   if (future === kept.length && future > 0) {
-    return { state: null, dropped: [`every stored reading, the newest from the future (${storedInstantText(kept.newestTs())})`] };
+    return {
+      state: null,
+      dropped: [`every stored reading, the newest more than a year ahead (${storedInstantText(kept.newestTs())})`],
+    };
   }
   if (future > 0) {
     next = withoutNewest(state, future);
     dropped.push(
-      `${future === 1 ? 'a reading' : `${future} readings`} from the future (the newest ${storedInstantText(kept.newestTs())}) ` +
+      `${future === 1 ? 'a reading' : `${future} readings`} more than a year ahead (the newest ${storedInstantText(kept.newestTs())}) ` +
         'with the intervals ending at them; today, this week and this month hold what the readings left give',
     );
   } else if (PERIODS.some((name) => state[name] && !isStoredInstant(state[name]!.from, now))) {

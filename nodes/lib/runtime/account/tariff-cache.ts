@@ -9,7 +9,7 @@ import type { Problem } from '../../engine/tariff/tariff';
 import { EasyApiError } from '../../api/client';
 import { monotonicNow, PaceTimer } from '../../engine/time/long-timer';
 import { asError, HubRequests, HubStore, positiveMs, TariffSnapshot, Unwatch, Watchers } from './hub-base';
-import { DroppedState, isRecord, isStoredInstant, storedInstantText } from '../../engine/common/stored-checks';
+import { DroppedState, isRecord, isStoredInstant, StoredAhead, storedInstantText } from '../../engine/common/stored-checks';
 import { MAX_PROBLEMS_PER_ANSWER, MAX_TARIFFS_PER_ANSWER } from '../../engine/common/limits';
 
 /** What the store keeps: plain JSON, so any context store (memory, file) can hold it. */
@@ -180,7 +180,8 @@ export class TariffCache {
       return; // an unreadable store is the same as an empty one: start from the API
     }
     const dropped = new DroppedState('stored tariffs');
-    const value = asStoredTariffs(stored, this.now(), dropped);
+    const loadedAt = this.now();
+    const value = asStoredTariffs(stored, loadedAt, dropped);
     if (!value || this.requests.closed || this.snapshot.fetchedAt !== null) return dropped.tell(this.warn);
     const { tariffs, problems } = await parseTariffsInSlices(value.tariffs);
     // the node stores tariffs that passed these checks: one that fails now is not its own
@@ -191,6 +192,7 @@ export class TariffCache {
       );
     dropped.tell(this.warn);
     if (this.requests.closed || this.snapshot.fetchedAt !== null) return; // a fetch answered meanwhile
+    new StoredAhead(this.warn).tell('stored tariffs', value.fetchedAt, loadedAt, 'they price (stale) until a fetch answers');
     this.snapshot = { tariffs, problems: value.problems, fetchedAt: value.fetchedAt, error: null, stale: true };
     // watchers price from these only if the first fetch has not answered within the wait
     this.heldFromStore = true;
@@ -214,7 +216,8 @@ export class TariffCache {
 /**
  * What the store kept, checked against what fetchOnce writes (docs/semantics.md, "Stored
  * state"): the tariffs as a list of at most MAX_TARIFFS_PER_ANSWER, the fetch time an
- * instant near `now` (else the load's instant: the tariffs still price, as stale), the
+ * instant near `now` (isStoredInstant: at most a year ahead, kept from a later clock; else
+ * the load's instant: the tariffs still price, as stale), the
  * problems in their shape and number. What fails is named in `dropped`; null when there
  * are no tariffs to use.
  */

@@ -11,6 +11,7 @@ import { groupDigits, shortText } from '../../engine/common/format';
 import { isFromFuture } from '../../engine/common/future-readings';
 import { SensorRef, Tariff } from '../../engine/tariff/tariff';
 import {
+  AddResult,
   addReading,
   IntervalCost,
   MAX_KEPT,
@@ -26,7 +27,7 @@ import { isEnergyReading, rejectedPayload, SensorHistory, streamReading } from '
 import { meterBar, meterPayload, restoredStatus, SiteSums, siteStatus, siteSums, StreamStatus } from './stream-output';
 import { RefusalBurst, RefusedReading } from '../common/refusal-burst';
 import { meterOf, NotMeterWarnings } from '../common/meter-reading';
-import { DroppedState } from '../../engine/common/stored-checks';
+import { DroppedState, StoredAhead } from '../../engine/common/stored-checks';
 import { runInSlices } from '../../engine/common/slices';
 import {
   decodeSteps,
@@ -44,9 +45,18 @@ export type { MeterId, TotalsStore } from './stream-store';
 export type { StreamStatus } from './stream-output';
 export { meterName } from './stream-store';
 export { RefusedReading } from '../common/refusal-burst';
+export { StoredAhead } from '../../engine/common/stored-checks';
 export { MAX_METERS };
 
-type Meter = StoredMeter;
+type Meter = StoredMeter & {
+  /**
+   * Set when the meter's totals were restored from a later clock (their newest reading lies
+   * ahead of this one, StoredAhead): a reading before it is too_late, so one this clock
+   * stamps is never placed among readings the later clock stamped (it would count again
+   * what the interval spanning it holds).
+   */
+  tooLateBefore?: number;
+};
 
 export interface StreamOutput {
   payload: Record<string, unknown>;
@@ -68,6 +78,8 @@ export interface CostStreamOptions {
   maxKept?: number;
   /** At most one save per this many ms (SAVE_EVERY_MS), and one on close. */
   saveEveryMs?: number;
+  /** Says once per node that stored state lies ahead of this clock (shared with the generator report's store). */
+  ahead?: StoredAhead;
 }
 
 type StreamMessage = Record<string, unknown>;
@@ -76,6 +88,8 @@ export class CostStream {
   private readonly meters = new Map<string, Meter>();
   /** Totals stored in the single-meter shape, taken over by the first meter that reports. */
   private legacy: TotalsState | null = null;
+  /** The legacy totals' tooLateBefore (see Meter). */
+  private legacyTooLateBefore: number | undefined;
   private sensors = new SensorHistory([]);
   private readonly notMeters: NotMeterWarnings;
   private readonly maxMeters: number;
@@ -114,25 +128,51 @@ export class CostStream {
       problem = `stored totals could not be read (${(err as Error).message})`;
     }
     const dropped = new DroppedState('stored running totals');
+    const now = Date.now();
+    let newest: number | null = null;
     if (problem === null) {
-      const scope = { timezone: this.opts.timezone, tariffId: this.opts.tariffId, maxMeters: this.maxMeters, now: Date.now() };
+      const scope = { timezone: this.opts.timezone, tariffId: this.opts.tariffId, maxMeters: this.maxMeters, now };
       // in slices: a forged store of 128 huge meters must not hold the event loop at deploy
       const restored = await runInSlices(decodeSteps(stored, scope));
       problem = restored.problem;
       for (const meter of restored.meters) this.meters.set(meterKey(meter), meter);
       this.legacy = restored.legacy;
       for (const item of restored.dropped) dropped.add(item);
+      newest = this.holdAhead(now);
     }
     this.ready = true;
     this.stopSteps = clockSteps.onStep((step) => this.clockStepped(step));
     if (problem) this.opts.warn(`running totals started from zero: ${problem}`);
     dropped.tell(this.opts.warn);
+    (this.opts.ahead ?? new StoredAhead(this.opts.warn)).tell(
+      'stored running totals',
+      newest,
+      now,
+      "a reading older than its meter's newest stored one is too_late (its energy is in the interval that spans it); counting goes on once the clock passes it",
+    );
     // what was dropped must not come back with the next restart (nor stay in the store's memory)
     if (!dropped.empty) this.saver.changed();
     // an emptied context file looks like a first deploy: say it either way
     else if (stored === undefined || stored === null)
       this.opts.log?.('running totals start from zero: none are stored (a first deploy, or the context store lost them)');
     return restoredStatus(this.site());
+  }
+
+  /** Marks the meters restored ahead of `now` (isFromFuture: from a later clock) and gives the newest stored reading. */
+  private holdAhead(now: number): number | null {
+    let newest: number | null = null;
+    for (const meter of this.meters.values()) {
+      if (!meter.totals.kept.length) continue;
+      const ts = meter.totals.kept.newestTs();
+      if (isFromFuture(ts, now)) meter.tooLateBefore = ts;
+      newest = Math.max(newest ?? ts, ts);
+    }
+    if (this.legacy?.kept.length) {
+      const ts = this.legacy.kept.newestTs();
+      if (isFromFuture(ts, now)) this.legacyTooLateBefore = ts;
+      newest = Math.max(newest ?? ts, ts);
+    }
+    return newest;
   }
 
   private async save(): Promise<void> {
@@ -193,7 +233,10 @@ export class CostStream {
     if (!meter) throw new RefusedReading(this.overLimit.refuse(meterName(id)));
     const rejected: RejectedInterval[] = [];
     // the meter's state is replaced by the result: its lists may be updated in place
-    const added = addReading(meter.totals, { ts: reading.ts, value: reading.value }, this.costOf(tariff, rejected), this.maxKept, true);
+    const added: AddResult =
+      meter.tooLateBefore !== undefined && reading.ts < meter.tooLateBefore
+        ? { state: meter.totals, ignored: 'too_late', closed: {}, change: { energy: 0, net: 0, gross: 0, unpricedEnergy: 0, resets: 0 } }
+        : addReading(meter.totals, { ts: reading.ts, value: reading.value }, this.costOf(tariff, rejected), this.maxKept, true);
     if (!added.ignored) {
       meter.totals = added.state;
       // a late reading may still need the sensor values of the whole window
@@ -216,7 +259,11 @@ export class CostStream {
     let rebased = false;
     for (const meter of this.meters.values()) {
       const state = rebaseTotals(meter.totals, step.by, step.now);
-      if (state) meter.totals = state;
+      if (state) {
+        meter.totals = state;
+        // the readings it held back for were stamped by the clock that was ahead: it counts on from the moved one
+        delete meter.tooLateBefore;
+      }
       rebased ||= state !== null;
     }
     if (rebased) this.saver.changed();
@@ -228,7 +275,9 @@ export class CostStream {
     const known = this.meters.get(key);
     if (known) return known;
     if (this.meters.size >= this.maxMeters) return null;
-    const meter: Meter = { ...id, totals: this.legacy ?? newTotals(this.opts.timezone, this.opts.tariffId) };
+    const meter: Meter = this.legacy
+      ? { ...id, totals: this.legacy, ...(this.legacyTooLateBefore !== undefined ? { tooLateBefore: this.legacyTooLateBefore } : {}) }
+      : { ...id, totals: newTotals(this.opts.timezone, this.opts.tariffId) };
     this.legacy = null;
     this.meters.set(key, meter);
     return meter;

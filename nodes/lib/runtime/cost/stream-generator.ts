@@ -4,7 +4,7 @@
 // goes to flash on a Pi), never per reading; recent sensor values are kept in memory only.
 import { roundAmount } from '../../engine/common/format';
 import { ownField } from '../../engine/common/id-map';
-import { DroppedState, isFiniteNumber, isRecord, isStoredInstant, storedInstantText } from '../../engine/common/stored-checks';
+import { DroppedState, isFiniteNumber, isRecord, isStoredInstant, StoredAhead, storedInstantText } from '../../engine/common/stored-checks';
 import { localPeriodIn, zoneInfo, ZoneInfo } from '../../engine/time/time';
 import { PERIODS, PeriodName, IntervalCost } from '../../engine/cost/totals';
 import type { GeneratorChoice } from './generator-report';
@@ -87,9 +87,10 @@ export class StreamGenerator {
    * afresh. Every field read back is checked (the store is outside, and a bad field would
    * break every reading's message from then on): a period that is not the local period of
    * its kind, starts at no instant near now or holds impossible sums is dropped, as is a last
-   * value from the future; what was dropped is said once through `warn`.
+   * value more than a year ahead; what was dropped is said once through `warn`. What lies
+   * less far ahead was stored under a later clock: kept, and said once per node (`ahead`).
    */
-  async restore(warn: (message: string) => void = () => undefined): Promise<void> {
+  async restore(warn: (message: string) => void = () => undefined, ahead = new StoredAhead(warn)): Promise<void> {
     const stored = await this.store.load();
     const s = this.state;
     if (stored === undefined || stored === null) return;
@@ -127,6 +128,14 @@ export class StreamGenerator {
       closed,
     };
     dropped.tell(warn);
+    const kept = [this.state.last?.[0], this.state.day?.from, this.state.week?.from, this.state.month?.from];
+    const newest = Math.max(...kept.map((t) => t ?? -Infinity));
+    ahead.tell(
+      'stored generator report',
+      Number.isFinite(newest) ? newest : null,
+      now,
+      "the generator's values before its last stored one are not taken; the report goes on once the clock passes it",
+    );
   }
 
   /** Whether a sensor message is the generator's. */

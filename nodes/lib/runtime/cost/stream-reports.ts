@@ -8,6 +8,7 @@ import { streamReading } from './cost-inputs';
 import { generatorChoice, GeneratorSettings } from './generator-report';
 import { GeneratorStore, StreamGenerator } from './stream-generator';
 import { streamExtras } from './stream-projection';
+import type { StoredAhead } from '../../engine/common/stored-checks';
 
 export class StreamReports {
   private generator: StreamGenerator | null = null;
@@ -19,6 +20,8 @@ export class StreamReports {
     private readonly store: GeneratorStore,
     /** Says once what a read of the store dropped. */
     private readonly warn: (message: string) => void = () => undefined,
+    /** Says once per node that stored state lies ahead of this clock (shared with the totals' store). */
+    private readonly ahead?: StoredAhead,
   ) {}
 
   /** The sensors to poll: the tariff's, and the generator's when the report is on. */
@@ -56,7 +59,7 @@ export class StreamReports {
     if (g && g.choice.on === choice.on && g.follows(choice.ref.gatewayId, choice.ref.sensorId)) return g;
     await g?.flush();
     const fresh = new StreamGenerator(choice, this.timezone, this.store);
-    await fresh.restore(this.warn);
+    await fresh.restore(this.warn, this.ahead);
     this.generator = fresh;
     return fresh;
   }

@@ -8,6 +8,7 @@ import { DroppedState, isFiniteNumber, isStoredInstant } from '../../engine/comm
 import { MeterId, meterKey, meterName, storedMeterName } from '../common/meter-reading';
 import { MAX_CLOCK_AHEAD_MS, MAX_STORED_LINE_CHARS } from '../../engine/common/limits';
 import { DAY_MS } from '../../engine/time/time';
+import { isFromFuture } from '../../engine/common/future-readings';
 import { restoredClock, storedLag } from './peak-clock';
 import { storedHeld } from '../../engine/cost/meter-glitches';
 import type { GuardMemory } from './peak-guard';
@@ -37,6 +38,8 @@ export interface RestoredPeaks {
   guard: GuardMemory | null;
   /** What was dropped, in words; null when everything was read (or nothing was stored). */
   problem: string | null;
+  /** The newest instant kept (a meter's reading, the site's closed windows, the guard's change): ahead of now, stored under a later clock. */
+  newest: number | null;
 }
 
 const scopeText = (s: WindowScope): string => JSON.stringify([s.timezone, s.minutes, s.top, s.distinctDays, s.when ?? null]);
@@ -160,12 +163,13 @@ function readMeter(
   if (lag !== null && !(isFiniteNumber(lag) && lag >= -MAX_CLOCK_AHEAD_MS && lag <= MAX_STORED_LAG_MS)) return null;
   const held = storedHeld(heldRaw, ts);
   if (held === null || !held.every(([at]) => isStoredInstant(at, now))) return null;
-  const clock = restoredClock(ts, lag ?? 0, now, mono);
+  // a reading stored under a later clock (this one behind): when it arrived is unknown, so its power is stale
+  const clock = isFromFuture(ts, now) ? null : restoredClock(ts, lag ?? 0, now, mono);
   const judge = { lastTs: ts, lastValue: value, held: [] };
   return { meter: { gateway, topic, last: { ts, value }, judge, power, window: { ...window, energy, coveredFrom }, month, clock }, held };
 }
 
-function readSite(text: unknown, scope: WindowScope, now: number): { site: SiteState; guard: GuardMemory | null } | null {
+function readSite(text: unknown, scope: WindowScope, now: number): { site: SiteState; guard: GuardMemory | null; newest: number } | null {
   const line = parse(text);
   if (!line || line.length !== 6) return null;
   const [monthFrom, peaks, pendingFlat, closedUntil, state, changedAt] = line;
@@ -184,18 +188,20 @@ function readSite(text: unknown, scope: WindowScope, now: number): { site: SiteS
     pending.set(w.from, { ...w, energy, reported: reported as number, complete: complete === 1 });
   }
   const site: SiteState = { pending, closedUntil: closedUntil === 0 ? -Infinity : closedUntil, month };
-  const guardOk =
-    (state === 'shed' || state === 'restore') && (changedAt === null || (isStoredInstant(changedAt, now) && changedAt <= now));
+  const guardOk = (state === 'shed' || state === 'restore') && (changedAt === null || isStoredInstant(changedAt, now));
+  // a change stored under a later clock counts as made now: the minute since it waits no longer than that
+  const changed = changedAt === null ? -Infinity : Math.min(changedAt as number, now);
   return {
     site,
-    guard: guardOk ? { state: state as GuardMemory['state'], changedAt: changedAt === null ? -Infinity : (changedAt as number) } : null,
+    guard: guardOk ? { state: state as GuardMemory['state'], changedAt: changed } : null,
+    newest: Math.max(site.closedUntil, guardOk && changedAt !== null ? (changedAt as number) : -Infinity),
   };
 }
 
 /** Reads what was stored; every part that fails its checks is dropped, and `problem` is the one warning naming them. */
 /** `mono`: this machine's monotonic clock now (restored meters' arrivals are placed on it). */
 export function decodePeaks(stored: unknown, scope: StoreScope, now: number, mono: number): RestoredPeaks {
-  const none = (problem: string | null): RestoredPeaks => ({ meters: [], held: [], site: null, guard: null, problem });
+  const none = (problem: string | null): RestoredPeaks => ({ meters: [], held: [], site: null, guard: null, problem, newest: null });
   if (stored === undefined || stored === null) return none(null);
   const s = stored as Partial<StoredV1>;
   if (typeof stored !== 'object' || s.version !== 1 || !Array.isArray(s.meters)) return none('stored peaks: dropped them all (unreadable)');
@@ -218,5 +224,15 @@ export function decodePeaks(stored: unknown, scope: StoreScope, now: number, mon
   const site = readSite(s.site, scope, now);
   if (!site) dropped.add("the site's peaks (failed their checks)");
   else if (!site.guard) dropped.add("the guard's state (failed its checks)");
-  return { meters, held, site: site?.site ?? null, guard: site?.guard ?? null, problem: dropped.warning() };
+  let newest = site?.newest ?? -Infinity;
+  for (const m of meters) newest = Math.max(newest, m.last!.ts);
+  for (const h of held) for (const [at] of h.rows) newest = Math.max(newest, at);
+  return {
+    meters,
+    held,
+    site: site?.site ?? null,
+    guard: site?.guard ?? null,
+    problem: dropped.warning(),
+    newest: Number.isFinite(newest) ? newest : null,
+  };
 }

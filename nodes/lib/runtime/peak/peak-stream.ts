@@ -32,6 +32,7 @@ import {
 import { limitOf, PeakSettings } from './peak-settings';
 import { closeDue, newSite, rebaseSite, shareWindow, SiteNow, siteNow, SiteState } from './peak-site';
 import { decodePeaks, encodePeaks } from './peak-store';
+import { StoredAhead } from '../../engine/common/stored-checks';
 
 /** Closed windows charted at once (a day of quarter hours): after a long gap only the last ones are drawn. */
 export const MAX_CHARTED_WINDOWS = 96;
@@ -143,7 +144,8 @@ export class PeakStream {
       unreadable = true;
       this.opts.warn(`peaks started from zero: the stored peaks could not be read (${(err as Error).message})`);
     }
-    const restored = decodePeaks(stored, { ...this.scope, maxMeters: this.maxMeters }, Date.now(), this.mono());
+    const at = Date.now();
+    const restored = decodePeaks(stored, { ...this.scope, maxMeters: this.maxMeters }, at, this.mono());
     for (const m of restored.meters) this.meters.set(meterKey(m), m);
     this.site = restored.site ?? newSite();
     // held suspects are judged again as they were: held again (or decided, were the settings changed)
@@ -154,6 +156,12 @@ export class PeakStream {
     this.ready = true;
     this.stopSteps = clockSteps.onStep((step) => this.clockStepped(step));
     if (restored.problem) this.opts.warn(restored.problem);
+    new StoredAhead(this.opts.warn).tell(
+      'stored peaks',
+      restored.newest,
+      at,
+      "a reading older than its meter's newest stored one is too_late, and that meter's power is stale; the peaks go on once the clock passes it",
+    );
     if (unreadable) return { fill: 'yellow', shape: 'ring', text: 'peaks from zero: the stored ones could not be read' };
     const now = siteNow(this.meters.values(), this.scope, this.mono(), this.opts.settings.staleMs);
     if (!now) return { fill: 'grey', shape: 'ring', text: 'waiting for readings' };

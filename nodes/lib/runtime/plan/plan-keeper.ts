@@ -18,12 +18,13 @@ export class PlanKeeper {
     return Promise.all([this.read(this.store, 'plan'), this.read(this.overrideStore, 'override')]);
   }
 
-  savePlan(value: StoredPlan): void {
+  /** Stores the plan when it changed, with the instant it is stored at (`savedAt`: a later restart tells a clock that went back). */
+  savePlan(value: Omit<StoredPlan, 'savedAt'>, savedAt: number): void {
     const text = JSON.stringify(value);
     // the ledger changes only with a plan: the store is written then, not at every switch
     if (text === this.savedPlan) return;
     this.savedPlan = text;
-    this.store.save(value).catch((err: Error) => {
+    this.store.save({ ...value, savedAt }).catch((err: Error) => {
       if (this.savedPlan === text) this.savedPlan = null; // not stored: tried again with the next save
       this.tell(`the plan could not be stored: ${err.message}`);
     });

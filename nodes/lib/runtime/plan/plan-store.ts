@@ -5,7 +5,7 @@
 import type { Ledger, LedgerPiece } from './plan-ledger';
 import { MAX_WINDOW_MS } from './plan-settings';
 import type { Cycle, OneOff, PlanSettings } from './plan-settings';
-import { isFiniteNumber, isRecord, storedInstantText } from '../../engine/common/stored-checks';
+import { isFiniteNumber, isRecord, isStoredInstant, storedInstantText } from '../../engine/common/stored-checks';
 import { MAX_CLOCK_AHEAD_MS } from '../../engine/common/limits';
 import { HOUR_MS, isNearNow } from '../../engine/time/time';
 
@@ -20,6 +20,8 @@ export interface StoredPlan {
   ledger: Ledger;
   currency: string | null;
   vat: number;
+  /** When it was stored, by the clock of then (earlier versions stored none): a later start tells a clock now behind. */
+  savedAt?: number;
 }
 
 /** The override the user last sent; kept apart from the plan so that it survives new settings. */
@@ -52,6 +54,7 @@ function isPiece(x: unknown): x is LedgerPiece {
  * `settings` by `now` (docs/semantics.md, "Stored state"), in words; null when it fits:
  * every instant near now, nothing ending later than a window, a one-off and a boost asked
  * at the latest now can reach, each span and run time no longer than its setting allows.
+ * `now` is the later of the clock and the plan's savedAt (stored under a later clock).
  */
 function planBeyondSettings(l: Ledger, now: number, settings: PlanSettings): string | null {
   const windowMs = settings.window.kind === 'rolling' ? settings.window.lengthMs : LONGEST_DAY_MS;
@@ -111,7 +114,10 @@ export function checkStoredPlan(
     boost: l.boost ? span(l.boost) : null,
     pieces,
   };
-  const beyond = planBeyondSettings(ledger, now, settings);
+  const savedAt = stored.savedAt;
+  if (savedAt !== undefined && !isStoredInstant(savedAt, now))
+    return untrusted(`stored at ${storedInstantText(savedAt)}, not an instant near now`);
+  const beyond = planBeyondSettings(ledger, Math.max(now, savedAt ?? now), settings);
   if (beyond) return untrusted(beyond);
   if (l.cycle.to <= now && !(l.once && l.once.to > now) && !(l.boost && l.boost.to > now)) return none;
   return {
@@ -120,6 +126,7 @@ export function checkStoredPlan(
       ledger,
       currency: typeof stored.currency === 'string' ? stored.currency : null,
       vat: isFiniteNumber(stored.vat) ? stored.vat : 0,
+      ...(savedAt !== undefined ? { savedAt } : {}),
     },
     untrusted: null,
   };

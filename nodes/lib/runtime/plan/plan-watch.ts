@@ -9,7 +9,7 @@ import type { AccountHub } from '../account/hub';
 import { DeadlineTimer, PaceTimer } from '../../engine/time/long-timer';
 import { ClockStep, clockSteps } from '../../engine/time/clock-steps';
 import { shortText } from '../../engine/common/format';
-import { DroppedState } from '../../engine/common/stored-checks';
+import { DroppedState, StoredAhead } from '../../engine/common/stored-checks';
 import { configuredCycle, oneOffSpan, PlanSettings } from './plan-settings';
 import { Ledger, replanLedger, Replanned } from './plan-ledger';
 import { enginePlanner } from './plan-planner';
@@ -96,11 +96,20 @@ export class PlanWatch {
     if (this.closed) return;
     const kept = checkOverride(override);
     this.override = kept.override;
-    const { plan: restored, untrusted } = checkStoredPlan(stored, this.key, this.now(), this.opts.settings);
+    const now = this.now();
+    const { plan: restored, untrusted } = checkStoredPlan(stored, this.key, now, this.opts.settings);
     const dropped = new DroppedState('stored plan');
     if (kept.untrusted) dropped.add('the override (not on, off or auto): auto');
     if (untrusted) dropped.add(`the plan (${untrusted}): output 1 off until a new plan`);
-    if (this.opts.onWarn) dropped.tell(this.opts.onWarn);
+    if (this.opts.onWarn) {
+      dropped.tell(this.opts.onWarn);
+      new StoredAhead(this.opts.onWarn).tell(
+        'stored plan',
+        restored?.savedAt ?? null,
+        now,
+        "output 1 follows it by this clock, and its slots after this clock's time count as not yet run",
+      );
+    }
     // a plan that cannot be trusted never leaves the load on (an override the user set still holds)
     if (untrusted) this.sender.output(this.override === 'auto' ? 'off' : this.override, this.override);
     if (restored) {
@@ -351,6 +360,6 @@ export class PlanWatch {
 
   private save(): void {
     if (!this.ledger) return;
-    this.keeper.savePlan({ key: this.key, ledger: this.ledger, currency: this.currency, vat: this.vat });
+    this.keeper.savePlan({ key: this.key, ledger: this.ledger, currency: this.currency, vat: this.vat }, this.now());
   }
 }
