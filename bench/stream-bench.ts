@@ -16,6 +16,7 @@
 import { readFileSync } from 'fs';
 import { monitorEventLoopDelay } from 'perf_hooks';
 import { CostStream } from '../nodes/lib/runtime/cost/cost-stream';
+import { RULE_10 } from '../nodes/lib/engine/cost/totals';
 import { parseTariffs } from '../nodes/lib/engine/tariff/tariff';
 import { DEMO_TARIFFS } from '../sim/demo-data';
 import { median } from './measure';
@@ -113,6 +114,7 @@ async function main(): Promise<void> {
     });
   }
   await stream.close();
+  const rule = await ruleCost(start);
   console.log(`stream mode, ${METERS} meters, one reading each per 10 s tick (DEMO-WORKDAY, ${ZONE}), in-process`);
   console.log(
     'late-reading window'.padEnd(28) +
@@ -140,6 +142,50 @@ async function main(): Promise<void> {
       'CPU between two turns of a 1 ms timer, and the event loop delay (wall: includes other processes); ' +
       'full GC: the median of 3 forced full collections with the window held (main thread CPU)',
   );
+  console.log(
+    `rule 10 (glitches are not resets), ${METERS} meters, 300 readings each: CPU ms/reading with the judge ${rule.on.toFixed(3)}, ` +
+      `without ${rule.off.toFixed(3)} (${(rule.on / rule.off).toFixed(2)}x; medians of ${RULE_ROUNDS} interleaved ticks each); ` +
+      `with every ${GLITCH_EVERY}th reading a 0 (held, then dropped) ${rule.glitchy.toFixed(3)} on average (${(rule.glitchy / rule.off).toFixed(2)}x)`,
+  );
+}
+
+const RULE_ROUNDS = 31;
+const GLITCH_EVERY = 4;
+
+/**
+ * What rule 10 costs a reading: three streams of 128 meters filled to 300 readings each, then
+ * ticks of each in turn (interleaved, so all see the same machine): the judge on clean
+ * readings, the judge off (RULE_10.on = false: the rule before it), and the judge on with
+ * every GLITCH_EVERY-th reading of a meter a 0 (held until the next reading drops it).
+ */
+async function ruleCost(start: number): Promise<{ on: number; off: number; glitchy: number }> {
+  const streams = await Promise.all([newStream(), newStream(), newStream()]);
+  const ticks = [0, 0, 0];
+  const tick = async (k: number): Promise<number> => {
+    const ts = start + ticks[k]++ * CADENCE_MS;
+    const glitch = k === 2 && ticks[k] % GLITCH_EVERY === 0;
+    RULE_10.on = k !== 1;
+    const c0 = process.cpuUsage();
+    for (let m = 0; m < METERS; m++) {
+      const value = glitch ? 0 : 1000 + m + (ts / 3_600_000) * 2;
+      await streams[k].handle({ topic: `m${m}`, payload: value, ts }, tariff, ts);
+    }
+    const c = process.cpuUsage(c0);
+    RULE_10.on = true;
+    return (c.user + c.system) / 1000 / METERS;
+  };
+  for (let k = 0; k < 3; k++) while (ticks[k] < 300) await tick(k);
+  const times: number[][] = [[], [], []];
+  for (let round = 0; round < RULE_ROUNDS; round++) {
+    for (let k = 0; k < 3; k++) {
+      times[k].push(await tick(k));
+      if (k === 2) for (let extra = 1; extra < GLITCH_EVERY; extra++) times[k].push(await tick(k)); // every kind of tick
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  }
+  for (const s of streams) await s.close();
+  // the glitchy stream's ticks differ by kind (held, deciding, normal): their mean, not a median
+  return { on: median(times[0]), off: median(times[1]), glitchy: times[2].reduce((a, b) => a + b, 0) / times[2].length };
 }
 
 main().catch((err) => {

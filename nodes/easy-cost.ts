@@ -16,6 +16,7 @@ import { CostRange } from './lib/runtime/cost/cost-range';
 import { compareCost } from './lib/runtime/cost/cost-compare';
 import { generatorChoice, GeneratorSettings } from './lib/runtime/cost/generator-report';
 import { dailyChargeSetting } from './lib/runtime/cost/stream-projection';
+import { maxPowerSetting } from './lib/runtime/common/node-settings';
 import { StreamReports } from './lib/runtime/cost/stream-reports';
 import { CostStream, StoredAhead } from './lib/runtime/cost/cost-stream';
 import type { AccountHub, TariffSnapshot } from './lib/runtime/account/hub';
@@ -45,9 +46,12 @@ export = function register(RED: NodeAPI): void {
     const link = linkAccount(RED, node, config.account);
     // compare mode costs every tariff; its own tariff, when set, is only marked `current`
     let dailyCharge: number | null = null;
+    // rule 10: a rise faster than this between two readings of a meter is a jump, not usage
+    let maxPowerKw = maxPowerSetting('');
     let setting: string | null = null;
     try {
       dailyCharge = dailyChargeSetting(config.dailyCharge);
+      maxPowerKw = maxPowerSetting(config.maxPowerKw);
     } catch (err) {
       setting = (err as Error).message;
     }
@@ -66,7 +70,7 @@ export = function register(RED: NodeAPI): void {
     let unwatchTariffs: (() => void) | null = null;
     let snapshot: TariffSnapshot | null = null;
     let queue: Promise<void> = Promise.resolve();
-    const range = new CostRange(hub, timezone);
+    const range = new CostRange(hub, timezone, maxPowerKw);
     // stream totals show at most one routine status a second; everything else at once
     const status = new PacedStatus((s) => node.status(s));
     // stored state from a later clock (this one behind) is said once for both stores
@@ -78,6 +82,7 @@ export = function register(RED: NodeAPI): void {
       warn: (text) => node.warn(text),
       log: (text) => node.log(text),
       ahead,
+      maxPowerKw,
     });
     // stream mode reads the live values of the sensors its tariff's rules read
     const reports = new StreamReports(
@@ -115,7 +120,7 @@ export = function register(RED: NodeAPI): void {
 
     async function onBatch(msg: NodeMessage): Promise<Outgoing> {
       const t = await tariff();
-      const { payload, result } = costBatch(msg.payload, msg.sensors, t, timezone, Date.now());
+      const { payload, result } = costBatch(msg.payload, msg.sensors, t, timezone, Date.now(), maxPowerKw);
       msg.payload = payload;
       status.now(costStatus(result, t, periodWords(result.from, result.to, timezone)));
       return withRecords([msg], records?.rangeCost(payload, undefined));
@@ -131,7 +136,7 @@ export = function register(RED: NodeAPI): void {
 
     async function onCompare(msg: NodeMessage): Promise<Outgoing> {
       const current = snapshot && snapshot.fetchedAt !== null ? snapshot : await hub.refreshTariffs();
-      const out = await compareCost(msg, current, range, timezone, Date.now(), tariffId);
+      const out = await compareCost(msg, current, range, timezone, Date.now(), tariffId, maxPowerKw);
       msg.payload = out.payload;
       status.now(out.status);
       return [msg, out.chart];

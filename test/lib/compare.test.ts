@@ -5,28 +5,13 @@ import fc from 'fast-check';
 import { compareTariffs } from '../../nodes/lib/engine/reports/compare';
 import { compareChart } from '../../nodes/lib/runtime/cost/cost-compare';
 import type { Tariff } from '../../nodes/lib/engine/tariff/tariff';
-import { FC, tariffArb, slowCost, DST_ZONES, Timeline } from './engine-fixtures';
+import { FC, tariffArb, slowCost, DST_ZONES, Timeline, readingsWithResetsArb } from './engine-fixtures';
 
 const close = (actual: number, expected: number) =>
   should(Math.abs(actual - expected)).be.belowOrEqual(1e-9 * Math.max(1, Math.abs(expected)));
 const ZONES = [...DST_ZONES, 'Atlantic/Azores', 'America/Havana', 'Asia/Beirut', 'America/Santiago'];
 
-const readingsArb = fc
-  .record({
-    start: fc.integer({ min: Date.UTC(2019, 0, 1) / 30000, max: Date.UTC(2031, 0, 1) / 30000 }),
-    steps: fc.array(fc.tuple(fc.integer({ min: 1, max: 720 }), fc.oneof(fc.double({ min: 0, max: 5, noNaN: true }), fc.constant(-3))), {
-      minLength: 1,
-      maxLength: 20,
-    }),
-  })
-  .map(({ start, steps }) => {
-    const rows: Array<[number, number]> = [[start * 30000, 50]];
-    for (const [gap, delta] of steps) {
-      const [t, v] = rows[rows.length - 1];
-      rows.push([t + gap * 30000, Math.max(0, v + delta)]);
-    }
-    return rows;
-  });
+const readingsArb = readingsWithResetsArb(30000, 720, 20);
 
 const caseArb = fc.record({
   tariffs: fc

@@ -6,7 +6,7 @@ import should from 'should';
 import fc from 'fast-check';
 import { computeCost, SensorTimelines } from '../../nodes/lib/engine/cost/cost';
 import type { Rule, Tariff } from '../../nodes/lib/engine/tariff/tariff';
-import { FC, tariffArb, slowPrice, DST_ZONES, Timeline } from './engine-fixtures';
+import { FC, tariffArb, slowPrice, DST_ZONES, Timeline, readingsWithResetsArb } from './engine-fixtures';
 
 const close = (actual: number, expected: number) =>
   should(Math.abs(actual - expected)).be.belowOrEqual(1e-9 * Math.max(1, Math.abs(expected)));
@@ -59,22 +59,7 @@ function slowSplit(
   return byValue;
 }
 
-const readingsArb = fc
-  .record({
-    start: fc.integer({ min: Date.UTC(2019, 0, 1) / GRID, max: Date.UTC(2031, 0, 1) / GRID }),
-    steps: fc.array(
-      fc.tuple(fc.integer({ min: 1, max: 2 * 60 * 4 }), fc.oneof(fc.double({ min: 0, max: 5, noNaN: true }), fc.constant(-3))),
-      { minLength: 1, maxLength: 25 },
-    ),
-  })
-  .map(({ start, steps }) => {
-    const rows: Array<[number, number]> = [[start * GRID, 50]];
-    for (const [gap, delta] of steps) {
-      const [t, v] = rows[rows.length - 1];
-      rows.push([t + gap * GRID, Math.max(0, v + delta)]);
-    }
-    return rows;
-  });
+const readingsArb = readingsWithResetsArb(GRID, 2 * 60 * 4, 25);
 
 /** A flapping sensor: up to 30 samples, often minutes apart, starting after the readings at times (unknown before). */
 const timelineArb = (rows: Array<[number, number]>, grid: number) =>

@@ -7,7 +7,7 @@ import { computeCost } from '../../nodes/lib/engine/cost/cost';
 import { schedule } from '../../nodes/lib/engine/tariff/price';
 import { parseTariffs } from '../../nodes/lib/engine/tariff/tariff';
 import type { Rule, Tariff } from '../../nodes/lib/engine/tariff/tariff';
-import { FC, withProcessTz, workdayTariff, tariffArb, slowCost, DST_ZONES, Timeline } from './engine-fixtures';
+import { FC, withProcessTz, workdayTariff, tariffArb, slowCost, DST_ZONES, Timeline, readingsWithResetsArb } from './engine-fixtures';
 
 const LONDON = { timezone: 'Europe/London' };
 const london = (y: number, mo: number, d: number, h = 0, mi = 0) => moment.tz([y, mo - 1, d, h, mi], 'Europe/London').valueOf();
@@ -111,7 +111,7 @@ describe('cost: cleaning (semantics rule 9)', () => {
 
 describe('cost: usage, resets and rejected intervals (semantics rule 10)', () => {
   const t0 = Date.UTC(2024, 0, 13, 12); // a Saturday: everything at 0.7
-  it('a negative delta counts 0 kWh, is listed, and the next interval starts from the new value', () => {
+  it('a drop the meter goes on from is a counter reset: 0 kWh, listed; a drop at the end is pending, counted nowhere', () => {
     const r = computeCost(
       workdayTariff(),
       [
@@ -125,14 +125,25 @@ describe('cost: usage, resets and rejected intervals (semantics rule 10)', () =>
     );
     should(r.energy).equal(5 + 2);
     close(r.net, 7 * 0.7);
-    should(r.resets).eql([
-      { from: t0 + HOUR, to: t0 + 2 * HOUR, fromValue: 105, toValue: 2 },
-      { from: t0 + 3 * HOUR, to: t0 + 4 * HOUR, fromValue: 4, toValue: 3.999 },
-    ]);
+    should(r.resets).eql([{ from: t0 + HOUR, to: t0 + 2 * HOUR, fromValue: 105, toValue: 2, kind: 'reset' }]);
+    should(r.pending).eql([{ ts: t0 + 4 * HOUR, value: 3.999, kind: 'low' }]);
+    should(r.glitches).eql([]);
     should(r.intervals).equal(4);
   });
 
-  it('maxPowerKw excludes an interval whose average power exceeds it, and lists it', () => {
+  it('a reading of 0 (or 10x the register) between readings every 10 s is a glitch, not a reset (the field case)', () => {
+    const s = 10_000;
+    for (const odd of [0, 123_450, -12_345]) {
+      const rows = Array.from({ length: 12 }, (_, i): [number, number] => [t0 + i * s, i === 3 ? odd : 12_345 + (4.6 * i) / 11]);
+      const r = computeCost(flat(0.2), rows, LONDON);
+      close(r.energy, 4.6); // was 12,349.6 kWh (£2,469) with a 0, 111,117 with 10x
+      close(r.net, 4.6 * 0.2);
+      should(r.glitches).eql([{ ts: t0 + 3 * s, value: odd, kind: odd < 12_345 ? 'low' : 'high' }]);
+      should(r).match({ resets: [], rejected: [], pending: [], intervals: 11 });
+    }
+  });
+
+  it('maxPowerKw: a rise faster than it is a jump, a glitch when the meter goes on from before it (at the limit is usage)', () => {
     const rows: Array<[number, number]> = [
       [t0, 0],
       [t0 + HOUR / 2, 5],
@@ -140,12 +151,29 @@ describe('cost: usage, resets and rejected intervals (semantics rule 10)', () =>
       [t0 + 2 * HOUR, 10.5],
     ];
     const r = computeCost(workdayTariff(), rows, { ...LONDON, maxPowerKw: 10 });
-    should(r.rejected).have.length(1);
-    should(r.rejected[0]).match({ from: t0 + HOUR / 2, to: t0 + HOUR, fromValue: 5, toValue: 10.0001, reason: 'power' });
-    close(r.rejected[0].energy, 5.0001);
-    close(r.rejected[0].averageKw, 10.0002);
-    close(r.energy, 5 + (10.5 - 10.0001)); // exactly 10 kW is not above the limit
-    should(computeCost(workdayTariff(), rows, LONDON).rejected).eql([]);
+    should(r.glitches).eql([{ ts: t0 + HOUR, value: 10.0001, kind: 'high' }]);
+    should(r).match({ rejected: [], resets: [], pending: [] });
+    close(r.energy, 10.5); // 5 kWh in half an hour is exactly 10 kW: not above the limit
+    should(computeCost(workdayTariff(), rows, LONDON)).match({ energy: 10.5, glitches: [] });
+  });
+
+  it('maxPowerKw: a jump the meter goes on from is a swap (0 kWh, listed); Infinity counts it', () => {
+    const rows: Array<[number, number]> = [
+      [t0, 100],
+      [t0 + 60_000, 80_000], // 80 MWh in a minute: no connection draws that
+      [t0 + 120_000, 80_000.1],
+    ];
+    const r = computeCost(flat(), rows, LONDON);
+    should(r.resets).eql([{ from: t0, to: t0 + 60_000, fromValue: 100, toValue: 80_000, kind: 'swap' }]);
+    close(r.energy, 0.1);
+    close(computeCost(flat(), rows, { ...LONDON, maxPowerKw: Infinity }).energy, 79_900.1);
+  });
+
+  it('a meter swapped for one that counts on from a low base counts what the new meter counts', () => {
+    const rows: Array<[number, number]> = [0, 1, 2, 3, 4, 5].map((i) => [t0 + i * 60_000, i < 3 ? 12_345 + i / 10 : 7 + i / 10]);
+    const r = computeCost(flat(), rows, LONDON);
+    close(r.energy, 0.2 + 0.2);
+    should(r.resets.map((x) => [x.fromValue, x.toValue, x.kind])).eql([[12_345.2, 7.3, 'reset']]);
   });
 });
 
@@ -163,7 +191,7 @@ describe('cost: amounts that would overflow', () => {
           [0, -1e308],
           [HOUR, 1e308],
         ],
-        { ...LONDON, attribution },
+        { ...LONDON, attribution, maxPowerKw: Infinity }, // jumps off: with them the rise is a jump, held
       );
       finiteResult(r);
       should(r).match({ energy: 0, net: 0, gross: 0, intervals: 1, resets: [] });
@@ -182,7 +210,7 @@ describe('cost: amounts that would overflow', () => {
         [3 * HOUR, 1.5e308],
         [4 * HOUR, 1.5e308],
       ],
-      LONDON,
+      { ...LONDON, maxPowerKw: Infinity },
     );
     finiteResult(r);
     should(r.energy).equal(1);
@@ -198,7 +226,7 @@ describe('cost: amounts that would overflow', () => {
         [HOUR, 1e5],
         [2 * HOUR, 1e5 + 1],
       ],
-      LONDON,
+      { ...LONDON, maxPowerKw: Infinity },
     );
     finiteResult(pricey);
     should(pricey.rejected.map((x) => x.from)).eql([0]);
@@ -419,23 +447,7 @@ describe('cost: bad input', () => {
 
 const MINUTE = 60000;
 /** Sorted readings on a 30-second grid (tariff boundaries lie on it), with some resets. */
-const readingsArb = (maxGapSlots: number) =>
-  fc
-    .record({
-      start: fc.integer({ min: Date.UTC(2019, 0, 1) / 30000, max: Date.UTC(2031, 0, 1) / 30000 }),
-      steps: fc.array(
-        fc.tuple(fc.integer({ min: 1, max: maxGapSlots }), fc.oneof(fc.double({ min: 0, max: 5, noNaN: true }), fc.constant(-3))),
-        { minLength: 1, maxLength: 30 },
-      ),
-    })
-    .map(({ start, steps }) => {
-      const rows: Array<[number, number]> = [[start * 30000, 50]];
-      for (const [gap, delta] of steps) {
-        const [t, v] = rows[rows.length - 1];
-        rows.push([t + gap * 30000, Math.max(0, v + delta)]);
-      }
-      return rows;
-    });
+const readingsArb = (maxGapSlots: number) => readingsWithResetsArb(30000, maxGapSlots, 30);
 
 /** Sensor changes anywhere (to the ms), or on the 30-second grid the prorate oracle splits on. */
 const timelineArb = (rows: Array<[number, number]>, grid: number) =>

@@ -1,9 +1,12 @@
 // A slow, independent reading of the demand rules (docs/semantics.md, rules 39-41), for
 // the property tests: the wall clock read by Intl minute by minute (never the engine's
-// zone code), readings cleaned by a plain filter and sort, energy per window as the
-// difference of the linearly interpolated counted energy at its two ends, peaks by
+// zone code), readings cleaned by a plain filter and sort and judged by rule 10 read
+// literally (slowJudge), energy per window as the difference of the linearly interpolated
+// counted energy at its two ends, peaks by
 // sorting every candidate.
 import { intlLocalMs } from './local-period-reference';
+import { slowJudge } from './glitch-history';
+import { DEFAULT_MAX_POWER_KW } from '../../nodes/lib/engine/common/limits';
 
 /** The zones of the issue, each with clock changes of 2023-2024 (instants of the change). */
 export const ZONES: Record<string, string[]> = {
@@ -85,23 +88,13 @@ export function slowDemandWindows(
   range: { from?: number; to?: number; maxPowerKw?: number },
 ): SlowWindow[] {
   const clean = slowClean(rows);
-  // counted[k]: energy counted from the first reading up to reading k (resets and rejected count 0)
-  const counted = [0];
-  for (let k = 1; k < clean.length; k++) {
-    const [t0, v0] = clean[k - 1];
-    const [t1, v1] = clean[k];
-    const delta = v1 - v0;
-    const ok = delta >= 0 && (range.maxPowerKw === undefined || delta / ((t1 - t0) / HOUR) <= range.maxPowerKw);
-    counted.push(counted[k - 1] + (ok ? delta : 0));
-  }
+  // the intervals rule 10 counts (resets, glitches and what is pending count nothing), each
+  // spread evenly over its time: the counted total at t sums their parts before t
+  const counted = slowJudge(clean, range.maxPowerKw ?? DEFAULT_MAX_POWER_KW).counted;
   const total = (t: number): number => {
-    if (clean.length === 0 || t <= clean[0][0]) return 0;
-    for (let k = 1; k < clean.length; k++) {
-      const [t0] = clean[k - 1];
-      const [t1] = clean[k];
-      if (t <= t1) return counted[k - 1] + (counted[k] - counted[k - 1]) * ((t - t0) / (t1 - t0));
-    }
-    return counted[counted.length - 1];
+    let sum = 0;
+    for (const [t0, v0, t1, v1] of counted) sum += (v1 - v0) * Math.min(1, Math.max(0, (t - t0) / (t1 - t0)));
+    return sum;
   };
   const from = range.from ?? (clean.length ? clean[0][0] : NaN);
   const to = range.to ?? (clean.length ? clean[clean.length - 1][0] : NaN);

@@ -121,27 +121,28 @@ describe('demand windows', () => {
       }
     });
 
-    it('a reset and a rejected interval count nothing, as computeCost; the array reports them', () => {
+    it('a glitch, a reset and a jump are judged as computeCost judges them (rule 10); the array reports them', () => {
       const readings: Array<[string, number | string]> = [
         ['2024-06-01T10:00:00Z', 10],
         ['2024-06-01T10:10:00Z', 11], // 6 kW
-        ['2024-06-01T10:20:00Z', 2], // reset (10:10-10:20 counts 0)
-        ['2024-06-01T10:20:00Z', 3], // the later of equal instants wins
-        ['2024-06-01T10:40:00Z', 14], // 6 kW, out of order
-        ['2024-06-01T10:30:00Z', 13], // 60 kW: rejected at maxPowerKw 50
-        ['2024-06-01T10:45:00Z', 'x'], // dropped
+        ['2024-06-01T10:20:00Z', 0],
+        ['2024-06-01T10:20:00Z', 3], // the later of equal instants wins: a drop...
+        ['2024-06-01T10:30:00Z', 4], // ...the meter goes on from: a reset (10:10-10:20 counts 0)
+        ['2024-06-01T10:45:00Z', 4.5], // 2 kW from 4: the 14 before it was a glitch
+        ['2024-06-01T10:40:00Z', 14], // 60 kW: a jump at maxPowerKw 50; out of order
+        ['2024-06-01T10:50:00Z', 'x'], // dropped
       ];
       const windows = demandWindows(readings, { timezone: 'Europe/Brussels', minutes: 15, maxPowerKw: 50 });
       const cost = computeCost({ id: 't', name: 't', vat: 0, currency: 'EUR', rules: [{ priority: 1, price: 1 }] }, readings, {
         timezone: 'Europe/Brussels',
         maxPowerKw: 50,
       });
-      should(windows.map((w) => w.energy)).eql([1, 0, 1]);
-      should(windows.map((w) => w.complete)).eql([true, true, false]);
+      should(windows.map((w) => w.energy)).eql([1, 1, 0.5]);
+      should(windows.map((w) => w.complete)).eql([true, true, true]);
       should(windows.reduce((s, w) => s + w.energy, 0)).equal(cost.energy);
-      should(windows.resets).eql(cost.resets);
-      should(windows.rejected).eql(cost.rejected);
-      should(windows.dropped).eql(cost.dropped);
+      should(windows.resets).eql([{ from: Z('2024-06-01T10:10Z'), to: Z('2024-06-01T10:20Z'), fromValue: 11, toValue: 3, kind: 'reset' }]);
+      should(windows.glitches).eql([{ ts: Z('2024-06-01T10:40Z'), value: 14, kind: 'high' }]);
+      for (const list of ['resets', 'rejected', 'glitches', 'pending', 'dropped'] as const) should(windows[list]).eql(cost[list], list);
       should(windows.reordered).be.true();
     });
 
@@ -291,27 +292,30 @@ describe('demand windows', () => {
       );
     });
 
-    it('non-numbers, NaN, huge and infinite values are dropped or rejected, never NaN in a window', () => {
-      const windows = demandWindows(
-        [
-          ['2024-06-01T10:00:00Z', 0],
-          ['2024-06-01T10:10:00Z', Infinity],
-          ['2024-06-01T10:20:00Z', 1e308],
-          ['2024-06-01T10:30:00Z', -1e308],
-          ['2024-06-01T10:40:00Z', 1e308],
-          [{}, 1],
-          ['2024-06-01T10:50:00Z', '__proto__'],
-          ['2024-06-01T11:00:00Z', 1e308],
-        ],
-        opts,
-      );
-      for (const w of windows) {
-        should(Number.isFinite(w.energy) && Number.isFinite(w.kw)).be.true();
+    it('non-numbers, NaN, huge and infinite values are dropped, judged or rejected, never NaN in a window', () => {
+      const rows = [
+        ['2024-06-01T10:00:00Z', 0],
+        ['2024-06-01T10:10:00Z', Infinity],
+        ['2024-06-01T10:20:00Z', 1e308],
+        ['2024-06-01T10:30:00Z', -1e308],
+        ['2024-06-01T10:40:00Z', 1e308],
+        [{}, 1],
+        ['2024-06-01T10:50:00Z', '__proto__'],
+        ['2024-06-01T11:00:00Z', 1e308],
+      ];
+      // by default 0 → 1e308 is a jump the meter goes on from (a swap); -1e308 a glitch
+      const judged = demandWindows(rows, opts);
+      // with jumps off, 0 → 1e308 would not leave a finite kW: rejected
+      const unjudged = demandWindows(rows, { ...opts, maxPowerKw: Infinity });
+      for (const w of [...judged, ...unjudged]) should(Number.isFinite(w.energy) && Number.isFinite(w.kw)).be.true();
+      should(judged.resets.map((r) => r.kind)).eql(['swap']);
+      should(judged.rejected).eql([]);
+      should(unjudged.rejected.map((r) => [r.fromValue, r.reason])).eql([[0, 'overflow']]);
+      should(unjudged.resets).eql([]);
+      for (const windows of [judged, unjudged]) {
+        should(windows.glitches).eql([{ ts: Z('2024-06-01T10:30Z'), value: -1e308, kind: 'low' }]);
+        should(windows.dropped.map((d) => d.reason)).eql(['value', 'timestamp', 'value']);
       }
-      // 0 → 1e308 and -1e308 → 1e308 would not leave a finite kW; 1e308 → -1e308 is a reset
-      should(windows.rejected.map((r) => r.reason)).eql(['overflow', 'overflow']);
-      should(windows.resets.length).equal(1);
-      should(windows.dropped.map((d) => d.reason)).eql(['value', 'timestamp', 'value']);
     });
   });
 });

@@ -173,3 +173,32 @@ export function slowCost(
   }
   return { net, energy, unpriced };
 }
+
+/**
+ * Sorted cumulative readings on a grid of `gridMs`, each step 1 to `maxGapSlots` slots and
+ * 0 to 5 kWh, some of them counter resets: the register drops by 45 kWh (from at least 45;
+ * below, the step adds nothing). A reset's new meter then stays below the old register for
+ * the next 8 steps, so rule 10 judges every drop a reset at once (a drop the meter recovers
+ * from is a glitch: the glitch histories test those), as an interval-by-interval reference
+ * that counts the non-negative deltas does; the last reading rises by 1 kWh, so no reset is
+ * left undecided at the end (pending, counted nowhere).
+ */
+export const readingsWithResetsArb = (gridMs: number, maxGapSlots: number, maxSteps: number) =>
+  fc
+    .record({
+      start: fc.integer({ min: Date.UTC(2019, 0, 1) / gridMs, max: Date.UTC(2031, 0, 1) / gridMs }),
+      steps: fc.array(
+        fc.tuple(fc.integer({ min: 1, max: maxGapSlots }), fc.oneof(fc.double({ min: 0, max: 5, noNaN: true }), fc.constant(-45))),
+        { minLength: 1, maxLength: maxSteps },
+      ),
+    })
+    .map(({ start, steps }) => {
+      const rows: Array<[number, number]> = [[start * gridMs, 50]];
+      for (const [gap, delta] of steps) {
+        const [t, v] = rows[rows.length - 1];
+        rows.push([t + gap * gridMs, delta >= 0 ? v + delta : v >= 45 ? v + delta : v]);
+      }
+      const [t, v] = rows[rows.length - 1];
+      rows.push([t + gridMs, v + 1]);
+      return rows;
+    });

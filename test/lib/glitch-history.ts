@@ -146,3 +146,60 @@ export function makeHistory(o: HistoryOptions): History {
   }
   return { rows, maxPowerKw, energy, counted, resets, glitches };
 }
+
+/** What rule 10 makes of a list of readings: the intervals counted, resets, glitches, and the readings left pending. */
+export interface SlowJudgement {
+  counted: Array<[number, number, number, number]>;
+  resets: Array<{ from: number; to: number; fromValue: number; toValue: number; kind: ResetKind }>;
+  glitches: Array<{ ts: number; value: number; kind: SuspectKind }>;
+  pending: Array<{ ts: number; value: number; kind: SuspectKind }>;
+}
+
+/**
+ * Rule 10 read literally on a whole list of clean readings (sorted, distinct instants), for
+ * references that need it on arbitrary data: from the last accepted reading, a plausible
+ * reading is counted; a suspect starts a run, read on until a reading decides it: one
+ * plausible from the last accepted (the run was glitches), or one rising plausibly from the
+ * run's newest, or a run grown past GLITCH_RUN_MAX (a reset or swap at the run's first
+ * reading: judging starts again right after it). A run nothing decides is pending.
+ */
+export function slowJudge(rows: ReadonlyArray<readonly [number, number]>, maxPowerKw: number): SlowJudgement {
+  const out: SlowJudgement = { counted: [], resets: [], glitches: [], pending: [] };
+  const plausible = (a: readonly [number, number], b: readonly [number, number]) =>
+    b[1] >= a[1] && (b[1] - a[1]) * HOUR <= maxPowerKw * (b[0] - a[0]);
+  const kindFrom = (last: readonly [number, number], r: readonly [number, number]): SuspectKind => (r[1] < last[1] ? 'low' : 'high');
+  if (rows.length === 0) return out;
+  let last = rows[0];
+  let i = 1;
+  while (i < rows.length) {
+    if (plausible(last, rows[i])) {
+      out.counted.push([last[0], last[1], rows[i][0], rows[i][1]]);
+      last = rows[i++];
+      continue;
+    }
+    const run = [i];
+    for (let j = i + 1; ; j++) {
+      if (j === rows.length) {
+        for (const k of run) out.pending.push({ ts: rows[k][0], value: rows[k][1], kind: kindFrom(last, rows[k]) });
+        return out;
+      }
+      if (plausible(last, rows[j])) {
+        for (const k of run) out.glitches.push({ ts: rows[k][0], value: rows[k][1], kind: kindFrom(last, rows[k]) });
+        out.counted.push([last[0], last[1], rows[j][0], rows[j][1]]);
+        last = rows[j];
+        i = j + 1;
+        break;
+      }
+      const newest = rows[run[run.length - 1]];
+      if ((rows[j][1] > newest[1] && plausible(newest, rows[j])) || run.length === GLITCH_RUN_MAX) {
+        const base = rows[i];
+        out.resets.push({ from: last[0], to: base[0], fromValue: last[1], toValue: base[1], kind: base[1] < last[1] ? 'reset' : 'swap' });
+        last = base;
+        i = i + 1;
+        break;
+      }
+      run.push(j);
+    }
+  }
+  return out;
+}

@@ -193,6 +193,8 @@ describe('easy-cost node', function () {
     });
 
     it('rejects and lists an interval that would overflow, never Infinity nor a TypeError; refuses readings 100 years away', async () => {
+      // the rise is a jump (rule 10: above any highest power the node takes), held at the end,
+      // counted nowhere; an overflow needs jumps off (the engine's tests: maxPowerKw Infinity)
       const { node, out, caught } = await load({ tariff: 'DEMO-FLAT' });
       node.receive({
         payload: [
@@ -201,10 +203,10 @@ describe('easy-cost node', function () {
         ],
       });
       const [msg] = await out.next(1);
-      should(msg.payload).match({ energy: 0, net: 0, gross: 0, intervals: 1 });
-      should(msg.payload.rejected).match([{ fromMs: 0, toMs: HOUR, reason: 'overflow' }]);
+      should(msg.payload).match({ energy: 0, net: 0, gross: 0, intervals: 1, rejected: [] });
+      should(msg.payload.pending).match([{ ts: HOUR, value: 1e308, kind: 'high' }]);
       should(msg.payload.formatted.gross.text).equal('0.00');
-      should(lastStatus('c')!.text).match(/^1970-01-01: GBP 0\.00 · 1 interval rejected$/);
+      should(lastStatus('c')!.text).match(/^1970-01-01: GBP 0\.00 · 1 reading pending$/);
       node.receive({
         payload: [
           [Date.now() - HOUR, 1],
@@ -222,6 +224,20 @@ describe('easy-cost node', function () {
       });
       await out.next(1);
       should(caught.received).be.empty();
+    });
+
+    it('a reading of 0 between readings every 10 s is a glitch: dropped and listed, the cost that of the meter', async () => {
+      const { node, out } = await load({ tariff: 'DEMO-FLAT' }, 'UTC');
+      const t0 = Date.parse('2026-03-04T10:00:00Z');
+      const rows = Array.from({ length: 12 }, (_, i) => [t0 + i * 10_000, i === 3 ? 0 : 12_345 + (4.6 * i) / 11]);
+      node.receive({ payload: [...rows, [t0 + 12 * 10_000, -1]] });
+      const [msg] = await out.next(1);
+      should(msg.payload.energy).equal(4.6); // was 12,349.6 kWh (a reset at the 0)
+      should(msg.payload.glitches).eql([{ ts: t0 + 30_000, timestamp: '2026-03-04T10:00:30.000Z', value: 0, kind: 'low' }]);
+      should(msg.payload.pending).eql([{ ts: t0 + 120_000, timestamp: '2026-03-04T10:02:00.000Z', value: -1, kind: 'low' }]);
+      should(msg.payload.resets).eql([]);
+      await statusSettled();
+      should(lastStatus('c')!.text).match(/^2026-03-04: GBP 1\.38 · 1 glitch dropped · 1 reading pending$/);
     });
 
     it('hands an unknown or broken tariff to Catch, saying which and why', async () => {
@@ -385,6 +401,67 @@ describe('easy-cost node', function () {
       should(warnings).eql([
         `stream mode ignores sensor ${GATEWAY}/e1.v3p@1: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)`,
       ]);
+    });
+
+    it('a Modbus read of 0 between readings every 10 s: held, then dropped as a glitch; the totals those of the meter', async () => {
+      const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-FLAT' }, 'UTC');
+      const t0 = Date.parse('2026-03-04T10:00:00Z');
+      for (let i = 0; i < 12; i++) node.receive({ payload: i === 3 ? 0 : 12_345 + (4.6 * i) / 11, ts: t0 + i * 10_000 });
+      const msgs = await out.next(12);
+      should(msgs[3].payload).match({ held: 1, change: { energy: 0 }, today: { energy: roundAmount((4.6 * 2) / 11) } });
+      should(msgs[3].payload).not.have.property('ignored');
+      should(msgs[4].payload.glitches).eql([{ ts: t0 + 30_000, timestamp: '2026-03-04T10:00:30.000Z', value: 0, kind: 'low' }]);
+      should(msgs[4].payload.change.energy).equal(roundAmount((4.6 * 2) / 11)); // 10:00:20 -> 10:00:40, nothing twice
+      should(msgs[4].payload).not.have.property('held');
+      should(msgs[11].payload.today).match({ energy: 4.6, resets: 0, intervals: 10, gross: roundAmount(4.6 * 0.25 * 1.2) });
+    });
+
+    it('highest power: a rise faster than the setting is a jump, a swap when the meter goes on from it', async () => {
+      const t0 = Date.parse('2026-03-04T10:00:00Z');
+      const feed = [100, 100.1, 150, 150.1]; // 49.9 kWh in an hour is 49.9 kW
+      const run = async (maxPowerKw: string) => {
+        const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-FLAT', maxPowerKw }, 'UTC');
+        feed.forEach((value, i) => node.receive({ payload: value, ts: t0 + i * HOUR }));
+        const msgs = await out.next(feed.length);
+        await helper.unload();
+        return msgs;
+      };
+      const limited = await run('20');
+      should(limited[2].payload).match({ held: 1, today: { energy: 0.1 } });
+      should(limited[3].payload.today).match({ energy: roundAmount(0.2), resets: 1, intervals: 3 }); // 100.1 -> 150 a swap
+      const byDefault = await run('');
+      should(byDefault[3].payload.today).match({ energy: roundAmount(50.1), resets: 0 }); // 10,000 kW
+    });
+
+    it('a bad highest power setting: a clear error at deploy (status) and at Catch for each message', async () => {
+      for (const bad of ['0', '-5', 'fast', '1e400', '2000000']) {
+        const { node, caught } = await load({ mode: 'stream', tariff: 'DEMO-FLAT', maxPowerKw: bad });
+        await statusSettled();
+        should(lastStatus('c')).match({
+          fill: 'red',
+          text: /^the highest power of a meter \(kW\) must be a number from 0\.001 to 1000000, got /,
+        });
+        node.receive({ payload: 5 });
+        const [err] = await caught.next(1);
+        should(err.error.message).equal(
+          `The highest power of a meter (kW) must be a number from 0.001 to 1000000, got ${JSON.stringify(bad)}.`,
+        );
+        await helper.unload();
+      }
+    });
+
+    it('a held reading survives a restart of the runtime: the reading after it decides it', async () => {
+      const { node, out } = await load({ mode: 'stream', tariff: 'DEMO-FLAT' }, 'UTC', [fileContextStore()]);
+      const t0 = Date.parse('2026-03-04T10:00:00Z');
+      node.receive({ payload: 12_345, ts: t0 });
+      node.receive({ payload: 12_345.01, ts: t0 + 10_000 });
+      node.receive({ payload: 3, ts: t0 + 20_000 }); // a new meter, or a glitch: held
+      should((await out.next(3))[2].payload.held).equal(1);
+      await restartRuntime();
+      const again = inbox('out');
+      helper.getNode('c').receive({ payload: 3.01, ts: t0 + 30_000 }); // the new meter goes on: a reset at 3
+      const [msg] = await again.next(1);
+      should(msg.payload.today).match({ energy: roundAmount(0.02), resets: 1, intervals: 3 });
     });
 
     it('places late readings, reports duplicates, too-late and garbage readings, and keeps counting', async () => {
@@ -632,7 +709,8 @@ describe('easy-cost node', function () {
       const [msg] = await out.next(1);
       const meter = findDemoSensor('e1.kwh')!;
       should(msg.payload.net).be.approximately((meter.valueAt(to) - meter.valueAt(from)) * 0.25, 1e-9);
-      should(msg.payload.fetched).eql({ readings: 2, requests: 2, shortcut: true });
+      // every reading of both hours (one a minute), so rule 10 judges a glitch at either end
+      should(msg.payload.fetched).eql({ readings: 2 * 61, requests: 2, shortcut: true });
       // two one-hour windows, not ten days
       const data = sim.requests.filter((r) => r.endpoint === 'data').map((r) => new URL(r.path, 'http://x').searchParams);
       should(data).have.length(2);

@@ -46,6 +46,7 @@ const NODES = [
       'generatorSensor',
       'generatorOn',
       'dailyCharge',
+      'maxPowerKw',
       'records',
       'recordsDevice',
       'recordsTopic',

@@ -6,7 +6,8 @@
 import should from 'should';
 import type { Simulator } from '../../sim/server';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
-import { addReading, newTotals, plainTotals, TotalsState } from '../../nodes/lib/engine/cost/totals';
+import { addReading, newTotals, TotalsState } from '../../nodes/lib/engine/cost/totals';
+import { plainTotals } from '../../nodes/lib/engine/cost/stored-totals';
 import { encodeStored } from '../../nodes/lib/runtime/cost/stream-store';
 import easyCost = require('../../nodes/easy-cost');
 import easyTariff = require('../../nodes/easy-tariff');

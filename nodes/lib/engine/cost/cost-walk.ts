@@ -3,7 +3,8 @@
 import { CompiledTariff } from '../tariff/tariff';
 import { SegmentCursor, SensorEvents } from './cost-segments';
 import { Cleaned, instantOf, readingValue, rowTs } from './readings';
-import { Totals, leftOut } from './walk-totals';
+import { JudgedReadings, Totals, overflows } from './walk-totals';
+import { isPlausible } from './meter-glitches';
 import { DAY_MS, ZoneInfo, instantInto, isoResult, parseIsoInto } from '../time/time';
 
 /** `groups`: 1, or with splitBy one block of slots per split value (see SegmentCursor). */
@@ -16,6 +17,8 @@ export function emptyTotals(ct: CompiledTariff, groups = 1): Totals {
     intervals: 0,
     resets: [],
     rejected: [],
+    glitches: [],
+    pending: [],
     unknown: [],
   };
 }
@@ -63,11 +66,12 @@ export function walkCleaned(setup: WalkSetup, cleaned: Cleaned): Totals {
 const BLOCK = 4096;
 
 /** The walk's state between blocks: doubles kept in a typed array, never boxed. */
-const T0 = 0; // the reading before: the start of the next interval
+const T0 = 0; // the last accepted reading (rule 10): the start of the next interval
 const V0 = 1;
 const ENERGY = 2; // energy counted so far
 const SEGMENT_END = 3; // the current segment prices intervals starting before this
 const SLOT_ENERGY = 4; // energyBySlot[slot] of the current segment's rule, summed here
+const PREVIOUS_TS = 5; // the row before (later than T0 while readings are held)
 
 /**
  * The single pass over the readings: every interval's energy added to the rule of the
@@ -83,13 +87,14 @@ function walk(setup: WalkSetup, kind: number, rows: readonly unknown[], cleaned:
   const cleanValues = cleaned ? cleaned.values : EMPTY;
   const n = cleaned ? cleanTs.length : rows.length;
   const w: Walk = {
-    state: Float64Array.of(-Infinity, 0, 0, -Infinity, 0),
+    state: Float64Array.of(-Infinity, 0, 0, -Infinity, 0, -Infinity),
     slot: 0,
     totals,
     cursor: new SegmentCursor(setup.ct, setup.zone, setup.events, lastTs, totals),
     prorate: setup.prorate,
     maxPowerKw: setup.maxPowerKw,
     energyLimit: setup.energyLimit,
+    judged: new JudgedReadings(totals, setup.maxPowerKw),
     firstTs: n > 0 ? (cleaned ? cleaned.ts[0] : instantOf(rowTs(rows[0]))) : NaN,
   };
   for (let from = 0; from < n; from += BLOCK) {
@@ -98,17 +103,20 @@ function walk(setup: WalkSetup, kind: number, rows: readonly unknown[], cleaned:
   totals.energyBySlot[w.slot] = w.state[SLOT_ENERGY];
   totals.energy[0] = w.state[ENERGY];
   totals.intervals = n > 0 ? n - 1 : 0;
+  totals.pending = w.judged.pending();
   return totals;
 }
 
 interface Walk {
-  state: Float64Array; // T0, V0, ENERGY, SEGMENT_END, SLOT_ENERGY
+  state: Float64Array; // T0, V0, ENERGY, SEGMENT_END, SLOT_ENERGY, PREVIOUS_TS
   slot: number; // index in energyBySlot of the current segment's rule
   totals: Totals;
   cursor: SegmentCursor;
   prorate: boolean;
   maxPowerKw: number;
   energyLimit: number;
+  /** Rule 10's judge, for the readings that are suspect or come while one is held. */
+  judged: JudgedReadings;
   /** The first reading's instant: prorate walks every segment from there, so it bounds how far. */
   firstTs: number;
 }
@@ -123,8 +131,10 @@ interface Walk {
  * locals, loaded from and saved to w.state once per block; the rule's sum is kept in
  * `slotEnergy` and written back to energyBySlot when the segment changes (the same
  * additions in the same order as adding to the array each time: the same result to
- * the last bit). Calls happen only at segment changes, resets and rejected intervals
- * (leftOut, which decides those, is small enough to be inlined).
+ * the last bit). Calls happen only at segment changes, at readings rule 10 holds or
+ * decides (the judge, which fills a preallocated queue: no allocation unless something is
+ * listed) and at rejected intervals (isPlausible and overflows are small enough to be
+ * inlined).
  * The shape is fixed for the whole pass (`kind`, decided by the first row), so each
  * field access sees one shape and no per-row "what is this row" dispatch runs.
  */
@@ -137,14 +147,17 @@ function walkBlock(
   from: number,
   to: number,
 ): boolean {
-  const { state, totals, cursor, prorate, maxPowerKw, energyLimit } = w;
+  const { state, totals, cursor, prorate, maxPowerKw, energyLimit, judged } = w;
   const energyBySlot = totals.energyBySlot;
+  const queue = judged.queue;
   let t0 = state[T0];
   let v0 = state[V0];
   let energy = state[ENERGY];
   let segmentEnd = state[SEGMENT_END];
   let slotEnergy = state[SLOT_ENERGY];
+  let previousTs = state[PREVIOUS_TS];
   let slot = w.slot;
+  let holding = judged.state.held.length;
   for (let i = from; i < to; i++) {
     let t1: number;
     let v1: number;
@@ -162,37 +175,59 @@ function walkBlock(
         t1 = instantField((row as { ts: unknown }).ts);
         v1 = valueField((row as { value: unknown }).value);
       }
-      if (t1 - t1 !== 0 || v1 - v1 !== 0 || !(t1 > t0)) return false; // NaN, infinite or out of order
+      if (t1 - t1 !== 0 || v1 - v1 !== 0 || !(t1 > previousTs)) return false; // NaN, infinite or out of order
     }
-    if (i > 0 && !leftOut(totals, t0, v0, t1, v1, energy, energyLimit, maxPowerKw)) {
-      const delta = v1 - v0;
+    previousTs = t1;
+    if (i === 0) {
+      t0 = t1;
+      v0 = v1;
+      continue;
+    }
+    // Rule 10: a plausible reading with nothing held is one interval (the loop below, once);
+    // any other goes to the judge, which may count none (held) or several (a run decided).
+    const judging = holding !== 0 || !isPlausible(t0, v0, t1, v1, maxPowerKw);
+    const count = judging ? judged.judge(t0, v0, t1, v1) : 1;
+    for (let k = 0; k < count; k++) {
+      const a = judging ? queue[4 * k] : t0;
+      const av = judging ? queue[4 * k + 1] : v0;
+      const b = judging ? queue[4 * k + 2] : t1;
+      const bv = judging ? queue[4 * k + 3] : v1;
+      if (overflows(totals, a, av, b, bv, energy, energyLimit)) continue;
+      const delta = bv - av;
       energy += delta;
-      if (t0 >= segmentEnd) {
+      if (a >= segmentEnd) {
         energyBySlot[slot] = slotEnergy;
-        cursor.seek(t0);
+        cursor.seek(a);
         segmentEnd = cursor.end;
         slot = cursor.slot;
         slotEnergy = energyBySlot[slot];
       }
-      if (t1 <= segmentEnd || !prorate) {
+      if (b <= segmentEnd || !prorate) {
         slotEnergy += delta;
       } else {
-        if (t1 - w.firstTs > MAX_PRORATE_SPAN_MS) throw prorateSpanError(t1 - w.firstTs);
+        if (b - w.firstTs > MAX_PRORATE_SPAN_MS) throw prorateSpanError(b - w.firstTs);
         energyBySlot[slot] = slotEnergy;
-        shareByTime(cursor, energyBySlot, t0, t1, delta);
+        shareByTime(cursor, energyBySlot, a, b, delta);
         segmentEnd = cursor.end;
         slot = cursor.slot;
         slotEnergy = energyBySlot[slot];
       }
     }
-    t0 = t1;
-    v0 = v1;
+    if (judging) {
+      t0 = judged.state.lastTs;
+      v0 = judged.state.lastValue;
+      holding = judged.state.held.length;
+    } else {
+      t0 = t1;
+      v0 = v1;
+    }
   }
   state[T0] = t0;
   state[V0] = v0;
   state[ENERGY] = energy;
   state[SEGMENT_END] = segmentEnd;
   state[SLOT_ENERGY] = slotEnergy;
+  state[PREVIOUS_TS] = previousTs;
   w.slot = slot;
   return true;
 }

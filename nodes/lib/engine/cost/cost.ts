@@ -10,12 +10,13 @@ import { CompiledTariff, SensorRef, Tariff } from '../tariff/tariff';
 import { engineContext } from '../tariff/price';
 import { SplitSensor, sensorEvents } from './cost-segments';
 import { WalkSetup, emptyTotals, walkCleaned, walkRaw } from './cost-walk';
-import type { Interval, RejectedInterval, Totals } from './walk-totals';
+import type { RejectedInterval, ResetInterval, SuspectReading, Totals } from './walk-totals';
+import { DEFAULT_MAX_POWER_KW } from '../common/limits';
 
 import { Cleaned, DroppedRow, Instant, Reading, clean, instantOf, rowTs } from './readings';
 
 export type { Instant, Reading, DroppedRow } from './readings';
-export type { Interval, RejectedInterval } from './walk-totals';
+export type { Interval, RejectedInterval, ResetInterval, SuspectReading } from './walk-totals';
 
 /** Per sensor a timeline of [instant, value] (the value holds from then on), or a constant. */
 export type SensorTimelines = {
@@ -26,6 +27,7 @@ export interface CostOptions {
   timezone: string;
   sensors?: SensorTimelines;
   attribution?: 'start' | 'prorate';
+  /** Rule 10: a rise faster than this (kW) is a jump, judged as a glitch or a swap; default DEFAULT_MAX_POWER_KW, Infinity for none. */
   maxPowerKw?: number;
   /** Energy and cost split by this sensor's value, attributed as prices are (rule 11). */
   splitBy?: { gatewayId: string; sensorId: string };
@@ -53,12 +55,14 @@ export interface CostResult {
   gross: number;
   vat: number;
   currency: string;
-  energy: number; // kWh counted: priced and unpriced, without resets and rejected intervals
+  energy: number; // kWh counted: priced and unpriced, without resets, glitches and rejected intervals
   unpricedEnergy: number;
   intervals: number; // consecutive pairs of clean readings, resets and rejected included
   byRule: RuleCost[]; // rules that priced at least one interval, in evaluation order
-  resets: Interval[];
+  resets: ResetInterval[]; // intervals into a new base (rule 10): a counter reset or a meter swap, 0 kWh
   rejected: RejectedInterval[];
+  glitches: SuspectReading[]; // readings judged glitches (rule 10), dropped
+  pending: SuspectReading[]; // suspect readings at the end that no later reading decided: not counted
   dropped: DroppedRow[];
   reordered: boolean; // the input was not in time order and has been sorted
   unknownSensors: SensorRef[]; // sensors consulted while unknown within [from, to)
@@ -107,9 +111,9 @@ export function computeCost(tariff: Tariff | unknown, readings: readonly Reading
   return result(ct, walkCleaned(setup, cleaned), cleaned, ts, events.split);
 }
 
-/** Option maxPowerKw (semantics rule 10): a non-negative number, Infinity when not given. */
+/** Option maxPowerKw (semantics rule 10): a non-negative number (Infinity: no jumps), DEFAULT_MAX_POWER_KW when not given. */
 export function maxPowerOption(x: unknown): number {
-  const maxPowerKw = x ?? Infinity;
+  const maxPowerKw = x ?? DEFAULT_MAX_POWER_KW;
   if (typeof maxPowerKw !== 'number' || !(maxPowerKw >= 0))
     throw new TypeError(`maxPowerKw must be a non-negative number, got ${String(maxPowerKw)}`);
   return maxPowerKw;
@@ -172,6 +176,8 @@ function result(ct: CompiledTariff, totals: Totals, cleaned: Cleaned | null, ts:
     byRule,
     resets: totals.resets,
     rejected: totals.rejected,
+    glitches: totals.glitches,
+    pending: totals.pending,
     dropped: cleaned ? cleaned.dropped : [],
     reordered: cleaned ? cleaned.reordered : false,
     unknownSensors: totals.unknown.map((s) => ({ ...ct.sensors[s] })),

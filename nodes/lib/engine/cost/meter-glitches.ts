@@ -54,7 +54,8 @@ export const newGlitchState = (): GlitchState => ({ lastTs: NaN, lastValue: NaN,
  * average power between at most maxPowerKw (Infinity: any rise). toTs > fromTs.
  */
 export function isPlausible(fromTs: number, fromValue: number, toTs: number, toValue: number, maxPowerKw: number): boolean {
-  return toValue >= fromValue && (maxPowerKw === Infinity || (toValue - fromValue) / ((toTs - fromTs) / HOUR_MS) <= maxPowerKw);
+  // multiplied out, no division: the cost walk runs this per row
+  return toValue >= fromValue && (toValue - fromValue) * HOUR_MS <= maxPowerKw * (toTs - fromTs);
 }
 
 /**
@@ -123,4 +124,47 @@ export function storedHeld(x: unknown, lastTs: number): Array<[number, number]> 
     before = row[0];
   }
   return x as Array<[number, number]>;
+}
+
+/**
+ * How a reading that comes late, at x between two accepted readings a and b of a stream, fits
+ * (rule 10 for readings out of order; a decision already taken is never undone):
+ * - a → b counted: x fits when it is plausible from a and b from it ('both': the two halves
+ *   are counted); anything else is a glitch (null);
+ * - a → b a reset or swap (`reset`): x is of the old meter when it is plausible from a
+ *   ('resetAfter': a → x counted, x → b the reset), of the new one when b is plausible from
+ *   it ('resetBefore': a → x the reset, x → b counted), else a glitch (null).
+ * Readings of a true meter always fit, so they give the same totals in any order.
+ */
+export function lateFit(
+  a: { ts: number; value: number },
+  x: { ts: number; value: number },
+  b: { ts: number; value: number },
+  reset: boolean,
+  maxPowerKw: number,
+): 'both' | 'resetAfter' | 'resetBefore' | null {
+  const fromA = isPlausible(a.ts, a.value, x.ts, x.value, maxPowerKw);
+  const toB = isPlausible(x.ts, x.value, b.ts, b.value, maxPowerKw);
+  if (!reset) return fromA && toB ? 'both' : null;
+  return fromA ? 'resetAfter' : toB ? 'resetBefore' : null;
+}
+
+/**
+ * The readings rule 10 accepts from `rows` (clean: finite, strictly ascending), in runs joined
+ * by counted intervals: a reset or swap starts a new run, glitches and readings still held at
+ * the end are left out. For costing parts of a history apart (a range by day) so that the
+ * parts add up to the whole: each run's consecutive readings are usage, whatever maxPowerKw.
+ */
+export function countedRuns(rows: ReadonlyArray<readonly [number, number]>, maxPowerKw: number): Array<Array<[number, number]>> {
+  const runs: Array<Array<[number, number]>> = [];
+  if (rows.length === 0) return runs;
+  runs.push([[rows[0][0], rows[0][1]]]);
+  const state = newGlitchState();
+  const sink: GlitchSink = {
+    counted: (_a, _av, b, bv) => runs[runs.length - 1].push([b, bv]),
+    reset: (_a, _av, b, bv) => runs.push([[b, bv]]),
+    glitch: () => undefined,
+  };
+  for (const [ts, value] of rows) judgeReading(state, ts, value, maxPowerKw, sink);
+  return runs;
 }

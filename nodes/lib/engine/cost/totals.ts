@@ -10,7 +10,9 @@
 // splits the interval it falls into, and the totals end up the same whatever order the
 // same readings came in.
 import { assertTimeZone, localPeriod } from '../time/time';
+import { DEFAULT_MAX_POWER_KW } from '../common/limits';
 import { CostRow, ReadingWindow } from './reading-window';
+import { GlitchSink, GlitchState, isPlausible, judgeReading, lateFit, SuspectKind } from './meter-glitches';
 
 export { ReadingWindow } from './reading-window';
 export type { CostRow } from './reading-window';
@@ -55,6 +57,18 @@ export interface TotalsState {
    * with the cost of the interval from each to the next (kept.cost(i): kept i -> i + 1).
    */
   kept: ReadingWindow;
+  /**
+   * Suspect readings after the newest kept one (rule 10), [ts, value] ascending, at most
+   * GLITCH_RUN_MAX: counted nowhere until a later reading decides them. Replayed through the
+   * judge from the newest kept reading with each newer reading, so they are all it needs.
+   */
+  held: Array<[number, number]>;
+  /**
+   * Set by rebaseTotals: the newest reading's instant was moved with the clock, so the time
+   * to the next reading says nothing about the meter's power; that reading is judged for
+   * drops only (maxPowerKw Infinity). Not stored.
+   */
+  gapUnknown?: true;
   day: Bucket | null;
   week: Bucket | null;
   month: Bucket | null;
@@ -67,7 +81,7 @@ export interface TotalsState {
  * before the oldest kept one once older ones were let go), so counting it could only
  * count again what is already in the totals.
  */
-export type Ignored = 'duplicate' | 'too_late';
+export type Ignored = 'duplicate' | 'too_late' | 'glitch';
 
 export interface AddResult {
   state: TotalsState;
@@ -79,6 +93,10 @@ export interface AddResult {
   replaced?: boolean;
   /** An interval of this reading counts nothing: with it a sum would not be a finite number. */
   rejected?: 'overflow';
+  /** Readings this one showed to be glitches (rule 10; itself, when it came late and fits nowhere): dropped. */
+  glitches?: Array<{ ts: number; value: number; kind: SuspectKind }>;
+  /** Suspect readings now held (this one among them, or before it), waiting for a later reading to decide. */
+  held?: number;
   /** Periods that ended with this reading, with their final sums (e.g. yesterday). */
   closed: Partial<Record<PeriodName, Bucket>>;
   /** What this reading changed in the total (its interval, or the net effect of splitting one). */
@@ -109,7 +127,7 @@ function apply(bucket: Bucket, row: CostRow, sign: 1 | -1): void {
 
 export function newTotals(timezone: string, tariffId: string): TotalsState {
   assertTimeZone(timezone);
-  return { version: 1, timezone, tariffId, kept: new ReadingWindow(), day: null, week: null, month: null, total: null };
+  return { version: 1, timezone, tariffId, kept: new ReadingWindow(), held: [], day: null, week: null, month: null, total: null };
 }
 
 /** The first instant a reading may have and still be counted: WINDOW_MS before the newest. */
@@ -118,17 +136,20 @@ export function windowStart(state: TotalsState): number {
 }
 
 /**
- * Counts reading `r`. Each interval between consecutive readings is priced by `costOf`
- * and counted in the periods in which it *starts* (the "start" attribution of semantics rule
- * 11). A reading after the newest adds its interval and moves every period on to the one
- * containing it, closing the ones that ended. A late reading splits the interval it falls
- * into (in the periods still open, and in the total); one at the instant of a kept
- * reading replaces its value, or is a duplicate if the value is the same; one before
- * what is still kept is too late (see Ignored). The state given is never changed, unless
- * `owned`: a caller that replaces its state with the result (stream mode) lets the lists of
- * readings and costs be updated in place, so a reading costs the same with a full 48 h
- * window as with an empty one (copying 3,000 readings per reading doubled its cost). An
- * ignored reading changes nothing either way.
+ * Counts reading `r`. Each interval between consecutive accepted readings is priced by
+ * `costOf` and counted in the periods in which it *starts* (the "start" attribution of
+ * semantics rule 11); readings are judged by rule 10 (meter-glitches.ts, `maxPowerKw`): a
+ * suspect one is held (`state.held`) until a later reading decides it, a glitch is dropped,
+ * the interval into a reset's or swap's new base counts 0 kWh with a reset (costOf never
+ * sees it). An accepted reading after the newest adds its interval and moves every period
+ * on to the one containing it, closing the ones that ended. A late reading splits the
+ * interval it falls into where it fits (lateFit; else it is a glitch), in the periods still
+ * open and in the total; one at the instant of a kept reading replaces its value, or is a
+ * duplicate if the value is the same; one before what is still kept is too late (see
+ * Ignored). The state given is never changed, unless `owned`: a caller that replaces its
+ * state with the result (stream mode) lets the lists of readings and costs be updated in
+ * place, so a reading costs the same with a full 48 h window as with an empty one (copying
+ * 3,000 readings per reading doubled its cost). An ignored reading changes nothing either way.
  */
 export function addReading(
   state: TotalsState,
@@ -136,6 +157,7 @@ export function addReading(
   costOf: (from: Reading, to: Reading) => IntervalCost,
   maxKept = MAX_KEPT,
   owned = false,
+  maxPowerKw = DEFAULT_MAX_POWER_KW,
 ): AddResult {
   const next = copyState(state, owned);
   const { kept } = next;
@@ -148,76 +170,72 @@ export function addReading(
     if (r.ts < kept.ts(0)) return { ...unchanged, ignored: 'too_late' };
     if (r.ts === kept.ts(0) && r.value !== kept.value(0)) return { ...unchanged, ignored: 'too_late' };
   }
-
+  const held = next.held.find(([ts]) => ts === r.ts);
+  if (held && held[1] === r.value) return { ...unchanged, ignored: 'duplicate' };
   const at = kept.firstAtOrAfter(r.ts);
-  const isNewest = at === -1;
-  if (!isNewest && kept.ts(at) === r.ts && kept.value(at) === r.value) return { ...unchanged, ignored: 'duplicate' };
+  if (at !== -1 && kept.ts(at) === r.ts && kept.value(at) === r.value) return { ...unchanged, ignored: 'duplicate' };
+  if (next.gapUnknown) {
+    // the first reading after a clock step back: its interval's length is not known (rebaseTotals)
+    maxPowerKw = Infinity;
+    delete next.gapUnknown;
+  }
+  const count = new Counting(next, costOf, maxPowerKw);
   const before = next.total ? { ...next.total } : emptyBucket(r.ts, null);
-  /** Interval i (kept i -> i + 1) now costs what costOf says instead of `old` (null: a new interval), in every open period it starts in and the total. */
-  let overflow = false;
-  const price = (i: number, old: CostRow | null) => {
-    let row = toRow(costOf({ ts: kept.ts(i), value: kept.value(i) }, { ts: kept.ts(i + 1), value: kept.value(i + 1) }));
-    const from = kept.ts(i);
-    const buckets = [next.day, next.week, next.month, next.total].filter(
-      (b): b is Bucket => !!b && from >= b.from && (b.to === null || from < b.to),
-    );
-    // each interval is finite (computeCost), but a sum of them may not be: such an interval counts nothing
-    const finiteWith = (b: Bucket) =>
-      [b.energy, b.net, b.gross, b.unpricedEnergy].every((sum, k) => Number.isFinite(sum - (old ? old[k] : 0) + row[k]));
-    if (!row.every(Number.isFinite) || !buckets.every(finiteWith)) {
-      row = [...ZERO];
-      overflow = true;
-    }
-    for (const bucket of buckets) {
-      if (old) apply(bucket, old, -1);
-      apply(bucket, row, 1);
-    }
-    kept.setCost(i, row);
-  };
-
+  const glitch = (kind: SuspectKind): AddResult => ({ ...unchanged, ignored: 'glitch', glitches: [{ ts: r.ts, value: r.value, kind }] });
+  let late = true;
   let replaced = false;
-  if (!isNewest && kept.ts(at) === r.ts) {
+  if (kept.length === 0) {
+    kept.insert(0, r.ts, r.value);
+    next.total = emptyBucket(r.ts, null);
+    count.movePeriods(r.ts);
+    late = false;
+  } else if (
+    at === -1 &&
+    next.held.length === 0 &&
+    (!RULE_10.on || isPlausible(kept.newestTs(), kept.value(kept.length - 1), r.ts, r.value, maxPowerKw))
+  ) {
+    // the usual reading: plausible from the newest, nothing held; counted at once, as the judge would (no allocation for it)
+    count.append(r.ts, r.value, r.value < kept.value(kept.length - 1));
+    late = false;
+  } else if (at === -1) {
+    // after the newest kept reading: judged with the held ones, in time order (a late one among them too)
+    late = next.held.length > 0 && r.ts < next.held[next.held.length - 1][0];
+    replaced = held !== undefined;
+    count.judge([...next.held.filter(([ts]) => ts !== r.ts), [r.ts, r.value] as [number, number]].sort((x, y) => x[0] - y[0]));
+  } else if (kept.ts(at) === r.ts) {
+    // a new value for a kept reading: each of its intervals must still fit (a reset's new base may be any)
+    const fits =
+      (at === 0 || kept.cost(at - 1)[4] > 0 || isPlausible(kept.ts(at - 1), kept.value(at - 1), r.ts, r.value, maxPowerKw)) &&
+      (at === kept.length - 1 || kept.cost(at)[4] > 0 || isPlausible(r.ts, r.value, kept.ts(at + 1), kept.value(at + 1), maxPowerKw));
+    if (!fits) return glitch(at > 0 && r.value < kept.value(at - 1) ? 'low' : 'high');
     // the old costs of its intervals are read before the value changes (an interval's energy may be its step)
     const oldBefore = at > 0 ? kept.cost(at - 1) : null;
     const oldAfter = at < kept.length - 1 ? kept.cost(at) : null;
     kept.setValue(at, r.value);
     replaced = true;
-    if (oldBefore) price(at - 1, oldBefore);
-    if (oldAfter) price(at, oldAfter);
-  } else if (kept.length === 0) {
-    kept.insert(0, r.ts, r.value);
-    next.total = emptyBucket(r.ts, null);
-  } else if (isNewest) {
-    kept.insert(kept.length, r.ts, r.value);
-    price(kept.length - 2, null);
+    if (oldBefore) count.price(at - 1, oldBefore, oldBefore[4] > 0);
+    if (oldAfter) count.price(at, oldAfter, oldAfter[4] > 0);
+    if (at === kept.length - 1 && next.held.length > 0) count.judge(next.held); // judged again from the new value
   } else if (at === 0) {
-    // before the very first reading: a new first interval, and the total starts earlier
+    // before the very first reading: a new first interval (a reset if the first is not plausible from it), the total starts earlier
     kept.insert(0, r.ts, r.value);
     next.total!.from = r.ts;
-    price(0, null);
+    count.price(0, null, !isPlausible(r.ts, r.value, kept.ts(1), kept.value(1), maxPowerKw));
   } else {
-    // inside the interval at-1 -> at, which becomes two
+    // inside the interval at-1 -> at, which becomes two where the reading fits
     const old = kept.cost(at - 1);
+    const a = { ts: kept.ts(at - 1), value: kept.value(at - 1) };
+    const fit = lateFit(a, r, { ts: kept.ts(at), value: kept.value(at) }, old[4] > 0, maxPowerKw);
+    if (fit === null) return glitch(r.value < a.value ? 'low' : 'high');
     kept.insert(at, r.ts, r.value);
-    price(at - 1, old);
-    price(at, null);
-  }
-
-  const closed: AddResult['closed'] = {};
-  if (isNewest) {
-    for (const name of PERIODS) {
-      const bucket = next[name];
-      if (bucket && r.ts < bucket.to!) continue;
-      if (bucket) closed[name] = bucket;
-      const { from, to } = periodBounds(name, r.ts, next.timezone);
-      next[name] = emptyBucket(from, to);
-    }
+    count.price(at - 1, old, fit === 'resetBefore');
+    count.price(at, null, fit === 'resetAfter');
   }
   forgetOld(next, maxKept);
   const after = next.total!;
   return {
     state: next,
-    closed,
+    closed: count.closed,
     change: {
       energy: after.energy - before.energy,
       net: after.net - before.net,
@@ -225,9 +243,11 @@ export function addReading(
       unpricedEnergy: after.unpricedEnergy - before.unpricedEnergy,
       resets: after.resets - before.resets,
     },
-    ...(isNewest ? {} : { late: true }),
+    ...(late ? { late: true } : {}),
     ...(replaced ? { replaced } : {}),
-    ...(overflow ? { rejected: 'overflow' as const } : {}),
+    ...(count.overflow ? { rejected: 'overflow' as const } : {}),
+    ...(count.glitches.length ? { glitches: count.glitches } : {}),
+    ...(next.held.length ? { held: next.held.length } : {}),
   };
 }
 
@@ -246,6 +266,9 @@ export function rebaseTotals(state: TotalsState, by: number, now: number): Total
   const ts = Math.min(kept.newestTs() + by, now - 1); // before any reading stamped from now on
   const next = copyState(state, true);
   next.kept = ReadingWindow.of([[ts, kept.value(kept.length - 1)]], []);
+  // held readings (rule 10) were stamped ahead too, and counted nowhere: let go, the next reading is judged from the moved one
+  next.held = [];
+  next.gapUnknown = true;
   for (const name of PERIODS) {
     const bucket = next[name];
     if (bucket && bucket.from > ts) next[name] = { ...bucket, ...periodBounds(name, ts, next.timezone) };
@@ -254,11 +277,97 @@ export function rebaseTotals(state: TotalsState, by: number, now: number): Total
   return next;
 }
 
+const RESET_ROW: CostRow = [0, 0, 0, 0, 1];
+
+/**
+ * Internal, for bench/stream-bench.ts only (never exported from the package): `on: false`
+ * counts every newest reading as the rule before rule 10 did (a drop a reset at once, any
+ * rise usage), so the bench measures what judging costs in the same run.
+ */
+export const RULE_10 = { on: true };
+
+/** One reading's work on a state it may change: intervals priced, accepted readings appended, periods moved on. */
+class Counting implements GlitchSink {
+  readonly closed: AddResult['closed'] = {};
+  readonly glitches: NonNullable<AddResult['glitches']> = [];
+  overflow = false;
+
+  constructor(
+    private readonly next: TotalsState,
+    private readonly costOf: (from: Reading, to: Reading) => IntervalCost,
+    private readonly maxPowerKw: number,
+  ) {}
+
+  /** Interval i (kept i -> i + 1) now costs what costOf says (a reset: 0 kWh) instead of `old` (null: a new interval), in every open period it starts in and the total. */
+  price(i: number, old: CostRow | null, reset: boolean): void {
+    const { kept } = this.next;
+    let row = reset
+      ? RESET_ROW
+      : toRow(this.costOf({ ts: kept.ts(i), value: kept.value(i) }, { ts: kept.ts(i + 1), value: kept.value(i + 1) }));
+    const from = kept.ts(i);
+    const buckets = [this.next.day, this.next.week, this.next.month, this.next.total].filter(
+      (b): b is Bucket => !!b && from >= b.from && (b.to === null || from < b.to),
+    );
+    // each interval is finite (computeCost), but a sum of them may not be: such an interval counts nothing
+    const finiteWith = (b: Bucket) =>
+      [b.energy, b.net, b.gross, b.unpricedEnergy].every((sum, k) => Number.isFinite(sum - (old ? old[k] : 0) + row[k]));
+    if (!row.every(Number.isFinite) || !buckets.every(finiteWith)) {
+      row = [...ZERO];
+      this.overflow = true;
+    }
+    for (const bucket of buckets) {
+      if (old) apply(bucket, old, -1);
+      apply(bucket, row, 1);
+    }
+    kept.setCost(i, row);
+  }
+
+  /** Readings after the newest kept one, ascending, judged from it (rule 10): what is still suspect stays held. */
+  judge(readings: ReadonlyArray<readonly [number, number]>): void {
+    const { kept } = this.next;
+    const state: GlitchState = { lastTs: kept.newestTs(), lastValue: kept.value(kept.length - 1), held: [] };
+    for (const [ts, value] of readings) judgeReading(state, ts, value, this.maxPowerKw, this);
+    this.next.held = state.held.map((h): [number, number] => [h.ts, h.value]);
+  }
+
+  counted(_fromTs: number, _fromValue: number, toTs: number, toValue: number): void {
+    this.append(toTs, toValue, false);
+  }
+
+  reset(_fromTs: number, _fromValue: number, toTs: number, toValue: number): void {
+    this.append(toTs, toValue, true);
+  }
+
+  glitch(ts: number, value: number, kind: SuspectKind): void {
+    this.glitches.push({ ts, value, kind });
+  }
+
+  /** An accepted reading after the newest: its interval counted in the periods it starts in, then the periods moved on to it. */
+  append(ts: number, value: number, reset: boolean): void {
+    const { kept } = this.next;
+    kept.insert(kept.length, ts, value);
+    this.price(kept.length - 2, null, reset);
+    this.movePeriods(ts);
+  }
+
+  /** Every period moves on to the one containing `ts`, closing the ones that ended (of one kind closed twice, the later is told). */
+  movePeriods(ts: number): void {
+    for (const name of PERIODS) {
+      const bucket = this.next[name];
+      if (bucket && ts < bucket.to!) continue;
+      if (bucket) this.closed[name] = bucket;
+      const { from, to } = periodBounds(name, ts, this.next.timezone);
+      this.next[name] = emptyBucket(from, to);
+    }
+  }
+}
+
 function copyState(s: TotalsState, keepWindow: boolean): TotalsState {
   const bucket = (b: Bucket | null) => (b ? { ...b } : null);
   return {
     ...s,
     kept: keepWindow ? s.kept : s.kept.copy(),
+    held: keepWindow ? s.held : s.held.map(([ts, value]): [number, number] => [ts, value]),
     day: bucket(s.day),
     week: bucket(s.week),
     month: bucket(s.month),
@@ -282,66 +391,4 @@ function forgetOld(state: TotalsState, maxKept: number): void {
   let drop = 0;
   while (drop + 1 < kept.length && kept.ts(drop + 1) < start) drop++;
   kept.dropOldest(Math.max(drop, kept.length - maxKept));
-}
-
-/**
- * The state restored from storage, or why it cannot be used (then counting starts from
- * zero). Totals of another tariff or zone would mix prices or periods, so they are not
- * carried over.
- */
-export function restoreTotals(stored: unknown, timezone: string, tariffId: string): { state: TotalsState; problem: string | null } {
-  const fresh = newTotals(timezone, tariffId);
-  if (stored === undefined || stored === null) return { state: fresh, problem: null };
-  const plain = plainTotals(stored);
-  if (!isStoredTotals(plain)) return { state: fresh, problem: 'stored totals are unreadable' };
-  if (plain.tariffId !== tariffId) return { state: fresh, problem: `stored totals belong to tariff "${plain.tariffId}"` };
-  if (plain.timezone !== timezone) return { state: fresh, problem: `stored totals were counted in ${plain.timezone}` };
-  const { costs, ...rest } = plain;
-  return { state: { ...rest, kept: ReadingWindow.of(plain.kept, costs) }, problem: null };
-}
-
-/** Totals as plain JSON: readings as [ts, value] rows, costs[i] the interval kept[i] -> kept[i + 1] (what version 1 stored). */
-export interface StoredTotals extends Omit<TotalsState, 'kept'> {
-  kept: Array<[number, number]>;
-  costs: CostRow[];
-}
-
-/** `state` as plain JSON (StoredTotals), e.g. to check or cut it as stored totals are. */
-export function plainTotals<T>(state: T): T | StoredTotals {
-  const s = state as unknown as TotalsState;
-  if (typeof s !== 'object' || s === null || !(s.kept instanceof ReadingWindow)) return state;
-  return { ...s, kept: s.kept.readings(), costs: s.kept.costRows() };
-}
-
-const finite = (x: unknown): boolean => typeof x === 'number' && Number.isFinite(x);
-
-function isBucket(x: unknown, openEnded: boolean): x is Bucket {
-  if (x === null) return true;
-  if (typeof x !== 'object') return false;
-  const b = x as Record<string, unknown>;
-  const numbers = ['from', 'energy', 'net', 'gross', 'unpricedEnergy', 'resets', 'intervals'];
-  if (!numbers.every((k) => finite(b[k]))) return false;
-  return openEnded ? b.to === null : finite(b.to) && (b.to as number) > (b.from as number);
-}
-
-function isStoredTotals(x: unknown): x is StoredTotals {
-  if (typeof x !== 'object' || x === null) return false;
-  const s = x as Record<string, unknown>;
-  const kept = s.kept as unknown[];
-  const costs = s.costs as unknown[];
-  if (!Array.isArray(kept) || !Array.isArray(costs)) return false;
-  const rows = (list: unknown[], width: number) => list.every((row) => Array.isArray(row) && row.length === width && row.every(finite));
-  const ascending = kept.every((row, i) => i === 0 || (row as number[])[0] > (kept[i - 1] as number[])[0]);
-  const shapeOk = rows(kept, 2) && ascending && rows(costs, 5) && costs.length === Math.max(kept.length - 1, 0);
-  return (
-    s.version === 1 &&
-    typeof s.timezone === 'string' &&
-    typeof s.tariffId === 'string' &&
-    shapeOk &&
-    PERIODS.every((p) => isBucket(s[p], false)) &&
-    isBucket(s.total, true) &&
-    // with readings, the total is open; with two or more, every period is
-    (kept.length === 0 || s.total !== null) &&
-    (kept.length < 2 || PERIODS.every((p) => s[p] !== null))
-  );
 }

@@ -3,7 +3,7 @@
 import { MAX_DEMAND_WINDOWS } from '../common/limits';
 import { maxPowerOption } from '../cost/cost';
 import { DroppedRow, Instant, Reading, clean } from '../cost/readings';
-import { Interval, LeftOutIntervals, RejectedInterval, leftOut } from '../cost/walk-totals';
+import { JudgedReadings, LeftOutIntervals, RejectedInterval, ResetInterval, SuspectReading, overflows } from '../cost/walk-totals';
 import { HOUR_MS, MINUTE_MS, instantText, zoneOption } from '../time/time';
 import { DemandMinutes, boundaryAfter, boundaryAtOrBefore, demandMinutes, windowInstant } from './demand-window';
 
@@ -24,14 +24,17 @@ export interface DemandWindowsOptions {
   /** The windows that overlap [from, to) are made; default: the first and the last reading. */
   from?: Instant;
   to?: Instant;
-  /** As computeCost's: an interval whose average power exceeds it counts no energy (rejected). */
+  /** As computeCost's (rule 10): a rise faster than this is a jump, judged as a glitch or a swap. */
   maxPowerKw?: number;
 }
 
 /** The windows, with what was left out of them as computeCost reports it (rules 9-10). */
 export type DemandWindows = DemandWindow[] & {
-  resets: Interval[];
+  resets: ResetInterval[];
   rejected: RejectedInterval[];
+  glitches: SuspectReading[];
+  /** Suspect readings at the end that no later reading decided: not counted. */
+  pending: SuspectReading[];
   dropped: DroppedRow[];
   /** The readings were not in time order and have been sorted. */
   reordered: boolean;
@@ -56,8 +59,9 @@ export function demandWindows(readings: readonly Reading[] | readonly unknown[],
   if (!Array.isArray(readings)) throw new TypeError('readings must be an array of [timestamp, kWh] pairs or { ts, value } objects');
   const { ts, values, dropped, reordered } = clean(readings);
   const n = ts.length;
-  const left: LeftOutIntervals = { resets: [], rejected: [] };
-  const out = Object.assign([] as DemandWindow[], { resets: left.resets, rejected: left.rejected, dropped, reordered });
+  const left: LeftOutIntervals = { resets: [], rejected: [], glitches: [] };
+  const pending: SuspectReading[] = [];
+  const out = Object.assign([] as DemandWindow[], { ...left, pending, dropped, reordered });
   const from =
     options.from !== undefined ? windowInstant(options.from, 'options.from') : n > 0 ? windowInstant(ts[0], 'the first reading') : NaN;
   const to =
@@ -77,21 +81,34 @@ export function demandWindows(readings: readonly Reading[] | readonly unknown[],
   }
   const energy = new Float64Array(starts.length);
 
-  // Each counted interval shared by time among the windows it overlaps (as prorate, rule 11).
+  // Each counted interval shared by time among the windows it overlaps (as prorate, rule 11);
+  // the readings judged as computeCost judges them (rule 10).
+  const judged = new JudgedReadings(left, maxPowerKw);
   let counted = 0;
   let w = 0;
+  let t0 = n > 0 ? ts[0] : NaN;
+  let v0 = n > 0 ? values[0] : NaN;
   for (let i = 1; i < n; i++) {
-    const t0 = ts[i - 1];
-    const t1 = ts[i];
-    if (leftOut(left, t0, values[i - 1], t1, values[i], counted, ENERGY_LIMIT, maxPowerKw)) continue;
-    const delta = values[i] - values[i - 1];
-    counted += delta;
-    while (w < starts.length && ends[w] <= t0) w++;
-    for (let j = w; j < starts.length && starts[j] < t1; j++) {
-      const overlap = Math.min(ends[j], t1) - Math.max(starts[j], t0);
-      if (overlap > 0) energy[j] += delta * (overlap / (t1 - t0));
+    const count = judged.judge(t0, v0, ts[i], values[i]);
+    for (let k = 0; k < count; k++) {
+      const q = judged.queue;
+      const a = q[4 * k];
+      const av = q[4 * k + 1];
+      const b = q[4 * k + 2];
+      const bv = q[4 * k + 3];
+      if (overflows(left, a, av, b, bv, counted, ENERGY_LIMIT)) continue;
+      const delta = bv - av;
+      counted += delta;
+      while (w < starts.length && ends[w] <= a) w++;
+      for (let j = w; j < starts.length && starts[j] < b; j++) {
+        const overlap = Math.min(ends[j], b) - Math.max(starts[j], a);
+        if (overlap > 0) energy[j] += delta * (overlap / (b - a));
+      }
     }
+    t0 = judged.state.lastTs;
+    v0 = judged.state.lastValue;
   }
+  pending.push(...judged.pending());
 
   const first = n > 0 ? ts[0] : Infinity;
   const last = n > 0 ? ts[n - 1] : -Infinity;

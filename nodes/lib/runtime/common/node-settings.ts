@@ -1,6 +1,8 @@
 // Number settings of a node from the flow file (an import, a hand edit, an old version's
 // flow) checked at deploy: the editor validates the same bounds, but the runtime must not
-// trust that a flow came through it. Out of range is clamped, with a warning to show once.
+// trust that a flow came through it. Out of range is clamped, with a warning to show once;
+// a setting that changes what is counted (maxPowerKw) is an error in words instead.
+import { DEFAULT_MAX_POWER_KW } from '../../engine/common/limits';
 
 export interface BoundedSpec {
   /** The setting as the user knows it, for the warning: "refresh", "interval". */
@@ -51,4 +53,22 @@ export function chartDays(value: unknown): number {
     throw new TypeError(`msg.days must be a whole number of days from 1 to ${MAX_CHART_DAYS}, got ${JSON.stringify(value)}`);
   }
   return days;
+}
+
+/** The *highest power* setting's bounds (kW): a meter's connection is far below the top, the bottom still a rise a meter can make. */
+export const MAX_POWER_SETTING = { min: 0.001, max: 1e6 };
+
+/**
+ * The *highest power* setting (semantics rule 10: a rise of one meter faster than this is a
+ * jump, not usage), in kW, as easy-peak reads its own: empty is DEFAULT_MAX_POWER_KW, else a
+ * number from 0.001 to 1,000,000, or an Error naming the setting and what was given.
+ */
+export function maxPowerSetting(raw: unknown): number {
+  const t = typeof raw === 'string' ? raw.trim() : typeof raw === 'number' ? String(raw) : '';
+  if (t === '') return DEFAULT_MAX_POWER_KW;
+  const kw = /^[+-]?(\d+\.?\d*|\.\d+)$/.test(t) ? Number(t) : NaN;
+  const { min, max } = MAX_POWER_SETTING;
+  if (!(kw >= min && kw <= max))
+    throw new Error(`the highest power of a meter (kW) must be a number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  return kw;
 }

@@ -5,6 +5,7 @@ import { counted, formatMoney } from '../../engine/common/format';
 import type { Tariff } from '../../engine/tariff/tariff';
 import { checkBatchSpan, costPayload } from './cost-inputs';
 import type { NodeStatus } from '../common/red-types';
+import { DEFAULT_MAX_POWER_KW } from '../../engine/common/limits';
 
 /** The batch payload for `readings` (msg.payload) under `tariff`; throws in words on bad input. */
 export function costBatch(
@@ -13,11 +14,12 @@ export function costBatch(
   tariff: Tariff,
   timezone: string,
   now: number,
+  maxPowerKw = DEFAULT_MAX_POWER_KW,
 ): { payload: unknown; result: CostResult } {
   if (!Array.isArray(readings)) {
     throw new TypeError('batch mode needs msg.payload as an array of readings: [[timestamp, kWh], …] or [{ ts, value }, …]');
   }
-  const result = computeCost(tariff, readings, { timezone, sensors: sensors as SensorTimelines | undefined });
+  const result = computeCost(tariff, readings, { timezone, sensors: sensors as SensorTimelines | undefined, maxPowerKw });
   checkBatchSpan(result, now);
   // one usable reading or none is no usage at all, not a cost of zero (as in range mode)
   if (result.intervals === 0) {
@@ -35,6 +37,8 @@ export function costStatus(result: CostResult, tariff: Tariff, period: string | 
   const left = [
     result.dropped.length ? `${counted(result.dropped.length, 'reading')} dropped` : '',
     result.rejected.length ? `${counted(result.rejected.length, 'interval')} rejected` : '',
+    result.glitches.length ? `${result.glitches.length} ${result.glitches.length === 1 ? 'glitch' : 'glitches'} dropped` : '',
+    result.pending.length ? `${counted(result.pending.length, 'reading')} pending` : '',
   ].filter(Boolean);
   return left.length
     ? { fill: 'yellow', shape: 'dot', text: [amount, ...left].join(' · ') }

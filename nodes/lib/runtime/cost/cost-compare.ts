@@ -8,6 +8,7 @@ import { Problem, sensorsUsedBy, Tariff } from '../../engine/tariff/tariff';
 import { checkBatchSpan, rangeRequest } from './cost-inputs';
 import type { CostRange } from './cost-range';
 import type { NodeStatus } from '../common/red-types';
+import { DEFAULT_MAX_POWER_KW } from '../../engine/common/limits';
 
 export interface CompareOutcome {
   payload: Record<string, unknown>;
@@ -34,6 +35,7 @@ export async function compareCost(
   timezone: string,
   now: number,
   currentId: string,
+  maxPowerKw = DEFAULT_MAX_POWER_KW,
 ): Promise<CompareOutcome> {
   if (account.tariffs.length === 0) {
     const why = account.problems.find((p) => p.severity === 'error');
@@ -67,14 +69,14 @@ export async function compareCost(
     );
   }
   // every tariff costs the same readings: one costing says what was dropped, reset or rejected
-  const probe = computeCost(account.tariffs[0], readings, { timezone, sensors });
+  const probe = computeCost(account.tariffs[0], readings, { timezone, sensors, maxPowerKw });
   checkBatchSpan(probe, now);
   if (probe.intervals === 0) {
     throw new Error(
       `compare mode needs at least two readings with a timestamp and a kWh value (got ${counted(readings.length, 'reading')})`,
     );
   }
-  const table = compareTariffs(account.tariffs, readings, { timezone, sensors });
+  const table = compareTariffs(account.tariffs, readings, { timezone, sensors, maxPowerKw });
   const first = table[0];
   const cheapest = new Map<string, number>();
   for (const row of table) if (!cheapest.has(row.currency)) cheapest.set(row.currency, row.gross);
@@ -91,6 +93,8 @@ export async function compareCost(
     dropped: probe.dropped.length,
     resets: probe.resets.length,
     rejected: probe.rejected.length,
+    glitches: probe.glitches.length,
+    pending: probe.pending.length,
     // the account's tariffs were checked when fetched: checking them again would repeat its warnings
     problems: account.problems,
   };

@@ -1,6 +1,6 @@
 // What the cost node reads from messages and tariffs, and how it shapes what it sends:
 // Node-RED-free so every rule about bad input is tested alone.
-import { CostResult, Interval, RejectedInterval } from '../../engine/cost/cost';
+import { CostResult, Interval, RejectedInterval, SuspectReading } from '../../engine/cost/cost';
 import { formatAmounts, roundAmount } from '../../engine/common/format';
 import { compileTariff, SensorRef, sensorKey, Tariff, TIME_ALWAYS } from '../../engine/tariff/tariff';
 import { Bucket, IntervalCost } from '../../engine/cost/totals';
@@ -191,7 +191,12 @@ function intervalPayload<T extends Interval>(iv: T) {
   return { ...iv, from: instant(iv.from), to: instant(iv.to), fromMs: iv.from, toMs: iv.to };
 }
 
-/** An interval computeCost rejected (average power above the limit, or not finite) as sent. */
+/** A reading rule 10 judged a glitch, or left pending, as sent: as a stream reading is (ts in ms, timestamp ISO). */
+export function suspectPayload(s: SuspectReading) {
+  return { ts: s.ts, timestamp: instant(s.ts), value: s.value, kind: s.kind };
+}
+
+/** An interval computeCost rejected (its energy or amounts would not be finite) as sent. */
 export function rejectedPayload(r: RejectedInterval) {
   return { ...intervalPayload(r), energy: roundAmount(r.energy), averageKw: roundAmount(r.averageKw) };
 }
@@ -221,6 +226,8 @@ export function costPayload(result: CostResult, tariff: Tariff) {
       : {}),
     resets: result.resets.map(intervalPayload),
     rejected: result.rejected.map(rejectedPayload),
+    glitches: result.glitches.map(suspectPayload),
+    pending: result.pending.map(suspectPayload),
     from: instant(result.from),
     to: instant(result.to),
     fromMs: result.from,

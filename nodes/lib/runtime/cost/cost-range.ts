@@ -4,7 +4,8 @@
 import { computeCost, CostResult, SensorTimelines } from '../../engine/cost/cost';
 import { costPayload, isFlatTariff, periodWords, RangeRequest, rangeRequest } from './cost-inputs';
 import { counted, formatAmounts, roundAmount } from '../../engine/common/format';
-import { MAX_SPLIT_DAYS } from '../../engine/common/limits';
+import { DEFAULT_MAX_POWER_KW, MAX_SPLIT_DAYS } from '../../engine/common/limits';
+import { countedRuns } from '../../engine/cost/meter-glitches';
 import { localDate, localPeriod } from '../../engine/time/time';
 import type { AccountHub } from '../account/hub';
 import { dataRecord, nestedField, setNested } from '../../engine/common/id-map';
@@ -38,6 +39,8 @@ export class CostRange {
   constructor(
     private readonly hub: Archive,
     private readonly timezone: string,
+    /** Rule 10's jump limit (kW), the node's setting. */
+    private readonly maxPowerKw = DEFAULT_MAX_POWER_KW,
   ) {}
 
   /** The cost of the range `msg` asks for; throws an error a user understands when there is nothing to cost. */
@@ -53,6 +56,7 @@ export class CostRange {
       timezone: this.timezone,
       sensors: fetched.sensors,
       splitBy: generator ? generator.ref : undefined,
+      maxPowerKw: this.maxPowerKw,
     });
     const payload: Record<string, unknown> = {
       ...costPayload(result, tariff),
@@ -61,7 +65,7 @@ export class CostRange {
       range: { from: iso(req.from), to: iso(req.to), fromMs: req.from, toMs: req.to },
       fetched: { readings: fetched.readings.length, requests: fetched.requests, shortcut: fetched.shortcut },
     };
-    if (days) payload.days = costByDay(tariff, fetched.readings, fetched.sensors, days, this.timezone);
+    if (days) payload.days = costByDay(tariff, fetched.readings, fetched.sensors, days, this.timezone, this.maxPowerKw);
     if (generator) {
       payload.generator = generatorReport(
         generator,
@@ -121,10 +125,12 @@ export class CostRange {
         this.hub.fetchData(req.gateway, req.sensor, req.from, req.from + FLAT_WINDOW_MS, { signal }),
         this.hub.fetchData(req.gateway, req.sensor, req.to - FLAT_WINDOW_MS, req.to, { signal }),
       ]);
-      const first = head.find((row) => row[0] >= req.from);
-      let last: [number, number] | undefined;
-      for (let i = tail.length - 1; i >= 0 && !last; i--) if (tail[i][0] <= req.to) last = tail[i];
-      if (first && last && last[0] > first[0]) return { readings: [first, last], requests, shortcut: true };
+      // every reading of both hours, not only the first and the last: rule 10 then judges a
+      // glitch at either end as it would in the whole range
+      const ends = head.filter((row) => row[0] >= req.from);
+      const after = ends.length ? ends[ends.length - 1][0] : req.from;
+      for (const row of tail) if (row[0] > after && row[0] <= req.to) ends.push(row);
+      if (ends.length >= 2) return { readings: ends, requests, shortcut: true };
     }
     requests += 1;
     const readings = await this.hub.fetchData(req.gateway, req.sensor, req.from, req.to, { signal });
@@ -135,9 +141,11 @@ export class CostRange {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
- * The range's cost per local day (`days`, see localDays). An interval between two readings counts in the day it starts, as in stream
- * mode's totals, so the days add up to the range's cost. One pass over the readings
- * (sorted, as the archive answers), one computeCost per day.
+ * The range's cost per local day (`days`, see localDays). An interval between two readings
+ * counts in the day it starts, as in stream mode's totals, and the readings are judged once
+ * over the whole range (rule 10: a glitch near midnight is judged with the readings after
+ * it), so the days add up to the range's cost. One judging pass over the readings (sorted,
+ * as the archive answers), then per day one computeCost per run of counted intervals.
  */
 export function costByDay(
   tariff: Tariff,
@@ -145,14 +153,26 @@ export function costByDay(
   sensors: SensorTimelines,
   days: Array<{ from: number; to: number }>,
   timezone: string,
+  maxPowerKw = DEFAULT_MAX_POWER_KW,
 ) {
-  let first = 0;
+  const runs = countedRuns(readings, maxPowerKw);
+  const cursors = runs.map(() => 0);
   return days.map(({ from: start, to: end }) => {
-    while (first < readings.length && readings[first][0] < start) first++;
-    let after = first;
-    while (after < readings.length && readings[after][0] < end) after++;
-    // the day's readings and the first one after it: the intervals that start in the day
-    const result = computeCost(tariff, readings.slice(first, after + 1), { timezone, sensors });
+    const result = { energy: 0, unpricedEnergy: 0, net: 0, gross: 0, vat: tariff.vat, currency: tariff.currency };
+    runs.forEach((run, k) => {
+      let first = cursors[k];
+      while (first < run.length && run[first][0] < start) first++;
+      let after = first;
+      while (after < run.length && run[after][0] < end) after++;
+      cursors[k] = first;
+      // the day's readings of the run and the first one after it: the intervals that start in the day, usage all
+      if (after === first) return;
+      const part = computeCost(tariff, run.slice(first, after + 1), { timezone, sensors, maxPowerKw: Infinity });
+      result.energy += part.energy;
+      result.unpricedEnergy += part.unpricedEnergy;
+      result.net += part.net;
+      result.gross += part.gross;
+    });
     return {
       date: localDate(start, { timezone }),
       from: iso(start),

@@ -5,7 +5,7 @@
 // gateway through one wire, and each must count against its own previous reading. A bare
 // number with no topic is the one default meter. Each meter's totals follow totals.ts
 // (late readings, local periods); the site is the sum over meters per period.
-import { MAX_METERS } from '../../engine/common/limits';
+import { DEFAULT_MAX_POWER_KW, MAX_METERS } from '../../engine/common/limits';
 import { computeCost, RejectedInterval } from '../../engine/cost/cost';
 import { groupDigits, shortText } from '../../engine/common/format';
 import { isFromFuture } from '../../engine/common/future-readings';
@@ -24,7 +24,7 @@ import {
 } from '../../engine/cost/totals';
 import { ClockStep, clockSteps } from '../../engine/time/clock-steps';
 import { isEnergyReading, rejectedPayload, SensorHistory, streamReading } from './cost-inputs';
-import { meterBar, meterPayload, restoredStatus, SiteSums, siteStatus, siteSums, StreamStatus } from './stream-output';
+import { glitchNote, meterBar, meterPayload, restoredStatus, SiteSums, siteStatus, siteSums, StreamStatus } from './stream-output';
 import { RefusalBurst, RefusedReading } from '../common/refusal-burst';
 import { meterOf, NotMeterWarnings } from '../common/meter-reading';
 import { DroppedState, StoredAhead } from '../../engine/common/stored-checks';
@@ -80,6 +80,8 @@ export interface CostStreamOptions {
   saveEveryMs?: number;
   /** Says once per node that stored state lies ahead of this clock (shared with the generator report's store). */
   ahead?: StoredAhead;
+  /** Rule 10: a rise faster than this (kW) is a jump, held until a later reading decides it; default DEFAULT_MAX_POWER_KW. */
+  maxPowerKw?: number;
 }
 
 type StreamMessage = Record<string, unknown>;
@@ -236,7 +238,14 @@ export class CostStream {
     const added: AddResult =
       meter.tooLateBefore !== undefined && reading.ts < meter.tooLateBefore
         ? { state: meter.totals, ignored: 'too_late', closed: {}, change: { energy: 0, net: 0, gross: 0, unpricedEnergy: 0, resets: 0 } }
-        : addReading(meter.totals, { ts: reading.ts, value: reading.value }, this.costOf(tariff, rejected), this.maxKept, true);
+        : addReading(
+            meter.totals,
+            { ts: reading.ts, value: reading.value },
+            this.costOf(tariff, rejected),
+            this.maxKept,
+            true,
+            this.opts.maxPowerKw ?? DEFAULT_MAX_POWER_KW,
+          );
     if (!added.ignored) {
       meter.totals = added.state;
       // a late reading may still need the sensor values of the whole window
@@ -250,7 +259,8 @@ export class CostStream {
     const bars = PERIODS.filter((name) => added.closed[name]).map((name) =>
       meterBar(name, added.closed[name]!, tariff, this.opts.timezone, meter),
     );
-    return { payload, bars, status: siteStatus(site, tariff, added.ignored ?? (rejected.length ? 'interval rejected' : undefined)), site };
+    const note = added.ignored ?? (rejected.length ? 'interval rejected' : (glitchNote(added) ?? undefined));
+    return { payload, bars, status: siteStatus(site, tariff, note), site };
   }
 
   /** After a step back of the wall clock, meters stamped ahead of it count on from their last value (rebaseTotals). */
@@ -327,7 +337,7 @@ export class CostStream {
   // -------------------------------------------------------------------------------------
   // pricing and sums
 
-  /** Prices one interval at a time; intervals computeCost rejects are collected in `rejected`. */
+  /** Prices one interval at a time, judged already (rule 10: jumps off here); intervals computeCost rejects are collected in `rejected`. */
   private costOf(t: Tariff, rejected: RejectedInterval[]) {
     const { timezone } = this.opts;
     const sensors = this.sensors.timelines(); // unchanged while one reading is added
@@ -338,7 +348,7 @@ export class CostStream {
           [from.ts, from.value],
           [to.ts, to.value],
         ],
-        { timezone, sensors },
+        { timezone, sensors, maxPowerKw: Infinity },
       );
       for (const one of r.rejected) rejected.push(one);
       return { energy: r.energy, net: r.net, gross: r.gross, unpricedEnergy: r.unpricedEnergy, resets: r.resets.length };

@@ -5,7 +5,7 @@ import { formatMoney } from '../../engine/common/format';
 import type { Tariff } from '../../engine/tariff/tariff';
 import { localPeriod } from '../../engine/time/time';
 import { AddResult, Bucket, PERIODS, PeriodName, Reading, TotalsState } from '../../engine/cost/totals';
-import { bucketPayload, changePayload } from './cost-inputs';
+import { bucketPayload, changePayload, suspectPayload } from './cost-inputs';
 import { MeterId, meterName } from './stream-store';
 
 export interface StreamStatus {
@@ -101,7 +101,16 @@ export function meterPayload(
     ...(added?.late ? { late: true } : {}),
     ...(added?.replaced ? { replaced: true } : {}),
     ...(added?.rejected ? { rejected: added.rejected } : {}),
+    ...(added?.glitches ? { glitches: added.glitches.map(suspectPayload) } : {}),
+    ...(added?.held ? { held: added.held } : {}),
   };
+}
+
+/** What the status says of a reading rule 10 held, or of held readings it showed to be glitches (null: nothing). */
+export function glitchNote(added: AddResult): string | null {
+  const dropped = added.ignored ? 0 : (added.glitches?.length ?? 0);
+  if (dropped) return `${dropped} ${dropped === 1 ? 'glitch' : 'glitches'} dropped`;
+  return added.held ? `${plural(added.held, 'suspect reading')} held` : null;
 }
 
 /** A closed period as a bar; bars of a named meter are a series of their own. */
@@ -118,7 +127,9 @@ export function siteStatus(site: SiteSums, t: Tariff, ignored?: string): StreamS
   const energy = today ? today.energy.toFixed(2) : '0.00';
   // energy no rule priced (a sensor rule whose sensor is unknown) must not pass unnoticed
   const unpriced = today && today.unpricedEnergy > 0 ? ` · ${today.unpricedEnergy.toFixed(2)} kWh unpriced` : '';
-  const note = ignored === 'interval rejected' ? ` · ${ignored}` : ignored ? ` · ${ignored.replace('_', ' ')} reading ignored` : unpriced;
+  // a note in words ("interval rejected", "1 glitch dropped") as it is, a reason ("too_late") as the reading ignored
+  const note =
+    ignored === undefined ? unpriced : ignored.includes(' ') ? ` · ${ignored}` : ` · ${ignored.replace('_', ' ')} reading ignored`;
   return {
     fill: note ? 'yellow' : 'green',
     shape: 'dot',

@@ -6,8 +6,8 @@
 // restart needs, as one compact line of text (Node-RED's localfilesystem store writes
 // pretty-printed JSON, which would put every number of a list on a line of its own), and
 // at most one save every SAVE_EVERY_MS plus one on close, never one per reading.
-import { Bucket, CostRow, MAX_KEPT, PERIODS, periodBounds, restoreTotals, TotalsState } from '../../engine/cost/totals';
-import { checkStoredTotals } from '../../engine/cost/stored-totals';
+import { Bucket, CostRow, MAX_KEPT, PERIODS, periodBounds, TotalsState } from '../../engine/cost/totals';
+import { checkStoredTotals, restoreTotals } from '../../engine/cost/stored-totals';
 import { storedInstantText } from '../../engine/common/stored-checks';
 import { isNearNow } from '../../engine/time/time';
 import { runAtOnce, Steps } from '../../engine/common/slices';
@@ -167,8 +167,11 @@ export function encodeStored(meters: Iterable<StoredMeter>, scope: Pick<StoreSco
 }
 
 type Sums = [energy: number, net: number, gross: number, unpricedEnergy: number, resets: number, intervals: number];
-/** One meter as stored: [gateway, topic, total's start, [day, week, month, total] sums, readings, interval costs, extras?]. */
-type MeterLine = [string | null, string | null, number | null, Array<Sums | null>, number[], number[], unknown?];
+/**
+ * One meter as stored: [gateway, topic, total's start, [day, week, month, total] sums, readings, interval costs,
+ * extras?, held?]: held readings (rule 10's suspects, [ts, value, …]) only when there are any, extras then null if none.
+ */
+type MeterLine = [string | null, string | null, number | null, Array<Sums | null>, number[], number[], unknown?, number[]?];
 
 const sumsOf = (b: Bucket | null): Sums | null => (b ? [b.energy, b.net, b.gross, b.unpricedEnergy, b.resets, b.intervals] : null);
 
@@ -180,7 +183,8 @@ function meterLine(m: StoredMeter, readings: number): MeterLine {
   for (let i = from; i < t.kept.length; i++) flat.push(i === from ? t.kept.ts(i) : t.kept.ts(i) - t.kept.ts(i - 1), t.kept.value(i));
   const costs = t.kept.costRows(from).flat();
   const line: MeterLine = [m.gateway, m.topic, t.total?.from ?? null, [t.day, t.week, t.month, t.total].map(sumsOf), flat, costs];
-  if (m.extras !== undefined) line.push(m.extras);
+  if (m.extras !== undefined || t.held.length > 0) line.push(m.extras ?? null);
+  if (t.held.length > 0) line.push(t.held.flat());
   return line;
 }
 
@@ -240,13 +244,14 @@ function readLine(text: string, scope: StoreScope, perMeter: number, now: number
   } catch {
     return null;
   }
-  if (!Array.isArray(line) || line.length < 6 || line.length > 7) return null;
-  const [gatewayRaw, topicRaw, totalFrom, sums, flat, costs] = line as unknown[];
+  if (!Array.isArray(line) || line.length < 6 || line.length > 8) return null;
+  const [gatewayRaw, topicRaw, totalFrom, sums, flat, costs, extras, heldFlat] = line as unknown[];
   const gateway = storedMeterName(gatewayRaw);
   const topic = storedMeterName(topicRaw);
   const numbers = (x: unknown, width: number): x is number[] =>
     Array.isArray(x) && x.length % width === 0 && x.every((n) => typeof n === 'number' && Number.isFinite(n));
   if (gateway === undefined || topic === undefined || !numbers(flat, 2) || !numbers(costs, 5)) return null;
+  if (heldFlat !== undefined && !numbers(heldFlat, 2)) return null;
   // resets and intervals are counts: whole numbers, never below zero
   const isSums = (b: unknown) =>
     b === null || (numbers(b, 6) && b.length === 6 && [b[4], b[5]].every((n) => Number.isSafeInteger(n) && n >= 0));
@@ -276,6 +281,7 @@ function readLine(text: string, scope: StoreScope, perMeter: number, now: number
     tariffId: scope.tariffId,
     kept,
     costs: rows,
+    held: heldFlat === undefined ? [] : Array.from({ length: heldFlat.length / 2 }, (_, k) => heldFlat.slice(2 * k, 2 * k + 2)),
     day: period(0),
     week: period(1),
     month: period(2),
@@ -283,5 +289,6 @@ function readLine(text: string, scope: StoreScope, perMeter: number, now: number
   };
   const restored = restoreTotals(state, scope.timezone, scope.tariffId);
   if (restored.problem) return null;
-  return { gateway, topic, totals: restored.state, cut, ...(line.length === 7 ? { extras: line[6] } : {}) };
+  const hasExtras = line.length === 7 || (line.length === 8 && extras !== null);
+  return { gateway, topic, totals: restored.state, cut, ...(hasExtras ? { extras } : {}) };
 }
