@@ -161,12 +161,18 @@ describe('clock steps through the real runtime (fake clock stepped as NTP steps 
       ];
     }
 
-    /** The relay's switches, each with the fake monotonic time: what the load really ran. */
+    /**
+     * The relay's switches, each with the fake monotonic time it was sent at (the node's send,
+     * not the helper's input: a delivery under load may come after the clock moved on): what
+     * the load really ran.
+     */
     function relay() {
       const seen: Array<{ on: boolean; wall: number; real: number }> = [];
-      helper
-        .getNode('sw')
-        .on('input', (msg: { payload: boolean }) => seen.push({ on: msg.payload, wall: Date.now(), real: performance.now() }));
+      helper.getNode('p').on('call:send', (call: { args: unknown[] }) => {
+        const out = call.args[0];
+        const msg = (Array.isArray(out) ? out[0] : out) as { topic?: string; payload?: boolean } | null;
+        if (msg?.topic === 'switch') seen.push({ on: msg.payload === true, wall: Date.now(), real: performance.now() });
+      });
       const onFor = () => {
         let sum = 0;
         let since: number | null = null;
