@@ -10,10 +10,16 @@ import * as http from 'http';
 import * as net from 'net';
 import * as mqtt from 'mqtt';
 import { freePort } from './free-port';
+import { FlowNode, helper, quiet } from './nodes/flow-support';
 
 export interface RunningServer {
   port: number;
+  /** Stops the process and removes its data. */
   stop(): Promise<void>;
+  /** Stops the process, keeping its data and port (an outage). */
+  halt(): Promise<void>;
+  /** Starts it again after halt(), on the same port with the same data; resolves once it answers. */
+  resume(): Promise<void>;
 }
 
 /** The path of a server's program, or null (with the skip message printed, or a throw under REQUIRE_SERVERS=1). */
@@ -43,17 +49,42 @@ function waitFor(check: () => Promise<boolean>, what: string, ms = 15_000): Prom
   });
 }
 
-function stopper(child: ChildProcess, dir: string): () => Promise<void> {
-  return () =>
-    new Promise((resolve) => {
-      const done = () => {
-        fs.rmSync(dir, { recursive: true, force: true });
-        resolve();
-      };
-      if (child.exitCode !== null || child.signalCode !== null) return done();
-      child.once('exit', done);
-      child.kill('SIGTERM');
-    });
+function ended(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/** A server process run from `dir` (removed by stop), halted and resumed on its port: up once `ready()` holds. */
+async function processServer(
+  port: number,
+  dir: string,
+  what: string,
+  spawnIt: () => ChildProcess,
+  ready: () => Promise<boolean>,
+): Promise<RunningServer> {
+  let child = spawnIt();
+  const server: RunningServer = {
+    port,
+    stop: async () => {
+      await ended(child);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+    halt: () => ended(child),
+    resume: async () => {
+      child = spawnIt();
+      await waitFor(ready, what);
+    },
+  };
+  try {
+    await waitFor(ready, what);
+  } catch (err) {
+    await server.stop();
+    throw err;
+  }
+  return server;
 }
 
 /** InfluxDB 1.x: HTTP API on a free loopback port, nothing else listening, no reporting home. */
@@ -82,49 +113,42 @@ export async function startInflux(program: string): Promise<RunningServer> {
       '',
     ].join('\n'),
   );
-  const child = spawn(program, ['-config', conf], { stdio: 'ignore' });
-  const stop = stopper(child, dir);
-  try {
-    await waitFor(async () => (await influxRequest(port, 'GET', '/ping')).status === 204, 'influxd');
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-  return { port, stop };
+  return processServer(
+    port,
+    dir,
+    'influxd',
+    () => spawn(program, ['-config', conf], { stdio: 'ignore' }),
+    async () => (await influxRequest(port, 'GET', '/ping')).status === 204,
+  );
 }
 
-/** Mosquitto: one anonymous listener on a free loopback port, nothing kept on disk. */
+/** Mosquitto: one anonymous listener on a free loopback port, nothing kept on disk (resumed, it has no retained message). */
 export async function startMosquitto(program: string): Promise<RunningServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'easy-mosquitto-'));
   const port = await freePort();
   const conf = path.join(dir, 'mosquitto.conf');
   fs.writeFileSync(conf, [`listener ${port} 127.0.0.1`, 'allow_anonymous true', 'persistence false', ''].join('\n'));
-  const child = spawn(program, ['-c', conf], { stdio: 'ignore' });
-  const stop = stopper(child, dir);
-  try {
-    await waitFor(
-      () =>
-        new Promise<boolean>((resolve) => {
-          const socket = net.connect(port, '127.0.0.1', () => {
-            socket.destroy();
-            resolve(true);
-          });
-          socket.on('error', () => resolve(false));
-        }),
-      'mosquitto',
-    );
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-  return { port, stop };
+  return processServer(
+    port,
+    dir,
+    'mosquitto',
+    () => spawn(program, ['-c', conf], { stdio: 'ignore' }),
+    () =>
+      new Promise<boolean>((resolve) => {
+        const socket = net.connect(port, '127.0.0.1', () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.on('error', () => resolve(false));
+      }),
+  );
 }
 
 /**
  * The real InfluxDB for the suite it is called in: started once (the suite skipped where it is
  * not installed), stopped after, and with `db` given, that database empty before each test.
  */
-export function influxForSuite(db?: string): { readonly port: number } {
+export function influxForSuite(db?: string): { readonly port: number; readonly server: RunningServer } {
   const program = serverProgram('influxd');
   let influx: RunningServer | undefined;
   before(async function () {
@@ -140,6 +164,9 @@ export function influxForSuite(db?: string): { readonly port: number } {
   return {
     get port() {
       return influx!.port;
+    },
+    get server() {
+      return influx!;
     },
   };
 }
@@ -237,4 +264,76 @@ export async function retainedWhen(
     if (ready(seen) || Date.now() - started > limitMs) return seen;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * helper.load, with each of the test helper's own core nodes (catch, status, complete)
+ * registered once: it registers one once per node of its type in the flow, and a flow with
+ * two Catch nodes would register catch twice (an error).
+ */
+export async function loadFlowOnce(modules: unknown[], flow: unknown[], credentials: Record<string, unknown>): Promise<void> {
+  const own = (helper as unknown as { _nodeModules: Record<string, (red: unknown) => unknown> })._nodeModules;
+  const saved = { ...own };
+  for (const [type, register] of Object.entries(saved)) {
+    let done = false;
+    own[type] = (red) => (done ? undefined : ((done = true), register(red)));
+  }
+  try {
+    await helper.load(modules as never, flow as never, credentials as never);
+  } finally {
+    Object.assign(own, saved);
+  }
+}
+
+/** node-red-contrib-influxdb's config node `influx`: InfluxDB 1.x on loopback `port`, database `db`. */
+export function influxConfig(port: number, db: string): FlowNode {
+  return { id: 'influx', type: 'influxdb', hostname: '127.0.0.1', port: String(port), database: db, influxdbVersion: '1.x' };
+}
+
+/**
+ * Keep until written as docs/records.md wires it: a Complete (`written`) and a Catch
+ * (`failed`) node scoped to the InfluxDB `writers`, both wired to `to` (the easy nodes, and
+ * any helper node that should see them).
+ */
+export function confirmedBy(writers: string[], to: string[], failedTo = to): FlowNode[] {
+  return [
+    { id: 'written', type: 'complete', scope: writers, uncaught: false, wires: [to] },
+    { id: 'failed', type: 'catch', scope: writers, uncaught: false, wires: [failedTo] },
+  ];
+}
+
+/** Node-RED's `mqtt out` node `mq` (topic, QoS and retain from each message) and its broker node `b` on loopback `port`. */
+export function mqttOut(port: number): FlowNode[] {
+  return [
+    { id: 'mq', type: 'mqtt out', topic: '', qos: '', retain: '', broker: 'b' },
+    {
+      id: 'b',
+      type: 'mqtt-broker',
+      broker: '127.0.0.1',
+      port: String(port),
+      clientid: '',
+      protocolVersion: '4',
+      keepalive: '60',
+      cleansession: true,
+    },
+  ];
+}
+
+/** Until the broker node `b` is connected: what mqtt out gets before is not published. */
+export async function brokerConnected(): Promise<void> {
+  for (let i = 0; i < 200 && !(helper.getNode('b') as unknown as { connected: boolean }).connected; i++) await quiet(25);
+}
+
+/** A stream-mode easy-cost `c` of DEMO-FLAT: output 1 to a helper `out`, its records (`records`: the settings) to `to`. */
+export function streamCost(records: Record<string, unknown>, to: string[]): FlowNode {
+  return {
+    id: 'c',
+    type: 'easy-cost',
+    account: 'acc',
+    tariff: 'DEMO-FLAT',
+    mode: 'stream',
+    ...records,
+    outputs: 3,
+    wires: [['out'], [], to],
+  };
 }

@@ -6,7 +6,8 @@ import should from 'should';
 import fc from 'fast-check';
 import { RecordPoint, recordPoint } from '../../nodes/lib/engine/records/influx-points';
 import { pointKey, RecordsOutbox } from '../../nodes/lib/engine/records/outbox';
-import { readStoredOutbox, storedOutbox } from '../../nodes/lib/engine/records/outbox-store';
+import { outboxText, readStoredOutbox } from '../../nodes/lib/engine/records/outbox-store';
+import { runAtOnce } from '../../nodes/lib/engine/common/slices';
 import {
   BATCH_POINTS,
   FLIGHT_MS,
@@ -14,12 +15,16 @@ import {
   RecordsDelivery,
   RETRY_FIRST_MS,
   RETRY_MAX_MS,
+  readKept,
 } from '../../nodes/lib/runtime/common/records-delivery';
-import { FakeClock, installClock } from '../fake-clock';
+import { FakeClock, installClock, until } from '../fake-clock';
 
 const T = Date.parse('2026-03-04T00:00:00Z');
 const point = (meter: string, at: number, value: number, measurement = 'energy_cost'): RecordPoint =>
-  recordPoint(measurement, { tariff: 'T', meter, period: 'day' }, { gross: value, complete: value > 0 }, at)!;
+  recordPoint(measurement, { tariff: 'T', meter, period: 'day' }, { gross: value, complete: value > 0, end_ms: at + 86_400_000 }, at)!;
+/** Points as stored (the compact text, parsed) and read back. */
+const stored = (points: RecordPoint[]) => JSON.parse(runAtOnce(outboxText(points.map((p) => ({ point: p })))));
+const readBack = (x: unknown, now: number, limit: number) => runAtOnce(readStoredOutbox(x, now, limit));
 
 describe('records kept until written', () => {
   describe('the outbox', () => {
@@ -39,7 +44,7 @@ describe('records kept until written', () => {
           const take = (max: number) => {
             const next = box.take(max);
             if (!next) return;
-            const keys = next.points.map(pointKey);
+            const keys = next.points.map((p) => pointKey(p));
             for (const points of flying.values()) for (const p of points) should(keys).not.containEql(pointKey(p));
             should(new Set(keys).size).equal(keys.length);
             flying.set(next.id, next.points);
@@ -84,7 +89,7 @@ describe('records kept until written', () => {
       box.add([point('m6', T, 6)]);
       should(box.take(10)!.points.map((p) => p.fields.gross)).eql([1, 2, 5, 6]);
       should(box.confirm(second.id)).be.true();
-      should(box.held().map((p) => p.fields.gross)).eql([1, 2, 5, 6]);
+      should(box.held().map((e) => e.point.fields.gross)).eql([1, 2, 5, 6]);
     });
 
     it('a running point replaces its waiting one in place; while one is in flight the newest waits, and the failed older one is dropped', () => {
@@ -107,42 +112,68 @@ describe('records kept until written', () => {
       should(box.take(1)!.points[0].fields.gross).equal(1501);
     });
 
-    it('stored and read back: the same points in the same order; each series once', () => {
-      const points = [point('a', T, 1), point('b', T, 2), point('a', T + 1, 3), point('a', T, 4, 'energy_cost_running')];
-      const stored = JSON.parse(JSON.stringify(storedOutbox(points)));
-      should(stored.series).have.length(3);
-      const { points: back, dropped } = readStoredOutbox(stored, T, 100);
-      should(back).eql(points);
-      should(dropped.empty).be.true();
+    it('stored and read back: the same points in the same order, each series once, instants relative, booleans 1/0 (300 generated lists)', () => {
+      const gen = fc.array(
+        fc.record({
+          meter: fc.constantFrom('a', 'b', 'say "hi", k=v ☀️'),
+          at: fc.integer({ min: -1e6, max: 1e6 }).map((d) => T + d),
+          value: fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer()),
+          running: fc.boolean(),
+        }),
+        { maxLength: 2500 },
+      );
+      fc.assert(
+        fc.property(gen, (list) => {
+          const points = list.map((x) => point(x.meter, x.at, x.value, x.running ? 'energy_cost_running' : 'energy_cost'));
+          const { points: back, dropped } = readBack(stored(points), T, 100_000);
+          should(back.map((k) => k.point)).eql(points);
+          should(dropped.empty).be.true();
+        }),
+        { numRuns: 300 },
+      );
+      const twice = stored([point('a', T, 1), point('b', T, 2), point('a', T + 1, 3), point('a', T, 4, 'energy_cost_running')]);
+      should(twice.series).have.length(3);
+      should(twice.rows).eql([0, T, 1, 1, 86_400_000, 1, 0, 2, 1, 86_400_000, 0, 1, 3, 1, 86_400_000, 2, -1, 4, 1, 86_400_000]);
     });
 
-    it('a tampered store is data: what the node could not have written is dropped and said once, never a crash or a prototype key', () => {
-      const good = JSON.parse(JSON.stringify(storedOutbox([point('a', T, 1), point('b', T, 2)])));
+    it('a tampered store is data: what the node could not have written is dropped and said once, never a crash or a prototype key', async () => {
+      const good = stored([point('a', T, 1), point('b', T, 2)]);
       const cases: unknown[] = [
         'text',
         42,
         [],
-        { version: 2, series: [], rows: [] },
-        { ...good, series: [['__proto__', {}, ['x']]] },
-        { ...good, series: [['energy_cost', { __proto__: 'x' }, ['gross']]] },
-        { ...good, series: [['energy_cost', JSON.parse('{"__proto__":"x"}'), ['gross']]] },
-        { ...good, series: [['energy_cost', { meter: 'a\nb' }, ['gross']]] },
-        { ...good, series: [['energy_cost', { meter: 'a' }, ['gross', 'gross']]] },
-        { ...good, rows: [[0, T, 'x', true], [7, T, 1, true], [0, 'now', 1, true], [0, T + 1e13, 1, true], [0, T, 1], null, 'row'] },
+        { series: [], rows: 'x' },
+        { ...good, series: [['__proto__', {}, ['x'], 'n']] },
+        { ...good, series: [['energy_cost', JSON.parse('{"__proto__":"x"}'), ['gross'], 'n']] },
+        { ...good, series: [['energy_cost', { meter: 'a\nb' }, ['gross'], 'n']] },
+        { ...good, series: [['energy_cost', { meter: 'a' }, ['gross', 'gross'], 'nn']] },
+        { ...good, series: [['energy_cost', { meter: 'a' }, ['gross'], 'x']] },
+        { ...good, rows: [0, T, 'x', 1, 0] },
+        { ...good, rows: [7, T, 1, 1, 0] },
+        { ...good, rows: [0, 'now', 1, 1, 0] },
+        { ...good, rows: [0, T + 1e13, 1, 1, 0] },
+        { ...good, rows: [0, T, 1, 2, 0] },
+        { ...good, rows: [0, T, 1] },
+        { ...good, rows: new Array(100 * 42 + 1).fill(0) },
       ];
       for (const x of cases) {
-        const { points, dropped } = readStoredOutbox(x, T, 100);
-        should(dropped.empty).be.false(JSON.stringify(x));
-        for (const p of points) {
+        const { points, dropped } = readBack(x, T, 100);
+        should(dropped.empty).be.false(JSON.stringify(x).slice(0, 200));
+        for (const { point: p } of points) {
           should(Object.getPrototypeOf(p.tags)).equal(Object.prototype);
           should(Object.keys(p.tags)).not.containEql('__proto__');
         }
       }
       // beyond the limit: the newest kept
-      const many = storedOutbox(Array.from({ length: 50 }, (_, i) => point('a', T + i, i + 1)));
-      const { points, dropped } = readStoredOutbox(many, T, 10);
-      should(points.map((p) => p.fields.gross)).eql([41, 42, 43, 44, 45, 46, 47, 48, 49, 50]);
+      const many = stored(Array.from({ length: 50 }, (_, i) => point('a', T + i, i + 1)));
+      const { points, dropped } = readBack(many, T, 10);
+      should(points.map((k) => k.point.fields.gross)).eql([41, 42, 43, 44, 45, 46, 47, 48, 49, 50]);
       should(dropped.warning()).match(/the oldest 40 records beyond 10/);
+      // the stored value as the node keeps it: deflated text; a forged or broken one is dropped in words
+      for (const x of [{ version: 1, deflated: 'not base64 of deflate' }, { version: 2, deflated: '' }, { version: 1 }, 'x'])
+        should((await readKept(x, T)).dropped.warning()).match(
+          /records kept through an outage: dropped a stored value that is not the records kept/,
+        );
     });
   });
 
@@ -208,8 +239,9 @@ describe('records kept until written', () => {
       ack(first[0], 'connect ECONNREFUSED 127.0.0.1:8086', 503);
       should(warned).eql(['records: not written (connect ECONNREFUSED 127.0.0.1:8086); 1 kept and sent again once InfluxDB takes them']);
       for (let i = 2; i <= 1200; i++) should(d.add([point(`m${i}`, T, i)])).eql([]);
-      await clock.tickAsync(0);
-      should(saves.length).be.above(0);
+      await clock.tickAsync(0); // the first change is saved at once
+      await until('the first save', () => saves.length > 0); // stored in slices, deflated off the main thread
+      should(saves[0]).match({ version: 1, deflated: /^[A-Za-z0-9+/=]+$/ });
       const tries: number[] = [];
       let at = Date.now();
       for (let k = 0; k < 8; k++) {
@@ -231,8 +263,9 @@ describe('records kept until written', () => {
       for (const b of batches) ack(b);
       should(batches.flatMap(points)).eql(Array.from({ length: 1199 }, (_, i) => i + 2));
       should(d.held).equal(0);
+      const count = saves.length;
       await clock.tickAsync(60_000);
-      should(saves[saves.length - 1]).be.undefined(); // all written: the store emptied
+      await until('the last save', () => saves.length > count && saves[saves.length - 1] === undefined); // all written: the store emptied
     });
 
     it('a burst of running totals: one write in flight per point, and the point ends at the last value whatever order writes complete in', async () => {
@@ -272,8 +305,13 @@ describe('records kept until written', () => {
     });
 
     it('a restart: what was kept comes first, before anything new; marks of another run or node are ignored', async () => {
-      const stored = JSON.parse(JSON.stringify(storedOutbox([point('a', T, 1), point('b', T, 2)])));
-      const { d, sent, ack, points } = delivery({ stored });
+      const before = delivery();
+      await before.d.restore();
+      before.d.add([point('a', T, 1), point('b', T, 2)]);
+      const kept = JSON.parse(JSON.stringify(await before.d.storedForm()));
+      await before.d.close();
+      should(kept).match({ version: 1, deflated: /^[A-Za-z0-9+/=]+$/ });
+      const { d, sent, ack, points } = delivery({ stored: kept });
       d.add([point('c', T, 3)]);
       await d.restore();
       should(d.receive({ records: { from: 'n1', run: 'other', id: 1 } })).be.true();

@@ -12,7 +12,7 @@ import easyTariff = require('../../nodes/easy-tariff');
 import easyCost = require('../../nodes/easy-cost');
 import easyPlan = require('../../nodes/easy-plan');
 import { accountNode, catchNodes, FileContext, FlowNode, GATEWAY, helper, inbox, quiet, TOKEN, withSimulator } from '../nodes/flow-support';
-import { influxForSuite, influxQuery, influxRows } from '../servers';
+import { influxConfig, influxForSuite, influxQuery, influxRows } from '../servers';
 const influxNodes = require('node-red-contrib-influxdb');
 
 const HOUR = 3600_000;
@@ -34,14 +34,10 @@ describe('records into InfluxDB (the real server)', function () {
     await sim.close();
   });
 
-  function influxConfig(): FlowNode {
-    return { id: 'influx', type: 'influxdb', hostname: '127.0.0.1', port: String(influx.port), database: DB, influxdbVersion: '1.x' };
-  }
-
   async function load(flow: FlowNode[]) {
     await helper.load(
       [easyAccount, easyTariff, easyCost, easyPlan, influxNodes, context.use()],
-      [accountNode(sim, ZONE), influxConfig(), ...flow, ...catchNodes()],
+      [accountNode(sim, ZONE), influxConfig(influx.port, DB), ...flow, ...catchNodes()],
       {
         acc: { token: TOKEN },
         influx: {},
@@ -171,8 +167,8 @@ describe('records into InfluxDB (the real server)', function () {
         const q = String(t.query).replace('$timeFilter', 'time > 0').replace('$__interval', '1h').replace('/^$tariff$/', '/.*/');
         answers.set(panel.title, await influxQuery(influx.port, DB, q));
       }
-    should(answers.get('Cost per day (with VAT)')).eql([{ meter: 'e1.kwh', time: day1.from, gross: closedDay.gross }]);
-    should(answers.get('Cost today so far (with VAT)')).eql([{ meter: 'e1.kwh', time: day2.from, last: 0 }]);
+    should(answers.get('Cost per day (with VAT)')).eql([{ gateway: GATEWAY, meter: 'e1.kwh', time: day1.from, gross: closedDay.gross }]);
+    should(answers.get('Cost today so far (with VAT)')).eql([{ gateway: GATEWAY, meter: 'e1.kwh', time: day2.from, last: 0 }]);
 
     // docs/records.md's sum per local day: with tz() the day's bucket is its local day; cut at UTC midnight it is not
     const docs = fs.readFileSync(path.join(__dirname, '../../docs/records.md'), 'utf8');

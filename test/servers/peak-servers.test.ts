@@ -11,8 +11,19 @@ import { localPeriod } from '../../nodes/lib/engine/time/time';
 import { demandWindowOf } from '../../nodes/lib/engine/peak/demand-window';
 import easyAccount = require('../../nodes/easy-account');
 import easyPeak = require('../../nodes/easy-peak');
-import { accountNode, catchNodes, FileContext, FlowNode, helper, inbox, quiet, TOKEN, withSimulator } from '../nodes/flow-support';
-import { influxForSuite, influxQuery, influxRows, retainedWhen, RunningServer, serverProgram, startMosquitto } from '../servers';
+import { accountNode, catchNodes, FileContext, FlowNode, helper, inbox, TOKEN, withSimulator } from '../nodes/flow-support';
+import {
+  brokerConnected,
+  influxConfig,
+  influxForSuite,
+  influxQuery,
+  influxRows,
+  mqttOut,
+  retainedWhen,
+  RunningServer,
+  serverProgram,
+  startMosquitto,
+} from '../servers';
 const influxNodes = require('node-red-contrib-influxdb');
 const mqttNodes = require(require.resolve('@node-red/nodes/core/network/10-mqtt.js'));
 
@@ -59,7 +70,7 @@ describe('easy-peak records on the real servers', function () {
     it('writes each closed window at its start, meter and site, tagged by series; a restart and a replay overwrite, never add', async () => {
       const flow: FlowNode[] = [
         accountNode(sim, ZONE),
-        { id: 'influx', type: 'influxdb', hostname: '127.0.0.1', port: String(influx.port), database: DB, influxdbVersion: '1.x' },
+        influxConfig(influx.port, DB),
         {
           id: 'p',
           type: 'easy-peak',
@@ -137,7 +148,7 @@ describe('easy-peak records on the real servers', function () {
       const daily = docs.match(/SELECT max\("average"\) FROM "energy_peak" [^\n]*/)![0];
       const days = await influxQuery(influx.port, DB, daily.replace('$timeFilter', 'time > 0').replace('Europe/Oslo', ZONE));
       should(days.filter((r) => r.max !== null)).eql([
-        { time: localPeriod('day', from, { timezone: ZONE }).from, meter: 'e1.kwh', max: 6 },
+        { time: localPeriod('day', from, { timezone: ZONE }).from, gateway: 'G', meter: 'e1.kwh', max: 6 },
       ]);
 
       // a restart, then the same history from zero (as after a store a save behind): the same points again, none added
@@ -173,22 +184,12 @@ describe('easy-peak records on the real servers', function () {
           wires: [['out'], [], [], ['mq']],
         },
         { id: 'out', type: 'helper' },
-        { id: 'mq', type: 'mqtt out', topic: '', qos: '', retain: '', broker: 'b' },
-        {
-          id: 'b',
-          type: 'mqtt-broker',
-          broker: '127.0.0.1',
-          port: String(broker.port),
-          clientid: '',
-          protocolVersion: '4',
-          keepalive: '60',
-          cleansession: true,
-        },
+        ...mqttOut(broker.port),
         ...catchNodes(),
       ];
       await helper.load([easyAccount, easyPeak, mqttNodes], flow, { acc: { token: TOKEN } });
       // the broker node connects after the deploy; what mqtt out gets before is not published
-      for (let i = 0; i < 200 && !(helper.getNode('b') as unknown as { connected: boolean }).connected; i++) await quiet(25);
+      await brokerConnected();
       const readings = history(startOfReadings(), 20);
       const out = inbox('out');
       for (const r of readings) helper.getNode('p').receive({ ...r });

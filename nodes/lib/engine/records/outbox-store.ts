@@ -1,52 +1,84 @@
 // The records a node holds through an outage, as its context store keeps them (docs/records.md,
-// "Outages"): compact, for a Pi's flash (each series once, then one short row of numbers per
-// point), and read back as data from outside: every part checked against what the node could
-// have written, the rest dropped and said once.
+// "Outages"): compact, for a Pi's flash (each series once, then per point one flat run of
+// numbers: its series, its instant less the one before, its field values, booleans as 1/0 and
+// instants as ms from the point's own), written and read back in slices (a turn of the event
+// loop every SLICE.items points), and read as data from outside: every part checked against
+// what the node could have written, the rest dropped and said once.
 import { isNearNow } from '../time/time';
+import { SLICE, Steps } from '../common/slices';
 import { DroppedState, isFiniteNumber, isRecord } from '../common/stored-checks';
 import { influxNameProblem, recordPoint, RecordPoint } from './influx-points';
-
-export const OUTBOX_STORE_VERSION = 1;
+import { pointSeries } from './outbox';
 
 /**
- * `series`: `[measurement, tags, field keys]` each once; `rows`: `[series index, instant,
- * ...field values]` per point, in the order they are to be sent.
+ * The stored form (as JSON text): `series`: `[measurement, tags, field names, field kinds]`
+ * each once, kinds one letter a field (`n` a number, `b` a boolean as 1/0, `r` an instant in
+ * ms from the point's); `rows`: per point its series index, its instant less the previous
+ * point's, its values.
  */
 export interface StoredOutbox {
-  version: typeof OUTBOX_STORE_VERSION;
-  series: Array<[string, Record<string, string>, string[]]>;
-  rows: Array<Array<number | boolean>>;
+  series: Array<[string, Record<string, string>, string[], string]>;
+  rows: number[];
 }
 
-/** Points as stored. */
-export function storedOutbox(points: readonly RecordPoint[]): StoredOutbox {
+/** A point read back, with its series (pointSeries), computed once per stored series. */
+export interface KeptPoint {
+  point: RecordPoint;
+  series: string;
+}
+
+/** How a field is stored: an instant field (`…_ms`) of whole ms relative to the point's, a boolean as 1/0, else the number. */
+function kindOf(name: string, value: number | boolean, at: number): 'n' | 'b' | 'r' {
+  if (typeof value === 'boolean') return 'b';
+  return name.endsWith('_ms') && Number.isSafeInteger(value) && Number.isSafeInteger(value - at) ? 'r' : 'n';
+}
+
+/** Points as stored, in their order, as JSON text (`series`: each point's pointSeries, when known), a slice at a time. */
+export function* outboxText(points: ReadonlyArray<{ point: RecordPoint; series?: string }>): Steps<string> {
   const series: StoredOutbox['series'] = [];
   const index = new Map<string, number>();
-  const rows: StoredOutbox['rows'] = [];
-  for (const p of points) {
-    const fields = Object.keys(p.fields);
-    const shape: [string, Record<string, string>, string[]] = [p.measurement, p.tags, fields];
-    const key = JSON.stringify(shape);
-    let i = index.get(key);
-    if (i === undefined) {
-      i = series.length;
-      index.set(key, i);
-      series.push([p.measurement, { ...p.tags }, fields]);
+  const chunks: string[] = [];
+  let previous = 0;
+  for (let start = 0; start < points.length; start += SLICE.items) {
+    if (start > 0) yield;
+    const rows: number[] = [];
+    for (const { point: p, series: known } of points.slice(start, start + SLICE.items)) {
+      const names = Object.keys(p.fields);
+      let kinds = '';
+      for (const f of names) kinds += kindOf(f, p.fields[f], p.timestamp);
+      const key = `${known ?? pointSeries(p)}|${names.join(',')}|${kinds}`;
+      let i = index.get(key);
+      if (i === undefined) {
+        i = series.length;
+        index.set(key, i);
+        series.push([p.measurement, { ...p.tags }, names, kinds]);
+      }
+      rows.push(i, p.timestamp - previous);
+      previous = p.timestamp;
+      for (let k = 0; k < names.length; k++) {
+        const v = p.fields[names[k]];
+        rows.push(kinds[k] === 'b' ? (v ? 1 : 0) : kinds[k] === 'r' ? (v as number) - p.timestamp : (v as number));
+      }
     }
-    const row: Array<number | boolean> = [i, p.timestamp];
-    for (const f of fields) row.push(p.fields[f]);
-    rows.push(row);
+    if (rows.length) chunks.push(JSON.stringify(rows).slice(1, -1));
   }
-  return { version: OUTBOX_STORE_VERSION, series, rows };
+  return `{"series":${JSON.stringify(series)},"rows":[${chunks.join(',')}]}`;
 }
 
 /** Names the package writes: lower-case words (a key of `__proto__` or anything else is no series of ours). */
 const NAME = /^[a-z][a-z_]{0,39}$/;
 
-/** One stored series checked: null (with why) when it is none the node could have written. */
-function readSeries(x: unknown): { measurement: string; tags: Record<string, string>; fields: string[] } | string {
-  if (!Array.isArray(x) || x.length !== 3) return 'a series that is not [measurement, tags, fields]';
-  const [measurement, tags, fields] = x as unknown[];
+interface ReadSeries {
+  measurement: string;
+  tags: Record<string, string>;
+  fields: string[];
+  kinds: string;
+}
+
+/** One stored series checked: why not, when it is none the node could have written. */
+function readSeries(x: unknown): ReadSeries | string {
+  if (!Array.isArray(x) || x.length !== 4) return 'a series that is not [measurement, tags, fields, kinds]';
+  const [measurement, tags, fields, kinds] = x as unknown[];
   if (typeof measurement !== 'string' || !NAME.test(measurement)) return 'a series with no measurement of ours';
   if (!isRecord(tags)) return `a ${measurement} series without tags`;
   const kept: Record<string, string> = {};
@@ -57,46 +89,66 @@ function readSeries(x: unknown): { measurement: string; tags: Record<string, str
   if (!Array.isArray(fields) || !fields.length || fields.length > 40 || !fields.every((f) => typeof f === 'string' && NAME.test(f)))
     return `a ${measurement} series without field names`;
   if (new Set(fields).size !== fields.length) return `a ${measurement} series naming a field twice`;
-  return { measurement, tags: kept, fields: fields as string[] };
+  if (typeof kinds !== 'string' || kinds.length !== fields.length || !/^[nbr]*$/.test(kinds))
+    return `a ${measurement} series without field kinds`;
+  return { measurement, tags: kept, fields: fields as string[], kinds };
 }
 
 /**
- * The points of a stored outbox (any other value: none), at most `limit` (the newest),
- * each checked: a known series, an instant within 100 years of `now`, one finite number
- * or boolean per field. `dropped` says what was not.
+ * The points of a stored outbox (parsed JSON; anything else: none), at most `limit` (the
+ * newest), each checked: a known series, an instant within 100 years of `now`, a finite
+ * number per field (0 or 1 for a boolean), a slice at a time. `dropped` says what was not;
+ * a run that cannot be read on ends the reading there.
  */
-export function readStoredOutbox(x: unknown, now: number, limit: number): { points: RecordPoint[]; dropped: DroppedState } {
+export function* readStoredOutbox(x: unknown, now: number, limit: number): Steps<{ points: KeptPoint[]; dropped: DroppedState }> {
   const dropped = new DroppedState('records kept through an outage');
-  const points: RecordPoint[] = [];
+  const points: KeptPoint[] = [];
   if (x === undefined || x === null) return { points, dropped };
-  if (!isRecord(x) || x.version !== OUTBOX_STORE_VERSION || !Array.isArray(x.series) || !Array.isArray(x.rows)) {
-    dropped.add(`a stored value that is not version ${OUTBOX_STORE_VERSION} of the records kept`);
+  if (!isRecord(x) || !Array.isArray(x.series) || !Array.isArray(x.rows)) {
+    dropped.add('a stored value that is not the records kept');
     return { points, dropped };
   }
-  const series = x.series.slice(0, limit).map(readSeries);
-  if (x.series.length > limit) dropped.add(`${x.series.length - limit} series beyond ${limit}`);
+  const rows = x.rows as unknown[];
+  if (x.series.length > limit || rows.length > limit * 42) {
+    dropped.add(`${x.series.length} series and ${rows.length} numbers, more than ${limit} records of ours take`);
+    return { points, dropped };
+  }
+  const series = x.series.map(readSeries);
   for (const s of series) if (typeof s === 'string') dropped.add(s);
-  const rows = x.rows.length > limit ? x.rows.slice(x.rows.length - limit) : x.rows;
-  if (x.rows.length > limit) dropped.add(`the oldest ${x.rows.length - limit} records beyond ${limit}`);
+  const keys = series.map((s) =>
+    typeof s === 'string' ? '' : pointSeries({ measurement: s.measurement, tags: s.tags, fields: {}, timestamp: 0 }),
+  );
+  let at = 0;
   let bad = 0;
-  for (const row of rows) {
-    const s = Array.isArray(row) && Number.isInteger(row[0]) ? series[row[0] as number] : undefined;
-    const at = Array.isArray(row) ? row[1] : undefined;
-    if (!s || typeof s === 'string' || !isFiniteNumber(at) || !Number.isInteger(at) || !isNearNow(at, now)) {
-      bad++;
-      continue;
+  for (let i = 0, n = 0; i < rows.length; n++) {
+    if (n > 0 && n % SLICE.items === 0) yield;
+    const index = rows[i];
+    const s = Number.isInteger(index) ? series[index as number] : undefined;
+    const dt = rows[i + 1];
+    if (!s || typeof s === 'string' || !Number.isSafeInteger(dt) || i + 2 + s.fields.length > rows.length) {
+      dropped.add(`the records from the ${n + 1}th on (a row that cannot be read)`);
+      break;
     }
-    const values = (row as unknown[]).slice(2);
-    if (values.length !== s.fields.length || !values.every((v) => typeof v === 'boolean' || isFiniteNumber(v))) {
-      bad++;
-      continue;
-    }
+    at += dt as number;
     const fields: Record<string, unknown> = {};
-    s.fields.forEach((f, i) => (fields[f] = values[i]));
-    const p = recordPoint(s.measurement, s.tags, fields, at);
-    if (p) points.push(p);
+    let ok = isNearNow(at, now);
+    for (let k = 0; k < s.fields.length; k++) {
+      const v = rows[i + 2 + k];
+      if (!isFiniteNumber(v)) ok = false;
+      else if (s.kinds[k] === 'b') {
+        if (v !== 0 && v !== 1) ok = false;
+        fields[s.fields[k]] = v === 1;
+      } else fields[s.fields[k]] = s.kinds[k] === 'r' ? v + at : v;
+    }
+    i += 2 + s.fields.length;
+    const p = ok ? recordPoint(s.measurement, s.tags, fields, at) : null;
+    if (p) points.push({ point: p, series: keys[index as number] });
     else bad++;
   }
   if (bad) dropped.add(`${bad} records that are not points of ours`);
+  if (points.length > limit) {
+    dropped.add(`the oldest ${points.length - limit} records beyond ${limit}`);
+    points.splice(0, points.length - limit);
+  }
   return { points, dropped };
 }

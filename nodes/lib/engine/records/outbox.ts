@@ -6,19 +6,28 @@
 // first beyond the limit. Pure: when to send and retry is the runtime's (records-delivery).
 import { RecordPoint } from './influx-points';
 
-/** A point waiting or in flight: its place in the order (seq) and its identity in InfluxDB (key). */
+/** A point waiting or in flight: its place in the order (seq), its series and its identity in InfluxDB (key). */
 export interface OutboxEntry {
   seq: number;
+  series: string;
   key: string;
   point: RecordPoint;
 }
 
-/** What InfluxDB identifies a point by: measurement, tags (in key order) and instant. */
-export function pointKey(p: RecordPoint): string {
+/** The series of a point: measurement and tags (in key order). */
+export function pointSeries(p: RecordPoint): string {
   const tags = Object.keys(p.tags)
     .sort()
     .map((k) => [k, p.tags[k]]);
-  return JSON.stringify([p.measurement, p.timestamp, tags]);
+  return JSON.stringify([p.measurement, tags]);
+}
+
+/** What InfluxDB identifies a point by: its series and instant. */
+export const pointKey = (p: RecordPoint, series = pointSeries(p)): string => `${series}@${p.timestamp}`;
+
+/** An entry for a point (its seq given; its series when known). */
+function entryOf(point: RecordPoint, seq: number, series = pointSeries(point)): OutboxEntry {
+  return { seq, series, key: pointKey(point, series), point };
 }
 
 export class RecordsOutbox {
@@ -59,29 +68,28 @@ export class RecordsOutbox {
   /** New points, after every point held: a waiting point of the same key is replaced in its place. */
   add(points: readonly RecordPoint[]): void {
     for (const point of points) {
-      const key = pointKey(point);
-      const old = this.waiting.get(key);
+      const entry = entryOf(point, this.nextSeq);
+      const old = this.waiting.get(entry.key);
       if (old) {
         old.point = point;
         continue;
       }
-      const entry = { seq: this.nextSeq++, key, point };
-      this.waiting.set(key, entry);
+      this.nextSeq++;
+      this.waiting.set(entry.key, entry);
       this.order.push(entry);
     }
     this.bound();
   }
 
   /** Points kept from before (a restart): before every point held now, in their own order. */
-  addOlder(points: readonly RecordPoint[]): void {
+  addOlder(points: ReadonlyArray<{ point: RecordPoint; series?: string }>): void {
     const first = this.head < this.order.length ? this.order[this.head].seq : this.nextSeq;
     const older: OutboxEntry[] = [];
     let seq = Math.min(first, ...[...this.flying.values()].flat().map((e) => e.seq)) - points.length;
-    for (const point of points) {
-      const key = pointKey(point);
-      const entry = { seq: seq++, key, point };
-      if (this.waiting.has(key) || this.keysFlying.has(key)) continue; // a newer one is already held
-      this.waiting.set(key, entry);
+    for (const { point, series } of points) {
+      const entry = entryOf(point, seq++, series);
+      if (this.waiting.has(entry.key) || this.keysFlying.has(entry.key)) continue; // a newer one is already held
+      this.waiting.set(entry.key, entry);
       older.push(entry);
     }
     this.order = older.concat(this.order.slice(this.head));
@@ -156,13 +164,13 @@ export class RecordsOutbox {
   }
 
   /** Every point not yet confirmed, in order (in flight and waiting): what is stored. */
-  held(): RecordPoint[] {
+  held(): OutboxEntry[] {
     const flying = [...this.flying.values()].flat();
     const waiting = this.order.slice(this.head).filter((e) => this.waiting.get(e.key) === e);
     return merge(
       flying.sort((a, b) => a.seq - b.seq),
       waiting,
-    ).map((e) => e.point);
+    );
   }
 
   /** How many points were let go beyond the limit since the last call. */

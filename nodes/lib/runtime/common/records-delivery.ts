@@ -6,10 +6,14 @@
 // a restart in the node's context store, and sent again: after a failure one point is tried
 // at growing intervals (5 s doubling to a minute), and once one is written the rest follow in
 // order. A re-sent point has its series and instant, so it overwrites itself: each lands once.
+import { deflateRaw, inflateRaw } from 'zlib';
+import { promisify } from 'util';
 import { monotonicNow, PaceTimer } from '../../engine/time/long-timer';
 import { influxMessages, InfluxFormat, RecordPoint } from '../../engine/records/influx-points';
 import { RecordsOutbox } from '../../engine/records/outbox';
-import { readStoredOutbox, storedOutbox } from '../../engine/records/outbox-store';
+import { KeptPoint, outboxText, readStoredOutbox } from '../../engine/records/outbox-store';
+import { DroppedState, isRecord } from '../../engine/common/stored-checks';
+import { runInSlices } from '../../engine/common/slices';
 import { SAVE_EVERY_MS, ThrottledSave } from './throttled-save';
 import type { NodeMessage } from './red-types';
 
@@ -23,6 +27,13 @@ export const FLIGHT_MS = 5 * 60_000;
 /** Points per `influxdb batch` message when several wait; writes in flight at once per format. */
 export const BATCH_POINTS = 500;
 const IN_FLIGHT: Record<InfluxFormat, number> = { 'influx-batch': 4, 'influx-out': 64 };
+
+/** The stored value: `{ version, deflated }`, the compact text (outboxText) deflated, in base 64. */
+export const KEPT_VERSION = 1;
+/** The most text MAX_RECORDS_KEPT points of ours make (42 numbers of at most 24 characters each, and their series): more is refused unread. */
+const MAX_KEPT_TEXT = MAX_RECORDS_KEPT * 42 * 25 + 2 * 1024 * 1024;
+const deflate = promisify(deflateRaw);
+const inflate = promisify(inflateRaw) as (data: Buffer, options: { maxOutputLength: number }) => Promise<Buffer>;
 
 /** The mark on a records message: whose, which run of the node, which message. */
 export interface RecordsMark {
@@ -104,7 +115,7 @@ export class RecordsDelivery {
       return;
     }
     try {
-      const { points, dropped } = readStoredOutbox(await this.o.store.load(), this.now(), MAX_RECORDS_KEPT);
+      const { points, dropped } = await readKept(await this.o.store.load(), this.now());
       dropped.tell((text) => this.o.warn(text));
       this.storedSomething = points.length > 0;
       this.outbox.addOlder(points);
@@ -270,9 +281,31 @@ export class RecordsDelivery {
     if (this.save && (this.state !== 'up' || this.storedSomething)) this.save.changed();
   }
 
-  private store(): Promise<void> {
-    const points = this.outbox.held();
-    this.storedSomething = points.length > 0;
-    return this.o.store!.save(points.length ? storedOutbox(points) : undefined);
+  /** What is stored now: every point not yet written, compact and deflated; undefined (the key removed) for none. */
+  async storedForm(): Promise<{ version: number; deflated: string } | undefined> {
+    const entries = this.outbox.held();
+    if (!entries.length) return undefined;
+    const text = await runInSlices(outboxText(entries));
+    return { version: KEPT_VERSION, deflated: (await deflate(Buffer.from(text))).toString('base64') };
   }
+
+  private async store(): Promise<void> {
+    const value = await this.storedForm();
+    this.storedSomething = value !== undefined;
+    return this.o.store!.save(value);
+  }
+}
+
+/** A stored value read back (none: nothing), each part checked (readStoredOutbox); what cannot be read is dropped and said. */
+export async function readKept(x: unknown, now: number): Promise<{ points: KeptPoint[]; dropped: DroppedState }> {
+  if (x === undefined || x === null) return { points: [], dropped: new DroppedState('records kept through an outage') };
+  let parsed: unknown = 'unreadable';
+  if (isRecord(x) && x.version === KEPT_VERSION && typeof x.deflated === 'string' && x.deflated.length <= MAX_KEPT_TEXT) {
+    try {
+      parsed = JSON.parse((await inflate(Buffer.from(x.deflated, 'base64'), { maxOutputLength: MAX_KEPT_TEXT })).toString('utf8'));
+    } catch {
+      // left 'unreadable': said as a stored value that is not the records kept
+    }
+  }
+  return runInSlices(readStoredOutbox(parsed, now, MAX_RECORDS_KEPT));
 }

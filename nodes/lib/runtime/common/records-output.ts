@@ -102,7 +102,8 @@ const MAX_SAID = 20;
 export class RecordsOutput {
   /** The entities whose discovery configs were sent (by object id), as last sent: a config is built and sent again only when it changes (sameHaConfig). */
   private readonly announced = new Map<string, HaEntity>();
-  private readonly delivery: RecordsDelivery | null;
+  /** InfluxDB: what keeps records until written (the bench reads what it holds). */
+  readonly delivery: RecordsDelivery | null;
   /** Problems already said (names refused, ids taken), at most MAX_SAID. */
   private readonly said = new Set<string>();
 
@@ -139,17 +140,19 @@ export class RecordsOutput {
    * (its Complete or Catch node wired back), `msg.records = "send"`, or for Home Assistant
    * its birth message (`online` on `<prefix>/status`) or a Status node's `connected` from
    * the `mqtt out`: every config and state sent again (a broker that lost them gets them
-   * back). True when it was one (nothing more to do with it).
+   * back); HA's `offline` and the other statuses are taken and change nothing. True when it
+   * was one (nothing more to do with it).
    */
   control(msg: NodeMessage): boolean {
     if (this.delivery) return this.delivery.receive(msg);
     const { prefix } = this.settings.target;
     const payload = Buffer.isBuffer(msg.payload) ? msg.payload.toString() : msg.payload;
-    const status = msg.status as { text?: unknown } | undefined;
-    const birth = msg.topic === `${prefix}/status` && payload === 'online';
+    const status = typeof msg.status === 'object' && msg.status !== null ? (msg.status as { text?: unknown }) : null;
+    // HA's birth (and will: `offline`), and every state of the mqtt out, are taken; `online` and `connected` send all again
+    const fromHa = msg.topic === `${prefix}/status`;
+    if (!fromHa && !status && msg.records !== 'send') return false;
     const connected = typeof status?.text === 'string' && /(^|[.:\s])connected$/i.test(status.text);
-    if (!birth && !connected && msg.records !== 'send') return false;
-    this.hooks?.send(this.everything());
+    if ((fromHa && payload === 'online') || connected || msg.records === 'send') this.hooks?.send(this.everything());
     return true;
   }
 
