@@ -75,6 +75,11 @@ export class ClockSteps {
     return this.steps;
   }
 
+  /** What the check holds now: armed deadline timers, listeners, and whether its heartbeat is armed (tests, the bench). */
+  get watching(): { timers: number; listeners: number; beating: boolean } {
+    return { timers: this.timers.size, listeners: this.listeners.size, beating: this.heartbeat !== null };
+  }
+
   /** The next look only takes the clocks afresh (a test puts in or takes out a fake clock: both clocks change at once). */
   takeAfresh(): void {
     this.lookedAt = -Infinity;
@@ -85,14 +90,16 @@ export class ClockSteps {
     if (armed) {
       this.timers.add(timer);
       this.beat();
-    } else this.timers.delete(timer);
+    } else if (this.timers.delete(timer)) this.rest();
   }
 
   /** Calls `fn` after each step, once the deadline timers are armed again; returns the function that stops it. */
   onStep(fn: (step: ClockStep) => void): () => void {
     this.listeners.add(fn);
     this.beat();
-    return () => void this.listeners.delete(fn);
+    return () => {
+      if (this.listeners.delete(fn)) this.rest();
+    };
   }
 
   /**
@@ -123,6 +130,13 @@ export class ClockSteps {
       }
     }
     return step;
+  }
+
+  /** Nothing waits on the wall clock any more: the heartbeat stops now, not at its next look (a redeploy leaves none beating). */
+  private rest(): void {
+    if (this.timers.size > 0 || this.listeners.size > 0 || !this.heartbeat) return;
+    heartbeatTimers.clearTimeout(this.heartbeat);
+    this.heartbeat = null;
   }
 
   /** Looks every LOOK_EVERY_MS while a deadline timer is armed or someone listens; never keeps the process alive. */

@@ -101,6 +101,7 @@ export class CostStream {
   /** Readings of meters beyond maxMeters: one error per burst, saying how many. */
   private readonly overLimit: RefusalBurst;
   private stopSteps: (() => void) | null = null;
+  private closed = false;
 
   constructor(private readonly opts: CostStreamOptions) {
     this.maxMeters = opts.maxMeters ?? MAX_METERS;
@@ -143,7 +144,8 @@ export class CostStream {
       newest = this.holdAhead(now);
     }
     this.ready = true;
-    this.stopSteps = clockSteps.onStep((step) => this.clockStepped(step));
+    // closed while the store loaded (a redeploy): nothing may hold on to this stream
+    if (!this.closed) this.stopSteps = clockSteps.onStep((step) => this.clockStepped(step));
     if (problem) this.opts.warn(`running totals started from zero: ${problem}`);
     dropped.tell(this.opts.warn);
     (this.opts.ahead ?? new StoredAhead(this.opts.warn)).tell(
@@ -188,6 +190,7 @@ export class CostStream {
 
   /** The node closes (redeploy, shutdown): the last save, and the pending meter-limit error said. */
   async close(): Promise<void> {
+    this.closed = true;
     this.stopSteps?.();
     this.overLimit.end();
     await this.saver.close();

@@ -154,7 +154,8 @@ export class PeakStream {
     if (restored.held.length > 0) closeDue(this.site, this.meters.values(), this.scope, this.opts.settings.staleMs);
     this.guard = new PeakGuard(this.opts.settings, restored.guard);
     this.ready = true;
-    this.stopSteps = clockSteps.onStep((step) => this.clockStepped(step));
+    // closed while the store loaded (a redeploy): nothing may hold on to this stream
+    if (!this.closed) this.stopSteps = clockSteps.onStep((step) => this.clockStepped(step));
     if (restored.problem) this.opts.warn(restored.problem);
     new StoredAhead(this.opts.warn).tell(
       'stored peaks',
