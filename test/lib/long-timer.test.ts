@@ -136,6 +136,22 @@ describe('DeadlineTimer and PaceTimer', () => {
       }
     });
 
+    it('a deadline falling due after a step the heartbeat has not yet seen: the step is told first, then the deadline fires once', async () => {
+      const order: string[] = [];
+      const stop = clockSteps.onStep((s) => order.push(`step ${Math.round(s.by / 60_000)} min`));
+      try {
+        const deadline = new DeadlineTimer();
+        deadline.arm(T0 + 10 * 60_000, () => order.push(`deadline at +${Math.round((Date.now() - T0) / 60_000)} min`));
+        clock.setSystemTime(T0 + HOUR); // NTP steps; the next look is up to LOOK_EVERY_MS away
+        await clock.tickAsync(10 * 60_000); // the deadline's own wait ends first
+        await clock.tickAsync(1); // the look armed it again, at once
+        should(order).eql(['step 60 min', 'deadline at +70 min']);
+        should(deadline.armed).be.false();
+      } finally {
+        stop();
+      }
+    });
+
     it('the heartbeat sees a step within a second of real time while a deadline is armed', async () => {
       const fired: number[] = [];
       const deadline = new DeadlineTimer();

@@ -13,16 +13,18 @@ export { monotonicNow } from './clock-steps';
 /** The longest delay setTimeout honours. */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
-/** Calls fn once `now()` has reached `at`, in chunks; the handle of the current chunk is kept by `hold`. */
+/** Calls fn once `now()` has reached `at`, in chunks. */
 class ChunkedWait {
   private handle: NodeJS.Timeout | null = null;
 
+  /** `stepped` is asked as each chunk ends: true when the clock stepped and the wait was armed again (it then goes on from there). */
   constructor(
     private readonly at: number,
     private readonly fn: () => void,
     private readonly now: () => number,
     private readonly chunkMs: number,
     private readonly onFire: () => void,
+    private readonly stepped: () => boolean = () => false,
   ) {}
 
   wait(): void {
@@ -36,8 +38,9 @@ class ChunkedWait {
   }
 
   private step(): void {
-    if (this.at - this.now() > 0) return this.wait();
     this.handle = null;
+    if (this.stepped()) return;
+    if (this.at - this.now() > 0) return this.wait();
     this.onFire();
     this.fn();
   }
@@ -54,10 +57,19 @@ export class DeadlineTimer implements SteppedTimer {
    */
   arm(at: number, fn: () => void, now: () => number = Date.now, chunkMs = MAX_TIMEOUT_MS): void {
     this.cancel();
-    const current = new ChunkedWait(at, fn, now, chunkMs, () => {
-      this.current = null;
-      clockSteps.track(this, false);
-    });
+    const current = new ChunkedWait(
+      at,
+      fn,
+      now,
+      chunkMs,
+      () => {
+        this.current = null;
+        clockSteps.track(this, false);
+      },
+      // a step the heartbeat has not seen yet (it looks every LOOK_EVERY_MS) is seen here first:
+      // the listeners judge it before anything acts on the new clock (look() re-arms this wait)
+      () => clockSteps.look() !== null,
+    );
     this.current = current;
     current.wait();
     clockSteps.track(this, true);
