@@ -203,7 +203,7 @@ describe('easy-peak stored state', () => {
     should(m.judge).eql(a.judge);
     // the next reading back at the level: both were glitches, nothing counted twice
     const next = advanceMeter(m, { ts: newest.ts + 30_000, value: newest.value + 0.05 }, scope);
-    should(next.glitches.map((g) => g.value)).eql([0, -1]);
+    should(next.glitches!.map((g) => g.value)).eql([0, -1]);
     should(m.power!.kw).be.approximately(0.05 / (30_000 / HOUR), 1e-9);
   });
 

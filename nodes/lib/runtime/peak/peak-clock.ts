@@ -24,14 +24,20 @@ export interface MeterClock {
   since: number;
 }
 
-/** The meter's clock after a reading stamped `stamp` arrived at `mono`. */
+/** The meter's clock after a reading stamped `stamp` arrived at `mono` (`c` changed in place, or a new one). */
 export function arrive(c: MeterClock | null, stamp: number, mono: number): MeterClock {
   const lag = mono - stamp;
   if (c === null) return { arrived: mono, lag, least: lag, before: Infinity, since: mono };
-  // a new period keeps the last one's least lag, however long the silence: a backlog after
-  // an outage is then judged against the lag from before it
-  if (mono - c.since >= CLOCK_PERIOD_MS) return { arrived: mono, lag, least: lag, before: c.least, since: mono };
-  return { arrived: mono, lag, least: Math.min(c.least, lag), before: c.before, since: c.since };
+  c.arrived = mono;
+  c.lag = lag;
+  if (mono - c.since >= CLOCK_PERIOD_MS) {
+    // a new period keeps the last one's least lag, however long the silence: a backlog after
+    // an outage is then judged against the lag from before it
+    c.before = c.least;
+    c.least = lag;
+    c.since = mono;
+  } else if (lag < c.least) c.least = lag;
+  return c;
 }
 
 /** The meter's usual lag: the least of the current and the last period (monotonic ms less stamps). */

@@ -59,10 +59,10 @@ export interface MeterAdvance {
   ignored?: 'too_late' | 'duplicate';
   /** The reading is a suspect (semantics rule 10), held until a later one decides: it counts nothing yet. */
   held?: SuspectKind;
-  /** Held readings this one showed to be glitches: dropped, counted nowhere. */
-  glitches: HeldReading[];
-  /** Intervals this reading showed to be a counter reset or a meter swap: each counts 0 kWh. */
-  resets: Array<{ from: number; to: number; kind: ResetKind }>;
+  /** Held readings this one showed to be glitches: dropped, counted nowhere (absent: none). */
+  glitches?: HeldReading[];
+  /** Intervals this reading showed to be a counter reset or a meter swap: each counts 0 kWh (absent: none). */
+  resets?: Array<{ from: number; to: number; kind: ResetKind }>;
   /** Windows this reading closed, in order (complete when the meter's readings covered all of it). */
   closed: DemandWindow[];
   /** Whether a closed window became one of the month's peaks. */
@@ -93,15 +93,6 @@ export function newestJudged(m: MeterPeaks): number | null {
   return held.length > 0 ? held[held.length - 1].ts : m.last === null ? null : m.last.ts;
 }
 
-/** An interval the judge decided: usage (counted) or a new base (a reset or swap, 0 kWh). */
-interface Decided {
-  from: number;
-  fromValue: number;
-  to: number;
-  toValue: number;
-  reset: ResetKind | null;
-}
-
 /**
  * Counts one reading in its meter (changed in place). Readings go forward in time: an
  * older one than the newest judged (held ones included) is `too_late`, one at that instant
@@ -113,29 +104,25 @@ interface Decided {
  * between (those months are over; their windows never reach a live month's peaks).
  */
 export function advanceMeter(m: MeterPeaks, reading: { ts: number; value: number }, scope: WindowScope): MeterAdvance {
-  const out: MeterAdvance = { glitches: [], resets: [], closed: [], newPeak: false, months: [] };
+  const out: MeterAdvance = { closed: [], newPeak: false, months: [] };
   const newest = newestJudged(m);
   if (m.last === null || m.window === null || newest === null) {
     m.judge = newGlitchState();
-    judgeReading(m.judge, reading.ts, reading.value, scope.maxPowerKw, NO_EVENTS);
+    judgeReading(m.judge, reading.ts, reading.value, scope.maxPowerKw, sink);
     m.last = { ...reading };
     m.window = openAt(reading.ts, scope);
     return out;
   }
   if (reading.ts < newest) return { ...out, ignored: 'too_late' };
   if (reading.ts === newest) return { ...out, ignored: 'duplicate' };
-  const decided: Decided[] = [];
-  judgeReading(m.judge, reading.ts, reading.value, scope.maxPowerKw, {
-    counted: (from, fromValue, to, toValue) => decided.push({ from, fromValue, to, toValue, reset: null }),
-    reset: (from, fromValue, to, toValue, kind) => decided.push({ from, fromValue, to, toValue, reset: kind }),
-    glitch: (ts, value, kind) => out.glitches.push({ ts, value, kind }),
-  });
+  sink.point(m, scope, out);
+  try {
+    judgeReading(m.judge, reading.ts, reading.value, scope.maxPowerKw, sink);
+  } finally {
+    sink.point(null, scope, null);
+  }
   const held = m.judge.held;
   if (held.length > 0 && held[held.length - 1].ts === reading.ts) out.held = held[held.length - 1].kind;
-  for (const d of decided) {
-    countInterval(m, d, scope, out.closed);
-    if (d.reset) out.resets.push({ from: d.from, to: d.to, kind: d.reset });
-  }
   for (const w of out.closed) {
     const added = addClosedWindow(m.month, w, scope);
     m.month = added.month;
@@ -145,18 +132,57 @@ export function advanceMeter(m: MeterPeaks, reading: { ts: number; value: number
   return out;
 }
 
-const NO_EVENTS: GlitchSink = { counted: () => undefined, reset: () => undefined, glitch: () => undefined };
+/** The judge's decisions counted as they come (in time order) in the meter being advanced: one sink, pointed at it. */
+class MeterSink implements GlitchSink {
+  private m: MeterPeaks | null = null;
+  private scope: WindowScope | null = null;
+  private out: MeterAdvance | null = null;
 
-/** One decided interval into the meter's windows (closing those it passes), its power and its newest reading. */
-function countInterval(m: MeterPeaks, d: Decided, scope: WindowScope, closed: DemandWindow[]): void {
+  point(m: MeterPeaks | null, scope: WindowScope, out: MeterAdvance | null): void {
+    this.m = m;
+    this.scope = scope;
+    this.out = out;
+  }
+
+  counted(from: number, fromValue: number, to: number, toValue: number): void {
+    if (this.m) countInterval(this.m, from, fromValue, to, toValue, null, this.scope!, this.out!.closed);
+  }
+
+  reset(from: number, fromValue: number, to: number, toValue: number, kind: ResetKind): void {
+    if (!this.m) return;
+    countInterval(this.m, from, fromValue, to, toValue, kind, this.scope!, this.out!.closed);
+    (this.out!.resets ??= []).push({ from, to, kind });
+  }
+
+  glitch(ts: number, value: number, kind: SuspectKind): void {
+    if (this.out) (this.out.glitches ??= []).push({ ts, value, kind });
+  }
+}
+
+const sink = new MeterSink();
+
+/**
+ * One decided interval into the meter's windows (closing those it passes), its power and its
+ * newest reading: usage, or (`reset` set) a new base whose interval counts nothing.
+ */
+function countInterval(
+  m: MeterPeaks,
+  from: number,
+  fromValue: number,
+  to: number,
+  toValue: number,
+  reset: ResetKind | null,
+  scope: WindowScope,
+  closed: DemandWindow[],
+): void {
   // a reset or swap counts nothing, but covers its windows (rule 40): the same split with no energy
   const rows: Array<[number, number]> = [
-    [d.from, d.reset ? 0 : d.fromValue],
-    [d.to, d.reset ? 0 : d.toValue],
+    [from, reset ? 0 : fromValue],
+    [to, reset ? 0 : toValue],
   ];
-  const startMonth = monthOf(d.from, scope.timezone);
+  const startMonth = monthOf(from, scope.timezone);
   const spans: Array<{ from?: number; to?: number }> =
-    d.to <= startMonth.to ? [{}] : [{ to: startMonth.to }, { from: Math.max(startMonth.to, monthOf(d.to, scope.timezone).from) }];
+    to <= startMonth.to ? [{}] : [{ to: startMonth.to }, { from: Math.max(startMonth.to, monthOf(to, scope.timezone).from) }];
   let window = m.window!;
   for (const span of spans) {
     const options = { timezone: scope.timezone, minutes: scope.minutes, maxPowerKw: scope.maxPowerKw, ...span };
@@ -167,18 +193,18 @@ function countInterval(m: MeterPeaks, d: Decided, scope: WindowScope, closed: De
         continue;
       }
       closed.push(closedWindow(window));
-      window = { from: piece.from, to: piece.to, energy: piece.energy, coveredFrom: Math.max(piece.from, d.from) };
+      window = { from: piece.from, to: piece.to, energy: piece.energy, coveredFrom: Math.max(piece.from, from) };
     }
   }
-  if (d.to >= window.to) {
+  if (to >= window.to) {
     // the reading lies on the boundary after the last piece: that window is over
     closed.push(closedWindow(window));
-    window = openAt(d.to, scope);
+    window = openAt(to, scope);
   }
   m.window = window;
   // a reset or swap says nothing about the power
-  m.power = d.reset ? null : { from: d.from, to: d.to, kw: (d.toValue - d.fromValue) / ((d.to - d.from) / HOUR_MS) };
-  m.last = { ts: d.to, value: d.toValue };
+  m.power = reset ? null : { from, to, kw: (toValue - fromValue) / ((to - from) / HOUR_MS) };
+  m.last = { ts: to, value: toValue };
 }
 
 /**

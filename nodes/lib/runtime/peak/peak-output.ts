@@ -28,8 +28,8 @@ export const readingPart = (r: { ts: number; value: number; kind?: string }) => 
 export function readingNote(a: Pick<MeterAdvance, 'ignored' | 'held' | 'glitches' | 'resets'>): string | null {
   if (a.ignored) return `${a.ignored.replace('_', ' ')} reading ignored`;
   if (a.held) return 'suspect reading held';
-  if (a.resets.length) return a.resets[a.resets.length - 1].kind === 'swap' ? 'meter swap' : 'counter reset';
-  if (a.glitches.length) return a.glitches.length === 1 ? 'glitch dropped' : `${a.glitches.length} glitches dropped`;
+  if (a.resets) return a.resets[a.resets.length - 1].kind === 'swap' ? 'meter swap' : 'counter reset';
+  if (a.glitches) return a.glitches.length === 1 ? 'glitch dropped' : `${a.glitches.length} glitches dropped`;
   return null;
 }
 const watts = (kw: number): number => Math.round(kw * 1000) / 1000;

@@ -97,8 +97,8 @@ export class PeakStream {
   private readonly recheck = new DeadlineTimer();
   private readonly notMeters: NotMeterWarnings;
   private readonly mono: () => number;
-  /** Meters whose gateway clock is off now (meter key -> the status words), and the gateways already warned of. */
-  private readonly clocksOff = new Map<string, string>();
+  /** Meters whose gateway clock is off now (-> the status words), and the gateways already warned of. */
+  private readonly clocksOff = new Map<MeterPeaks, string>();
   private readonly clocksWarned = new Set<string>();
   private ready = false;
   private closed = false;
@@ -220,8 +220,8 @@ export class PeakStream {
       ...out.fields,
       ...(advance.ignored ? { ignored: advance.ignored } : {}),
       ...(advance.held ? { held: advance.held } : {}),
-      ...(advance.glitches.length ? { glitches: advance.glitches.map(readingPart) } : {}),
-      ...(advance.resets.length ? { resets: advance.resets.map((r) => ({ ...spanPart(r.from, r.to), kind: r.kind })) } : {}),
+      ...(advance.glitches ? { glitches: advance.glitches.map(readingPart) } : {}),
+      ...(advance.resets ? { resets: advance.resets.map((r) => ({ ...spanPart(r.from, r.to), kind: r.kind })) } : {}),
       ...(advance.closed.length
         ? { closed: closedPayload(advance.closed[advance.closed.length - 1]), closedCount: advance.closed.length }
         : {}),
@@ -239,12 +239,11 @@ export class PeakStream {
     meter.clock = arrive(meter.clock, stamp, mono);
     const behind = clockBehindMs(meter.clock, now, mono);
     const words = clockOffWords(behind);
-    const key = meterKey(meter);
     if (words === null) {
-      this.clocksOff.delete(key);
+      if (this.clocksOff.size > 0) this.clocksOff.delete(meter);
       return;
     }
-    this.clocksOff.set(key, words);
+    this.clocksOff.set(meter, words);
     const gateway = meter.gateway ?? meterName(meter);
     if (this.clocksWarned.has(gateway)) return;
     this.clocksWarned.add(gateway);
