@@ -13,6 +13,8 @@ import { RecordsOutput, recordsSettings } from '../../nodes/lib/runtime/common/r
 import { MINUTE, ZONES, slowDemandWindows, slowMonthlyPeaks, slowWindowOf, wallClock } from './demand-reference';
 
 const FAR = Date.parse('2100-01-01T00:00:00Z');
+/** Streams opened by a test, closed after it: a restored stream listens for clock steps until it is closed. */
+const opened: PeakStream[] = [];
 
 async function newStream(zone: string, config: Record<string, unknown>, records = true) {
   const stream = new PeakStream({
@@ -24,10 +26,15 @@ async function newStream(zone: string, config: Record<string, unknown>, records 
     onGuard: () => undefined,
   });
   await stream.restore();
+  opened.push(stream);
   return stream;
 }
 
 describe('easy-peak records', () => {
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((s) => s.close()));
+  });
+
   it('every closed window is one point at its start, meter and site, with the month value and rank when it closed (reference on generated readings across clock changes)', async () => {
     await fc.assert(
       fc.asyncProperty(

@@ -218,6 +218,8 @@ export function rebaseMeter(m: MeterPeaks, by: number, now: number, scope: Windo
   if (!m.last || m.last.ts <= now) return false;
   const ts = Math.min(m.last.ts + by, now - 1); // before any reading stamped from now on
   m.last = { ts, value: m.last.value };
+  // the judge goes on from there too; suspects it held were stamped by the clock that was ahead: let go
+  m.judge = { lastTs: ts, lastValue: m.last.value, held: [] };
   m.power = null;
   if (!m.window || m.window.from > ts || m.window.to <= ts) m.window = openAt(ts, scope);
   else m.window.coveredFrom = Math.min(m.window.coveredFrom, ts);
