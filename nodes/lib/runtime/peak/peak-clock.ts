@@ -70,6 +70,40 @@ export function clockOffWords(behindMs: number | null): string | null {
   return `gateway clock ${Math.floor(Math.abs(behindMs) / MINUTE_MS)} min ${behindMs > 0 ? 'slow' : 'fast'}`;
 }
 
+/** Gateway clocks found off: warned once per gateway (`warn`), and the status hint while any meter's is. */
+export class ClockReports {
+  private readonly off = new Map<object, string>();
+  private readonly warned = new Set<string>();
+
+  constructor(private readonly warn: (message: string) => void) {}
+
+  /** After a reading of meter `key` (named `meter`, its gateway `gateway`) arrived: its clock `c` judged. */
+  seen(key: object, c: MeterClock, gateway: string, meter: string, now: number, mono: number): void {
+    const behind = clockBehindMs(c, now, mono);
+    const words = clockOffWords(behind);
+    if (words === null) {
+      if (this.off.size > 0) this.off.delete(key);
+      return;
+    }
+    this.off.set(key, words);
+    if (this.warned.has(gateway)) return;
+    this.warned.add(gateway);
+    this.warn(clockOffWarning(meter, behind!));
+  }
+
+  /** The status hint of a gateway clock that is off, if any. */
+  hint(): string | null {
+    for (const words of this.off.values()) return words;
+    return null;
+  }
+
+  /** Every meter starts from zero (msg.reset). */
+  clear(): void {
+    this.off.clear();
+    this.warned.clear();
+  }
+}
+
 /** The warning for a meter whose gateway clock is off (said once per gateway). */
 export function clockOffWarning(meter: string, behindMs: number): string {
   const span = spanWords(Math.abs(behindMs));

@@ -1,7 +1,9 @@
 // One meter of easy-peak: its newest reading, the power of its latest interval, the demand
-// window holding the newest reading (energy so far) and its month's peaks. A reading's
-// interval is split among windows by the engine's demandWindows (semantics: proportional
-// in time, resets count nothing), so the energies are the engine's own.
+// window holding the newest reading (energy so far) and its month's peaks. Each reading is
+// judged first by the engine's meter-glitches (semantics rule 10: suspects held, glitches
+// dropped, resets and swaps counting nothing); each interval it decides is split among
+// windows by the engine's demandWindows (proportional in time), so the energies are the
+// engine's own.
 import { DemandWindow, demandWindows } from '../../engine/peak/demand';
 import { demandWindowOf } from '../../engine/peak/demand-window';
 import { HOUR_MS } from '../../engine/time/time';

@@ -11,7 +11,7 @@ import { RefusalBurst, RefusedReading } from '../common/refusal-burst';
 import { SAVE_EVERY_MS, ThrottledSave } from '../common/throttled-save';
 import { GuardDecision, PeakGuard } from './peak-guard';
 import { advanceMeter, MeterPeaks, newMeter, projectMeter, rebaseMeter, WindowScope } from './peak-meter';
-import { arrive, clockBehindMs, clockOffWarning, clockOffWords, staleFrom } from './peak-clock';
+import { arrive, ClockReports, staleFrom } from './peak-clock';
 import { monthAt, MonthPeaks, monthValue } from './peak-month';
 import {
   closedPayload,
@@ -97,9 +97,7 @@ export class PeakStream {
   private readonly recheck = new DeadlineTimer();
   private readonly notMeters: NotMeterWarnings;
   private readonly mono: () => number;
-  /** Meters whose gateway clock is off now (-> the status words), and the gateways already warned of. */
-  private readonly clocksOff = new Map<MeterPeaks, string>();
-  private readonly clocksWarned = new Set<string>();
+  private readonly clockReports: ClockReports;
   private ready = false;
   private closed = false;
   private stopSteps: (() => void) | null = null;
@@ -119,6 +117,7 @@ export class PeakStream {
     };
     this.maxMeters = opts.maxMeters ?? MAX_METERS;
     this.mono = opts.monotonic ?? (() => performance.now());
+    this.clockReports = new ClockReports(opts.warn);
     this.guard = new PeakGuard(settings);
     this.saver = new ThrottledSave(() => this.save(), opts.saveEveryMs ?? SAVE_EVERY_MS, opts.warn, 'peaks');
     this.overLimit = new RefusalBurst(
@@ -227,33 +226,14 @@ export class PeakStream {
         : {}),
     };
     const charts = this.charts(site.closed, site.newPeak);
-    const status = peakStatus(out.now, out.decision, out.limitKw, this.meters.size, readingNote(advance), this.clockHint());
+    const status = peakStatus(out.now, out.decision, out.limitKw, this.meters.size, readingNote(advance), this.clockReports.hint());
     return { payload, guard: out.guardMessage, charts, status, records: this.records(meter, advance, site) };
   }
 
-  /**
-   * A reading that moved its meter on arrived (at `mono`): its clock follows, and a gateway
-   * clock found off is warned once per gateway and shown in the status while it is.
-   */
+  /** A reading that moved its meter on arrived (at `mono`): its clock follows, and one found off is said (ClockReports). */
   private arrived(meter: MeterPeaks, stamp: number, now: number, mono: number): void {
     meter.clock = arrive(meter.clock, stamp, mono);
-    const behind = clockBehindMs(meter.clock, now, mono);
-    const words = clockOffWords(behind);
-    if (words === null) {
-      if (this.clocksOff.size > 0) this.clocksOff.delete(meter);
-      return;
-    }
-    this.clocksOff.set(meter, words);
-    const gateway = meter.gateway ?? meterName(meter);
-    if (this.clocksWarned.has(gateway)) return;
-    this.clocksWarned.add(gateway);
-    this.opts.warn(clockOffWarning(meterName(meter), behind!));
-  }
-
-  /** The status hint of a gateway clock that is off, if any. */
-  private clockHint(): string | null {
-    for (const words of this.clocksOff.values()) return words;
-    return null;
+    this.clockReports.seen(meter, meter.clock, meter.gateway ?? meterName(meter), meterName(meter), now, mono);
   }
 
   /**
@@ -362,7 +342,10 @@ export class PeakStream {
   private recheckNow(): void {
     const out = this.evaluate(Date.now(), this.mono());
     if (out.guardMessage)
-      this.opts.onGuard(out.guardMessage, peakStatus(out.now, out.decision, out.limitKw, this.meters.size, undefined, this.clockHint()));
+      this.opts.onGuard(
+        out.guardMessage,
+        peakStatus(out.now, out.decision, out.limitKw, this.meters.size, undefined, this.clockReports.hint()),
+      );
   }
 
   private charts(closed: DemandWindow[], newPeak: boolean): Array<Record<string, unknown>> {
@@ -388,8 +371,7 @@ export class PeakStream {
   private async reset(msg: Record<string, unknown>, now: number): Promise<PeakOutput> {
     if (msg.reset !== true) throw new TypeError("msg.reset must be true: every meter and the month's peaks start from zero");
     this.meters.clear();
-    this.clocksOff.clear();
-    this.clocksWarned.clear();
+    this.clockReports.clear();
     this.site = newSite();
     this.guard = new PeakGuard(this.opts.settings);
     this.synced = true; // the restore below tells the relay
