@@ -1,14 +1,22 @@
 'use strict';
 // npm run bench:idle: the CPU a REAL Node-RED process uses while nothing happens, with the
 // package's nodes deployed and idle (easy-tariff, easy-plan, easy-cost in stream mode and
-// easy-peak waiting for readings: deadlines armed, so the clock-step check looks once a
-// second) against plain Node-RED (a flow without them), and against an older build of the
-// package when IDLE_BENCH_BEFORE names its root (a checkout with dist/ built), e.g. the
-// commit before the clock-step check. CPU is the on-CPU time of every thread of the process
-// (/proc/<pid>/task/*/schedstat, ns) over IDLE_BENCH_SECONDS (60) after a 45 s settle (some
-// 200-300 ms of CPU come once, 30-45 s after a start, with or without the package), in
-// IDLE_BENCH_ROUNDS (3) interleaved rounds; medians, and ratios against plain Node-RED
-// measured in the same rounds. The simulator answers on loopback; temporary dirs removed.
+// easy-peak waiting for readings: deadlines armed, so the clock-step check looks every
+// LOOK_EVERY_MS), against two baselines measured in the same rounds: plain Node-RED (a flow
+// without them), and the package with the check never looking (its heartbeat set to an
+// hour: what the package costs idle without the check). Besides this build, copies of it
+// whose heartbeat looks every IDLE_BENCH_LOOKS ms (default 1000,2000,5000: dist/ copied, the
+// one constant changed) show what the look interval costs. An older build of the package
+// can be added with IDLE_BENCH_BEFORE=<its root> (a checkout with dist/ built). CPU is the
+// on-CPU time of every thread of the process (/proc/<pid>/task/*/schedstat, ns), after a
+// 45 s settle, in IDLE_BENCH_WINDOWS (8) windows of IDLE_BENCH_SECONDS (15) each, the median
+// window taken: some 100-300 ms of CPU come now and then with or without the package (30-45 s
+// after a start, then about once a minute: Node-RED's and V8's own), and would swamp a mean
+// of the few ms the package adds. Each round starts every variant at once (one
+// process each, idle: they hardly compete for the cores), IDLE_BENCH_ROUNDS (3) rounds;
+// medians, ratios to both baselines, and the CPU each look adds over the never-looking copy
+// (per wake). One look itself (three clock reads) is timed in this process: what a cheaper
+// look could save. The simulator answers on loopback; temporary dirs removed.
 
 const { spawn } = require('child_process');
 const fs = require('fs');
@@ -20,10 +28,17 @@ const ROOT = path.join(__dirname, '..');
 const DIST = path.join(ROOT, 'dist');
 const RED_JS = require.resolve('node-red/red.js', { paths: [ROOT] });
 const { startSimulator } = require(path.join(DIST, 'sim', 'server.js'));
-const SECONDS = Number(process.env.IDLE_BENCH_SECONDS || 60);
+const SECONDS = Number(process.env.IDLE_BENCH_SECONDS || 15);
+const WINDOWS = Number(process.env.IDLE_BENCH_WINDOWS || 8);
 const ROUNDS = Number(process.env.IDLE_BENCH_ROUNDS || 3);
 const BEFORE = process.env.IDLE_BENCH_BEFORE || null;
+const LOOKS = (process.env.IDLE_BENCH_LOOKS || '1000,2000,5000').split(',').map(Number);
+/** The never-looking baseline: the heartbeat's first wake comes an hour after a deadline is armed. */
+const NEVER_MS = 3_600_000;
+const { LOOK_EVERY_MS, ClockSteps } = require(path.join(DIST, 'nodes', 'lib', 'engine', 'time', 'clock-steps.js'));
 const TAB = 'idle';
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** On-CPU time of every thread of the process so far (ms). */
 function threadsCpuMs(pid) {
@@ -96,7 +111,7 @@ async function measure(name, packageRoot, simUrl) {
     path.join(dir, 'settings.js'),
     `module.exports = { uiHost: '127.0.0.1', uiPort: ${port}, flowFile: 'flows.json', credentialSecret: false,
   telemetry: { enabled: false, updateNotification: false }, diagnostics: { enabled: false },
-  logging: { console: { level: 'warn' } }, editorTheme: { tours: false, projects: { enabled: false }, palette: { catalogues: [] } },
+  logging: { console: { level: 'info', metrics: false, audit: false } }, editorTheme: { tours: false, projects: { enabled: false }, palette: { catalogues: [] } },
   externalModules: { autoInstall: false, palette: { allowInstall: false } } };\n`,
   );
   const child = spawn(process.execPath, [RED_JS, '--userDir', dir, '--settings', path.join(dir, 'settings.js')], {
@@ -112,19 +127,19 @@ async function measure(name, packageRoot, simUrl) {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`Node-RED exited:\n${log}`);
       if (Date.now() - began > 120_000) throw new Error(`Node-RED did not start:\n${log}`);
-      try {
-        if ((await fetch(`http://127.0.0.1:${port}/flows`)).status === 200) break;
-      } catch {
-        // not listening yet
-      }
+      // the log, not the editor's /flows: asked before the flows are loaded, that logs an error
+      if (/Started flows/.test(log)) break;
       await new Promise((r) => setTimeout(r, 100));
     }
     await new Promise((r) => setTimeout(r, 45_000)); // flows started, first prices and plans made, the one-off burst over
-    const c0 = threadsCpuMs(child.pid);
-    await new Promise((r) => setTimeout(r, SECONDS * 1000));
-    const cpu = threadsCpuMs(child.pid) - c0;
+    const windows = [];
+    for (let w = 0; w < WINDOWS; w++) {
+      const c0 = threadsCpuMs(child.pid);
+      await new Promise((r) => setTimeout(r, SECONDS * 1000));
+      windows.push(((threadsCpuMs(child.pid) - c0) / SECONDS) * 60); // ms of CPU per minute
+    }
     if (/\[error\]/.test(log)) throw new Error(`Node-RED logged an error:\n${log}`);
-    return (cpu / SECONDS) * 60; // ms of CPU per minute
+    return median(windows);
   } finally {
     child.kill('SIGKILL');
     await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
@@ -132,35 +147,75 @@ async function measure(name, packageRoot, simUrl) {
   }
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** A copy of this build whose clock-step heartbeat looks every `lookMs` (dist/nodes copied, the rest linked). */
+function buildLooking(lookMs) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), `easy-idle-look-${lookMs}-`));
+  fs.cpSync(path.join(DIST, 'nodes'), path.join(root, 'dist', 'nodes'), { recursive: true });
+  for (const entry of ['package.json', 'node_modules', 'resources', 'icons', 'examples']) {
+    if (fs.existsSync(path.join(ROOT, entry))) fs.symlinkSync(path.join(ROOT, entry), path.join(root, entry), 'junction');
+  }
+  const file = path.join(root, 'dist', 'nodes', 'lib', 'engine', 'time', 'clock-steps.js');
+  const text = fs.readFileSync(file, 'utf8');
+  const changed = text.replace(/exports\.LOOK_EVERY_MS = [\d_]+;/, `exports.LOOK_EVERY_MS = ${lookMs};`);
+  if (changed === text) throw new Error(`no LOOK_EVERY_MS to change in ${file}`);
+  fs.writeFileSync(file, changed);
+  return root;
+}
+
+/** The median time of one look (µs), no step: the clocks compared as the heartbeat does. */
+function lookMicros() {
+  const steps = new ClockSteps();
+  const times = [];
+  for (let round = 0; round < 7; round++) {
+    const began = process.hrtime.bigint();
+    for (let i = 0; i < 200_000; i++) steps.look();
+    times.push(Number(process.hrtime.bigint() - began) / 1e3 / 200_000);
+  }
+  return median(times);
+}
 
 async function main() {
-  const sim = await startSimulator({ port: 0 });
+  const looks = LOOKS.filter((ms) => ms !== LOOK_EVERY_MS);
+  const copies = new Map([[NEVER_MS, buildLooking(NEVER_MS)], ...looks.map((ms) => [ms, buildLooking(ms)])]);
+  const never = 'package, never looking';
   const variants = [
-    ['plain Node-RED', null],
-    ['package (this build)', ROOT],
-    ...(BEFORE ? [['package (IDLE_BENCH_BEFORE)', path.resolve(BEFORE)]] : []),
+    ['plain Node-RED', null, null],
+    [never, copies.get(NEVER_MS), null],
+    [`package (this build, every ${LOOK_EVERY_MS / 1000} s)`, ROOT, LOOK_EVERY_MS],
+    ...looks.map((ms) => [`package, looking every ${ms / 1000} s`, copies.get(ms), ms]),
+    ...(BEFORE ? [['package (IDLE_BENCH_BEFORE)', path.resolve(BEFORE), null]] : []),
   ];
   const runs = new Map(variants.map(([name]) => [name, []]));
+  const sim = await startSimulator({ port: 0 });
   try {
     for (let round = 1; round <= ROUNDS; round++) {
-      for (const [name, root] of variants) {
-        const ms = await measure(name.replace(/\W+/g, '-'), root, sim.url);
-        runs.get(name).push(ms);
-        console.log(`round ${round}: ${name}: ${ms.toFixed(1)} ms CPU per minute`);
-      }
+      // every process ended (each measure kills its own) before a failure is thrown
+      const settled = await Promise.allSettled(
+        variants.map(([name, root]) => measure(name.replace(/\W+/g, '-').slice(0, 40), root, sim.url)),
+      );
+      const failed = settled.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
+      const cpu = settled.map((r) => r.value);
+      variants.forEach(([name], i) => runs.get(name).push(cpu[i]));
+      console.log(`round ${round}: ${variants.map(([name], i) => `${name} ${cpu[i].toFixed(1)}`).join(', ')} (ms CPU per minute)`);
     }
   } finally {
     await sim.close();
+    for (const root of copies.values()) fs.rmSync(root, { recursive: true, force: true });
   }
   const plain = median(runs.get('plain Node-RED'));
-  console.log(`\nidle CPU, median of ${ROUNDS} rounds of ${SECONDS} s (ms of CPU per minute; ratio to plain Node-RED):`);
-  for (const [name] of variants) {
+  const base = median(runs.get(never));
+  console.log(
+    `\nidle CPU, median of ${ROUNDS} rounds, each the median of ${WINDOWS} windows of ${SECONDS} s (ms of CPU per minute; ratios to plain Node-RED and to the never-looking package):`,
+  );
+  for (const [name, , lookMs] of variants) {
     const m = median(runs.get(name));
+    const perWake = lookMs ? `, ${(((m - base) / (60_000 / lookMs)) * 1000).toFixed(0)} µs per look` : '';
     console.log(
-      `  ${name.padEnd(30)} ${m.toFixed(1).padStart(8)} ms/min  ${(m / plain).toFixed(3)}x  (${((m / 60_000) * 100).toFixed(3)} % of a core)`,
+      `  ${name.padEnd(40)} ${m.toFixed(1).padStart(7)} ms/min  ${(m / plain).toFixed(2)}x plain  ${(m / base).toFixed(2)}x never looking  (${((m / 60_000) * 100).toFixed(3)} % of a core${perWake})`,
     );
   }
+  console.log(`  one look, in this process: ${lookMicros().toFixed(3)} µs (the rest of a wake is the process waking up)`);
 }
 
 main().catch((err) => {
