@@ -108,7 +108,8 @@ export class JudgedReadings implements GlitchSink {
 /**
  * Whether counting the interval (t0, v0) → (t1, v1), plausible by rule 10, would take the
  * counted total past `energyLimit` (then it counts nothing and is listed in `out.rejected`).
- * Small, so that the cost walk's optimiser inlines it: the doubles stay unboxed.
+ * Tiny, so that the cost walk's optimiser inlines it (the doubles stay unboxed) at little of
+ * its inlining budget: the listing is a call of its own, made only when it overflows.
  */
 export function overflows(
   out: LeftOutIntervals,
@@ -119,15 +120,18 @@ export function overflows(
   counted: number,
   energyLimit: number,
 ): boolean {
-  const delta = v1 - v0;
-  if (counted + delta <= energyLimit) return false;
+  return !(counted + (v1 - v0) <= energyLimit) && rejectOverflow(out, t0, v0, t1, v1);
+}
+
+function rejectOverflow(out: LeftOutIntervals, t0: number, v0: number, t1: number, v1: number): true {
+  const energy = v1 - v0;
   out.rejected.push({
     from: t0,
     to: t1,
     fromValue: v0,
     toValue: v1,
-    energy: delta,
-    averageKw: delta / ((t1 - t0) / HOUR_MS),
+    energy,
+    averageKw: energy / ((t1 - t0) / HOUR_MS),
     reason: 'overflow',
   });
   return true;
