@@ -261,7 +261,8 @@ export class RecordsDelivery {
       for (const [id, at] of [...this.sentAt]) {
         if (at + FLIGHT_MS > now) break;
         this.sentAt.delete(id);
-        this.failed(id, { error: { message: `no word from the writer within ${FLIGHT_MS / 60_000} minutes` } });
+        const words = `no word from the writer within ${FLIGHT_MS / 60_000} minutes: are its Complete and Catch nodes wired back to this node?`;
+        this.failed(id, { error: { message: words } });
       }
       this.armExpiry();
     });
