@@ -81,3 +81,9 @@ export const MAX_STORED_LINE_CHARS = 256 * 1024;
 export const DEFAULT_MAX_POWER_KW = 10_000;
 /** Meters one stream node (easy-cost stream mode, easy-peak) keeps: more is a wiring mistake (an unfiltered gateway), not a site. */
 export const MAX_METERS = 128;
+/**
+ * Prices one message may carry (a price list: power-saver, Tibber, Nord Pool or a plain
+ * list): two days of quarter hours are 192, 62 days 5,952; a longer list is refused with
+ * an error saying so, before any entry is read.
+ */
+export const MAX_PRICE_ENTRIES = 10_000;
