@@ -100,10 +100,7 @@ export function demandWindows(readings: readonly Reading[] | readonly unknown[],
       const delta = bv - av;
       counted += delta;
       while (w < starts.length && ends[w] <= a) w++;
-      for (let j = w; j < starts.length && starts[j] < b; j++) {
-        const overlap = Math.min(ends[j], b) - Math.max(starts[j], a);
-        if (overlap > 0) energy[j] += delta * (overlap / (b - a));
-      }
+      for (let j = w; j < starts.length && starts[j] < b; j++) energy[j] += windowShare(delta, a, b, starts[j], ends[j]);
     }
     t0 = judged.state.lastTs;
     v0 = judged.state.lastValue;
@@ -122,6 +119,15 @@ export function demandWindows(readings: readonly Reading[] | readonly unknown[],
     });
   }
   return out;
+}
+
+/**
+ * The share of an interval's `energy` (from instant `a` to `b`) that falls in the window
+ * [from, to): in proportion to the time they overlap (rule 40; 0 when they do not).
+ */
+export function windowShare(energy: number, a: number, b: number, from: number, to: number): number {
+  const overlap = Math.min(to, b) - Math.max(from, a);
+  return overlap > 0 ? energy * (overlap / (b - a)) : 0;
 }
 
 function tooManyWindows(from: number, to: number, minutes: number): RangeError {

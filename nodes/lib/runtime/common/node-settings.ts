@@ -60,7 +60,7 @@ export const MAX_POWER_SETTING = { min: 0.001, max: 1e6 };
 
 /**
  * The *highest power* setting (semantics rule 10: a rise of one meter faster than this is a
- * jump, not usage), in kW, as easy-peak reads its own: empty is DEFAULT_MAX_POWER_KW, else a
+ * jump, not usage), in kW, of easy-cost and easy-peak: empty is DEFAULT_MAX_POWER_KW, else a
  * number from 0.001 to 1,000,000, or an Error naming the setting and what was given.
  */
 export function maxPowerSetting(raw: unknown): number {

@@ -4,9 +4,9 @@
 // dropped, resets and swaps counting nothing); each interval it decides is split among
 // windows by the engine's demandWindows (proportional in time), so the energies are the
 // engine's own.
-import { DemandWindow, demandWindows } from '../../engine/peak/demand';
-import { demandWindowOf } from '../../engine/peak/demand-window';
-import { HOUR_MS } from '../../engine/time/time';
+import { DemandWindow, windowShare } from '../../engine/peak/demand';
+import { boundaryAfter, boundaryAtOrBefore, demandWindowOf } from '../../engine/peak/demand-window';
+import { HOUR_MS, MINUTE_MS, zoneInfo } from '../../engine/time/time';
 import type { MeterId } from '../common/meter-reading';
 import { addClosedWindow, MonthPeaks, monthOf, RankSettings } from './peak-month';
 import type { DemandMinutes } from './peak-settings';
@@ -165,7 +165,9 @@ const sink = new MeterSink();
 
 /**
  * One decided interval into the meter's windows (closing those it passes), its power and its
- * newest reading: usage, or (`reset` set) a new base whose interval counts nothing.
+ * newest reading: usage, or (`reset` set) a new base whose interval counts nothing. The
+ * interval is already judged: it is shared among windows by time as demandWindows shares
+ * one (windowShare, rule 40), not handed to demandWindows to be cleaned and judged again.
  */
 function countInterval(
   m: MeterPeaks,
@@ -178,35 +180,57 @@ function countInterval(
   closed: DemandWindow[],
 ): void {
   // a reset or swap counts nothing, but covers its windows (rule 40): the same split with no energy
-  const rows: Array<[number, number]> = [
-    [from, reset ? 0 : fromValue],
-    [to, reset ? 0 : toValue],
-  ];
-  const startMonth = monthOf(from, scope.timezone);
-  const spans: Array<{ from?: number; to?: number }> =
-    to <= startMonth.to ? [{}] : [{ to: startMonth.to }, { from: Math.max(startMonth.to, monthOf(to, scope.timezone).from) }];
+  const energy = reset ? 0 : toValue - fromValue;
   let window = m.window!;
-  for (const span of spans) {
-    const options = { timezone: scope.timezone, minutes: scope.minutes, maxPowerKw: scope.maxPowerKw, ...span };
-    for (const piece of demandWindows(rows, options)) {
-      if (piece.to <= window.from) continue;
-      if (piece.from === window.from) {
-        window.energy += piece.energy;
-        continue;
-      }
-      closed.push(closedWindow(window));
-      window = { from: piece.from, to: piece.to, energy: piece.energy, coveredFrom: Math.max(piece.from, from) };
+  if (from >= window.from && to < window.to) {
+    // the common case, a reading every few seconds: the interval lies inside the open window
+    window.energy += energy;
+  } else {
+    // split only among the windows of the month it starts in and the month it ends in
+    const monthEnd = monthOf(from, scope.timezone).to;
+    const split = { from, to, energy, closed };
+    if (to <= monthEnd) window = shareSpan(window, split, from, to, scope);
+    else {
+      window = shareSpan(window, split, from, monthEnd, scope);
+      window = shareSpan(window, split, Math.max(monthEnd, monthOf(to, scope.timezone).from), to, scope);
     }
-  }
-  if (to >= window.to) {
-    // the reading lies on the boundary after the last piece: that window is over
-    closed.push(closedWindow(window));
-    window = openAt(to, scope);
+    if (to >= window.to) {
+      // the reading lies on the boundary after the last piece: that window is over
+      closed.push(closedWindow(window));
+      window = openAt(to, scope);
+    }
   }
   m.window = window;
   // a reset or swap says nothing about the power
   m.power = reset ? null : { from, to, kw: (toValue - fromValue) / ((to - from) / HOUR_MS) };
   m.last = { ts: to, value: toValue };
+}
+
+/**
+ * The interval `split` shared among the windows overlapping [spanFrom, spanTo) from the open
+ * window on: the open window's share added to it, each later window opened in turn (the one
+ * before it closed into `split.closed`). Returns the window open at the end.
+ */
+function shareSpan(
+  window: OpenWindow,
+  split: { from: number; to: number; energy: number; closed: DemandWindow[] },
+  spanFrom: number,
+  spanTo: number,
+  scope: WindowScope,
+): OpenWindow {
+  const zone = zoneInfo(scope.timezone);
+  const stepMs = scope.minutes * MINUTE_MS;
+  for (let start = boundaryAtOrBefore(zone, stepMs, spanFrom); start < spanTo;) {
+    const end = boundaryAfter(zone, stepMs, start);
+    const share = windowShare(split.energy, split.from, split.to, start, end);
+    if (start === window.from) window.energy += share;
+    else if (end > window.from) {
+      split.closed.push(closedWindow(window));
+      window = { from: start, to: end, energy: share, coveredFrom: Math.max(start, split.from) };
+    }
+    start = end;
+  }
+  return window;
 }
 
 /**

@@ -4,7 +4,7 @@
 import { typedValue } from '../common/typed-value';
 import { DEMAND_MINUTES, DemandMinutes } from '../../engine/peak/demand-window';
 import { monthlyPeaks, PeakHours } from '../../engine/peak/monthly-peaks';
-import { DEFAULT_MAX_POWER_KW } from '../../engine/common/limits';
+import { maxPowerSetting } from '../common/node-settings';
 
 export type { DemandMinutes } from '../../engine/peak/demand-window';
 /** The most peaks a month's value may average (Norway: 3; nobody bills on more than a handful). */
@@ -97,7 +97,7 @@ export function peakSettings(config: Record<string, unknown>): PeakSettings {
     marginPercent: numberSetting(config.marginPercent, 'the margin (%)', 0, 50, 5)!,
     hysteresisPercent: numberSetting(config.hysteresisPercent, 'the hysteresis (%)', 0, 50, 5)!,
     staleMs: numberSetting(config.staleMinutes, 'stale after (minutes)', 1, 60, 5)! * 60_000,
-    maxPowerKw: numberSetting(config.maxPowerKw, 'the highest power of a meter (kW)', 0.001, 1e6, DEFAULT_MAX_POWER_KW)!,
+    maxPowerKw: maxPowerSetting(config.maxPowerKw),
     shedValue: config.shedType === undefined ? 'shed' : typedValue(config.shedValue, config.shedType, 'the shed value'),
     restoreValue: config.restoreType === undefined ? 'restore' : typedValue(config.restoreValue, config.restoreType, 'the restore value'),
   };
