@@ -78,10 +78,11 @@ const layers = [
 const RUNTIME_PARTS = {
   common: [],
   account: ['common'],
-  tariff: ['common', 'account'],
+  prices: ['common'],
+  tariff: ['common', 'account', 'prices'],
   sensors: ['common', 'account'],
-  cost: ['common', 'account'],
-  plan: ['common', 'account', 'tariff'],
+  cost: ['common', 'account', 'prices'],
+  plan: ['common', 'account', 'tariff', 'prices'],
   peak: ['common', 'account'],
 };
 const parts = Object.entries(RUNTIME_PARTS).map(([part, allowed]) => {

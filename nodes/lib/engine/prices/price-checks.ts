@@ -139,6 +139,8 @@ export function checkPriceEntries(
   raw: RawEntry[],
   about: { source: PriceListInput['source']; unit: PriceUnit; currency: string | null },
   currency?: string,
+  /** Whether prices are judged (1,000× off, the unit): not for prices already accepted once (a stored list). */
+  judgePrices = true,
 ): PriceListInput {
   let reordered = false;
   for (let i = 1; i < raw.length; i++) {
@@ -203,8 +205,8 @@ export function checkPriceEntries(
     }
     out[i] = { from: e.from, to, price: e.price };
   }
-  checkOutliers(entries, about.unit);
-  const warnings = unitWarnings(entries, about.unit, about.currency ?? currency ?? null);
+  if (judgePrices) checkOutliers(entries, about.unit);
+  const warnings = judgePrices ? unitWarnings(entries, about.unit, about.currency ?? currency ?? null) : [];
   if (gaps.length > 0) {
     const first = gaps[0];
     warnings.push(`${counted(gaps.length, 'gap')} with no price in the list, the first from ${at(first.from)} to ${at(first.to)}`);
