@@ -44,6 +44,10 @@ export { demandWindows } from './engine/peak/demand';
 export type { DemandWindow, DemandWindows, DemandWindowsOptions } from './engine/peak/demand';
 export { monthlyPeaks } from './engine/peak/monthly-peaks';
 export type { MonthPeaks, MonthlyPeaksOptions, PeakHours, PeakWindow } from './engine/peak/monthly-peaks';
+export { billingPeriodOf } from './engine/peak/billing-periods';
+export type { BillingPeriods } from './engine/peak/billing-periods';
+export { demandCharges } from './engine/peak/billing';
+export type { ChargedPeriod, DemandCharge, DemandChargesOptions } from './engine/peak/billing';
 // The API client
 export { EasyClient, EasyApiError, DEFAULT_BASE_URL, CLIENT_DEFAULTS } from './api/client';
 export type { EasyClientOptions, EasyApiErrorCode, RequestOptions, RetryInfo, Sensor } from './api/client';

@@ -4,7 +4,8 @@
 import { MAX_DEMAND_WINDOWS } from '../common/limits';
 import { matchSlot } from '../tariff/price';
 import { CompiledTariff, compileTariff, isObject } from '../tariff/tariff';
-import { ZoneInfo, describe, instantText, localDayNumber, localPeriodIn, requireEpochMs, toLocalMs, zoneOption } from '../time/time';
+import { ZoneInfo, describe, instantText, localDayNumber, requireEpochMs, toLocalMs, zoneOption } from '../time/time';
+import { BillingPeriods, billingPeriodIn, dayOfDate, PeriodRule, periodRule } from './billing-periods';
 
 export interface PeakWindow {
   from: number;
@@ -13,7 +14,7 @@ export interface PeakWindow {
 }
 
 export interface MonthPeaks {
-  /** The local calendar month, [from, to) in epoch ms. */
+  /** The local calendar month (or billing period, with `periods`), [from, to) in epoch ms. */
   from: number;
   to: number;
   /** The highest windows counted, highest first (ties: the earlier first); at most `top`. */
@@ -40,6 +41,20 @@ export interface MonthlyPeaksOptions {
   when?: PeakHours;
   /** Only complete windows count (default true). */
   completeOnly?: boolean;
+  /** Local dates (`YYYY-MM-DD`) whose windows never count: the holidays of an on-peak rule (semantics rule 44). */
+  holidays?: string[];
+  /** Billing periods on meter-read dates instead of calendar months (semantics rule 43). */
+  periods?: BillingPeriods;
+}
+
+/** What decides whether a window counts and where: checked once. */
+export interface PeakRanking {
+  zone: ZoneInfo;
+  top: number;
+  distinctDays: boolean;
+  when: CompiledTariff | null;
+  holidays: Set<number>;
+  periods: PeriodRule;
 }
 
 const WHEN_FIELDS = ['time_start', 'time_end', 'weekdays', 'weekday'];
@@ -68,20 +83,20 @@ function compileWhen(when: unknown): CompiledTariff | null {
   }
 }
 
-function positiveInteger(x: unknown, what: string, fallback: number): number {
+export function positiveInteger(x: unknown, what: string, fallback: number): number {
   if (x === undefined) return fallback;
   if (!(typeof x === 'number' && Number.isInteger(x) && x >= 1))
     throw new TypeError(`${what} must be a whole number of at least 1, got ${describe(x)}`);
   return x;
 }
 
-function booleanOption(x: unknown, what: string, fallback: boolean): boolean {
+export function booleanOption(x: unknown, what: string, fallback: boolean): boolean {
   if (x === undefined) return fallback;
   if (typeof x !== 'boolean') throw new TypeError(`${what} must be true or false, got ${describe(x)}`);
   return x;
 }
 
-interface Candidate {
+export interface Candidate {
   from: number;
   to: number;
   kw: number;
@@ -89,7 +104,7 @@ interface Candidate {
 }
 
 /** The windows read and checked: instants, kw a number, complete a boolean where it is read; in time order, none overlapping. */
-function readWindows(windows: unknown, completeOnly: boolean): Candidate[] {
+export function readWindows(windows: unknown, completeOnly: boolean): Candidate[] {
   if (!Array.isArray(windows)) throw new TypeError('windows must be an array of { from, to, kw, complete }, as demandWindows returns');
   if (windows.length > MAX_DEMAND_WINDOWS) {
     throw new RangeError(`windows holds ${windows.length} windows, more than the ${MAX_DEMAND_WINDOWS} monthlyPeaks reads in one call`);
@@ -148,25 +163,57 @@ function monthPeaks(
   return { from: month.from, to: month.to, peaks, value: peaks.length > 0 ? sum / peaks.length : null };
 }
 
+/** The holidays option checked: local dates as day numbers. */
+export function holidayDays(x: unknown): Set<number> {
+  if (x === undefined || x === null) return new Set();
+  if (!Array.isArray(x) || x.length > MAX_DEMAND_WINDOWS)
+    throw new TypeError(`holidays must be a list of dates YYYY-MM-DD, got ${describe(x)}`);
+  return new Set(x.map((d: unknown, i) => dayOfDate(d, `holidays[${i}]`)));
+}
+
+/** The options that rank windows, checked (errors name the option). */
+export function peakRanking(options: MonthlyPeaksOptions): PeakRanking {
+  return {
+    zone: zoneOption(options),
+    top: positiveInteger(options.top, 'top', 1),
+    distinctDays: booleanOption(options.distinctDays, 'distinctDays', false),
+    when: compileWhen(options.when),
+    holidays: holidayDays(options.holidays),
+    periods: periodRule(options.periods),
+  };
+}
+
+/** Whether a window starting at `from` may count: `when` matches its start and its local date is no holiday. */
+export function windowCounts(r: PeakRanking, from: number): boolean {
+  if (r.holidays.size > 0 && r.holidays.has(localDayNumber(r.zone, from))) return false;
+  return r.when === null || matchSlot(r.when, toLocalMs(r.zone, from), NO_SENSORS, null) === 0;
+}
+
 /**
  * Per local calendar month of `timezone` holding a window (months in order): the `top`
  * windows with the highest kw among those counted, and their average. A window belongs to
  * the month and day of its start; see docs/semantics.md, rule 41.
  */
 export function monthlyPeaks(windows: unknown, options: MonthlyPeaksOptions): MonthPeaks[] {
-  const zone = zoneOption(options);
-  const top = positiveInteger(options.top, 'top', 1);
-  const distinctDays = booleanOption(options.distinctDays, 'distinctDays', false);
+  const ranking = peakRanking(options);
   const completeOnly = booleanOption(options.completeOnly, 'completeOnly', true);
-  const when = compileWhen(options.when);
-  const all = readWindows(windows, completeOnly);
+  return rankedPeaks(readWindows(windows, completeOnly), ranking);
+}
+
+/** monthlyPeaks on windows read and options checked. */
+export function rankedPeaks(all: readonly Candidate[], ranking: PeakRanking): MonthPeaks[] {
+  const { zone, top, distinctDays } = ranking;
   const months: MonthPeaks[] = [];
   for (let k = 0; k < all.length;) {
-    const month = localPeriodIn(zone, 'month', all[k].from);
+    const month = billingPeriodIn(zone, ranking.periods, all[k].from);
+    if (month === null) {
+      k++; // outside the list of read dates: in no period
+      continue;
+    }
     const counted: Candidate[] = [];
     for (; k < all.length && all[k].from < month.to; k++) {
       const w = all[k];
-      if (w.counted && (when === null || matchSlot(when, toLocalMs(zone, w.from), NO_SENSORS, null) === 0)) counted.push(w);
+      if (w.counted && windowCounts(ranking, w.from)) counted.push(w);
     }
     months.push(monthPeaks(zone, month, counted, top, distinctDays));
   }
