@@ -33,9 +33,12 @@ export type {
   Interval,
   RejectedInterval,
   DroppedRow,
+  MeterDirection,
 } from './engine/cost/cost';
 export { compareTariffs } from './engine/reports/compare';
-export type { TariffComparison, TariffComparisonRow } from './engine/reports/compare';
+export type { TariffComparison, TariffComparisonRow, TariffOffer } from './engine/reports/compare';
+export { computeNetCost } from './engine/net/net-cost';
+export type { NetCostOptions, NetCostResult, NetPeriod, Netting, SiteReadings, TariffPair } from './engine/net/net-cost';
 export { sensorRuns } from './engine/reports/sensor-runs';
 export type { SensorRun, SensorRunsOptions, SensorRunsResult } from './engine/reports/sensor-runs';
 export { demandWindowOf } from './engine/peak/demand-window';

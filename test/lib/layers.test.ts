@@ -19,6 +19,7 @@ describe('layers', () => {
       'cheapestWindows',
       'compareTariffs',
       'computeCost',
+      'computeNetCost',
       'dearestWindows',
       'decodeSensorId',
       'demandCharges',

@@ -31,7 +31,16 @@ export interface CostOptions {
   maxPowerKw?: number;
   /** Energy and cost split by this sensor's value, attributed as prices are (rule 11). */
   splitBy?: { gatewayId: string; sensorId: string };
+  /** Which way the meter counts (rule 47): `import` (bought, the default) or `export` (sold: the tariff is the export tariff, the amounts a credit). */
+  direction?: MeterDirection;
+  /** Export only: VAT on the credit (default false: gross = net, `vat` 0). */
+  exportVat?: boolean;
+  /** Nothing paid where the price is below 0: such a rule's energy counts at 0 (rule 47, "floor"). */
+  floorAtZero?: boolean;
 }
+
+/** Which way a meter's register counts: energy bought from the grid, or sold to it. */
+export type MeterDirection = 'import' | 'export';
 
 /** Energy and cost while splitBy's sensor had one value (`null`: unknown). */
 export interface SensorValueCost {
@@ -70,6 +79,8 @@ export interface CostResult {
   to: number | null;
   /** With splitBy: one entry per value that priced an interval, known values ascending, then unknown. */
   bySensorValue?: SensorValueCost[];
+  /** The meter's direction (rule 47): for `export` the amounts are what the energy sold earns. */
+  direction: MeterDirection;
 }
 
 /**
@@ -84,6 +95,7 @@ export function computeCost(tariff: Tariff | unknown, readings: readonly Reading
     throw new TypeError(`attribution must be "start" or "prorate", got ${JSON.stringify(attribution)}`);
   }
   const maxPowerKw = maxPowerOption(options.maxPowerKw);
+  const pricing = pricingOf(ct, options);
   const events = sensorEvents(ct, options.sensors, splitByOption(options.splitBy));
   const setup: WalkSetup = {
     ct,
@@ -100,6 +112,7 @@ export function computeCost(tariff: Tariff | unknown, readings: readonly Reading
   if (fast || n === 0)
     return result(
       ct,
+      pricing,
       fast ?? emptyTotals(ct, events.split ? events.split.known.length + 1 : 1),
       null,
       n > 0 ? [instantOf(rowTs(readings[0])), lastTs] : [],
@@ -108,8 +121,34 @@ export function computeCost(tariff: Tariff | unknown, readings: readonly Reading
   const cleaned = clean(readings);
   const ts = cleaned.ts;
   // Never null: cleaned readings are finite and strictly increasing.
-  return result(ct, walkCleaned(setup, cleaned), cleaned, ts, events.split);
+  return result(ct, pricing, walkCleaned(setup, cleaned), cleaned, ts, events.split);
 }
+
+/** How a pass's energy becomes money (rule 47): the direction, the VAT applied (0 on export unless asked), negative prices floored or not. */
+interface Pricing {
+  direction: MeterDirection;
+  vat: number;
+  floorAtZero: boolean;
+}
+
+/** Option direction: "import" (default) or "export"; anything else is a TypeError. */
+export function directionOption(x: unknown): MeterDirection {
+  if (x === undefined || x === null || x === 'import') return 'import';
+  if (x === 'export') return 'export';
+  throw new TypeError(`direction must be "import" or "export", got ${typeof x === 'string' ? JSON.stringify(x.slice(0, 40)) : typeof x}`);
+}
+
+function pricingOf(ct: CompiledTariff, options: CostOptions): Pricing {
+  const direction = directionOption(options.direction);
+  for (const name of ['exportVat', 'floorAtZero'] as const) {
+    const x = options[name];
+    if (x !== undefined && typeof x !== 'boolean') throw new TypeError(`${name} must be true or false, got ${typeof x}`);
+  }
+  return { direction, vat: direction === 'export' && options.exportVat !== true ? 0 : ct.vat, floorAtZero: options.floorAtZero === true };
+}
+
+/** The rate a rule's energy is counted at: its price, or 0 where it is negative and floored. */
+const rateOf = (pricing: Pricing, price: number): number => (pricing.floorAtZero && price < 0 ? 0 : price);
 
 /** Option maxPowerKw (semantics rule 10): a non-negative number (Infinity: no jumps), DEFAULT_MAX_POWER_KW when not given. */
 export function maxPowerOption(x: unknown): number {
@@ -143,7 +182,14 @@ function energyLimit(ct: CompiledTariff): number {
   return Number.MAX_VALUE / 2 / highestRate / Math.max(1, Math.abs(1 + ct.vat / 100));
 }
 
-function result(ct: CompiledTariff, totals: Totals, cleaned: Cleaned | null, ts: ArrayLike<number>, split: SplitSensor | null): CostResult {
+function result(
+  ct: CompiledTariff,
+  pricing: Pricing,
+  totals: Totals,
+  cleaned: Cleaned | null,
+  ts: ArrayLike<number>,
+  split: SplitSensor | null,
+): CostResult {
   const stride = ct.rules.length + 1;
   const groups = totals.energyBySlot.length / stride;
   // Sums over the split's groups (one group without splitBy): slot s of group g at g * stride + s
@@ -161,14 +207,14 @@ function result(ct: CompiledTariff, totals: Totals, cleaned: Cleaned | null, ts:
   ct.rules.forEach((rule, slot) => {
     if (!slotUsed(slot + 1)) return;
     const energy = slotEnergy(slot + 1);
-    const ruleNet = energy * rule.price;
+    const ruleNet = energy * rateOf(pricing, rule.price);
     net += ruleNet;
     byRule.push({ ruleIndex: rule.ruleIndex, priority: rule.priority, price: rule.price, energy, net: ruleNet });
   });
   const out: CostResult = {
     net,
-    gross: net * (1 + ct.vat / 100),
-    vat: ct.vat,
+    gross: net * (1 + pricing.vat / 100),
+    vat: pricing.vat,
     currency: ct.currency,
     energy: totals.energy[0],
     unpricedEnergy: slotEnergy(0),
@@ -183,13 +229,14 @@ function result(ct: CompiledTariff, totals: Totals, cleaned: Cleaned | null, ts:
     unknownSensors: totals.unknown.map((s) => ({ ...ct.sensors[s] })),
     from: ts.length > 0 ? ts[0] : null,
     to: ts.length > 0 ? ts[ts.length - 1] : null,
+    direction: pricing.direction,
   };
-  if (split) out.bySensorValue = bySensorValue(ct, totals, split);
+  if (split) out.bySensorValue = bySensorValue(ct, pricing, totals, split);
   return out;
 }
 
 /** Per split value group: the sums of its block of slots; unknown (group 0) last. */
-function bySensorValue(ct: CompiledTariff, totals: Totals, split: SplitSensor): SensorValueCost[] {
+function bySensorValue(ct: CompiledTariff, pricing: Pricing, totals: Totals, split: SplitSensor): SensorValueCost[] {
   const stride = ct.rules.length + 1;
   const entries: SensorValueCost[] = [];
   for (let k = 1; k <= split.known.length + 1; k++) {
@@ -202,10 +249,10 @@ function bySensorValue(ct: CompiledTariff, totals: Totals, split: SplitSensor): 
     let net = 0;
     for (let s = 0; s < stride; s++) {
       energy += totals.energyBySlot[base + s];
-      if (s > 0) net += totals.energyBySlot[base + s] * ct.rules[s - 1].price;
+      if (s > 0) net += totals.energyBySlot[base + s] * rateOf(pricing, ct.rules[s - 1].price);
     }
     const unpricedEnergy = totals.energyBySlot[base];
-    entries.push({ value: g === 0 ? null : split.known[g - 1], energy, unpricedEnergy, net, gross: net * (1 + ct.vat / 100) });
+    entries.push({ value: g === 0 ? null : split.known[g - 1], energy, unpricedEnergy, net, gross: net * (1 + pricing.vat / 100) });
   }
   return entries;
 }

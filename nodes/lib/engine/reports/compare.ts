@@ -3,6 +3,7 @@
 import { CostOptions, computeCost } from '../cost/cost';
 import { Problem, parseTariffs } from '../tariff/tariff';
 import type { Reading } from '../cost/readings';
+import { NetCostOptions, SiteReadings, TariffPair, computeNetCost, exportTariffOf } from '../net/net-cost';
 
 export interface TariffComparisonRow {
   tariffId: string;
@@ -14,7 +15,15 @@ export interface TariffComparisonRow {
   energy: number;
   /** Energy no rule of this tariff priced: its row is cheaper than it would be (SPEC rule 12). */
   unpricedEnergy: number;
+  /** Offers (import/export pairs, rule 49): the export side and the amounts before netting into `gross`. */
+  exportTariffId?: string;
+  exportEnergy?: number;
+  importCost?: number;
+  exportCredit?: number;
 }
+
+/** An offer compared with its export side (rule 49): the import tariff, the export tariff or a fixed rate. */
+export type TariffOffer = TariffPair & { name?: string };
 
 /** The rows, and the tariffs left out or warned about, as parseTariffs reports them. */
 export type TariffComparison = TariffComparisonRow[] & { problems: Problem[] };
@@ -27,9 +36,11 @@ export type TariffComparison = TariffComparisonRow[] & { problems: Problem[] };
  */
 export function compareTariffs(
   tariffs: unknown,
-  readings: readonly Reading[] | readonly unknown[],
-  options: Omit<CostOptions, 'splitBy'>,
+  readings: readonly Reading[] | readonly unknown[] | SiteReadings,
+  options: Omit<CostOptions, 'splitBy'> | NetCostOptions,
 ): TariffComparison {
+  if (typeof readings === 'object' && readings !== null && !Array.isArray(readings))
+    return compareOffers(tariffs, readings as SiteReadings, options);
   const { tariffs: valid, problems } = parseTariffs(tariffs);
   const rows = valid.map((tariff): TariffComparisonRow => {
     const cost = computeCost(tariff, readings, { ...options, splitBy: undefined });
@@ -44,6 +55,61 @@ export function compareTariffs(
       unpricedEnergy: cost.unpricedEnergy,
     };
   });
+  return ranked(rows, problems);
+}
+
+/**
+ * Rule 45: offers (import tariff with an export tariff or rate) on a site's two registers,
+ * each row computeNetCost's: `gross` is the bill after netting (import cost − export credit).
+ * An offer whose tariffs do not parse, or differ in currency, is left out and listed in `problems`.
+ */
+function compareOffers(offers: unknown, readings: SiteReadings, options: NetCostOptions): TariffComparison {
+  if (!Array.isArray(offers)) throw new TypeError('offers must be an array of { import, export } tariff pairs');
+  const problems: Problem[] = [];
+  const rows: TariffComparisonRow[] = [];
+  for (const offer of offers as unknown[]) {
+    const pair = (typeof offer === 'object' && offer !== null ? offer : {}) as TariffOffer;
+    const parsed = parseTariffs([pair.import]);
+    const exportSide = typeof pair.export === 'number' ? { tariffs: [pair.export], problems: [] } : parseTariffs([pair.export]);
+    const broken = [...parsed.problems, ...exportSide.problems].filter((p) => p.severity === 'error');
+    if (parsed.tariffs.length === 0 || exportSide.tariffs.length === 0 || broken.length > 0) {
+      problems.push(...(broken.length > 0 ? broken : [offerProblem('an offer needs { import: tariff, export: tariff or rate }')]));
+      continue;
+    }
+    const importTariff = parsed.tariffs[0];
+    let cost;
+    try {
+      cost = computeNetCost({ import: importTariff, export: exportSide.tariffs[0] }, readings, options);
+    } catch (err) {
+      if (!(err instanceof TypeError) || !/currency/.test(err.message)) throw err;
+      problems.push(offerProblem(err.message, importTariff.id));
+      continue;
+    }
+    const exportTariff = exportTariffOf(importTariff, exportSide.tariffs[0]) as { id: unknown };
+    rows.push({
+      tariffId: String(importTariff.id),
+      name: typeof pair.name === 'string' ? pair.name : typeof importTariff.name === 'string' ? importTariff.name : null,
+      currency: cost.currency,
+      vat: cost.import.vat,
+      net: cost.import.net - cost.export.net,
+      gross: cost.net,
+      energy: cost.import.energy,
+      unpricedEnergy: cost.import.unpricedEnergy + cost.export.unpricedEnergy,
+      exportTariffId: String(exportTariff.id),
+      exportEnergy: cost.export.energy,
+      importCost: cost.importCost,
+      exportCredit: cost.exportCredit,
+    });
+  }
+  return ranked(rows, problems);
+}
+
+function offerProblem(message: string, tariffId: string | null = null): Problem {
+  return { severity: 'error', tariffId, ruleIndex: null, field: null, message };
+}
+
+/** Grouped by currency in order of first appearance, cheapest gross first within one (ties keep the order). */
+function ranked(rows: TariffComparisonRow[], problems: Problem[]): TariffComparison {
   const currencyOrder = new Map<string, number>();
   for (const row of rows) if (!currencyOrder.has(row.currency)) currencyOrder.set(row.currency, currencyOrder.size);
   const sorted = rows
