@@ -60,8 +60,8 @@ describe('easy-peak stored state', () => {
   const withoutClocks = (ms: MeterPeaks[]) => ms.map(({ clock: _clock, ...m }) => m);
 
   function meters() {
-    const a = newMeter({ gateway: '__proto__', topic: 'constructor' });
-    const b = newMeter({ gateway: null, topic: null });
+    const a = newMeter({ gateway: '__proto__', topic: 'constructor' }, 'kWh');
+    const b = newMeter({ gateway: null, topic: null }, 'kWh');
     for (let i = 0; i <= 40; i++) {
       advanceMeter(a, { ts: t0 + i * MIN, value: 10 + i * 0.1 }, scope);
       advanceMeter(b, { ts: t0 + i * MIN, value: 5 + i * 0.05 * (i % 3) }, scope);
@@ -82,7 +82,7 @@ describe('easy-peak stored state', () => {
   it('reads back a meter of any name the node counted; a line longer than MAX_STORED_LINE_CHARS is dropped unparsed', () => {
     const now = t0 + 41 * MIN;
     const named = (topic: string) => {
-      const m = newMeter({ gateway: 'G', topic });
+      const m = newMeter({ gateway: 'G', topic }, 'kWh');
       for (let i = 0; i <= 3; i++) advanceMeter(m, { ts: t0 + i * MIN, value: 10 + i * 0.1 }, scope);
       return m;
     };
@@ -208,7 +208,7 @@ describe('easy-peak stored state', () => {
   });
 
   it("keeps a slow gateway clock's lag: after a restart the newest reading's age is judged as its arrival was", () => {
-    const m = newMeter({ gateway: 'G', topic: 'e1.kwh' });
+    const m = newMeter({ gateway: 'G', topic: 'e1.kwh' }, 'kWh');
     const SLOW = 6 * MIN;
     let mono = 0;
     // readings every 10 s for 10 minutes, stamped 6 minutes behind this machine's clock, arriving as sent

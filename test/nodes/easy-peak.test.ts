@@ -447,6 +447,30 @@ describe('easy-peak node', function () {
     should(msg.payload.meter).match({ name: '__proto__', window: { energy: 0.1 } });
   });
 
+  it('a kVAh counter beside kWh meters: one error at Catch naming the meters, counted nowhere; the kWh site goes on', async () => {
+    clock = installClock(T0);
+    const { node, out, caught } = await load();
+    node.receive({ gateway: 'G', topic: 'e1.kwh', payload: 100, ts: T0 });
+    node.receive({ gateway: 'G', topic: 'e2.kwh', payload: 50, ts: T0 });
+    await out.next(2);
+    // an easy-sensors message of an apparent-energy sensor, and a number with msg.unit
+    node.receive({ gateway: 'G', topic: 'e3.kvah', payload: { id: 'e3.kvah', value: 70, ts: T0, unit: 'kVAh' } });
+    node.receive({ topic: 'incomer', unit: 'kVAh', payload: 80, ts: T0 });
+    await clock.tickAsync(1500); // the burst of refusals is over
+    const [err] = await caught.next(1);
+    should(err.error.message).equal(
+      '"G/e3.kvah" and 1 more meters count kVAh, but this easy-peak sums kWh ("G/e1.kwh", "G/e2.kwh"): kW and kVA do not add up, ' +
+        'so the reading is not counted. Send each unit to an easy-peak of its own (a switch on msg.topic).',
+    );
+    node.receive({ gateway: 'G', topic: 'e1.kwh', payload: 100.1, ts: T0 + MIN });
+    const [msg] = await out.next(1);
+    should(msg.payload.site).match({ meters: 2, unit: 'kW' });
+    should(msg.payload.site.window.energy).be.approximately(0.1, 1e-9);
+    await quiet(50);
+    should(caught.received).have.length(0); // one error for the burst
+    should(out.received).have.length(0); // the refused readings sent nothing
+  });
+
   it('bad settings at deploy: a red status and an error (Catch) say which, every message ends in it, nothing crashes', async () => {
     for (const [over, words] of [
       [{ minutes: '7' }, 'the window must be 15, 30 or 60 minutes, got "7"'],

@@ -74,6 +74,34 @@ export function isEnergyReading(payload: unknown): boolean {
   return decoded.kind === 'unknown';
 }
 
+/** What a cumulative reading counts: active energy (kWh) or apparent energy (kVAh). */
+export type EnergyUnit = 'kWh' | 'kVAh';
+
+/** The unit a meter's name says: a topic or sensor id ending in `kvah` (`e1.kvah`) counts kVAh, any other kWh. */
+export const unitOfTopic = (topic: string | null): EnergyUnit => (/kvah$/i.test(topic ?? '') ? 'kVAh' : 'kWh');
+
+/**
+ * The unit of a cumulative reading for a node that counts kWh and kVAh (easy-peak): the
+ * unit the message states (`msg.payload.unit` of an easy-sensors message, `msg.unit`
+ * beside a number), else the one its meter's topic says (unitOfTopic). null: no energy
+ * meter (a sensor in another unit, a voltage; isEnergyReading). A `msg.unit` beside a
+ * number that is neither is a TypeError saying which are taken.
+ */
+export function readingUnit(msg: { payload?: unknown; unit?: unknown }, topic: string | null, who: string): EnergyUnit | null {
+  const { payload } = msg;
+  const sensor = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as SensorLike) : null;
+  const stated = sensor ? sensor.unit : msg.unit;
+  if (stated !== undefined && stated !== null && stated !== '') {
+    const unit = typeof stated === 'string' ? stated.trim().toLowerCase() : null;
+    if (unit === 'kwh') return 'kWh';
+    if (unit === 'kvah') return 'kVAh';
+    if (sensor) return null;
+    throw new TypeError(`${who} counts kWh or kVAh: msg.unit must be "kWh" or "kVAh", got ${describe(stated)}`);
+  }
+  if (sensor && !isEnergyReading(sensor)) return null;
+  return unitOfTopic(topic);
+}
+
 export function describe(x: unknown): string {
   if (x === undefined) return 'nothing';
   if (x === null) return 'null';

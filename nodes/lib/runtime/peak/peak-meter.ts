@@ -7,7 +7,7 @@
 import { DemandWindow, windowShare } from '../../engine/peak/demand';
 import { boundaryAfter, boundaryAtOrBefore, demandWindowOf } from '../../engine/peak/demand-window';
 import { HOUR_MS, MINUTE_MS, zoneInfo } from '../../engine/time/time';
-import type { MeterId } from '../common/meter-reading';
+import type { EnergyUnit, MeterId } from '../common/meter-reading';
 import { addClosedWindow, MonthPeaks, monthOf, RankSettings } from './peak-month';
 import type { DemandMinutes } from './peak-settings';
 import {
@@ -38,6 +38,8 @@ export interface LatestPower {
 }
 
 export interface MeterPeaks extends MeterId {
+  /** What its readings count, fixed by its first reading (a site sums one unit). */
+  unit: EnergyUnit;
   /** The newest accepted reading (the judge's last; held suspects come after it). */
   last: { ts: number; value: number } | null;
   /** The meter's judge of glitches, resets and swaps (engine meter-glitches): its last accepted reading and the suspects held. */
@@ -73,8 +75,9 @@ export interface MeterAdvance {
   months: Array<MonthPeaks | null>;
 }
 
-export const newMeter = (id: MeterId): MeterPeaks => ({
+export const newMeter = (id: MeterId, unit: EnergyUnit): MeterPeaks => ({
   ...id,
+  unit,
   last: null,
   judge: newGlitchState(),
   power: null,

@@ -95,6 +95,18 @@ export function windowChart(w: DemandWindow, month: MonthPeaks | null, minutes: 
   ];
 }
 
+/** Closed windows charted at once (a day of quarter hours): after a long gap only the last ones are drawn. */
+export const MAX_CHARTED_WINDOWS = 96;
+
+/** Output 3 for the site's windows a reading closed, and its month's new peak. */
+export function closedCharts(closed: DemandWindow[], newPeak: boolean, month: MonthPeaks | null, minutes: number, timezone: string) {
+  const out: Array<Record<string, unknown>> = [];
+  // an incomplete window's average would be drawn too low: only complete ones are points
+  for (const w of closed.filter((c) => c.complete).slice(-MAX_CHARTED_WINDOWS)) out.push(...windowChart(w, month, minutes));
+  if (newPeak && month) out.push(peakChart(month, timezone));
+  return out;
+}
+
 /** Output 3: a new monthly peak, as one bar per local month (a categorical chart keeps one bar per label). */
 export function peakChart(month: MonthPeaks, timezone: string) {
   const value = monthValue(month) ?? 0;
@@ -149,8 +161,8 @@ export function meterPart(m: MeterPeaks & MeterId, projection: Projection, month
   };
 }
 
-/** What a meter's readings count: `kVA` when its topic names an apparent-energy counter (`e1.kvah`), else `kW`. */
-export const meterUnit = (m: MeterId): 'kW' | 'kVA' => (/kvah$/i.test(m.topic ?? '') ? 'kVA' : 'kW');
+/** The demand a meter's readings give: `kVA` from an apparent-energy counter (kVAh), else `kW`. */
+export const meterUnit = (m: Pick<MeterPeaks, 'unit'>): 'kW' | 'kVA' => (m.unit === 'kVAh' ? 'kVA' : 'kW');
 
 /** A closed window for the records output: the window, its series, and (from `month`, its month right after it closed) the month's value and its rank there. */
 export function windowRecord(

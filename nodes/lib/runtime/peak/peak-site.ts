@@ -6,6 +6,8 @@
 import type { DemandWindow } from '../../engine/peak/demand';
 import { demandWindowOf } from '../../engine/peak/demand-window';
 import { HOUR_MS } from '../../engine/time/time';
+import { shortText } from '../../engine/common/format';
+import { EnergyUnit, meterName } from '../common/meter-reading';
 import { isFresh, MeterPeaks, projectMeter, WindowScope } from './peak-meter';
 import { addClosedWindow, MonthPeaks } from './peak-month';
 
@@ -113,6 +115,27 @@ export function closeDue(
   return { closed, newPeak, months };
 }
 
+/**
+ * The words for meters refused because the site sums another unit (semantics, the peak
+ * node: "One unit a site"): kW and kVA do not add up. `first`: the first refused meter's
+ * name, `count` how many were refused together; the meters counted are named (at most 3).
+ */
+export function otherUnitError(first: string, count: number, meters: Iterable<MeterPeaks>): TypeError {
+  const names: string[] = [];
+  let unit: EnergyUnit = 'kWh';
+  let total = 0;
+  for (const m of meters) {
+    unit = m.unit;
+    if (total++ < 3) names.push(`"${shortText(meterName(m))}"`);
+  }
+  const others = total > names.length ? ` and ${total - names.length} more` : '';
+  const refused = count > 1 ? `"${shortText(first)}" and ${count - 1} more meters count` : `"${shortText(first)}" counts`;
+  return new TypeError(
+    `${refused} ${unit === 'kWh' ? 'kVAh' : 'kWh'}, but this easy-peak sums ${unit} (${names.join(', ')}${others}): ` +
+      'kW and kVA do not add up, so the reading is not counted. Send each unit to an easy-peak of its own (a switch on msg.topic)',
+  );
+}
+
 /** The site's current window (the one holding the newest reading of any meter) and its projection; `mono`: this machine's monotonic clock now. */
 export function siteNow(meters: Iterable<MeterPeaks>, scope: WindowScope, mono: number, staleMs: number): SiteNow | null {
   const all = [...meters].filter((m) => m.last !== null);
@@ -130,4 +153,20 @@ export function siteNow(meters: Iterable<MeterPeaks>, scope: WindowScope, mono: 
   }
   const elapsed = newest - window.from;
   return { window, newest, energy, averageKwSoFar: elapsed > 0 ? energy / (elapsed / HOUR_MS) : null, projectedKw: projected, stale };
+}
+
+/** Whether every meter's readings cover the site's window `w` from its start. */
+export function siteCovered(meters: Iterable<MeterPeaks>, w: { from: number }): boolean {
+  for (const m of meters) if (!m.window || m.window.from !== w.from || m.window.coveredFrom > m.window.from) return false;
+  return true;
+}
+
+/** The sum of the meters' latest power; null while any has none. */
+export function sitePowerKw(meters: Iterable<MeterPeaks>): number | null {
+  let sum = 0;
+  for (const m of meters) {
+    if (m.power === null) return null;
+    sum += m.power.kw;
+  }
+  return sum;
 }

@@ -5,7 +5,7 @@
 // meter, the site, the guard) is dropped on its own, with one warning for all of them.
 import { demandWindowOf } from '../../engine/peak/demand-window';
 import { DroppedState, isFiniteNumber, isStoredInstant } from '../../engine/common/stored-checks';
-import { MeterId, meterKey, meterName, storedMeterName } from '../common/meter-reading';
+import { EnergyUnit, MeterId, meterKey, meterName, storedMeterName, unitOfTopic } from '../common/meter-reading';
 import { MAX_CLOCK_AHEAD_MS, MAX_STORED_LINE_CHARS } from '../../engine/common/limits';
 import { DAY_MS } from '../../engine/time/time';
 import { isFromFuture } from '../../engine/common/future-readings';
@@ -60,6 +60,8 @@ type MeterLine = [
   number | null,
   /** The suspects held after the newest accepted reading, `[ts, value]` (engine meter-glitches); a line of 10 or 11 has none. */
   Array<[number, number]>,
+  /** What the readings count; a line of 10 to 12 counts what its topic says (unitOfTopic). */
+  EnergyUnit,
 ];
 
 /** A gateway clock stored as further behind than this (a zone mistake is at most 14 hours) or ahead beyond MAX_CLOCK_AHEAD_MS is tampered. */
@@ -90,6 +92,7 @@ export function encodePeaks(
       flatPeaks(m.month),
       storedLag(m.clock, clocks.now, clocks.mono),
       m.judge.held.map((h): [number, number] => [h.ts, h.value]),
+      m.unit,
     ];
     lines.push(JSON.stringify(line));
   }
@@ -145,11 +148,14 @@ function readMeter(
   mono: number,
 ): { meter: MeterPeaks; held: Array<[number, number]> } | null {
   const line = parse(text);
-  if (!line || line.length < 10 || line.length > 12) return null;
-  const [gatewayRaw, topicRaw, ts, value, powerFrom, powerKw, energy, coveredFrom, monthFrom, peaks, lag = null, heldRaw = []] = line;
+  if (!line || line.length < 10 || line.length > 13) return null;
+  const [gatewayRaw, topicRaw, ts, value, powerFrom, powerKw, energy, coveredFrom, monthFrom, peaks, lag = null, heldRaw = [], unitRaw] =
+    line;
   const gateway = storedMeterName(gatewayRaw);
   const topic = storedMeterName(topicRaw);
   if (gateway === undefined || topic === undefined || !isStoredInstant(ts, now) || !isFiniteNumber(value)) return null;
+  const unit = unitRaw === undefined ? unitOfTopic(topic) : unitRaw;
+  if (unit !== 'kWh' && unit !== 'kVAh') return null;
   if (!isFiniteNumber(energy) || energy < 0) return null;
   const window = demandWindowOf(ts, scope.timezone, scope.minutes);
   if (!isFiniteNumber(coveredFrom) || coveredFrom < window.from || coveredFrom > ts) return null;
@@ -166,7 +172,10 @@ function readMeter(
   // a reading stored under a later clock (this one behind): when it arrived is unknown, so its power is stale
   const clock = isFromFuture(ts, now) ? null : restoredClock(ts, lag ?? 0, now, mono);
   const judge = { lastTs: ts, lastValue: value, held: [] };
-  return { meter: { gateway, topic, last: { ts, value }, judge, power, window: { ...window, energy, coveredFrom }, month, clock }, held };
+  return {
+    meter: { gateway, topic, unit, last: { ts, value }, judge, power, window: { ...window, energy, coveredFrom }, month, clock },
+    held,
+  };
 }
 
 function readSite(text: unknown, scope: WindowScope, now: number): { site: SiteState; guard: GuardMemory | null; newest: number } | null {

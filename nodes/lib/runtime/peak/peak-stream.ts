@@ -6,7 +6,7 @@ import { groupDigits, shortText } from '../../engine/common/format';
 import { DeadlineTimer } from '../../engine/time/long-timer';
 import { ClockStep, clockSteps } from '../../engine/time/clock-steps';
 import type { DemandWindow } from '../../engine/peak/demand';
-import { isEnergyReading, MeterId, meterKey, meterName, meterOf, NotMeterWarnings, streamReading } from '../common/meter-reading';
+import { EnergyUnit, MeterId, meterKey, meterName, meterOf, NotMeterWarnings, readingUnit, streamReading } from '../common/meter-reading';
 import { RefusalBurst, RefusedReading } from '../common/refusal-burst';
 import { SAVE_EVERY_MS, ThrottledSave } from '../common/throttled-save';
 import { GuardDecision, PeakGuard } from './peak-guard';
@@ -14,28 +14,35 @@ import { advanceMeter, MeterPeaks, newMeter, projectMeter, rebaseMeter, WindowSc
 import { arrive, ClockReports, staleFrom } from './peak-clock';
 import { monthAt, MonthPeaks, monthValue } from './peak-month';
 import {
+  closedCharts,
   closedPayload,
   guardFields,
   meterPart,
   meterUnit,
   monthPayload,
-  peakChart,
   PeakStatus,
   peakStatus,
   readingNote,
   readingPart,
   spanPart,
-  windowChart,
   windowPayload,
   windowRecord,
 } from './peak-output';
 import { limitOf, PeakSettings } from './peak-settings';
-import { closeDue, newSite, rebaseSite, shareWindow, SiteNow, siteNow, SiteState } from './peak-site';
+import {
+  closeDue,
+  newSite,
+  otherUnitError,
+  rebaseSite,
+  shareWindow,
+  siteCovered,
+  SiteNow,
+  siteNow,
+  sitePowerKw,
+  SiteState,
+} from './peak-site';
 import { decodePeaks, encodePeaks } from './peak-store';
 import { StoredAhead } from '../../engine/common/stored-checks';
-
-/** Closed windows charted at once (a day of quarter hours): after a long gap only the last ones are drawn. */
-export const MAX_CHARTED_WINDOWS = 96;
 
 export interface PeakStore {
   load(): Promise<unknown>;
@@ -94,6 +101,7 @@ export class PeakStream {
   private readonly maxMeters: number;
   private readonly saver: ThrottledSave;
   private readonly overLimit: RefusalBurst;
+  private readonly otherUnit = new RefusalBurst((count, first) => otherUnitError(first, count, this.meters.values()));
   private readonly recheck = new DeadlineTimer();
   private readonly notMeters: NotMeterWarnings;
   private readonly mono: () => number;
@@ -184,6 +192,7 @@ export class PeakStream {
     this.stopSteps?.();
     this.recheck.cancel();
     this.overLimit.end();
+    this.otherUnit.end();
     await this.saver.close();
   }
 
@@ -196,12 +205,12 @@ export class PeakStream {
     const reading = streamReading(msg, now, 'easy-peak');
     // a reading from the future (MAX_CLOCK_AHEAD_MS) was refused by streamReading: it changes nothing
     const id = meterOf(msg, reading);
-    if (!isEnergyReading(msg.payload)) {
+    const unit = readingUnit(msg, id.topic, 'easy-peak');
+    if (unit === null) {
       this.notMeters.ignored(id);
       return null;
     }
-    const meter = this.meterFor(id);
-    if (!meter) throw new RefusedReading(this.overLimit.refuse(meterName(id)));
+    const meter = this.meterFor(id, unit);
     const mono = this.mono();
     const advance = advanceMeter(meter, reading, this.scope);
     // a held suspect is no arrival: the meter's newest reading is still the one before it
@@ -225,7 +234,7 @@ export class PeakStream {
         ? { closed: closedPayload(advance.closed[advance.closed.length - 1]), closedCount: advance.closed.length }
         : {}),
     };
-    const charts = this.charts(site.closed, site.newPeak);
+    const charts = closedCharts(site.closed, site.newPeak, this.site.month, this.scope.minutes, this.opts.timezone);
     const status = peakStatus(out.now, out.decision, out.limitKw, this.meters.size, readingNote(advance), this.clockReports.hint());
     return { payload, guard: out.guardMessage, charts, status, records: this.records(meter, advance, site) };
   }
@@ -270,7 +279,7 @@ export class PeakStream {
     const value = decision.state === 'shed' ? this.opts.settings.shedValue : this.opts.settings.restoreValue;
     const guardMessage: GuardMessage | null = send ? { topic: 'guard', payload: value, ...fields, changed: decision.changed } : null;
     this.armRecheck(decision, site, now, mono);
-    const power = site ? this.sitePower() : null;
+    const power = site ? sitePowerKw(this.meters.values()) : null;
     const sitePart =
       site && month
         ? {
@@ -280,7 +289,7 @@ export class PeakStream {
             month: monthPayload(month),
           }
         : null;
-    if (sitePart?.window) sitePart.window.complete = this.siteComplete(site!);
+    if (sitePart?.window) sitePart.window.complete = siteCovered(this.meters.values(), site!.window);
     return { now: site, decision, limitKw, fields, guardMessage, sitePart };
   }
 
@@ -299,26 +308,10 @@ export class PeakStream {
     };
   }
 
-  /** kVA when every meter counts kVAh, else kW. */
+  /** The site's unit: its meters' (one unit a site), kW before any. */
   private siteUnit(): 'kW' | 'kVA' {
-    for (const m of this.meters.values()) if (meterUnit(m) === 'kW') return 'kW';
-    return 'kVA';
-  }
-
-  /** Whether every meter's readings cover the site's current window from its start. */
-  private siteComplete(site: SiteNow): boolean {
-    for (const m of this.meters.values())
-      if (!m.window || m.window.from !== site.window.from || m.window.coveredFrom > m.window.from) return false;
-    return true;
-  }
-
-  private sitePower(): number | null {
-    let sum = 0;
-    for (const m of this.meters.values()) {
-      if (m.power === null) return null;
-      sum += m.power.kw;
-    }
-    return sum;
+    const first = this.meters.values().next();
+    return first.done ? 'kW' : meterUnit(first.value);
   }
 
   /**
@@ -348,21 +341,19 @@ export class PeakStream {
       );
   }
 
-  private charts(closed: DemandWindow[], newPeak: boolean): Array<Record<string, unknown>> {
-    const out: Array<Record<string, unknown>> = [];
-    // an incomplete window's average would be drawn too low: only complete ones are points
-    for (const w of closed.filter((c) => c.complete).slice(-MAX_CHARTED_WINDOWS))
-      out.push(...windowChart(w, this.site.month, this.scope.minutes));
-    if (newPeak && this.site.month) out.push(peakChart(this.site.month, this.opts.timezone));
-    return out;
-  }
-
-  private meterFor(id: MeterId): MeterPeaks | null {
+  /** The reading's meter, made at its first reading; one over the limit or of a unit the site does not sum is refused (an error a burst). */
+  private meterFor(id: MeterId, unit: EnergyUnit): MeterPeaks {
     const key = meterKey(id);
     const known = this.meters.get(key);
+    if (known && known.unit !== unit)
+      throw new TypeError(
+        `meter "${shortText(meterName(id))}" counts ${known.unit}, this reading ${unit}: not counted (msg.reset starts from zero)`,
+      );
     if (known) return known;
-    if (this.meters.size >= this.maxMeters) return null;
-    const meter = newMeter(id);
+    if (this.meters.size >= this.maxMeters) throw new RefusedReading(this.overLimit.refuse(meterName(id)));
+    const first = this.meters.values().next();
+    if (!first.done && first.value.unit !== unit) throw new RefusedReading(this.otherUnit.refuse(meterName(id)));
+    const meter = newMeter(id, unit);
     this.meters.set(key, meter);
     return meter;
   }

@@ -1,0 +1,137 @@
+// easy-peak's input checks (docs/semantics.md, the peak node): what a reading counts (kWh or
+// kVAh, said by the message or the meter's topic) and one unit a site: a kVAh counter beside
+// kWh meters is refused with an error naming them, never summed into a "site kW".
+import should from 'should';
+import { readingUnit } from '../../nodes/lib/runtime/common/meter-reading';
+import { PeakStream } from '../../nodes/lib/runtime/peak/peak-stream';
+import { peakSettings } from '../../nodes/lib/runtime/peak/peak-settings';
+import { RefusedReading } from '../../nodes/lib/runtime/common/refusal-burst';
+
+const ZONE = 'Europe/Brussels';
+const FAR = Date.parse('2100-01-01T00:00:00Z');
+const T0 = Date.parse('2026-03-04T09:00:00Z');
+const MIN = 60_000;
+
+async function newStream(config: Record<string, unknown> = {}, stored?: unknown, saved: unknown[] = []) {
+  const warnings: string[] = [];
+  const stream = new PeakStream({
+    timezone: ZONE,
+    settings: peakSettings({ minutes: '15', ...config }),
+    store: { load: async () => stored, save: async (v) => void saved.push(v) },
+    warn: (w) => warnings.push(w),
+    onGuard: () => undefined,
+  });
+  await stream.restore();
+  return { stream, warnings };
+}
+
+/** The error a refused reading ends in (its burst's, once the burst is over). */
+async function refusal(p: Promise<unknown>): Promise<Error> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  should(err).be.instanceOf(RefusedReading);
+  const burst = (err as RefusedReading).burst;
+  return (await burst)!;
+}
+
+describe('easy-peak input checks', () => {
+  it("reads a reading's unit from the message, else from its meter's topic; another stated unit is no meter, a bad msg.unit an error", () => {
+    should(readingUnit({ payload: 5 }, 'e1.kwh', 'easy-peak')).equal('kWh');
+    should(readingUnit({ payload: 5 }, null, 'easy-peak')).equal('kWh');
+    should(readingUnit({ payload: 5 }, 'DEMO/e3.KVAH', 'easy-peak')).equal('kVAh');
+    should(readingUnit({ payload: 5, unit: 'kVAh' }, 'incomer', 'easy-peak')).equal('kVAh');
+    should(readingUnit({ payload: 5, unit: ' kwh ' }, 'e1.kvah', 'easy-peak')).equal('kWh'); // what the message says wins
+    should(readingUnit({ payload: { id: 'e1.kvah', value: 1, ts: T0, unit: 'kVAh' } }, 'e1.kvah', 'easy-peak')).equal('kVAh');
+    should(readingUnit({ payload: { id: 'x', value: 1, ts: T0, unit: 'kVAh' } }, 'x', 'easy-peak')).equal('kVAh');
+    should(readingUnit({ payload: { id: 'e1.kvah', value: 1, ts: T0 } }, 'e1.kvah', 'easy-peak')).equal('kVAh');
+    should(readingUnit({ payload: { id: 'e1.v3p@1', value: 230, ts: T0, unit: 'V' } }, 'e1.v3p@1', 'easy-peak')).equal(null);
+    should(
+      readingUnit(
+        { payload: { id: 'e1.pf', value: 0.9, ts: T0, decoded: { kind: 'modbus', quantity: 'power_factor' } } },
+        'e1.pf',
+        'easy-peak',
+      ),
+    ).equal(null);
+    for (const bad of ['MWh', 7, {}, 'kW'])
+      should(() => readingUnit({ payload: 5, unit: bad }, 'e1', 'easy-peak')).throw(
+        /^easy-peak counts kWh or kVAh: msg\.unit must be "kWh" or "kVAh", got /,
+      );
+  });
+
+  it('sums one unit a site: a kVAh counter beside kWh meters is refused with an error naming them, and counts nothing', async () => {
+    const { stream } = await newStream();
+    try {
+      for (const [i, v] of [100, 100.5].entries()) {
+        await stream.handle({ gateway: 'G', topic: 'e1.kwh', payload: v, ts: T0 + i * MIN }, FAR);
+        await stream.handle({ gateway: 'G', topic: 'e2.kwh', payload: v * 2, ts: T0 + i * MIN }, FAR);
+      }
+      const err = await refusal(stream.handle({ gateway: 'G', topic: 'e9.kvah', payload: 40, ts: T0 + MIN }, FAR));
+      should(err.message).equal(
+        '"G/e9.kvah" counts kVAh, but this easy-peak sums kWh ("G/e1.kwh", "G/e2.kwh"): kW and kVA do not add up, so the ' +
+          'reading is not counted. Send each unit to an easy-peak of its own (a switch on msg.topic)',
+      );
+      // the same with msg.unit on a topic that says nothing
+      const err2 = await refusal(stream.handle({ topic: 'incomer', unit: 'kVAh', payload: 40, ts: T0 + MIN }, FAR));
+      should(err2.message).match(/^"incomer" counts kVAh, but this easy-peak sums kWh/);
+      should(stream.meterOf({ gateway: 'G', topic: 'e9.kvah' })).be.undefined();
+      const out = (await stream.handle({ gateway: 'G', topic: 'e1.kwh', payload: 101, ts: T0 + 2 * MIN }, FAR))!;
+      const site = out.payload.site as Record<string, any>;
+      should(site).match({ meters: 2, unit: 'kW' });
+      // 0.5 + 1.0 kWh in the first minute, 0.5 in the second of e1: nothing of the kVAh counter
+      should(site.window.energy).be.approximately(2, 1e-9);
+      // a meter that changes its unit is refused too
+      await should(stream.handle({ gateway: 'G', topic: 'e1.kwh', unit: 'kVAh', payload: 102, ts: T0 + 3 * MIN }, FAR)).be.rejectedWith(
+        'meter "G/e1.kwh" counts kWh, this reading kVAh: not counted (msg.reset starts from zero)',
+      );
+    } finally {
+      await stream.close();
+    }
+  });
+
+  it('a site of kVAh counters is a kVA site; the first meter sets the unit, and more than three are named by count', async () => {
+    const { stream } = await newStream();
+    try {
+      for (let m = 0; m < 5; m++) await stream.handle({ topic: `e${m}.kvah`, payload: 10, ts: T0 }, FAR);
+      const out = (await stream.handle({ topic: 'e0.kvah', payload: 10.1, ts: T0 + MIN }, FAR))!;
+      should(out.payload.site).match({ meters: 5, unit: 'kVA' });
+      should((out.payload.meter as Record<string, unknown>).unit).equal('kVA');
+      const err = await refusal(stream.handle({ topic: 'e9.kwh', payload: 1, ts: T0 + MIN }, FAR));
+      should(err.message).match(/^"e9\.kwh" counts kWh, but this easy-peak sums kVAh \("e0\.kvah", "e1\.kvah", "e2\.kvah" and 2 more\)/);
+    } finally {
+      await stream.close();
+    }
+  });
+
+  it("keeps a meter's unit across a restart; a line without one takes its topic's, a tampered one is dropped", async () => {
+    const saved: unknown[] = [];
+    const { stream } = await newStream({}, undefined, saved);
+    const now = Date.now(); // stored instants are checked against the clock: a reading of now, stamped on time
+    await stream.handle({ topic: 'incomer', unit: 'kVAh', payload: 10, ts: now }, now);
+    await stream.flush();
+    await stream.close();
+    const stored = JSON.parse(JSON.stringify(saved[saved.length - 1])) as { meters: string[] };
+    should(JSON.parse(stored.meters[0])[12]).equal('kVAh');
+    const again = await newStream({}, stored);
+    should(again.warnings).eql([]);
+    should(again.stream.meterOf({ gateway: null, topic: 'incomer' })!.unit).equal('kVAh');
+    await again.stream.close();
+    // a line written before units were stored (12 fields): its topic says
+    const old = JSON.parse(stored.meters[0]).slice(0, 12);
+    for (const [topic, unit] of [
+      ['incomer', 'kWh'],
+      ['e1.kvah', 'kVAh'],
+    ]) {
+      const line = JSON.stringify([old[0], topic, ...old.slice(2)]);
+      const read = await newStream({}, { ...stored, meters: [line] });
+      should(read.warnings).eql([]);
+      should(read.stream.meterOf({ gateway: null, topic })!.unit).equal(unit);
+      await read.stream.close();
+    }
+    const tampered = await newStream({}, { ...stored, meters: [JSON.stringify([...old, 'MWh'])] });
+    should(tampered.stream.meterOf({ gateway: null, topic: 'incomer' })).be.undefined();
+    should(tampered.warnings).eql(['stored peaks: dropped meter line 1 (failed its checks)']);
+    await tampered.stream.close();
+  });
+});
