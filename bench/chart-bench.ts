@@ -5,7 +5,7 @@
 // the time to make one.
 import { scheduleChart, stepPoints } from '../nodes/lib/engine/reports/chart';
 import { MAX_CHART_POINTS, MAX_RULES_PER_TARIFF } from '../nodes/lib/engine/common/limits';
-import { schedule } from '../nodes/lib/engine/tariff/price';
+import { schedule } from '../nodes/lib/engine/prices/price-source';
 import type { Rule, Tariff } from '../nodes/lib/engine/tariff/tariff';
 import { CHART_CHANGE_INTERVAL_MS } from '../nodes/lib/runtime/tariff/tariff-chart';
 import { elapsedMs, median } from './measure';

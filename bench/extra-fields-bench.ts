@@ -6,7 +6,7 @@
 import * as os from 'os';
 import { computeCost } from '../nodes/lib/engine/cost/cost';
 import { cheapestWindows } from '../nodes/lib/engine/plan/plan';
-import { nextPriceChange, priceAt } from '../nodes/lib/engine/tariff/price';
+import { nextPriceChange, priceAt } from '../nodes/lib/engine/prices/price-source';
 import { MAX_RULES_PER_TARIFF } from '../nodes/lib/engine/common/limits';
 import type { Rule, Tariff } from '../nodes/lib/engine/tariff/tariff';
 import { BASELINE_TARIFF, interleaved } from './measure';

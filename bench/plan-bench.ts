@@ -7,7 +7,7 @@ import * as os from 'os';
 import { cheapestWindows, hours } from '../nodes/lib/engine/plan/plan';
 import { MAX_PLAN_WORK, MAX_RULES_PER_TARIFF } from '../nodes/lib/engine/common/limits';
 import { savingOffWindows } from '../nodes/lib/engine/plan/plan-saving';
-import { schedule } from '../nodes/lib/engine/tariff/price';
+import { schedule } from '../nodes/lib/engine/prices/price-source';
 import { cheapestBlock, cheapestPieces } from '../nodes/lib/engine/plan/plan-split';
 import { elapsedMs, interleaved, median } from './measure';
 import { doPlanning, getBestContinuous, getBestX } from './peer-lowest-price';

@@ -8,7 +8,7 @@ import { spawnSync } from 'child_process';
 import * as os from 'os';
 import { chartData } from '../nodes/lib/editor/editor-data';
 import { MAX_RULES_PER_TARIFF } from '../nodes/lib/engine/common/limits';
-import { nextPriceChange, priceAt, schedule } from '../nodes/lib/engine/tariff/price';
+import { nextPriceChange, priceAt, schedule } from '../nodes/lib/engine/prices/price-source';
 import { readTariffs } from '../nodes/lib/api/responses';
 import type { Rule, Tariff } from '../nodes/lib/engine/tariff/tariff';
 import { BASELINE_TARIFF, interleaved } from './measure';

@@ -16,8 +16,13 @@ export {
 export type { LocalPeriodKind, NamedPeriod } from './engine/time/time';
 export { parseTariffs, sensorsUsedBy } from './engine/tariff/tariff';
 export type { Rule, Tariff, Problem, SensorRef } from './engine/tariff/tariff';
-export { priceAt, nextPriceChange, schedule } from './engine/tariff/price';
-export type { PriceResult, PriceOptions, ScheduleEntry, SensorValues } from './engine/tariff/price';
+export { priceAt, nextPriceChange, schedule } from './engine/prices/price-source';
+export type { PriceResult, PriceOptions, ScheduleEntry, SensorValues, PriceSource } from './engine/prices/price-source';
+export type { PriceParts } from './engine/tariff/price';
+export { priceList, PriceList, MAX_PRICE_LIST_ENTRIES } from './engine/prices/price-list';
+export type { PriceListEntry, PriceListOptions, PriceGap } from './engine/prices/price-list';
+export { isPriceStack } from './engine/prices/price-stack';
+export type { PriceStack } from './engine/prices/price-stack';
 export { cheapestWindows, dearestWindows } from './engine/plan/plan';
 export type { PlanOptions, PlanResult, PlanSlot } from './engine/plan/plan';
 export { savingOffWindows } from './engine/plan/plan-saving';

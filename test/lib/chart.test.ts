@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import moment from 'moment-timezone';
 import should from 'should';
 import { ChartPoint, closedPeriodBar, periodLabel, scheduleChart, stepPoints } from '../../nodes/lib/engine/reports/chart';
-import { priceAt, schedule, SensorValues } from '../../nodes/lib/engine/tariff/price';
+import { priceAt, schedule, SensorValues } from '../../nodes/lib/engine/prices/price-source';
 import { periodBounds, PeriodName } from '../../nodes/lib/engine/cost/totals';
 import { MAX_CHART_POINTS } from '../../nodes/lib/engine/common/limits';
 import { DST_ZONES, FC, slowPrice, tariffArb, workdayTariff } from './engine-fixtures';

@@ -4,7 +4,7 @@ import moment from 'moment-timezone';
 import * as fs from 'fs';
 import * as path from 'path';
 import { computeCost } from '../../nodes/lib/engine/cost/cost';
-import { schedule } from '../../nodes/lib/engine/tariff/price';
+import { schedule } from '../../nodes/lib/engine/prices/price-source';
 import { parseTariffs } from '../../nodes/lib/engine/tariff/tariff';
 import type { Rule, Tariff } from '../../nodes/lib/engine/tariff/tariff';
 import { FC, withProcessTz, workdayTariff, tariffArb, slowCost, DST_ZONES, Timeline, readingsWithResetsArb } from './engine-fixtures';

@@ -4,7 +4,8 @@
 // with several sensors, unknown values, and zones whose clocks change at midnight.
 import fc from 'fast-check';
 import should from 'should';
-import { SegmentList, appendSegments, engineContext, matchSlot, sensorValues } from '../../nodes/lib/engine/tariff/price';
+import { engineContext } from '../../nodes/lib/engine/prices/price-source';
+import { SegmentList, appendSegments, matchSlot, sensorValues } from '../../nodes/lib/engine/tariff/price';
 import type { CompiledTariff, Rule, Tariff } from '../../nodes/lib/engine/tariff/tariff';
 import { DAY_MS, ZoneInfo, periodIndex } from '../../nodes/lib/engine/time/time';
 import { FC, slowRuleIndex } from './engine-fixtures';

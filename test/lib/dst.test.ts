@@ -3,7 +3,7 @@
 // rather than a hand-made list.
 import should from 'should';
 import moment from 'moment-timezone';
-import { priceAt, nextPriceChange, schedule } from '../../nodes/lib/engine/tariff/price';
+import { priceAt, nextPriceChange, schedule } from '../../nodes/lib/engine/prices/price-source';
 import type { Tariff } from '../../nodes/lib/engine/tariff/tariff';
 import { slowRuleIndex } from './engine-fixtures';
 

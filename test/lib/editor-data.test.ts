@@ -13,7 +13,7 @@ import {
   tariffList,
 } from '../../nodes/lib/editor/editor-data';
 import { EasyApiError } from '../../nodes/lib/api/client';
-import { schedule, ScheduleEntry } from '../../nodes/lib/engine/tariff/price';
+import { schedule, ScheduleEntry } from '../../nodes/lib/engine/prices/price-source';
 import { FC } from './engine-fixtures';
 import { parseTariffs, Tariff } from '../../nodes/lib/engine/tariff/tariff';
 

@@ -6,7 +6,7 @@
 import should from 'should';
 import { chartData, gatewaysOfTariffs, tariffList } from '../../nodes/lib/editor/editor-data';
 import { nestedField } from '../../nodes/lib/engine/common/id-map';
-import { nextPriceChange, priceAt, schedule } from '../../nodes/lib/engine/tariff/price';
+import { nextPriceChange, priceAt, schedule } from '../../nodes/lib/engine/prices/price-source';
 import { cheapestWindows } from '../../nodes/lib/engine/plan/plan';
 import { readSensors } from '../../nodes/lib/api/responses';
 import { SensorHistory } from '../../nodes/lib/runtime/cost/cost-inputs';

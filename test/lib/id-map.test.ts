@@ -1,6 +1,6 @@
 import should from 'should';
 import { dataRecord, nestedField, ownField, setNested } from '../../nodes/lib/engine/common/id-map';
-import { priceAt, schedule } from '../../nodes/lib/engine/tariff/price';
+import { priceAt, schedule } from '../../nodes/lib/engine/prices/price-source';
 import { computeCost } from '../../nodes/lib/engine/cost/cost';
 
 const HOSTILE = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'];

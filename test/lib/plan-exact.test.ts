@@ -4,7 +4,7 @@
 import should from 'should';
 import fc from 'fast-check';
 import { cheapestWindows, dearestWindows, PlanResult } from '../../nodes/lib/engine/plan/plan';
-import { schedule } from '../../nodes/lib/engine/tariff/price';
+import { schedule } from '../../nodes/lib/engine/prices/price-source';
 import { cheapestBlock } from '../../nodes/lib/engine/plan/plan-split';
 import type { Piece } from '../../nodes/lib/engine/plan/plan-block-work';
 import { FC } from './engine-fixtures';

@@ -1,7 +1,7 @@
 import should from 'should';
 import fc from 'fast-check';
 import moment from 'moment-timezone';
-import { priceAt, nextPriceChange, schedule } from '../../nodes/lib/engine/tariff/price';
+import { priceAt, nextPriceChange, schedule } from '../../nodes/lib/engine/prices/price-source';
 import type { SensorValues } from '../../nodes/lib/engine/tariff/price';
 import { parseTariffs } from '../../nodes/lib/engine/tariff/tariff';
 import type { Rule, Tariff } from '../../nodes/lib/engine/tariff/tariff';

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { compileTariff, parseTariffs } from '../../nodes/lib/engine/tariff/tariff';
 import { cachedCompile } from '../../nodes/lib/engine/tariff/compiled-tariffs';
 import type { Rule, Tariff } from '../../nodes/lib/engine/tariff/tariff';
-import { nextPriceChange, priceAt, schedule } from '../../nodes/lib/engine/tariff/price';
+import { nextPriceChange, priceAt, schedule } from '../../nodes/lib/engine/prices/price-source';
 import { computeCost } from '../../nodes/lib/engine/cost/cost';
 import { cheapestWindows } from '../../nodes/lib/engine/plan/plan';
 import { FC, slowPrice, tariffArb, workdayTariff } from './engine-fixtures';

@@ -8,7 +8,7 @@ import easyCost = require('../../nodes/easy-cost');
 import easySensors = require('../../nodes/easy-sensors');
 import easyTariff = require('../../nodes/easy-tariff');
 import easyPlan = require('../../nodes/easy-plan');
-import { priceAt } from '../../nodes/lib/engine/tariff/price';
+import { priceAt } from '../../nodes/lib/engine/prices/price-source';
 import { namedPeriod } from '../../nodes/lib/engine/time/time';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
 import { DASHBOARD_CONFIG, exampleFlow, exampleOnSimulator, FlowNode, helper, inbox, loadFlow, withSimulator } from './flow-support';

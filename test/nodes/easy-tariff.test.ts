@@ -7,7 +7,7 @@ import { DEMO_TARIFFS, generatorOn } from '../../sim/demo-data';
 import * as fs from 'fs';
 import * as path from 'path';
 import { HOUR_MS, toLocalMs, zoneInfo } from '../../nodes/lib/engine/time/time';
-import { priceAt } from '../../nodes/lib/engine/tariff/price';
+import { priceAt } from '../../nodes/lib/engine/prices/price-source';
 import easyTariff = require('../../nodes/easy-tariff');
 import easyAccount = require('../../nodes/easy-account');
 import easySensors = require('../../nodes/easy-sensors');

@@ -7,7 +7,7 @@ import * as http from 'http';
 import type { AddressInfo } from 'net';
 import { startSimulator, Simulator } from '../../sim/server';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
-import { schedule } from '../../nodes/lib/engine/tariff/price';
+import { schedule } from '../../nodes/lib/engine/prices/price-source';
 import { machineTimeZone } from '../../nodes/lib/engine/time/time';
 import { ADMIN_ROUTES, AdminRED, registerAdminRoutes, TYPED_TOKEN_PERMISSION } from '../../nodes/lib/editor/admin-routes';
 import easyAccount = require('../../nodes/easy-account');

@@ -1,6 +1,6 @@
 // The 7-day price chart of the easy-tariff and easy-plan dialogs: one line per sensor
 // situation, each exactly the engine's `schedule`, days cut at local midnight.
-import { compiledSchedule, engineContext, ScheduleEntry, SensorValues } from '../engine/tariff/price';
+import { compiledSchedule, engineContext, ScheduleEntry, SensorValues } from '../engine/prices/price-source';
 import { sensorKey, sensorNumber, sensorsUsedBy, Tariff } from '../engine/tariff/tariff';
 import { localPeriodIn, zoneInfo } from '../engine/time/time';
 import { dataRecord, setNested } from '../engine/common/id-map';

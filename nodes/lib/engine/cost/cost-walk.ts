@@ -83,6 +83,8 @@ const JUDGE_VALUE = 6;
  */
 function walk(setup: WalkSetup, kind: number, rows: readonly unknown[], cleaned: Cleaned | null, lastTs: number): Totals | null {
   const split = setup.events.split;
+  const firstTs = n0(cleaned, rows);
+  if (setup.ct.walk !== undefined) meetStackSlots(setup, firstTs, lastTs);
   const totals = emptyTotals(setup.ct, split ? split.known.length + 1 : 1);
   const cleanTs = cleaned ? cleaned.ts : EMPTY;
   const cleanValues = cleaned ? cleaned.values : EMPTY;
@@ -97,7 +99,7 @@ function walk(setup: WalkSetup, kind: number, rows: readonly unknown[], cleaned:
     energyLimit: setup.energyLimit,
     judged: new JudgedReadings(totals, setup.maxPowerKw),
     holding: 0,
-    firstTs: n > 0 ? (cleaned ? cleaned.ts[0] : instantOf(rowTs(rows[0]))) : NaN,
+    firstTs,
   };
   for (let from = 0; from < n;) {
     const to = Math.min(n, from + BLOCK);
@@ -117,6 +119,27 @@ function walk(setup: WalkSetup, kind: number, rows: readonly unknown[], cleaned:
   totals.intervals = n > 0 ? n - 1 : 0;
   totals.pending = w.judged.pending();
   return totals;
+}
+
+/** The first reading's instant (NaN: none). */
+function n0(cleaned: Cleaned | null, rows: readonly unknown[]): number {
+  if (cleaned) return cleaned.ts.length > 0 ? cleaned.ts[0] : NaN;
+  return rows.length > 0 ? instantOf(rowTs(rows[0])) : NaN;
+}
+
+/**
+ * A price stack numbers its slots as walks meet them (price-stack.ts): its segments over
+ * the readings' span are walked once first, so that the totals have a place for every
+ * slot the walk will meet. The walk itself only reads instants in [from, to] (raw rows
+ * are walked only while in time order, so they lie between the first and the last).
+ */
+function meetStackSlots(setup: WalkSetup, from: number, to: number): void {
+  if (!(from <= to)) return;
+  const cursor = new SegmentCursor(setup.ct, setup.zone, setup.events, to, emptyTotals(setup.ct, 1));
+  for (let t = from; ; t = cursor.end) {
+    cursor.seek(t);
+    if (cursor.end >= to) return;
+  }
 }
 
 interface Walk {

@@ -7,7 +7,7 @@
 // (garbage, unsorted, duplicate timestamps) is copied into typed arrays, cleaned,
 // sorted (readings.ts) and walked again.
 import { CompiledTariff, SensorRef, Tariff } from '../tariff/tariff';
-import { engineContext } from '../tariff/price';
+import { engineContext } from '../prices/price-source';
 import { SplitSensor, sensorEvents } from './cost-segments';
 import { WalkSetup, emptyTotals, walkCleaned, walkRaw } from './cost-walk';
 import type { RejectedInterval, ResetInterval, SuspectReading, Totals } from './walk-totals';
@@ -77,6 +77,8 @@ export interface CostResult {
   unknownSensors: SensorRef[]; // sensors consulted while unknown within [from, to)
   from: number | null;
   to: number | null;
+  /** A price stack's net by part: the list's prices, the fees', the add-ons' (price = their sum). */
+  parts?: { spot: number; fees: number; addOns: number };
   /** With splitBy: one entry per value that priced an interval, known values ascending, then unknown. */
   bySensorValue?: SensorValueCost[];
   /** The meter's direction (rule 47): for `export` the amounts are what the energy sold earns. */
@@ -177,7 +179,7 @@ function splitByOption(x: unknown): SensorRef | null {
  * step by step so that the bound itself cannot overflow.
  */
 function energyLimit(ct: CompiledTariff): number {
-  let highestRate = 1;
+  let highestRate = Math.max(1, ct.stack ? ct.stack.highestRate : 1);
   for (const rule of ct.rules) highestRate = Math.max(highestRate, Math.abs(rule.price));
   return Number.MAX_VALUE / 2 / highestRate / Math.max(1, Math.abs(1 + ct.vat / 100));
 }
@@ -202,7 +204,8 @@ function result(
     for (let g = 0; g < groups; g++) if (totals.usedBySlot[g * stride + slot] !== 0) return true;
     return false;
   };
-  const byRule: RuleCost[] = [];
+  if (stride !== ct.rules.length + 1 || groups !== Math.floor(groups)) throw new Error('cost walk: the price slots changed while walking');
+  let byRule: RuleCost[] = [];
   let net = 0;
   ct.rules.forEach((rule, slot) => {
     if (!slotUsed(slot + 1)) return;
@@ -211,6 +214,8 @@ function result(
     net += ruleNet;
     byRule.push({ ruleIndex: rule.ruleIndex, priority: rule.priority, price: rule.price, energy, net: ruleNet });
   });
+  let parts: CostResult['parts'];
+  if (ct.stack) ({ byRule, parts } = stackCost(ct, pricing, slotEnergy, slotUsed));
   const out: CostResult = {
     net,
     gross: net * (1 + pricing.vat / 100),
@@ -232,7 +237,46 @@ function result(
     direction: pricing.direction,
   };
   if (split) out.bySensorValue = bySensorValue(ct, pricing, totals, split);
+  if (parts) out.parts = parts;
   return out;
+}
+
+/**
+ * A price stack's cost by part: the list's, the fees' and the add-ons' net, and byRule per
+ * fee rule (its energy and the fee's net) instead of one entry per stack slot.
+ */
+function stackCost(
+  ct: CompiledTariff,
+  pricing: Pricing,
+  slotEnergy: (slot: number) => number,
+  slotUsed: (slot: number) => boolean,
+): { byRule: RuleCost[]; parts: NonNullable<CostResult['parts']> } {
+  const stack = ct.stack as NonNullable<CompiledTariff['stack']>;
+  const parts = { spot: 0, fees: 0, addOns: 0 };
+  const byFee = new Map<number, RuleCost>();
+  const feeRules = stack.feesTariff ? stack.feesTariff.rules : [];
+  for (let slot = 0; slot < ct.rules.length; slot++) {
+    if (!slotUsed(slot + 1)) continue;
+    // a price floored at 0 (rule 47's floorAtZero) counts none of its parts
+    const price = ct.rules[slot].price;
+    const energy = rateOf(pricing, price) === price ? slotEnergy(slot + 1) : 0;
+    parts.spot += energy * stack.spot[slot];
+    parts.fees += energy * stack.fees[slot];
+    parts.addOns += energy * stack.addOns;
+    const r = stack.feeSlot[slot];
+    if (r < 0) continue;
+    const entry = byFee.get(r);
+    if (entry) {
+      entry.energy += energy;
+      entry.net += energy * stack.fees[slot];
+    } else {
+      const rule = feeRules[r];
+      byFee.set(r, { ruleIndex: rule.ruleIndex, priority: rule.priority, price: rule.price, energy, net: energy * stack.fees[slot] });
+    }
+  }
+  // the fee rules that priced some interval, in the fees tariff's evaluation order
+  const byRule = [...byFee.entries()].sort((x, y) => x[0] - y[0]).map(([, cost]) => cost);
+  return { byRule, parts };
 }
 
 /** Per split value group: the sums of its block of slots; unknown (group 0) last. */

@@ -14,7 +14,7 @@
 // periods that make it), then a walk taking the earliest, longest switch-off that is
 // still optimal. Work: lattice points × off periods that may end within maxOffInRow of
 // each, counted before it starts (MAX_PLAN_WORK); minOffInRow only refines the lattice.
-import { engineContext } from '../tariff/price';
+import { engineContext } from '../prices/price-source';
 import { HOUR_MS } from '../time/time';
 import { MAX_PLAN_WORK } from '../common/limits';
 import { BlockStats, gcd, gridText } from './plan-block-work';

@@ -4,7 +4,8 @@
 // docs/semantics.md ("Plans"): exact to the millisecond from any instant; a duration
 // longer than the window plans the whole window and says so; 0 plans nothing. The algorithms: plan-split.ts (split, one block), plan-blocks.ts (split with
 // a minimum block).
-import { engineContext, scheduleEntries, sensorValues, walkSegments, PriceOptions, ScheduleEntry, SegmentList } from '../tariff/price';
+import { scheduleEntries, sensorValues, walkSegments, PriceOptions, ScheduleEntry, SegmentList } from '../tariff/price';
+import { engineContext } from '../prices/price-source';
 import type { CompiledTariff } from '../tariff/tariff';
 import { MAX_PLAN_SEGMENTS } from '../common/limits';
 import { describe, HOUR_MS, requireEpochMs } from '../time/time';

@@ -1,7 +1,8 @@
-// compareTariffs: the same readings costed under every valid tariff, cheapest first
-// within a currency (docs/semantics.md, comparing tariffs).
+// compareTariffs: the same readings costed under every valid tariff and price stack,
+// cheapest first within a currency (docs/semantics.md, comparing tariffs).
 import { CostOptions, computeCost } from '../cost/cost';
-import { Problem, parseTariffs } from '../tariff/tariff';
+import { Problem, parseTariffs, Tariff } from '../tariff/tariff';
+import { isPriceStack, PriceStack, stackId } from '../prices/price-stack';
 import type { Reading } from '../cost/readings';
 import { NetCostOptions, SiteReadings, TariffPair, computeNetCost, exportTariffOf } from '../net/net-cost';
 
@@ -41,12 +42,18 @@ export function compareTariffs(
 ): TariffComparison {
   if (typeof readings === 'object' && readings !== null && !Array.isArray(readings))
     return compareOffers(tariffs, readings as SiteReadings, options);
-  const { tariffs: valid, problems } = parseTariffs(tariffs);
-  const rows = valid.map((tariff): TariffComparisonRow => {
-    const cost = computeCost(tariff, readings, { ...options, splitBy: undefined });
+  // price stacks are costed as they come; the rest is an API answer, parsed as one
+  const all: unknown[] = Array.isArray(tariffs) ? tariffs : [tariffs];
+  const stacks = all.filter(isPriceStack);
+  const parsed = stacks.length === 0 ? parseTariffs(tariffs) : parseTariffs(all.filter((t) => !isPriceStack(t)));
+  const problems = parsed.problems;
+  const sources: Array<Tariff | PriceStack> = [...parsed.tariffs, ...stacks];
+  const rows = sources.map((source): TariffComparisonRow => {
+    const cost = computeCost(source, readings, { ...options, splitBy: undefined });
+    const name = isPriceStack(source) ? (source.name ?? null) : source.name;
     return {
-      tariffId: String(tariff.id),
-      name: typeof tariff.name === 'string' ? tariff.name : null,
+      tariffId: isPriceStack(source) ? stackId(source) : String(source.id),
+      name: typeof name === 'string' ? name : null,
       currency: cost.currency,
       vat: cost.vat,
       net: cost.net,

@@ -1,4 +1,6 @@
-// priceAt, nextPriceChange and schedule (semantics rules 1-6).
+// The segments of a compiled tariff: the rule of each instant and where it changes
+// (semantics rules 1-6); priceAt, nextPriceChange and schedule over them are in
+// engine/prices/price-source.ts, for tariffs and price stacks alike.
 //
 // With constant sensor values the price is a function of the local wall clock only,
 // so as a function of the instant it is piecewise constant and can change only where
@@ -7,8 +9,8 @@
 // two), or at a zone transition. Evaluating the rules at exactly those instants and
 // merging equal neighbours is exact by construction, DST included. The rule at each
 // boundary is read from a day profile (day-profile.ts), not found by trying every rule.
-import { compileTariff, CompiledTariff, SensorRef, Tariff, TIME_WITHIN, TIME_WRAPS, sensorNumber } from './tariff';
-import { DAY_MS, ZoneInfo, periodIndex, requireEpochMs, toLocalMs, zoneOption } from '../time/time';
+import { CompiledTariff, SensorRef, TIME_WITHIN, TIME_WRAPS, sensorNumber } from './tariff';
+import { DAY_MS, ZoneInfo, periodIndex } from '../time/time';
 import { nestedField } from '../common/id-map';
 import { DayProfile, dayCuts, dayProfile, intervalAt, valuesKey } from './day-profile';
 
@@ -29,6 +31,15 @@ export interface PriceResult {
   tariffId: string;
   /** Sensors whose value was unknown at rules tried before the match (semantics rule 4). */
   unknownSensors: SensorRef[];
+  /** A price stack's parts, net per kWh: price = spot + fees + addOns (vatIncluded: each part includes VAT). */
+  parts?: PriceParts;
+}
+
+export interface PriceParts {
+  spot: number;
+  fees: number;
+  addOns: number;
+  vatIncluded: boolean;
 }
 
 export interface ScheduleEntry {
@@ -36,12 +47,9 @@ export interface ScheduleEntry {
   to: number;
   ruleIndex: number | null;
   price: number | null;
-}
-
-/** The compiled tariff and zone of a call; throws on a bad tariff, zone or options. */
-export function engineContext(tariff: unknown, options: unknown): { ct: CompiledTariff; zone: ZoneInfo } {
-  const zone = zoneOption(options);
-  return { ct: compileTariff(tariff), zone };
+  /** A price stack's: the list's price and the fee rule's in the entry (null: no price there). */
+  spot?: number | null;
+  fees?: number | null;
 }
 
 /** The known value of each of the tariff's sensors (NaN = unknown), by sensor slot. */
@@ -150,6 +158,8 @@ export function walkSegments(
   unknown: number[] | null,
   visit: (at: number, slot: number) => boolean,
 ): void {
+  // a price stack walks its list and its fees (engine/prices/price-stack.ts)
+  if (ct.walk !== undefined) return ct.walk(zone, values, a, b, unknown, visit);
   const cuts = dayCuts(ct);
   const starts = cuts.starts;
   const key = valuesKey(values);
@@ -199,104 +209,23 @@ export function walkSegments(
   }
 }
 
-function priceResult(ct: CompiledTariff, slot: number, unknown: number[]): PriceResult | null {
-  if (slot < 0) return null;
-  const rule = ct.rules[slot];
-  return {
-    price: rule.price,
-    gross: rule.price * (1 + ct.vat / 100),
-    vat: ct.vat,
-    currency: ct.currency,
-    ruleIndex: rule.ruleIndex,
-    priority: rule.priority,
-    tariffId: ct.id,
-    unknownSensors: unknown.map((s) => ({ ...ct.sensors[s] })),
-  };
-}
-
-function evaluateAt(ct: CompiledTariff, zone: ZoneInfo, at: number, values: Float64Array): PriceResult | null {
-  const unknown: number[] = [];
-  const slot = matchSlot(ct, toLocalMs(zone, at), values, unknown);
-  return priceResult(ct, slot, unknown);
-}
-
-/** The price of the first matching rule at an instant, or null when no rule matches. */
-export function priceAt(tariff: Tariff | unknown, at: number | Date | string, options: PriceOptions): PriceResult | null {
-  const { ct, zone } = engineContext(tariff, options);
-  return evaluateAt(ct, zone, requireEpochMs(at, 'at'), sensorValues(ct, options.sensors));
-}
-
-const DEFAULT_HORIZON_MS = 8 * DAY_MS;
-// Longer windows are a mistake (seconds for milliseconds, a zero date) that would keep
-// the process busy for minutes: refused with a RangeError.
-const MAX_WINDOW_MS = 100 * 366 * DAY_MS;
-
-function checkWindow(lengthMs: number, what: string): void {
-  if (lengthMs > MAX_WINDOW_MS) throw new RangeError(`${what} is longer than 100 years (${Math.round(lengthMs / DAY_MS)} days)`);
-}
-
-/**
- * The first instant after `from` where the net price (or its absence) differs from the
- * price at `from`, sensors held constant; null if none within horizonMs (inclusive).
- */
-export function nextPriceChange(
-  tariff: Tariff | unknown,
-  from: number | Date | string,
-  options: PriceOptions & { horizonMs?: number },
-): { at: number; price: PriceResult | null } | null {
-  const { ct, zone } = engineContext(tariff, options);
-  const start = requireEpochMs(from, 'from');
-  const horizon = options.horizonMs ?? DEFAULT_HORIZON_MS;
-  if (typeof horizon !== 'number' || !(horizon >= 0))
-    throw new TypeError(`horizonMs must be a non-negative number, got ${String(horizon)}`);
-  checkWindow(horizon, 'horizonMs');
-  const values = sensorValues(ct, options.sensors);
-  const priceOf = (slot: number) => (slot < 0 ? null : ct.rules[slot].price);
-  const current = priceOf(matchSlot(ct, toLocalMs(zone, start), values, null));
-  let found: number | null = null;
-  // stops at the first change: the horizon's later days are never looked at
-  walkSegments(ct, zone, values, start, start + horizon + 1, null, (at, slot) => {
-    if (at > start && priceOf(slot) !== current) found = at;
-    return found === null;
-  });
-  return found === null ? null : { at: found, price: evaluateAt(ct, zone, found, values) };
-}
-
-/**
- * The pieces of [from, to) with a constant matching rule, in order, neighbours with
- * the same rule merged. Empty when to <= from.
- */
-export function schedule(
-  tariff: Tariff | unknown,
-  from: number | Date | string,
-  to: number | Date | string,
-  options: PriceOptions,
-): ScheduleEntry[] {
-  const { ct, zone } = engineContext(tariff, options);
-  const a = requireEpochMs(from, 'from');
-  const b = requireEpochMs(to, 'to');
-  checkWindow(b - a, 'the schedule window');
-  return compiledSchedule(ct, zone, a, b, options.sensors);
-}
-
-/** schedule() of a compiled tariff, for callers that schedule one tariff many times. */
-export function compiledSchedule(ct: CompiledTariff, zone: ZoneInfo, a: number, b: number, sensors: unknown): ScheduleEntry[] {
-  const segments = new SegmentList();
-  appendSegments(ct, zone, sensorValues(ct, sensors), a, b, segments);
-  return scheduleEntries(ct, segments, b);
-}
-
 /** A segment list as schedule entries, the last one ending at `b`. */
 export function scheduleEntries(ct: CompiledTariff, { starts, slots, length }: SegmentList, b: number): ScheduleEntry[] {
   const entries: ScheduleEntry[] = [];
+  const stack = ct.stack;
   for (let k = 0; k < length; k++) {
     const rule = slots[k] < 0 ? null : ct.rules[slots[k]];
-    entries.push({
+    const entry: ScheduleEntry = {
       from: starts[k],
       to: k + 1 < length ? starts[k + 1] : b,
       ruleIndex: rule ? rule.ruleIndex : null,
       price: rule ? rule.price : null,
-    });
+    };
+    if (stack) {
+      entry.spot = rule ? stack.spot[slots[k]] : null;
+      entry.fees = rule ? stack.fees[slots[k]] : null;
+    }
+    entries.push(entry);
   }
   return entries;
 }

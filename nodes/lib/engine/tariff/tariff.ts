@@ -3,6 +3,7 @@
 import { shortText } from '../common/format';
 import { runAtOnce, runInSlices, SLICE, Steps } from '../common/slices';
 import { cachedCompile, remember } from './compiled-tariffs';
+import type { ZoneInfo } from '../time/time';
 import { MAX_ID_CHARS, MAX_PROBLEMS_PER_ANSWER, MAX_QUOTED_CHARS, MAX_RULES_PER_TARIFF, MAX_TARIFFS_PER_ANSWER } from '../common/limits';
 
 export interface Rule {
@@ -73,6 +74,38 @@ export interface CompiledTariff {
    * where some range starts or ends, and midnight when some rule depends on the weekday.
    */
   boundariesMs: number[];
+  /**
+   * A price stack's own segments and slot at an instant (engine/prices/price-stack.ts):
+   * absent for a tariff, whose rules are walked by day profiles (price.ts). With them,
+   * `rules` holds one entry per price the stack has yielded so far (only its price,
+   * ruleIndex and priority mean something) and `stack` the parts of each.
+   */
+  walk?: SegmentWalk;
+  slotAt?: (zone: ZoneInfo, at: number, values: Float64Array, unknown: number[] | null) => number;
+  stack?: StackSlots;
+}
+
+/** Calls visit(at, slot) at `a` and at each later instant before `b` where the slot may change, until visit returns false. */
+export type SegmentWalk = (
+  zone: ZoneInfo,
+  values: Float64Array,
+  a: number,
+  b: number,
+  unknown: number[] | null,
+  visit: (at: number, slot: number) => boolean,
+) => void;
+
+/** A stack's parts per slot (net, per kWh): the list's price, the fee rule's (0 without fees), and which fee rule (-1: none). */
+export interface StackSlots {
+  spot: number[];
+  fees: number[];
+  feeSlot: number[];
+  addOns: number;
+  vatIncluded: boolean;
+  /** The fees' tariff compiled (null: no fees): byRule and unknown sensors name its rules and sensors. */
+  feesTariff: CompiledTariff | null;
+  /** The largest |spot| + |fee| + |addOns| any slot can have: bounds the energy a cost may count. */
+  highestRate: number;
 }
 
 type Json = Record<string, unknown>;

@@ -1,7 +1,7 @@
 // The engine behind easy-plan's ledger, and the edit dialog's preview made by the same
 // ledger: what the dialog shows is what the node would plan now.
 import { cheapestWindows, dearestWindows, mergeSlots } from '../../engine/plan/plan';
-import { schedule, SensorValues } from '../../engine/tariff/price';
+import { schedule, SensorValues } from '../../engine/prices/price-source';
 import { Planner, replanLedger } from './plan-ledger';
 import { configuredCycle, PlanSettings, planSettings } from './plan-settings';
 import { replanSaving } from './plan-saving';

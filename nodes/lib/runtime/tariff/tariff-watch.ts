@@ -9,7 +9,7 @@ import { DroppedState } from '../../engine/common/stored-checks';
 import type { AccountHub, HubStore, SensorSnapshot, TariffSnapshot } from '../account/hub';
 import { DeadlineTimer } from '../../engine/time/long-timer';
 import { clockSteps } from '../../engine/time/clock-steps';
-import { nextPriceChange, priceAt, PriceResult, schedule, SensorValues } from '../../engine/tariff/price';
+import { nextPriceChange, priceAt, schedule, PriceResult, SensorValues } from '../../engine/prices/price-source';
 import { SensorRef, sensorsUsedBy, Tariff } from '../../engine/tariff/tariff';
 import { roundAmountOrNull } from '../../engine/common/format';
 import { SensorFollower } from './sensor-follower';

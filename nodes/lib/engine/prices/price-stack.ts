@@ -1,0 +1,201 @@
+// A price stack (semantics "Price lists and stacks"): a price list, plus an account
+// tariff's rules as fees on top, plus fixed add-ons per kWh, then VAT. It compiles into
+// the same form as a tariff (CompiledTariff with its own walk), so the schedule, the plans
+// and the cost walk read its segments as they read a tariff's: no branch of their own.
+//
+// A slot is one (list entry, fee rule) pair, numbered as the walks meet them (a Map from
+// the pair to the slot), so a stack holds one slot per price it has really yielded, and a
+// slot's price never changes. Its segments are the fee tariff's (rules' local times, DST)
+// cut at every list entry's start and end: both layers' changes at their exact instants.
+import { CompiledRule, CompiledTariff, compileTariff, isObject, SegmentWalk, StackSlots, Tariff, TIME_ALWAYS } from '../tariff/tariff';
+import { matchSlot, SegmentList, walkSegments } from '../tariff/price';
+import { describe, toLocalMs, ZoneInfo } from '../time/time';
+import { groupDigits } from '../common/format';
+import { PriceList, PriceListEntry, priceList } from './price-list';
+
+export interface PriceStack {
+  /** The list (priceList's, or its entries: then checked at every call). */
+  list: PriceList | readonly PriceListEntry[];
+  /** An account tariff whose matching rule's price is added as a fee (no rule matching: no price). */
+  fees?: Tariff;
+  /** Fixed amounts per kWh added to every price (levies, the supplier's margin); default 0. */
+  addOns?: number;
+  /** VAT in per cent on the sum (list + fees + add-ons), or 'included' (every part already includes it); default 0. */
+  vat?: number | 'included';
+  /** The currency (default: the fees tariff's, else ''). */
+  currency?: string;
+  /** What results call the stack (tariffId; default: 'price list', with fees 'price list + <fees id>'). */
+  id?: string;
+  name?: string;
+}
+
+/** The id results give a stack. */
+export function stackId(stack: PriceStack): string {
+  if (typeof stack.id === 'string') return stack.id;
+  const fees = stack.fees as { id?: unknown } | undefined;
+  return fees && typeof fees.id === 'string' ? `price list + ${fees.id}` : 'price list';
+}
+
+/** Price slots one stack may yield: far above a list's entries times the fee rules that really meet. */
+export const MAX_STACK_SLOTS = 200_000;
+
+/** Whether x is a stack (an object with a `list` and no `rules`), not a tariff. */
+export function isPriceStack(x: unknown): x is PriceStack {
+  return isObject(x) && x.list !== undefined && x.rules === undefined;
+}
+
+interface Cached {
+  list: unknown;
+  fees: unknown;
+  feesTariff: CompiledTariff | null;
+  addOns: unknown;
+  vat: unknown;
+  currency: unknown;
+  id: unknown;
+  compiled: CompiledTariff;
+}
+
+// A stack is compiled once and found again by identity while its fields are the same
+// objects and values (a list given as entries is checked again at every call: it may be
+// edited in place; a PriceList never changes).
+const stacks = new WeakMap<object, Cached>();
+
+/** The compiled form of a stack; a TypeError or RangeError naming the wrong part. */
+export function compileStack(stack: PriceStack): CompiledTariff {
+  const feesTariff = stack.fees === undefined || stack.fees === null ? null : compileTariff(stack.fees);
+  const hit = stacks.get(stack);
+  if (
+    hit &&
+    hit.list === stack.list &&
+    stack.list instanceof PriceList &&
+    hit.fees === stack.fees &&
+    hit.feesTariff === feesTariff &&
+    Object.is(hit.addOns, stack.addOns) &&
+    hit.vat === stack.vat &&
+    hit.currency === stack.currency &&
+    hit.id === stack.id
+  ) {
+    return hit.compiled;
+  }
+  const compiled = build(stack, priceList(stack.list), feesTariff);
+  const { list, fees, addOns, vat, currency, id } = stack;
+  stacks.set(stack, { list, fees, feesTariff, addOns, vat, currency, id, compiled });
+  return compiled;
+}
+
+function build(stack: PriceStack, list: PriceList, feesTariff: CompiledTariff | null): CompiledTariff {
+  const addOns = stack.addOns ?? 0;
+  if (typeof addOns !== 'number' || !Number.isFinite(addOns))
+    throw new TypeError(`the stack's addOns must be a number per kWh, got ${describe(addOns)}`);
+  const vat = stack.vat ?? 0;
+  if (vat !== 'included' && (typeof vat !== 'number' || !Number.isFinite(vat))) {
+    throw new TypeError(`the stack's vat must be a percentage or 'included', got ${describe(vat)}`);
+  }
+  const currency = stack.currency ?? feesTariff?.currency ?? '';
+  if (stack.id !== undefined && typeof stack.id !== 'string')
+    throw new TypeError(`the stack's id must be a string, got ${describe(stack.id)}`);
+  if (typeof currency !== 'string') throw new TypeError(`the stack's currency must be a string, got ${describe(currency)}`);
+  let highestSpot = 0;
+  for (let k = 0; k < list.length; k++) highestSpot = Math.max(highestSpot, Math.abs(list.prices[k]));
+  let highestFee = 0;
+  for (const rule of feesTariff?.rules ?? []) highestFee = Math.max(highestFee, Math.abs(rule.price));
+  const slots: StackSlots = {
+    spot: [],
+    fees: [],
+    feeSlot: [],
+    addOns,
+    vatIncluded: vat === 'included',
+    feesTariff,
+    highestRate: highestSpot + highestFee + Math.abs(addOns),
+  };
+  const rules: CompiledRule[] = [];
+  const feeRules = feesTariff ? feesTariff.rules : [];
+  const stride = feeRules.length + 1;
+  const slotOfPair = new Map<number, number>();
+  /** The slot of list entry k under fee rule r (-1: no fees), made at first use. */
+  const slotOf = (k: number, r: number): number => {
+    const key = k * stride + r + 1;
+    let slot = slotOfPair.get(key);
+    if (slot === undefined) {
+      slot = rules.length;
+      if (slot >= MAX_STACK_SLOTS) {
+        throw new RangeError(
+          `the stack yields more than ${groupDigits(MAX_STACK_SLOTS)} different prices: a shorter list or fewer fee rules`,
+        );
+      }
+      const fee = r < 0 ? 0 : feeRules[r].price;
+      const rule = r < 0 ? null : feeRules[r];
+      rules.push({
+        ruleIndex: rule ? rule.ruleIndex : -1,
+        priority: rule ? rule.priority : 0,
+        price: list.prices[k] + fee + addOns,
+        timeKind: TIME_ALWAYS,
+        startMs: 0,
+        endMs: 0,
+        weekdayMask: 0,
+        sensorSlot: -1,
+        sensorValue: NaN,
+        sensorNever: false,
+      });
+      slots.spot.push(list.prices[k]);
+      slots.fees.push(fee);
+      slots.feeSlot.push(r);
+      slotOfPair.set(key, slot);
+    }
+    return slot;
+  };
+  const walk: SegmentWalk = (zone, values, a, b, unknown, visit) => {
+    // outside the list nothing is priced: the fees are walked over the list's part only
+    const from = Math.max(a, list.from);
+    const to = Math.min(b, list.to);
+    if (!(from < to)) {
+      if (a < b) visit(a, -1);
+      return;
+    }
+    if (a < from && !visit(a, -1)) return;
+    const segments = new SegmentList();
+    if (feesTariff === null) segments.push(from, -1);
+    else
+      walkSegments(feesTariff, zone, values, from, to, unknown, (at, r) => {
+        segments.push(at, r);
+        return true;
+      });
+    const { starts, ends } = list;
+    let k = list.firstEndingAfter(from);
+    const n = segments.length;
+    for (let s = 0; s < n; s++) {
+      const r = segments.slots[s];
+      const end = s + 1 < n ? segments.starts[s + 1] : to;
+      for (let t = segments.starts[s]; t < end;) {
+        while (ends[k] <= t) k++; // k < length: t < to <= the last end
+        if (starts[k] > t) {
+          if (!visit(t, -1)) return; // a gap
+          t = Math.min(end, starts[k]);
+          continue;
+        }
+        if (!visit(t, feesTariff !== null && r < 0 ? -1 : slotOf(k, r))) return;
+        t = Math.min(end, ends[k]);
+      }
+    }
+    if (to < b) visit(to, -1);
+  };
+  const compiled: CompiledTariff = {
+    tariff: stack as unknown as Tariff,
+    id: stackId(stack),
+    vat: vat === 'included' ? 0 : vat,
+    currency,
+    rules,
+    sensors: feesTariff ? feesTariff.sensors : [],
+    boundariesMs: [],
+    stack: slots,
+    slotAt(zone: ZoneInfo, at: number, values: Float64Array, unknown: number[] | null): number {
+      const k = list.indexAt(at);
+      if (k < 0) return -1;
+      if (feesTariff === null) return slotOf(k, -1);
+      const r = matchSlot(feesTariff, toLocalMs(zone, at), values, unknown);
+      return r < 0 ? -1 : slotOf(k, r);
+    },
+    walk,
+  };
+  return compiled;
+}
