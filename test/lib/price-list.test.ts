@@ -107,7 +107,7 @@ describe('priceList', () => {
       /price list entry 1 .*the last, needs an end \(or give the list's resolution\)/,
     ],
     ['a bad resolution', () => priceList(quarters(2), { resolution: -Q }), /resolution must be a positive number of milliseconds/],
-    ['20,000 entries', () => priceList(quarters(20_000), { resolution: Q }), /has 20,000 entries, more than the 10,000 a list may hold/],
+    ['20,001 entries', () => priceList(quarters(20_001), { resolution: Q }), /has 20,001 entries, more than the 20,000 a list may hold/],
   ];
   for (const [what, run, message] of refused) {
     it(`refuses ${what}, naming the entry`, () => {
@@ -131,6 +131,6 @@ describe('priceList', () => {
   it(`holds up to ${MAX_PRICE_LIST_ENTRIES} entries`, () => {
     const list = priceList(quarters(MAX_PRICE_LIST_ENTRIES), { resolution: Q });
     should(list.length).equal(MAX_PRICE_LIST_ENTRIES);
-    should(list.indexAt(T0 + 9999 * Q + 1)).equal(9999);
+    should(list.indexAt(T0 + 19_999 * Q + 1)).equal(19_999);
   });
 });

@@ -87,3 +87,8 @@ export const MAX_METERS = 128;
  * an error saying so, before any entry is read.
  */
 export const MAX_PRICE_ENTRIES = 10_000;
+/**
+ * Entries one price list of the engine may hold (priceList, the list of a price stack): a
+ * kept history fits (62 days of 5-minute prices are 17,856), a year of quarter hours not.
+ */
+export const MAX_PRICE_LIST_ENTRIES = 20_000;

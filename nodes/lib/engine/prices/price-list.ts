@@ -2,11 +2,12 @@
 // day-ahead markets publish them, at any resolution (15, 30, 60 minutes or mixed), with
 // gaps allowed and reported. Built once from plain entries, checked as hostile input
 // (every error names the entry), then read by the engine as three typed arrays.
-import { describe, requireEpochMs } from '../time/time';
+import { describe, instantText, requireEpochMs } from '../time/time';
 import { groupDigits } from '../common/format';
+import { ownField } from '../common/id-map';
+import { MAX_PRICE_LIST_ENTRIES } from '../common/limits';
 
-/** Entries a price list may hold: 104 days of quarter hours, a year of hours and more. */
-export const MAX_PRICE_LIST_ENTRIES = 10_000;
+export { MAX_PRICE_LIST_ENTRIES };
 
 /** One entry as given: `end` defaults to the next entry's start (the last one needs it, or a resolution). */
 export interface PriceListEntry {
@@ -86,9 +87,6 @@ export class PriceList {
   }
 }
 
-const own = (o: object, key: string): unknown =>
-  Object.prototype.hasOwnProperty.call(o, key) ? (o as Record<string, unknown>)[key] : undefined;
-
 /**
  * A price list from `[{ start, end?, price }]` (instants as epoch ms, Date or ISO 8601 text;
  * price a finite number per kWh). Entries must be in time order and must not overlap; an
@@ -119,22 +117,22 @@ export function priceList(entries: unknown, options: PriceListOptions = {}): Pri
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
       throw new TypeError(`${name} must be a { start, end?, price } object, got ${describe(entry)}`);
     }
-    starts[k] = requireEpochMs(own(entry, 'start'), `${name}: start`);
-    const price = own(entry, 'price');
+    starts[k] = requireEpochMs(ownField(entry, 'start'), `${name}: start`);
+    const price = ownField(entry, 'price');
     if (typeof price !== 'number' || !Number.isFinite(price)) {
       const got = price === undefined ? 'nothing' : typeof price === 'string' ? `the string ${describe(price)}` : describe(price);
-      throw new TypeError(`${name} (${new Date(starts[k]).toISOString()}): price must be a finite number per kWh, got ${got}`);
+      throw new TypeError(`${name} (${instantText(starts[k])}): price must be a finite number per kWh, got ${got}`);
     }
     prices[k] = price;
-    const end = own(entry, 'end');
+    const end = ownField(entry, 'end');
     ends[k] = end === undefined || end === null ? NaN : requireEpochMs(end, `${name}: end`);
   }
   for (let k = 0; k < n; k++) {
-    const at = new Date(starts[k]).toISOString();
+    const at = instantText(starts[k]);
     if (k + 1 < n && !(starts[k + 1] > starts[k])) {
       const what = starts[k + 1] === starts[k] ? 'starts at the same instant as' : 'starts before';
       throw new RangeError(
-        `price list entry ${k + 1} (${new Date(starts[k + 1]).toISOString()}) ${what} entry ${k} (${at}): entries must be in time order, each instant once`,
+        `price list entry ${k + 1} (${instantText(starts[k + 1])}) ${what} entry ${k} (${at}): entries must be in time order, each instant once`,
       );
     }
     if (ends[k] !== ends[k]) {
@@ -142,11 +140,10 @@ export function priceList(entries: unknown, options: PriceListOptions = {}): Pri
       else if (resolution !== undefined) ends[k] = starts[k] + resolution;
       else throw new TypeError(`price list entry ${k} (${at}), the last, needs an end (or give the list's resolution)`);
     }
-    if (!(ends[k] > starts[k]))
-      throw new RangeError(`price list entry ${k} (${at}) ends (${new Date(ends[k]).toISOString()}) before it starts`);
+    if (!(ends[k] > starts[k])) throw new RangeError(`price list entry ${k} (${at}) ends (${instantText(ends[k])}) before it starts`);
     if (k + 1 < n && ends[k] > starts[k + 1]) {
       throw new RangeError(
-        `price list entry ${k} (${at}) ends after entry ${k + 1} starts (${new Date(starts[k + 1]).toISOString()}): entries must not overlap`,
+        `price list entry ${k} (${at}) ends after entry ${k + 1} starts (${instantText(starts[k + 1])}): entries must not overlap`,
       );
     }
   }
