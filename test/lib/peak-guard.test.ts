@@ -54,7 +54,89 @@ describe('easy-peak guard', () => {
   });
 });
 
+describe('easy-peak guard: the shed load', () => {
+  const W = { from: 0, to: 15 * MIN };
+  it('learns it from the drop at shed; then restores only when it fits in the rest of the window', () => {
+    const guard = new PeakGuard({ marginPercent: 0, hysteresisPercent: 0 });
+    // 8 kW against 6: shed (no load known: on the projection)
+    should(guard.evaluate({ projectedKw: 8, limitKw: 6, fresh: true, now: 10_000, window: W, at: 10_000, powerKw: 8 })).match({
+      state: 'shed',
+      changed: true,
+      shedKw: null,
+    });
+    // 30 s later the power is 2.1 kW: 5.9 kW learned; 2 kW projected, but 5.9 back on for 14 min does not fit under 6
+    const d = guard.evaluate({ projectedKw: 2.4, limitKw: 6, fresh: true, now: 80_000, window: W, at: 80_000, powerKw: 2.1 });
+    should(d).match({ state: 'shed', changed: false, reason: 'projected near the limit with the shed load' });
+    should(d.shedKw).be.approximately(5.9, 1e-9);
+    // near the end it fits: 2.4 + 5.9 * 60 / 900 = 2.79 <= 6
+    should(guard.evaluate({ projectedKw: 2.4, limitKw: 6, fresh: true, now: 14 * MIN, window: W, at: 14 * MIN, powerKw: 2.1 })).match({
+      state: 'restore',
+      changed: true,
+      reason: 'the shed load fits in the window',
+    });
+    // with the load known it sheds at the latest safe moment: 7 kW projected 10 minutes before the end is not yet due
+    const late = { window: { from: 15 * MIN, to: 30 * MIN }, fresh: true, limitKw: 6, powerKw: 7 };
+    should(guard.evaluate({ ...late, projectedKw: 7, now: 20 * MIN, at: 20 * MIN }).state).equal('restore');
+    // …but 80 s before the end it is: 7 - 5.9 * 5 / 900 > 6
+    should(guard.evaluate({ ...late, projectedKw: 7, now: 28 * MIN + 40_000, at: 28 * MIN + 40_000 }).state).equal('shed');
+  });
+
+  it('unknown (no drop: the heater was off), it restores at the next window’s start, not before', () => {
+    const guard = new PeakGuard({ marginPercent: 0, hysteresisPercent: 0 });
+    guard.evaluate({ projectedKw: 8, limitKw: 6, fresh: true, now: 10_000, window: W, at: 10_000, powerKw: 8 });
+    should(guard.evaluate({ projectedKw: 1, limitKw: 6, fresh: true, now: 5 * MIN, window: W, at: 5 * MIN, powerKw: 8 })).match({
+      state: 'shed',
+      reason: 'shed until the window ends',
+    });
+    const next = { from: 15 * MIN, to: 30 * MIN };
+    should(guard.evaluate({ projectedKw: 1, limitKw: 6, fresh: true, now: 15 * MIN, window: next, at: 15 * MIN, powerKw: 1 })).match({
+      state: 'restore',
+      changed: true,
+      reason: 'a new window',
+    });
+  });
+
+  it('a window that cannot raise the bill: restores, never sheds', () => {
+    const guard = new PeakGuard({ marginPercent: 0, hysteresisPercent: 0, shedKw: 6 }, { state: 'shed', changedAt: 0 });
+    const d = guard.evaluate({
+      projectedKw: 50,
+      limitKw: null,
+      fresh: true,
+      now: MIN,
+      window: W,
+      at: MIN,
+      noLimit: 'this window cannot raise the bill',
+    });
+    should(d).match({ state: 'restore', changed: true, reason: 'this window cannot raise the bill' });
+  });
+});
+
 describe('easy-peak settings', () => {
+  it('reads the bill, and names what is wrong', () => {
+    should(peakSettings({ basis: 'rolling', billFloorKw: '2.5', pricePerKw: '4.44', holidays: '2026-12-25, 2026-12-26' }).bill).eql({
+      holidays: ['2026-12-25', '2026-12-26'],
+      basis: 'rolling',
+      rollingPeriods: 12,
+      floorKw: 2.5,
+      ratchet: null,
+      pricePerKw: 4.44,
+      steps: null,
+    });
+    should(peakSettings({ priceSteps: '2:275, 5:375, *:450', ratchetPercent: '80' }).bill).match({
+      steps: [{ uptoKw: 2, amount: 275 }, { uptoKw: 5, amount: 375 }, { amount: 450 }],
+      ratchet: { percent: 80, periods: 11 },
+    });
+    should(peakSettings({ shedKw: '6' }).shedKw).equal(6);
+    should(() => peakSettings({ priceSteps: '2:275, 5' })).throw(/^price steps must read "up to kW: amount"/);
+    should(() => peakSettings({ priceSteps: '5:275, 2:375, *:1' })).throw(/^the bill: steps\[1\]\.uptoKw must be above/);
+    should(() => peakSettings({ priceSteps: '5:275' })).throw(/^the bill: steps: the last one has no uptoKw/);
+    should(() => peakSettings({ priceSteps: '*:275', pricePerKw: '3' })).throw(/a price per kW or price steps, not both/);
+    should(() => peakSettings({ holidays: '2026-02-30' })).throw(/^the bill: holidays\[0\] must be a date YYYY-MM-DD/);
+    should(() => peakSettings({ basis: 'avg' })).throw(/^the billed kW must be "period", "rolling" or "year-max"/);
+    should(() => peakSettings({ ratchetPercent: '120' })).throw(/^the ratchet \(%\) must be a number from 0 to 100/);
+    should(() => peakSettings({ shedKw: '0' })).throw(/^the shed load \(kW\) must be a number/);
+  });
+
   it('reads the dialog, and names the setting that is wrong', () => {
     should(peakSettings({})).match({
       minutes: 15,

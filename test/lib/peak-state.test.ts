@@ -69,14 +69,41 @@ describe('easy-peak stored state', () => {
     return [a, b];
   }
 
-  it('reads back what it wrote, ids such as __proto__ included', () => {
-    const stored = encodePeaks(meters(), newSite(), { state: 'shed', changedAt: t0 + 30 * MIN }, scope, CLOCKS);
+  it('reads back what it wrote, ids such as __proto__ included; the months before and the learned shed load too', () => {
+    const site = newSite();
+    const jan = Date.parse('2026-01-01T00:00:00+01:00');
+    const feb = Date.parse('2026-02-01T00:00:00+01:00');
+    site.history = [
+      { from: jan, value: 4.25 },
+      { from: feb, value: null },
+    ];
+    const guard = {
+      state: 'shed' as const,
+      changedAt: t0 + 30 * MIN,
+      learnedKw: 5.9,
+      shed: { window: t0 + 30 * MIN, at: t0 + 30 * MIN + 10_000, powerKw: 12.5, learned: true },
+    };
+    const stored = encodePeaks(meters(), site, guard, scope, CLOCKS);
     const back = decodePeaks(JSON.parse(JSON.stringify(stored)), { ...scope, maxMeters: 128 }, t0 + 41 * MIN, MONO);
     should(back.problem).equal(null);
     should(withoutClocks(back.meters)).eql(withoutClocks(meters()));
     // no clock was known: the newest reading's age is judged by its stamp, as if it arrived then
     should(back.meters.map((m) => m.clock!.arrived)).eql([MONO - MIN, MONO - MIN]);
-    should(back.guard).eql({ state: 'shed', changedAt: t0 + 30 * MIN });
+    should(back.guard).eql(guard);
+    should(back.site!.history).eql(site.history);
+    // tampered: months out of order, a month that is not one, a negative value, a learned load of -1: the site or the guard dropped, said
+    const line = JSON.parse(stored.site);
+    for (const [at, bad, what] of [
+      [6, [feb, 1, jan, 2], "the site's peaks"],
+      [6, [feb + 1, 1], "the site's peaks"],
+      [6, [jan, -3], "the site's peaks"],
+      [7, [-1, null], "the guard's state"],
+    ] as const) {
+      const tampered = [...line];
+      tampered[at] = bad;
+      const read = decodePeaks({ ...stored, site: JSON.stringify(tampered) }, { ...scope, maxMeters: 128 }, t0 + 41 * MIN, MONO);
+      should(read.problem).match(new RegExp(what));
+    }
   });
 
   it('reads back a meter of any name the node counted; a line longer than MAX_STORED_LINE_CHARS is dropped unparsed', () => {

@@ -135,9 +135,9 @@ describe('easy-peak node', function () {
     should(windowEnergy / 0.25).be.above(10);
   });
 
-  it('restores with hysteresis, at most one change a minute, and does not flap on noisy power', async () => {
+  it('restores with hysteresis once the shed load (2 kW, set) fits in the window, at most one change a minute, and does not flap on noisy power', async () => {
     clock = installClock(T0 - MIN);
-    const { out, guard } = await load();
+    const { out, guard } = await load({ shedKw: '2' });
     await readingAt(T0, 100);
     await out.next(1);
     // 12 kW: shed at once
@@ -160,7 +160,7 @@ describe('easy-peak node', function () {
 
   it('waits for the minute since the last change, then changes without a reading to wake it', async () => {
     clock = installClock(T0 - MIN);
-    const { out, guard } = await load({ hysteresisPercent: '0' });
+    const { out, guard } = await load({ hysteresisPercent: '0', shedKw: '1' });
     await readingAt(T0, 100);
     await out.next(1);
     let { value } = await feed(T0, 100, 1, 10_000, () => 12, out); // shed at T0 + 10 s
@@ -211,7 +211,7 @@ describe('easy-peak node', function () {
 
   it('a gateway clock 6 minutes slow: its readings are fresh as they arrive, 8 kW against 5 kW sheds and stays shed; said once; silent, stale after "stale after"', async () => {
     clock = installClock(T0);
-    const { node, out, guard } = await load({ limitKw: '5' });
+    const { node, out, guard } = await load({ limitKw: '5', shedKw: '3' }); // shedding 3 of 8 kW never fits under 5: shed throughout
     const SLOW = 6 * MIN;
     let value = 100;
     const sent: Array<Record<string, any>> = [];

@@ -8,6 +8,7 @@ import type { DemandWindow } from '../../engine/peak/demand';
 import { monthlyPeaks, PeakWindow } from '../../engine/peak/monthly-peaks';
 import { HOUR_MS, localPeriod } from '../../engine/time/time';
 import type { PeakSettings } from './peak-settings';
+import { billedKw, chargeAmount, chargeContext, ChargeRule, PeriodValue, raiseThreshold } from '../../engine/peak/billing';
 
 export type Peak = PeakWindow;
 
@@ -17,7 +18,7 @@ export interface MonthPeaks {
   peaks: Peak[];
 }
 
-export type RankSettings = Pick<PeakSettings, 'top' | 'distinctDays' | 'when'> & { timezone: string };
+export type RankSettings = Pick<PeakSettings, 'top' | 'distinctDays' | 'when'> & { timezone: string; holidays?: string[] };
 
 /** The local month holding instant `at`. */
 export const monthOf = (at: number, timezone: string): { from: number; to: number } => localPeriod('month', at, { timezone });
@@ -55,6 +56,7 @@ export function addClosedWindow(
     top: rank.top,
     distinctDays: rank.distinctDays,
     ...(rank.when ? { when: rank.when } : {}),
+    ...(rank.holidays?.length ? { holidays: rank.holidays } : {}),
   });
   const mine = ranked.find((m) => m.from === bounds.from);
   const peaks = (mine?.peaks ?? []).map((p) => ({ from: p.from, to: p.to, kw: p.kw }));
@@ -66,4 +68,15 @@ export function monthAt(month: MonthPeaks | null, at: number, timezone: string):
   if (month && at >= month.from && at < month.to) return month; // most readings: no zone arithmetic
   const bounds = monthOf(at, timezone);
   return month && month.from === bounds.from ? month : { ...bounds, peaks: [] };
+}
+
+/**
+ * The bill of `month` (semantics rule 45) after the months before (`history`): the billed kW
+ * and the demand charge so far, and the kW the window starting at `from` must beat to raise
+ * it (rule 46; Infinity: it cannot).
+ */
+export function monthBill(charge: ChargeRule, month: MonthPeaks, history: PeriodValue[], from: number) {
+  const ctx = chargeContext(charge, month.from, history);
+  const billed = billedKw(charge, monthValue(month), ctx);
+  return { billedKw: billed, amount: chargeAmount(charge, billed), raiseKw: raiseThreshold(charge, month.peaks, from, ctx) };
 }

@@ -4,6 +4,7 @@
 import { typedValue } from '../common/typed-value';
 import { DEMAND_MINUTES, DemandMinutes } from '../../engine/peak/demand-window';
 import { monthlyPeaks, PeakHours } from '../../engine/peak/monthly-peaks';
+import { BilledBasis, chargeRule, ChargeRule, DemandCharge } from '../../engine/peak/billing';
 import { maxPowerSetting } from '../common/node-settings';
 
 export type { DemandMinutes } from '../../engine/peak/demand-window';
@@ -33,6 +34,21 @@ export interface PeakSettings {
   maxPowerKw: number;
   shedValue: unknown;
   restoreValue: unknown;
+  /** The load the relay sheds (kW); null: learned from the drop at shed. */
+  shedKw: number | null;
+  /** How the bill is made from the periods' peaks (semantics rule 45); the guard keeps under what would raise it (rule 46). */
+  bill: BillSettings;
+}
+
+export interface BillSettings {
+  holidays: string[];
+  basis: BilledBasis;
+  rollingPeriods: number;
+  floorKw: number;
+  ratchet: { percent: number; periods: number } | null;
+  /** Per billed kW, or a fixed amount per step; neither: no amount (0). */
+  pricePerKw: number | null;
+  steps: Array<{ uptoKw?: number; amount: number }> | null;
 }
 
 const text = (x: unknown): string => (typeof x === 'string' ? x.trim() : typeof x === 'number' ? String(x) : '');
@@ -53,6 +69,65 @@ function weekdaysSetting(raw: unknown): number[] | undefined {
   if (days.some((d) => Number.isNaN(d)))
     throw new Error(`weekdays must be ISO weekdays 1 (Monday) to 7 (Sunday), such as 1,2,3,4,5, got ${JSON.stringify(raw)}`);
   return days;
+}
+
+/** Price steps written `2:275, 5:375, 10:450, *:2100` (up to kW : amount; `*` the last, every kW above). */
+function stepsSetting(raw: unknown): BillSettings['steps'] {
+  const t = text(raw);
+  if (t === '') return null;
+  return t.split(/\s*,\s*/).map((part) => {
+    const m = /^(\*|\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)$/.exec(part);
+    if (!m) throw new Error(`price steps must read "up to kW: amount", such as 2:275, 5:375, *:450; got ${JSON.stringify(part)}`);
+    return m[1] === '*' ? { amount: Number(m[2]) } : { uptoKw: Number(m[1]), amount: Number(m[2]) };
+  });
+}
+
+/** The bill's settings (semantics rule 45), checked as demandCharges checks a charge. */
+function billSettings(config: Record<string, unknown>): BillSettings {
+  const basis = text(config.basis) || 'period';
+  if (basis !== 'period' && basis !== 'rolling' && basis !== 'year-max')
+    throw new Error(`the billed kW must be "period", "rolling" or "year-max", got ${JSON.stringify(config.basis)}`);
+  const rollingPeriods = numberSetting(config.rollingPeriods, 'the periods averaged', 1, 24, 12)!;
+  const ratchetPercent = numberSetting(config.ratchetPercent, 'the ratchet (%)', 0, 100, null);
+  const ratchetPeriods = numberSetting(config.ratchetPeriods, 'the ratchet periods', 1, 24, 11)!;
+  if (!Number.isInteger(rollingPeriods) || !Number.isInteger(ratchetPeriods))
+    throw new Error('the periods averaged and the ratchet periods must be whole numbers');
+  const steps = stepsSetting(config.priceSteps);
+  const pricePerKw = numberSetting(config.pricePerKw, 'the price per kW', 0, 1e9, null);
+  if (steps && pricePerKw !== null) throw new Error('the demand charge takes a price per kW or price steps, not both');
+  const holidays = text(config.holidays) === '' ? [] : text(config.holidays).split(/[\s,]+/);
+  return {
+    holidays,
+    basis,
+    rollingPeriods,
+    floorKw: numberSetting(config.billFloorKw, 'the billed kW at least', 0, 1e6, 0)!,
+    ratchet: ratchetPercent === null || ratchetPercent === 0 ? null : { percent: ratchetPercent, periods: ratchetPeriods },
+    pricePerKw,
+    steps,
+  };
+}
+
+/** The bill as the engine's demand charge (one charge: the node's peaks, its bill settings). */
+export function billCharge(settings: Pick<PeakSettings, 'top' | 'distinctDays' | 'when' | 'bill'>, timezone: string): ChargeRule {
+  const { bill } = settings;
+  const charge: DemandCharge = {
+    top: settings.top,
+    distinctDays: settings.distinctDays,
+    ...(settings.when ? { when: settings.when } : {}),
+    holidays: bill.holidays,
+    basis: bill.basis,
+    rollingPeriods: bill.rollingPeriods,
+    floorKw: bill.floorKw,
+    ...(bill.ratchet ? { ratchet: bill.ratchet } : {}),
+    ...(bill.steps ? { steps: bill.steps } : { pricePerKw: bill.pricePerKw ?? 0 }),
+  };
+  try {
+    return chargeRule(charge, 0, { timezone }); // the node's periods are calendar months
+  } catch (err) {
+    // the engine names its option (charges[0].steps[1].uptoKw): said with the node's words before it
+    // eslint-disable-next-line preserve-caught-error
+    throw new Error(`the bill: ${(err as Error).message.replace(/^charges\[0\]\.?/, '')}`);
+  }
 }
 
 /** The node's settings, or an Error a user understands naming the first setting that is wrong. */
@@ -86,7 +161,8 @@ export function peakSettings(config: Record<string, unknown>): PeakSettings {
       throw new Error(`count only: ${(err as Error).message}`);
     }
   }
-  return {
+  const bill = billSettings(config);
+  const settings: PeakSettings = {
     minutes: minutes as DemandMinutes,
     top,
     distinctDays: config.distinctDays === true || config.distinctDays === 'true',
@@ -100,12 +176,21 @@ export function peakSettings(config: Record<string, unknown>): PeakSettings {
     maxPowerKw: maxPowerSetting(config.maxPowerKw),
     shedValue: config.shedType === undefined ? 'shed' : typedValue(config.shedValue, config.shedType, 'the shed value'),
     restoreValue: config.restoreType === undefined ? 'restore' : typedValue(config.restoreValue, config.restoreType, 'the restore value'),
+    shedKw: numberSetting(config.shedKw, 'the shed load (kW)', 0.001, 1e6, null),
+    bill,
   };
+  billCharge(settings, 'UTC'); // checked as the engine checks it, so a wrong step or holiday is said at deploy
+  return settings;
 }
 
-/** The limit the guard keeps under: the fixed kW, or the month's peak value but at least the floor (null: none yet). */
-export function limitOf(settings: Pick<PeakSettings, 'limit' | 'limitKw' | 'floorKw'>, monthValue: number | null): number | null {
+/**
+ * The limit the guard keeps under: the fixed kW, or the kW a window must beat to raise the
+ * bill (`raiseKw`, semantics rule 46) but at least the floor (null: none yet, or nothing this
+ * window can raise: raiseKw Infinity).
+ */
+export function limitOf(settings: Pick<PeakSettings, 'limit' | 'limitKw' | 'floorKw'>, raiseKw: number | null): number | null {
   if (settings.limit === 'fixed') return settings.limitKw;
-  const limit = Math.max(monthValue ?? 0, settings.floorKw);
+  if (raiseKw === Infinity) return null;
+  const limit = Math.max(raiseKw ?? 0, settings.floorKw);
   return limit > 0 ? limit : null;
 }

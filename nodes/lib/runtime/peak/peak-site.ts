@@ -9,7 +9,8 @@ import { HOUR_MS } from '../../engine/time/time';
 import { shortText } from '../../engine/common/format';
 import { EnergyUnit, meterName } from '../common/meter-reading';
 import { isFresh, MeterPeaks, projectMeter, WindowScope } from './peak-meter';
-import { addClosedWindow, MonthPeaks } from './peak-month';
+import { addClosedWindow, MonthPeaks, monthValue } from './peak-month';
+import type { PeriodValue } from '../../engine/peak/billing';
 
 /** A window some meters have closed, waiting for the others. */
 export interface PendingWindow {
@@ -26,6 +27,8 @@ export interface SiteState {
   /** Windows ending at or before this are closed for the site: late shares of them are not counted. */
   closedUntil: number;
   month: MonthPeaks | null;
+  /** The values of the months before (oldest first, at most MAX_HISTORY): what a rolling average, the year's maximum and a ratchet look back on. */
+  history: PeriodValue[];
 }
 
 export interface SiteNow {
@@ -39,7 +42,10 @@ export interface SiteNow {
   stale: MeterPeaks[];
 }
 
-export const newSite = (): SiteState => ({ pending: new Map(), closedUntil: -Infinity, month: null });
+export const newSite = (): SiteState => ({ pending: new Map(), closedUntil: -Infinity, month: null, history: [] });
+
+/** The months kept for looking back: the most a bill looks back (24 periods) and the one before. */
+export const MAX_HISTORY = 25;
 
 /** At most this many windows wait for lagging meters; older ones are closed (incomplete). */
 export const MAX_PENDING = 500;
@@ -55,6 +61,7 @@ export function rebaseSite(site: SiteState, now: number, scope: WindowScope): vo
   for (const [from, p] of [...site.pending]) if (p.to > current.from) site.pending.delete(from);
   site.closedUntil = Math.min(site.closedUntil, current.from);
   if (site.month && site.month.from > now) site.month = null;
+  site.history = site.history.filter((h) => h.from <= now);
 }
 
 /** A meter's closed window, added to the site's sum for that window. */
@@ -108,6 +115,10 @@ export function closeDue(
     };
     closed.push(w);
     const added = addClosedWindow(site.month, w, scope);
+    if (site.month && added.month.from > site.month.from) {
+      // a new month: the one before is over, its value kept for the bill's look back
+      site.history = [...site.history, { from: site.month.from, value: monthValue(site.month) }].slice(-MAX_HISTORY);
+    }
     site.month = added.month;
     months.push(added.month);
     newPeak ||= added.newPeak;

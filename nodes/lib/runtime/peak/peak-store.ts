@@ -15,7 +15,8 @@ import type { GuardMemory } from './peak-guard';
 import type { MeterPeaks, WindowScope } from './peak-meter';
 import { MonthPeaks, monthOf, Peak } from './peak-month';
 import type { PendingWindow, SiteState } from './peak-site';
-import { MAX_PENDING } from './peak-site';
+import { MAX_HISTORY, MAX_PENDING } from './peak-site';
+import type { PeriodValue } from '../../engine/peak/billing';
 
 /** What the peaks were counted with: stored peaks of other settings are not this node's. */
 export interface StoreScope extends WindowScope {
@@ -42,7 +43,8 @@ export interface RestoredPeaks {
   newest: number | null;
 }
 
-const scopeText = (s: WindowScope): string => JSON.stringify([s.timezone, s.minutes, s.top, s.distinctDays, s.when ?? null]);
+const scopeText = (s: WindowScope): string =>
+  JSON.stringify([s.timezone, s.minutes, s.top, s.distinctDays, s.when ?? null, ...(s.holidays?.length ? [s.holidays] : [])]);
 const flatPeaks = (month: MonthPeaks | null): number[] => (month ? month.peaks.flatMap((p) => [p.from, p.to, p.kw]) : []);
 
 type MeterLine = [
@@ -66,7 +68,18 @@ type MeterLine = [
 
 /** A gateway clock stored as further behind than this (a zone mistake is at most 14 hours) or ahead beyond MAX_CLOCK_AHEAD_MS is tampered. */
 const MAX_STORED_LAG_MS = DAY_MS;
-type SiteLine = [number | null, number[], number[], number, 'shed' | 'restore', number | null];
+type SiteLine = [
+  number | null,
+  number[],
+  number[],
+  number,
+  'shed' | 'restore',
+  number | null,
+  /** The months before, `[from, value]` flat (value null: none); a line of 6 has none. */
+  Array<number | null>,
+  /** The guard's learned shed load and its last shed `[window, at, powerKw, learned]`; a line of 6 or 7 has none. */
+  [number | null, [number, number, number | null, 0 | 1] | null],
+];
 
 /** `clocks`: this machine's wall and monotonic clocks now (the meters' arrivals are monotonic). */
 export function encodePeaks(
@@ -104,6 +117,8 @@ export function encodePeaks(
     Number.isFinite(site.closedUntil) ? site.closedUntil : 0,
     guard.state,
     Number.isFinite(guard.changedAt) ? guard.changedAt : null,
+    site.history.flatMap((h) => [h.from, h.value]),
+    [guard.learnedKw ?? null, guard.shed ? [guard.shed.window, guard.shed.at, guard.shed.powerKw, guard.shed.learned ? 1 : 0] : null],
   ];
   return { version: 1, scope: scopeText(scope), meters: lines, site: JSON.stringify(siteLine) };
 }
@@ -178,11 +193,40 @@ function readMeter(
   };
 }
 
+/** The months before, as stored: each a month of this zone before the current one, in order, with a value null or at least 0; null if any is wrong. */
+function readHistory(flat: unknown, month: MonthPeaks | null, scope: WindowScope, now: number): PeriodValue[] | null {
+  if (!Array.isArray(flat) || flat.length % 2 !== 0 || flat.length / 2 > MAX_HISTORY) return null;
+  const out: PeriodValue[] = [];
+  for (let i = 0; i < flat.length; i += 2) {
+    const [from, value] = [flat[i], flat[i + 1]];
+    if (!isStoredInstant(from, now) || monthOf(from, scope.timezone).from !== from) return null;
+    if (value !== null && !(isFiniteNumber(value) && value >= 0)) return null;
+    if ((out.length > 0 && from <= out[out.length - 1].from) || (month && from >= month.from)) return null;
+    out.push({ from, value });
+  }
+  return out;
+}
+
+/** The guard's learned shed load and last shed, as stored; null if wrong. */
+function readGuardExtra(raw: unknown, now: number): Pick<GuardMemory, 'learnedKw' | 'shed'> | null {
+  if (!Array.isArray(raw) || raw.length !== 2) return null;
+  const [learnedKw, shed] = raw;
+  if (learnedKw !== null && !(isFiniteNumber(learnedKw) && learnedKw > 0 && learnedKw <= 1e6)) return null;
+  if (shed === null) return { learnedKw, shed: null };
+  if (!Array.isArray(shed) || shed.length !== 4) return null;
+  const [window, at, powerKw, learned] = shed;
+  if (!isStoredInstant(window, now) || !isStoredInstant(at, now) || (learned !== 0 && learned !== 1)) return null;
+  if (powerKw !== null && !isFiniteNumber(powerKw)) return null;
+  return { learnedKw, shed: { window, at, powerKw, learned: learned === 1 } };
+}
+
 function readSite(text: unknown, scope: WindowScope, now: number): { site: SiteState; guard: GuardMemory | null; newest: number } | null {
   const line = parse(text);
-  if (!line || line.length !== 6) return null;
-  const [monthFrom, peaks, pendingFlat, closedUntil, state, changedAt] = line;
+  if (!line || line.length < 6 || line.length > 8) return null;
+  const [monthFrom, peaks, pendingFlat, closedUntil, state, changedAt, historyFlat = [], guardExtra = [null, null]] = line;
   const month = readMonth(monthFrom, peaks, scope, now);
+  const history = month === undefined ? null : readHistory(historyFlat, month, scope, now);
+  if (history === null) return null;
   if (month === undefined || !Array.isArray(pendingFlat) || pendingFlat.length % 4 !== 0 || pendingFlat.length / 4 > MAX_PENDING)
     return null;
   // 0 is "nothing closed yet"; else a window's end, an instant near now (a huge one would drop every later window)
@@ -196,13 +240,14 @@ function readSite(text: unknown, scope: WindowScope, now: number): { site: SiteS
     if (!Number.isInteger(reported) || (reported as number) < 1 || (complete !== 0 && complete !== 1)) return null;
     pending.set(w.from, { ...w, energy, reported: reported as number, complete: complete === 1 });
   }
-  const site: SiteState = { pending, closedUntil: closedUntil === 0 ? -Infinity : closedUntil, month };
-  const guardOk = (state === 'shed' || state === 'restore') && (changedAt === null || isStoredInstant(changedAt, now));
+  const site: SiteState = { pending, closedUntil: closedUntil === 0 ? -Infinity : closedUntil, month, history };
+  const extra = readGuardExtra(guardExtra, now);
+  const guardOk = (state === 'shed' || state === 'restore') && (changedAt === null || isStoredInstant(changedAt, now)) && extra !== null;
   // a change stored under a later clock counts as made now: the minute since it waits no longer than that
   const changed = changedAt === null ? -Infinity : Math.min(changedAt as number, now);
   return {
     site,
-    guard: guardOk ? { state: state as GuardMemory['state'], changedAt: changed } : null,
+    guard: guardOk ? { state: state as GuardMemory['state'], changedAt: changed, ...extra } : null,
     newest: Math.max(site.closedUntil, guardOk && changedAt !== null ? (changedAt as number) : -Infinity),
   };
 }

@@ -12,7 +12,7 @@ import { SAVE_EVERY_MS, ThrottledSave } from '../common/throttled-save';
 import { GuardDecision, PeakGuard } from './peak-guard';
 import { advanceMeter, MeterPeaks, newMeter, projectMeter, rebaseMeter, WindowScope } from './peak-meter';
 import { arrive, ClockReports, staleFrom } from './peak-clock';
-import { monthAt, MonthPeaks, monthValue } from './peak-month';
+import { monthAt, monthBill, MonthPeaks, monthValue } from './peak-month';
 import {
   closedCharts,
   closedPayload,
@@ -28,7 +28,9 @@ import {
   windowPayload,
   windowRecord,
 } from './peak-output';
-import { limitOf, PeakSettings } from './peak-settings';
+import { billCharge, limitOf, PeakSettings } from './peak-settings';
+import type { ChargeRule } from '../../engine/peak/billing';
+import { roundAmount } from '../../engine/common/format';
 import {
   closeDue,
   newSite,
@@ -98,6 +100,8 @@ export class PeakStream {
   private site: SiteState = newSite();
   private guard: PeakGuard;
   private readonly scope: WindowScope;
+  /** The bill as the engine's demand charge (semantics rule 45): what a window must beat to raise it (rule 46). */
+  private readonly charge: ChargeRule;
   private readonly maxMeters: number;
   private readonly saver: ThrottledSave;
   private readonly overLimit: RefusalBurst;
@@ -121,8 +125,10 @@ export class PeakStream {
       top: settings.top,
       distinctDays: settings.distinctDays,
       when: settings.when,
+      holidays: settings.bill.holidays,
       maxPowerKw: settings.maxPowerKw,
     };
+    this.charge = billCharge(settings, opts.timezone);
     this.maxMeters = opts.maxMeters ?? MAX_METERS;
     this.mono = opts.monotonic ?? (() => performance.now());
     this.clockReports = new ClockReports(opts.warn);
@@ -265,12 +271,19 @@ export class PeakStream {
   private evaluate(now: number, mono: number) {
     const site = siteNow(this.meters.values(), this.scope, mono, this.opts.settings.staleMs);
     const month = site ? monthAt(this.site.month, site.window.from, this.opts.timezone) : null;
-    const limitKw = limitOf(this.opts.settings, monthValue(month));
+    const bill = site && month ? monthBill(this.charge, month, this.site.history, site.window.from) : null;
+    const counts = bill !== null && bill.raiseKw !== Infinity;
+    const limitKw = site && !counts && this.opts.settings.limit === 'fixed' ? null : limitOf(this.opts.settings, bill?.raiseKw ?? null);
+    const power = site ? sitePowerKw(this.meters.values()) : null;
     const decision = this.guard.evaluate({
       projectedKw: site?.projectedKw ?? null,
       limitKw,
       fresh: site !== null && site.stale.length === 0,
       now,
+      window: site?.window ?? null,
+      at: site?.newest,
+      powerKw: power,
+      noLimit: site && !counts ? 'this window cannot raise the bill' : undefined,
     });
     if (decision.changed) this.saver.changed();
     const fields = guardFields({ decision, limitKw, site });
@@ -279,14 +292,18 @@ export class PeakStream {
     const value = decision.state === 'shed' ? this.opts.settings.shedValue : this.opts.settings.restoreValue;
     const guardMessage: GuardMessage | null = send ? { topic: 'guard', payload: value, ...fields, changed: decision.changed } : null;
     this.armRecheck(decision, site, now, mono);
-    const power = site ? sitePowerKw(this.meters.values()) : null;
     const sitePart =
-      site && month
+      site && month && bill
         ? {
             meters: this.meters.size,
             unit: this.siteUnit(),
             window: windowPayload(site.window, site, power, false),
             month: monthPayload(month),
+            bill: {
+              billedKw: roundAmount(bill.billedKw),
+              demandCharge: roundAmount(bill.amount),
+              raisedAboveKw: bill.raiseKw === Infinity ? null : roundAmount(bill.raiseKw),
+            },
           }
         : null;
     if (sitePart?.window) sitePart.window.complete = siteCovered(this.meters.values(), site!.window);
