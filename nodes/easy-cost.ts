@@ -22,7 +22,8 @@ import { CostStream, StoredAhead } from './lib/runtime/cost/cost-stream';
 import type { AccountHub, TariffSnapshot } from './lib/runtime/account/hub';
 import { SensorFollower } from './lib/runtime/tariff/sensor-follower';
 import { PacedStatus } from './lib/runtime/common/paced-status';
-import { findTariff, tariffById } from './lib/runtime/common/tariff-lookup';
+import { findTariff, tariffById, TariffsSeen } from './lib/runtime/common/tariff-lookup';
+import { costSiteBatch, exportSettings, exportTariffFor, isSitePayload } from './lib/runtime/cost/cost-export';
 import { nodeRecords } from './lib/runtime/common/records-output';
 import type { Node, NodeAPI, NodeDef, NodeMessage, Outgoing } from './lib/runtime/common/red-types';
 
@@ -49,9 +50,12 @@ export = function register(RED: NodeAPI): void {
     // rule 10: a rise faster than this between two readings of a meter is a jump, not usage
     let maxPowerKw = maxPowerSetting('');
     let setting: string | null = null;
+    // rule 47: which meters export, and what export earns
+    let exporting = exportSettings({});
     try {
       dailyCharge = dailyChargeSetting(config.dailyCharge);
       maxPowerKw = maxPowerSetting(config.maxPowerKw);
+      exporting = exportSettings(config);
     } catch (err) {
       setting = (err as Error).message;
     }
@@ -83,6 +87,8 @@ export = function register(RED: NodeAPI): void {
       log: (text) => node.log(text),
       ahead,
       maxPowerKw,
+      exportMeters: exporting.meters,
+      exportPricing: { exportVat: exporting.exportVat, floorAtZero: exporting.floorAtZero, key: exporting.key },
     });
     // stream mode reads the live values of the sensors its tariff's rules read
     const reports = new StreamReports(
@@ -101,15 +107,18 @@ export = function register(RED: NodeAPI): void {
       }
     });
 
+    async function tariffs(): Promise<TariffsSeen> {
+      return snapshot && snapshot.fetchedAt !== null ? snapshot : await hub.refreshTariffs();
+    }
+
     async function tariff(): Promise<ReturnType<typeof findTariff>> {
-      const current = snapshot && snapshot.fetchedAt !== null ? snapshot : await hub.refreshTariffs();
-      return findTariff(current, tariffId);
+      return findTariff(await tariffs(), tariffId);
     }
 
     async function onStream(msg: NodeMessage): Promise<Outgoing> {
       const t = await tariff();
       if (await reports.takesMessage(msg, t, Date.now())) return null;
-      const counted = await stream.handle(msg, t, Date.now());
+      const counted = await stream.handle(msg, t, Date.now(), exportTariffFor(exporting, t, await tariffs()));
       if (!counted) return null;
       // the month-end projection, the daily charge and the generator report beside the totals
       const out = await reports.addTo(counted, stream, t);
@@ -120,6 +129,20 @@ export = function register(RED: NodeAPI): void {
 
     async function onBatch(msg: NodeMessage): Promise<Outgoing> {
       const t = await tariff();
+      if (isSitePayload(msg.payload)) {
+        const site = costSiteBatch(
+          msg.payload,
+          msg.sensors,
+          t,
+          exportTariffFor(exporting, t, await tariffs()),
+          exporting,
+          timezone,
+          maxPowerKw,
+        );
+        msg.payload = site.payload;
+        status.now(site.status);
+        return [msg];
+      }
       const { payload, result } = costBatch(msg.payload, msg.sensors, t, timezone, Date.now(), maxPowerKw);
       msg.payload = payload;
       status.now(costStatus(result, t, periodWords(result.from, result.to, timezone)));

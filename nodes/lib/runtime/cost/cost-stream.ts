@@ -6,27 +6,28 @@
 // number with no topic is the one default meter. Each meter's totals follow totals.ts
 // (late readings, local periods); the site is the sum over meters per period.
 import { DEFAULT_MAX_POWER_KW, MAX_METERS } from '../../engine/common/limits';
-import { computeCost, RejectedInterval } from '../../engine/cost/cost';
+import type { RejectedInterval } from '../../engine/cost/cost';
 import { groupDigits, shortText } from '../../engine/common/format';
 import { isFromFuture } from '../../engine/common/future-readings';
 import { SensorRef, Tariff } from '../../engine/tariff/tariff';
-import {
-  AddResult,
-  addReading,
-  IntervalCost,
-  MAX_KEPT,
-  newTotals,
-  PERIODS,
-  Reading,
-  rebaseTotals,
-  TotalsState,
-  windowStart,
-} from '../../engine/cost/totals';
+import { AddResult, addReading, MAX_KEPT, newTotals, PERIODS, rebaseTotals, TotalsState, windowStart } from '../../engine/cost/totals';
 import { ClockStep, clockSteps } from '../../engine/time/clock-steps';
 import { isEnergyReading, rejectedPayload, SensorHistory, streamReading } from './cost-inputs';
-import { glitchNote, meterBar, meterPayload, restoredStatus, SiteSums, siteStatus, siteSums, StreamStatus } from './stream-output';
+import {
+  glitchNote,
+  meterBar,
+  meterPayload,
+  restoredStatus,
+  SiteSums,
+  siteExportPayload,
+  siteStatus,
+  siteSums,
+  StreamStatus,
+} from './stream-output';
 import { RefusalBurst, RefusedReading } from '../common/refusal-burst';
 import { meterOf, NotMeterWarnings } from '../common/meter-reading';
+import { intervalCoster } from './cost-export';
+import { checkDirection, ExportMeters, messageDirection } from '../common/meter-direction';
 import { DroppedState, StoredAhead } from '../../engine/common/stored-checks';
 import { runInSlices } from '../../engine/common/slices';
 import {
@@ -82,9 +83,18 @@ export interface CostStreamOptions {
   ahead?: StoredAhead;
   /** Rule 10: a rise faster than this (kW) is a jump, held until a later reading decides it; default DEFAULT_MAX_POWER_KW. */
   maxPowerKw?: number;
+  /** Rule 47: the meters that count export by the setting (msg.direction overrides it). */
+  exportMeters?: ExportMeters;
+  /** How export meters are priced: VAT on export, negative prices floored; `key` names the export price in the store. */
+  exportPricing?: { exportVat: boolean; floorAtZero: boolean; key: string };
 }
 
+/** An export meter's tariff (the export tariff, or a fixed rate's flat one), or why there is none. */
+export type ExportTariff = Tariff | null;
+
 type StreamMessage = Record<string, unknown>;
+
+const NO_EXPORT_METERS = new ExportMeters(undefined);
 
 export class CostStream {
   private readonly meters = new Map<string, Meter>();
@@ -134,7 +144,13 @@ export class CostStream {
     const now = Date.now();
     let newest: number | null = null;
     if (problem === null) {
-      const scope = { timezone: this.opts.timezone, tariffId: this.opts.tariffId, maxMeters: this.maxMeters, now };
+      const scope = {
+        timezone: this.opts.timezone,
+        tariffId: this.opts.tariffId,
+        maxMeters: this.maxMeters,
+        now,
+        exportPrice: this.opts.exportPricing?.key,
+      };
       // in slices: a forged store of 128 huge meters must not hold the event loop at deploy
       const restored = await runInSlices(decodeSteps(stored, scope));
       problem = restored.problem;
@@ -180,7 +196,7 @@ export class CostStream {
   }
 
   private async save(): Promise<void> {
-    await this.opts.store.save(encodeStored(this.meters.values(), this.opts));
+    await this.opts.store.save(encodeStored(this.meters.values(), { ...this.opts, exportPrice: this.opts.exportPricing?.key }));
   }
 
   /** Hands what changed since the last save to the store now. */
@@ -218,7 +234,7 @@ export class CostStream {
    * reads (null: nothing to send), a sensor that is no meter (null, warned once), or
    * `msg.reset`. Throws an error a user understands for anything else.
    */
-  async handle(msg: StreamMessage, tariff: Tariff, now: number): Promise<StreamOutput | null> {
+  async handle(msg: StreamMessage, tariff: Tariff, now: number, exportTariff: ExportTariff = null): Promise<StreamOutput | null> {
     if (!this.ready) throw new Error('running totals are not available: they could not be set up at deploy (see the log)');
     if (msg.reset !== undefined && msg.reset !== false) return this.reset(msg, tariff);
     // a step not yet seen by the heartbeat is seen before the reading is stamped with the new clock
@@ -234,8 +250,12 @@ export class CostStream {
       this.notMeters.ignored(id);
       return null;
     }
-    const meter = this.meterFor(id);
+    const direction = messageDirection(msg, meterName(id), this.opts.exportMeters ?? NO_EXPORT_METERS);
+    checkDirection(meterName(id), direction, exportTariff !== null);
+    const meter = this.meterFor(id, direction);
     if (!meter) throw new RefusedReading(this.overLimit.refuse(meterName(id)));
+    checkDirection(meterName(id), direction, true, meter.direction ?? 'import');
+    const priced = direction === 'export' ? (exportTariff as Tariff) : tariff;
     const rejected: RejectedInterval[] = [];
     // the meter's state is replaced by the result: its lists may be updated in place
     const added: AddResult =
@@ -244,7 +264,13 @@ export class CostStream {
         : addReading(
             meter.totals,
             { ts: reading.ts, value: reading.value },
-            this.costOf(tariff, rejected),
+            intervalCoster(
+              priced,
+              this.opts.timezone,
+              this.sensors.timelines(),
+              rejected,
+              direction === 'export' ? this.opts.exportPricing : null,
+            ),
             this.maxKept,
             true,
             this.opts.maxPowerKw ?? DEFAULT_MAX_POWER_KW,
@@ -256,7 +282,8 @@ export class CostStream {
       this.saver.changed();
     }
     const site = this.site(); // once per reading: a sum over every meter
-    const payload = meterPayload(tariff, this.opts.timezone, meter, site, added, reading);
+    const payload = meterPayload(this.shownAs(priced, direction === 'export'), this.opts.timezone, meter, site, added, reading);
+    if (site.export) Object.assign(payload.site as object, siteExportPayload(site, tariff, this.shownAs(exportTariff ?? tariff, true)));
     // an interval whose energy or amounts would not be finite counts nothing: said, never Infinity
     if (rejected.length) payload.rejected = rejected.map(rejectedPayload);
     const bars = PERIODS.filter((name) => added.closed[name]).map((name) =>
@@ -282,12 +309,17 @@ export class CostStream {
     if (rebased) this.saver.changed();
   }
 
-  /** The meter's totals, a new meter's, or null when the node counts as many meters as it may. */
-  private meterFor(id: MeterId): Meter | null {
+  /** The meter's totals, a new meter's (counting `direction`), or null when the node counts as many meters as it may. */
+  private meterFor(id: MeterId, direction: 'import' | 'export'): Meter | null {
     const key = meterKey(id);
     const known = this.meters.get(key);
     if (known) return known;
     if (this.meters.size >= this.maxMeters) return null;
+    if (direction === 'export') {
+      const meter: Meter = { ...id, totals: newTotals(this.opts.timezone, this.opts.tariffId), direction };
+      this.meters.set(key, meter);
+      return meter;
+    }
     const meter: Meter = this.legacy
       ? { ...id, totals: this.legacy, ...(this.legacyTooLateBefore !== undefined ? { tooLateBefore: this.legacyTooLateBefore } : {}) }
       : { ...id, totals: newTotals(this.opts.timezone, this.opts.tariffId) };
@@ -340,22 +372,9 @@ export class CostStream {
   // -------------------------------------------------------------------------------------
   // pricing and sums
 
-  /** Prices one interval at a time, judged already (rule 10: jumps off here); intervals computeCost rejects are collected in `rejected`. */
-  private costOf(t: Tariff, rejected: RejectedInterval[]) {
-    const { timezone } = this.opts;
-    const sensors = this.sensors.timelines(); // unchanged while one reading is added
-    return (from: Reading, to: Reading): IntervalCost => {
-      const r = computeCost(
-        t,
-        [
-          [from.ts, from.value],
-          [to.ts, to.value],
-        ],
-        { timezone, sensors, maxPowerKw: Infinity },
-      );
-      for (const one of r.rejected) rejected.push(one);
-      return { energy: r.energy, net: r.net, gross: r.gross, unpricedEnergy: r.unpricedEnergy, resets: r.resets.length };
-    };
+  /** The tariff as an export meter's amounts are shown: the VAT applied (0 unless VAT on export). */
+  private shownAs(t: Tariff, exported: boolean): Tariff {
+    return exported && !this.opts.exportPricing?.exportVat ? { ...t, vat: 0 } : t;
   }
 
   /** The earliest instant any meter can still place a reading at. */
@@ -367,8 +386,11 @@ export class CostStream {
 
   /** The sum over meters of each period that contains the site's newest reading, and of every total. */
   site(): SiteSums {
-    const all = [...this.meters.values()].map((m) => m.totals);
+    const all: TotalsState[] = [];
+    const exported: TotalsState[] = [];
+    for (const m of this.meters.values()) (m.direction === 'export' ? exported : all).push(m.totals);
     if (this.legacy) all.push(this.legacy);
-    return siteSums(all, this.opts.timezone);
+    const site = siteSums(all, this.opts.timezone);
+    return exported.length ? { ...site, export: siteSums(exported, this.opts.timezone) } : site;
   }
 }

@@ -1,7 +1,7 @@
 // What easy-cost's stream mode sends and shows: the site's sums over meters, one meter's
 // message, closed periods as bars, the status. Pure: totals in, shapes out.
 import { closedPeriodBar } from '../../engine/reports/chart';
-import { formatMoney } from '../../engine/common/format';
+import { formatMoney, roundAmount } from '../../engine/common/format';
 import type { Tariff } from '../../engine/tariff/tariff';
 import { localPeriod } from '../../engine/time/time';
 import { AddResult, Bucket, PERIODS, PeriodName, Reading, TotalsState } from '../../engine/cost/totals';
@@ -22,6 +22,8 @@ export interface SiteSums {
   meters: number;
   /** The newest reading of any meter (epoch ms), null before any. */
   newest: number | null;
+  /** Rule 47: the export meters' sums, apart (the fields above are the import meters'); only when there are any. */
+  export?: SiteSums;
 }
 
 export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -73,7 +75,7 @@ export function siteSums(all: TotalsState[], timezone: string): SiteSums {
 export function meterPayload(
   t: Tariff,
   timezone: string,
-  meter: MeterId & { totals: TotalsState },
+  meter: MeterId & { totals: TotalsState; direction?: 'export' },
   site: SiteSums,
   added?: AddResult,
   reading?: Reading,
@@ -93,6 +95,7 @@ export function meterPayload(
     month: money(s.month),
     total: money(s.total),
     meter: { gateway: meter.gateway, topic: meter.topic, name: meterName(meter) },
+    ...(meter.direction ? { direction: meter.direction } : {}),
     site: { meters: site.meters, today: money(site.day), week: money(site.week), month: money(site.month), total: money(site.total) },
     ...(reading ? { reading: { ts: reading.ts, timestamp: new Date(reading.ts).toISOString(), value: reading.value } } : {}),
     ...(added ? { change: changePayload(added.change) } : {}),
@@ -103,6 +106,33 @@ export function meterPayload(
     ...(added?.rejected ? { rejected: added.rejected } : {}),
     ...(added?.glitches ? { glitches: added.glitches.map(suspectPayload) } : {}),
     ...(added?.held ? { held: added.held } : {}),
+  };
+}
+
+/**
+ * Rule 47: beside the import meters' sums (`site` as before), the export meters' (`export`,
+ * its own currency's amounts as credit, the VAT applied) and per period the `net` bill
+ * (import gross − export gross; negative: the site earned). Absent without export meters.
+ */
+export function siteExportPayload(site: SiteSums, importTariff: Tariff, exportShown: Tariff) {
+  const ex = site.export;
+  if (!ex) return {};
+  const credit = (b: Bucket | null) => bucketPayload(b, exportShown.currency, exportShown.vat);
+  const net = (name: 'day' | 'week' | 'month' | 'total') => {
+    const bought = site[name];
+    const sold = ex[name];
+    // the export's open period may be another than the import's (its newest reading): only one of the same period nets
+    const same = bought && sold && (name === 'total' || bought.from === sold.from);
+    const gross = (bought && (same || !sold) ? bought.gross : 0) - (sold && (same || !bought) ? sold.gross : 0);
+    return {
+      gross: roundAmount(gross),
+      currency: importTariff.currency,
+      formatted: formatMoney(gross, importTariff.currency)?.display ?? null,
+    };
+  };
+  return {
+    export: { meters: ex.meters, today: credit(ex.day), week: credit(ex.week), month: credit(ex.month), total: credit(ex.total) },
+    net: { today: net('day'), week: net('week'), month: net('month'), total: net('total') },
   };
 }
 
@@ -133,8 +163,15 @@ export function siteStatus(site: SiteSums, t: Tariff, ignored?: string): StreamS
   return {
     fill: note ? 'yellow' : 'green',
     shape: 'dot',
-    text: `today ${amount} · ${energy} kWh · ${plural(site.meters, 'meter')}${note}`,
+    text: `today ${amount} · ${energy} kWh${exportNote(site, t)} · ${plural(site.meters + (site.export?.meters ?? 0), 'meter')}${note}`,
   };
+}
+
+/** What the status says of the export meters today: the energy sold and its credit. */
+function exportNote(site: SiteSums, t: Tariff): string {
+  const day = site.export?.day;
+  if (!day) return '';
+  return ` · export ${day.energy.toFixed(2)} kWh ${formatMoney(day.gross, t.currency)?.display ?? ''}`.trimEnd();
 }
 
 /** The status right after the stored totals were read. */

@@ -104,7 +104,8 @@ export class StreamReports {
         { energy: number; net: number; gross: number; unpricedEnergy: number; resets: number } | undefined;
       const reading = out.payload.reading as { ts: number } | undefined;
       const meter = out.payload.meter as { gateway: string | null; topic: string | null } | undefined;
-      if (change && reading && meter && !out.payload.ignored) {
+      // an export meter's credit is no cost of the generator's runs
+      if (change && reading && meter && !out.payload.ignored && out.payload.direction !== 'export') {
         const kept = stream.totalsOf({ gateway: meter.gateway, topic: meter.topic })?.kept;
         // the interval this reading closes starts at the kept reading before it (kept ascending:
         // looked for from the newest end, so a full 48 h window costs nothing more)

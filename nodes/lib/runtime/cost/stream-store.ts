@@ -38,6 +38,8 @@ export interface StoredMeter extends MeterId {
    * and bounded by what is real (periods, rules), never by readings.
    */
   extras?: unknown;
+  /** Export meters (rule 47) only; absent: import. */
+  direction?: 'export';
 }
 
 /** What is stored: every meter as one line of text, in arrival order (meter names are data, never keys). */
@@ -46,6 +48,9 @@ interface StoredV3 {
   timezone: string;
   tariffId: string;
   meters: string[];
+  /** The positions in `meters` of export meters, and the export price they were counted at (only when there are any). */
+  exports?: number[];
+  exportPrice?: string;
 }
 
 /** What versions 0.1.x stored: every meter's whole state, a reading window of up to 3,000 readings each. */
@@ -60,6 +65,8 @@ export interface StoreScope {
   timezone: string;
   tariffId: string;
   maxMeters: number;
+  /** The export price export meters count at (exportPriceKey): stored ones of another price start from zero. */
+  exportPrice?: string;
   /** The instant the stored totals are checked at (instants near it, none in the future); Date.now() if not given. */
   now?: number;
 }
@@ -154,7 +161,7 @@ function withNewestRows(x: unknown, max: number): unknown {
  * interval between them, and its extras. The periods' bounds are not stored: they are the
  * periods containing the meter's newest reading (totals.ts moves them only on a newest one).
  */
-export function encodeStored(meters: Iterable<StoredMeter>, scope: Pick<StoreScope, 'timezone' | 'tariffId'>): unknown {
+export function encodeStored(meters: Iterable<StoredMeter>, scope: Pick<StoreScope, 'timezone' | 'tariffId' | 'exportPrice'>): unknown {
   const list = [...meters];
   const perMeter = Math.max(1, Math.floor(STORED_READINGS / Math.max(1, list.length)));
   const stored: StoredV3 = {
@@ -163,6 +170,8 @@ export function encodeStored(meters: Iterable<StoredMeter>, scope: Pick<StoreSco
     tariffId: scope.tariffId,
     meters: list.map((m) => JSON.stringify(meterLine(m, perMeter))),
   };
+  const exportAt = list.flatMap((m, index) => (m.direction === 'export' ? [index] : []));
+  if (exportAt.length > 0) Object.assign(stored, { exports: exportAt, exportPrice: scope.exportPrice ?? '' });
   return stored;
 }
 
@@ -198,6 +207,9 @@ function* decodeV3(s: Partial<StoredV3>, scope: StoreScope, now: number): Steps<
   const meters: StoredMeter[] = [];
   const dropped: string[] = [];
   const seen = new Set<string>();
+  const exportAt = storedExports(s, s.meters.length);
+  if (exportAt === null) return none('stored totals are unreadable');
+  const samePrice = s.exportPrice === (scope.exportPrice ?? '');
   let parsed = 0;
   for (const [index, text] of s.meters.entries()) {
     if (typeof text === 'string' && text.length > MAX_STORED_LINE_CHARS) {
@@ -221,15 +233,32 @@ function* decodeV3(s: Partial<StoredV3>, scope: StoreScope, now: number): Steps<
       dropped.push(`${meter.cut} of the oldest readings beyond the ${perMeter} the node stores (${name}; the totals still count them)`);
     const checked = checkStoredTotals(meter.totals, now, perMeter);
     for (const d of checked.dropped) dropped.push(`${d} (${name})`);
+    const exported = exportAt.has(index);
+    if (exported && !samePrice) {
+      dropped.push(`the totals of export meter ${name} (counted at another export price)`);
+      continue;
+    }
     if (checked.state)
       meters.push({
         gateway: meter.gateway,
         topic: meter.topic,
         totals: checked.state,
         ...('extras' in meter ? { extras: meter.extras } : {}),
+        ...(exported ? { direction: 'export' as const } : {}),
       });
   }
   return { meters, legacy: null, problem: null, dropped };
+}
+
+/** The stored positions of export meters (none when absent), or null when they are not positions of `count` meters. */
+function storedExports(s: Partial<StoredV3>, count: number): Set<number> | null {
+  if (s.exports === undefined) return new Set();
+  const ok =
+    Array.isArray(s.exports) &&
+    typeof s.exportPrice === 'string' &&
+    s.exports.length <= count &&
+    s.exports.every((i) => Number.isSafeInteger(i) && i >= 0 && i < count);
+  return ok ? new Set(s.exports) : null;
 }
 
 /**

@@ -1,0 +1,70 @@
+// Which way a meter counts (semantics rule 47): import (bought) or export (sold). easy-cost's
+// stream mode and easy-peak read the node's *export meters* setting (meter names or patterns
+// with `*`) and `msg.direction`, which overrides it for that message's meter.
+import type { MeterDirection } from '../../engine/cost/cost';
+import { shortText } from '../../engine/common/format';
+import { MAX_ID_CHARS } from '../../engine/common/limits';
+
+/** At most this many patterns in the setting (a site has a handful of export registers). */
+export const MAX_EXPORT_PATTERNS = 64;
+
+/** The *export meters* setting read: names or patterns (`*` any run of characters), matched whole. */
+export class ExportMeters {
+  private readonly exact = new Set<string>();
+  private readonly patterns: RegExp[] = [];
+
+  /** `text`: names or patterns separated by commas or new lines; a TypeError says what is wrong. */
+  constructor(text: unknown) {
+    if (text === undefined || text === null) return;
+    if (typeof text !== 'string') throw new TypeError(`export meters must be text (meter names or patterns), got ${typeof text}`);
+    const items = text
+      .split(/[,\n]/)
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+    if (items.length > MAX_EXPORT_PATTERNS)
+      throw new RangeError(`export meters: at most ${MAX_EXPORT_PATTERNS} names or patterns, got ${items.length}`);
+    for (const item of items) {
+      if (item.length > MAX_ID_CHARS) throw new RangeError(`export meters: "${shortText(item)}" is longer than ${MAX_ID_CHARS} characters`);
+      if (!item.includes('*')) this.exact.add(item);
+      else this.patterns.push(new RegExp(`^${item.split('*').map(escapeRegExp).join('.*')}$`, 's'));
+    }
+  }
+
+  get empty(): boolean {
+    return this.exact.size === 0 && this.patterns.length === 0;
+  }
+
+  /** Whether the meter named `name` (gateway/topic, or topic) is an export meter by the setting. */
+  matches(name: string): boolean {
+    return this.exact.has(name) || this.patterns.some((p) => p.test(name));
+  }
+}
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The direction of a message's meter: `msg.direction` when given ("import" or "export"; any
+ * other value is a TypeError naming it), else the setting's.
+ */
+export function messageDirection(msg: { direction?: unknown }, name: string, setting: ExportMeters): MeterDirection {
+  const given = msg.direction;
+  if (given === undefined || given === null || given === '') return setting.matches(name) ? 'export' : 'import';
+  if (given === 'import' || given === 'export') return given;
+  throw new TypeError(
+    `msg.direction must be "import" or "export", got ${typeof given === 'string' ? JSON.stringify(shortText(given, 40)) : typeof given} (meter ${shortText(name)})`,
+  );
+}
+
+/**
+ * Throws what a user needs to hear when meter `name` cannot count a reading in `direction`:
+ * an export reading with no export price set (`priced` false), or a meter that already
+ * counts the other way (`counts`: kept with its totals; a reset lets it count anew).
+ */
+export function checkDirection(name: string, direction: MeterDirection, priced: boolean, counts: MeterDirection = direction): void {
+  if (direction === 'export' && !priced)
+    throw new Error(
+      `an export reading of meter ${shortText(name)}, but the node has no export tariff or rate: set one (Export), or count the meter as import`,
+    );
+  if (counts !== direction)
+    throw new Error(`meter ${shortText(name)} counts ${counts}, not ${direction}: reset it (msg.reset) to count it the other way`);
+}
