@@ -41,7 +41,7 @@ describe('examples of easy-peak', function () {
   }
 
   it('use only core nodes, our own and Dashboard 2 widgets, wired to nodes that exist, no function node', () => {
-    for (const name of ['warn-before-a-new-monthly-peak', 'peaks-on-a-dashboard']) {
+    for (const name of ['warn-before-a-new-monthly-peak', 'peaks-on-a-dashboard', 'keep-the-capacity-tariff-down']) {
       const flow = example(name);
       const ids = new Set(flow.map((n) => n.id));
       for (const node of flow) {
@@ -83,7 +83,8 @@ describe('examples of easy-peak', function () {
     const windows = inbox('peakdash-windows');
     const months = inbox('peakdash-months');
     const [now] = await text.next(1, 8000);
-    should(now.payload).match(/^– kW projected; month's peak none yet · guard: restore$/);
+    // the bill: nothing counted yet, so the 2.5 kW floor of the rolling average, at 4.44 a kW
+    should(now.payload).match(/^– kW projected; month's peak none yet · billed 2\.50 kW, 11\.10 a month · guard: restore$/);
     // an hour: at least three complete windows close, wherever in its window now is
     replay('peakdash-peak', 60, () => 2);
     const points = await windows.next(3, 8000);
@@ -92,5 +93,20 @@ describe('examples of easy-peak', function () {
     const [bar] = await months.next(1, 8000);
     should(bar).match({ topic: "month's peak kW", kind: 'peak', payload: [{ y: 2 }] });
     should(bar.payload[0].x).match(/^\d{4}-\d\d$/);
+  });
+
+  it('keep the capacity tariff down: the bill in words (3 kW hours: step 2-5 kW, 375 kr), the charger told on deploy', async () => {
+    await run('keep-the-capacity-tariff-down');
+    const bill = inbox('capacity-bill-out');
+    const relay = inbox('capacity-relay-out');
+    const [first] = await relay.next(1, 8000);
+    should(first).match({ topic: 'ev-charger', payload: true, guard: 'restore' });
+    // three hours at 3 kW: one or two complete hours (on one or two local days, wherever now is): 3 kW billed, 375 kr
+    replay('capacity-peak', 180, () => 3);
+    const said: string[] = [];
+    while (!said.some((t) => /^Billed 3\.00 kW/.test(t))) said.push(...(await bill.next(1, 8000)).map((m) => String(m.payload)));
+    for (const t of said.filter((x) => x !== 'no bill yet: peaks from zero'))
+      should(t).match(/^Billed \d+\.\d\d kW: \d+ kr this month; this hour raises it above (\d+\.\d\d kW|– \(it cannot\))$/);
+    should(said[said.length - 1]).match(/^Billed 3\.00 kW: 375 kr this month; this hour raises it above \d+\.\d\d kW$/);
   });
 });
