@@ -78,6 +78,7 @@ export interface SlowWindow {
   energy: number;
   kw: number;
   complete: boolean;
+  gap?: { from: number; to: number };
 }
 
 /** demandWindows the slow way: windows by walking the clock, energy from the interpolated counted total. */
@@ -85,12 +86,17 @@ export function slowDemandWindows(
   rows: Row[],
   zone: string,
   minutes: number,
-  range: { from?: number; to?: number; maxPowerKw?: number },
+  range: { from?: number; to?: number; maxPowerKw?: number; maxGapMinutes?: number },
 ): SlowWindow[] {
   const clean = slowClean(rows);
   // the intervals rule 10 counts (resets, glitches and what is pending count nothing), each
   // spread evenly over its time: the counted total at t sums their parts before t
-  const counted = slowJudge(clean, range.maxPowerKw ?? DEFAULT_MAX_POWER_KW).counted;
+  const judged = slowJudge(clean, range.maxPowerKw ?? DEFAULT_MAX_POWER_KW);
+  const counted = judged.counted;
+  // gaps: every interval the readings make (counted or a reset) longer than maxGapMinutes
+  const gaps = [...counted.map(([t0, , t1]) => ({ from: t0, to: t1 })), ...judged.resets.map((r) => ({ from: r.from, to: r.to }))]
+    .filter((g) => range.maxGapMinutes !== undefined && g.to - g.from > range.maxGapMinutes * MINUTE)
+    .sort((a, b) => a.from - b.from);
   const total = (t: number): number => {
     let sum = 0;
     for (const [t0, v0, t1, v1] of counted) sum += (v1 - v0) * Math.min(1, Math.max(0, (t - t0) / (t1 - t0)));
@@ -102,11 +108,15 @@ export function slowDemandWindows(
   if (!(from < to)) return out;
   for (let w = slowWindowOf(zone, from, minutes); w.from < to; w = slowWindowOf(zone, w.to, minutes)) {
     const energy = total(w.to) - total(w.from);
+    // the longest gap overlapping the window, the earliest of equal ones
+    let gap: { from: number; to: number } | undefined;
+    for (const g of gaps) if (g.from < w.to && g.to > w.from && (!gap || g.to - g.from > gap.to - gap.from)) gap = g;
     out.push({
       ...w,
       energy,
       kw: energy / ((w.to - w.from) / HOUR),
-      complete: clean.length > 0 && clean[0][0] <= w.from && clean[clean.length - 1][0] >= w.to,
+      complete: clean.length > 0 && clean[0][0] <= w.from && clean[clean.length - 1][0] >= w.to && !gap,
+      ...(gap ? { gap } : {}),
     });
   }
   return out;

@@ -146,6 +146,35 @@ describe('demand windows', () => {
       should(windows.reordered).be.true();
     });
 
+    it('a 45-minute outage across an 8 kW burst: the windows it overlaps are not complete, the gap named (maxGapMinutes)', () => {
+      // 1 kW, then 8 kW from 10:05 to 10:35, readings every minute but none from 10:00 to 10:45
+      const kwAt = (m: number) => (m >= 5 && m < 35 ? 8 : 1);
+      const rows: Array<[number, number]> = [];
+      let v = 100;
+      for (let m = -30; m <= 75; m++) {
+        if (m > 0 && m < 45) {
+          v += kwAt(m) / 60;
+          continue;
+        }
+        rows.push([Z('2024-06-03T10:00Z') + m * MINUTE, v]);
+        v += kwAt(m) / 60;
+      }
+      const got = demandWindows(rows, { timezone: 'UTC', minutes: 15, maxGapMinutes: 5 });
+      const at = (hhmm: string) => got.find((w) => w.from === Z(`2024-06-03T${hhmm}Z`))!;
+      // the 45 minutes counted 4.25 kWh (30 min at 8 kW and 15 at 1), spread evenly: 5.667 kW a window, never the 8 kW burst
+      for (const hhmm of ['10:00', '10:15', '10:30']) {
+        should(at(hhmm).kw).be.approximately((4.25 / 45) * 60, 1e-9);
+        should(at(hhmm).complete).be.false();
+        should(at(hhmm).gap).eql({ from: Z('2024-06-03T10:00Z'), to: Z('2024-06-03T10:45Z') });
+      }
+      should(at('09:45').complete).be.true();
+      should(at('09:45').kw).be.approximately(1, 1e-9);
+      should(at('09:45').gap).be.undefined();
+      should(at('10:45').complete).be.true();
+      // without the option the gap is covered, as before: a complete window of 5.67 kW that hides the 8 kW
+      should(demandWindows(rows, { timezone: 'UTC', minutes: 15 }).find((w) => w.from === at('10:15').from)!.complete).be.true();
+    });
+
     it('from/to choose the windows overlapping [from, to), each whole; empty readings give empty windows', () => {
       const readings = [
         ['2024-06-01T10:00:00Z', 0],
@@ -235,20 +264,22 @@ describe('demand windows', () => {
               minutesArb,
               fc.option(fc.constantFrom(20, 100), { nil: undefined }),
               fc.option(fc.tuple(fc.integer({ min: -90, max: 60 }), fc.integer({ min: 0, max: 5 * 60 })), { nil: undefined }),
+              fc.option(fc.constantFrom(1, 5, 10, 20.5, 60, 1440), { nil: undefined }),
             ),
           ),
-          ([zone, rows, minutes, maxPowerKw, range]) => {
+          ([zone, rows, minutes, maxPowerKw, range, maxGapMinutes]) => {
             const first = rows.find((r): r is [number, number] => Array.isArray(r) && Number.isFinite(r[0]));
             const from = range && first ? first[0] + range[0] * MINUTE : undefined;
             const to = range && from !== undefined ? from + range[1] * MINUTE : undefined;
-            const got = demandWindows(rows, { timezone: zone, minutes, maxPowerKw, from, to });
-            const want = slowDemandWindows(rows, zone, minutes, { from, to, maxPowerKw });
+            const got = demandWindows(rows, { timezone: zone, minutes, maxPowerKw, from, to, maxGapMinutes });
+            const want = slowDemandWindows(rows, zone, minutes, { from, to, maxPowerKw, maxGapMinutes });
             should(got.map(span)).eql(want.map(span));
             got.forEach((w, k) => {
               const tolerance = 1e-9 * Math.max(1, Math.abs(want[k].energy));
               should(w.energy).be.approximately(want[k].energy, tolerance);
               should(w.kw).be.approximately(want[k].kw, (tolerance * 4 * 3600_000) / (w.to - w.from));
               should(w.complete).equal(want[k].complete);
+              should(w.gap).eql(want[k].gap);
             });
           },
         ),
@@ -272,6 +303,10 @@ describe('demand windows', () => {
       });
       should(() => demandWindows([], { ...opts, from: 2, to: 1 })).throw(RangeError, { message: /must not be after/ });
       should(() => demandWindows([], { ...opts, maxPowerKw: -1 })).throw(TypeError, { message: /maxPowerKw/ });
+      for (const bad of [0, -5, NaN, '10', null])
+        should(() => demandWindows([], { ...opts, maxGapMinutes: bad as never })).throw(TypeError, {
+          message: /^maxGapMinutes must be a number of minutes above 0, got /,
+        });
       should(() => demandWindowOf(1e300, 'UTC', 15)).throw(RangeError, { message: /at must lie within the range of a Date/ });
       should(() => demandWindowOf(0, undefined as never, 15)).throw(TypeError, { message: /timezone is required/ });
       should(() => demandWindowOf(0, 'UTC', '15' as never)).throw(TypeError, { message: /minutes must be 15, 30 or 60/ });

@@ -61,7 +61,7 @@ describe('easy-peak glitches, resets and swaps (generated histories)', function 
         const last = h.rows[h.rows.length - 1].ts;
         const want = demandWindows(
           h.rows.map((r): [number, number] => [r.ts, r.value]),
-          { timezone: ZONE, minutes: 15, maxPowerKw },
+          { timezone: ZONE, minutes: 15, maxPowerKw, maxGapMinutes: 5 }, // the node's default gap: its stale after
         ).filter((w) => w.to <= last);
         should(closed.map((w) => w.fromMs)).eql(
           want.map((w) => w.from),

@@ -134,4 +134,28 @@ describe('easy-peak input checks', () => {
     should(tampered.warnings).eql(['stored peaks: dropped meter line 1 (failed its checks)']);
     await tampered.stream.close();
   });
+
+  it("keeps the open window's gap across a restart (not complete after it either); a tampered gap drops the line", async () => {
+    const saved: unknown[] = [];
+    const { stream } = await newStream({ maxGapMinutes: '5' }, undefined, saved);
+    const now = Date.now();
+    await stream.handle({ topic: 'e1', payload: 10, ts: now - 11 * MIN }, now);
+    const out = (await stream.handle({ topic: 'e1', payload: 11, ts: now }, now))!;
+    should(out.payload.gap).match({ fromMs: now - 11 * MIN, toMs: now, minutes: 11 });
+    await stream.flush();
+    await stream.close();
+    const stored = JSON.parse(JSON.stringify(saved[saved.length - 1])) as { meters: string[] };
+    const line = JSON.parse(stored.meters[0]);
+    should(line[13]).eql([now - 11 * MIN, now]);
+    const again = await newStream({ maxGapMinutes: '5' }, stored);
+    should(again.stream.meterOf({ gateway: null, topic: 'e1' })!.window!.gap).eql({ from: now - 11 * MIN, to: now });
+    const next = (await again.stream.handle({ topic: 'e1', payload: 11.01, ts: now + 1000 }, now + 1000))!;
+    should((next.payload.meter as any).window.complete).be.false();
+    await again.stream.close();
+    for (const bad of [[now, now - MIN], [now - 11 * MIN, now + MIN], 'gap', [1, 2, 3]]) {
+      const tampered = await newStream({ maxGapMinutes: '5' }, { ...stored, meters: [JSON.stringify([...line.slice(0, 13), bad])] });
+      should(tampered.stream.meterOf({ gateway: null, topic: 'e1' })).be.undefined();
+      await tampered.stream.close();
+    }
+  });
 });

@@ -71,6 +71,7 @@ describe('easy-peak records', () => {
           const want = slowDemandWindows(readings, zone, minutes, {
             from: slowWindowOf(zone, t0, minutes).from,
             to: slowWindowOf(zone, last, minutes).from,
+            maxGapMinutes: 5, // the node's default: its *stale after*
           });
           for (const scope of ['meter', 'site']) {
             const mine = got.filter((w) => w.scope === scope);
@@ -78,6 +79,7 @@ describe('easy-peak records', () => {
             for (const [i, w] of mine.entries()) {
               const ref = want[i];
               should(w).match({ toMs: ref.to, complete: ref.complete, unit: 'kVA' });
+              should(w.gap && { from: w.gap.fromMs, to: w.gap.toMs }).eql(ref.gap);
               should(w.energy).be.approximately(ref.energy, 1e-6);
               should(w.kw).be.approximately(ref.kw, 1e-6);
               // the month when this window closed: every window up to it, by the slow peaks

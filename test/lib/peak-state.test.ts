@@ -52,7 +52,15 @@ describe("easy-peak month's peaks", () => {
 });
 
 describe('easy-peak stored state', () => {
-  const scope: WindowScope = { timezone: 'Europe/Brussels', minutes: 15, top: 2, distinctDays: false, when: null, maxPowerKw: 10_000 };
+  const scope: WindowScope = {
+    timezone: 'Europe/Brussels',
+    minutes: 15,
+    top: 2,
+    distinctDays: false,
+    when: null,
+    maxPowerKw: 10_000,
+    maxGapMs: Infinity,
+  };
   const t0 = Date.parse('2026-03-04T09:00:00Z');
   /** This machine's monotonic clock at the save and at the restart (any origin: it restarts with the process). */
   const MONO = 5_000;

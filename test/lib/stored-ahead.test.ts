@@ -308,7 +308,15 @@ describe('stored state from a later clock (this one behind): kept, said once, co
     });
 
     it('a guard shed under the later clock stays shed, its last change counted from this start (it waits no year for its minute)', () => {
-      const scope = { timezone: 'UTC', minutes: 15 as const, top: 1, distinctDays: false, when: null, maxPowerKw: 10_000 };
+      const scope = {
+        timezone: 'UTC',
+        minutes: 15 as const,
+        top: 1,
+        distinctDays: false,
+        when: null,
+        maxPowerKw: 10_000,
+        maxGapMs: Infinity,
+      };
       const m = newMeter({ gateway: null, topic: 'a' }, 'kWh');
       for (let ts = T - 30 * MIN; ts <= T; ts += MIN) advanceMeter(m, { ts, value: values.get(ts)! }, scope);
       const stored = JSON.parse(

@@ -209,6 +209,31 @@ describe('easy-peak node', function () {
     should(guard.received.filter((m) => m.guard === 'shed')).have.length(0);
   });
 
+  it('a 45-minute outage across an 8 kW burst: the windows it spans are not complete, never a peak; the gap in the message and the status', async () => {
+    clock = installClock(T0 - MIN);
+    const { out, chart } = await load({ maxGapMinutes: '10' });
+    // 1 kW, a reading a minute, from 10:00 to 10:15
+    const before = await feed(T0 - MIN, 100, 16, MIN, () => 1, out);
+    // no reading from 10:15 to 11:00; 30 minutes of it at 8 kW: 4.25 kWh when the meter is back
+    await readingAt(T0 + 60 * MIN, before.value + 4.25);
+    const [back] = await out.next(1);
+    const gap = { ...spanOf(T0 + 15 * MIN, T0 + 60 * MIN), minutes: 45 };
+    should(back.payload.gap).eql(gap);
+    should(back.payload.closedCount).equal(3); // 10:15, 10:30, 10:45
+    should(back.payload.closed).match({ fromMs: T0 + 45 * MIN, complete: false, gap });
+    should(back.payload.closed.kw).be.approximately((4.25 / 45) * 60, 1e-9);
+    should(lastStatus('p')?.text).match(/· a gap of 45 min$/);
+    // 1 kW on from 11:00 to 11:16: the month's peak is the complete windows' 1 kW, not the gap's 5.67 kW
+    const after = await feed(T0 + 60 * MIN, back.payload.reading.value, 16, MIN, () => 1, out);
+    const last = after.msgs[after.msgs.length - 1].payload;
+    should(last.gap).be.undefined();
+    should(last.site.month.value).be.approximately(1, 1e-9);
+    should(last.meter.month.peaks.map((p: any) => p.fromMs)).eql([T0]);
+    // the chart drew only complete windows: 10:00 and 11:00
+    const points = chart.received.filter((m) => m.topic === 'average kW per 15 min').map((m) => m.payload[0].x);
+    should(points).eql([T0, T0 + 60 * MIN]);
+  });
+
   it('a gateway clock 6 minutes slow: its readings are fresh as they arrive, 8 kW against 5 kW sheds and stays shed; said once; silent, stale after "stale after"', async () => {
     clock = installClock(T0);
     const { node, out, guard } = await load({ limitKw: '5', shedKw: '3' }); // shedding 3 of 8 kW never fits under 5: shed throughout
@@ -476,6 +501,7 @@ describe('easy-peak node', function () {
       [{ minutes: '7' }, 'the window must be 15, 30 or 60 minutes, got "7"'],
       [{ limit: 'fixed', limitKw: '' }, 'a fixed limit needs its kW'],
       [{ top: '__proto__' }, 'peaks per month must be a number from 1 to 10, got "__proto__"'],
+      [{ maxGapMinutes: '0' }, 'the longest gap (minutes) must be a number from 1 to 1440, got "0"'],
     ] as const) {
       const { node, out, caught } = await load(over);
       const [atDeploy] = await caught.next(1);

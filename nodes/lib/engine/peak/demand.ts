@@ -4,7 +4,7 @@ import { MAX_DEMAND_WINDOWS } from '../common/limits';
 import { maxPowerOption } from '../cost/cost';
 import { DroppedRow, Instant, Reading, clean } from '../cost/readings';
 import { JudgedReadings, LeftOutIntervals, RejectedInterval, ResetInterval, SuspectReading, overflows } from '../cost/walk-totals';
-import { HOUR_MS, MINUTE_MS, instantText, zoneOption } from '../time/time';
+import { HOUR_MS, MINUTE_MS, describe, instantText, zoneOption } from '../time/time';
 import { DemandMinutes, boundaryAfter, boundaryAtOrBefore, demandMinutes, windowInstant } from './demand-window';
 
 export interface DemandWindow {
@@ -14,8 +14,10 @@ export interface DemandWindow {
   energy: number;
   /** Average power over the window's real length (kW; kVA from kVAh readings). */
   kw: number;
-  /** Readings cover the window: one at or before `from` and one at or after `to`. */
+  /** Readings cover the window: one at or before `from` and one at or after `to`, and no gap (below) overlaps it. */
   complete: boolean;
+  /** The longest interval between readings longer than `maxGapMinutes` that overlaps the window (absent: none). */
+  gap?: { from: number; to: number };
 }
 
 export interface DemandWindowsOptions {
@@ -26,6 +28,8 @@ export interface DemandWindowsOptions {
   to?: Instant;
   /** As computeCost's (rule 10): a rise faster than this is a jump, judged as a glitch or a swap. */
   maxPowerKw?: number;
+  /** An interval between readings longer than this (minutes) is a gap: the windows it overlaps are not complete (default: none). */
+  maxGapMinutes?: number;
 }
 
 /** The windows, with what was left out of them as computeCost reports it (rules 9-10). */
@@ -56,6 +60,7 @@ export function demandWindows(readings: readonly Reading[] | readonly unknown[],
   const zone = zoneOption(options);
   const stepMs = demandMinutes(options.minutes) * MINUTE_MS;
   const maxPowerKw = maxPowerOption(options.maxPowerKw);
+  const maxGapMs = maxGapOption(options.maxGapMinutes);
   if (!Array.isArray(readings)) throw new TypeError('readings must be an array of [timestamp, kWh] pairs or { ts, value } objects');
   const { ts, values, dropped, reordered } = clean(readings);
   const n = ts.length;
@@ -80,6 +85,7 @@ export function demandWindows(readings: readonly Reading[] | readonly unknown[],
     ends.push(boundaryAfter(zone, stepMs, start));
   }
   const energy = new Float64Array(starts.length);
+  const gaps = new WindowGaps(starts, ends);
 
   // Each counted interval shared by time among the windows it overlaps (as prorate, rule 11);
   // the readings judged as computeCost judges them (rule 10).
@@ -96,29 +102,79 @@ export function demandWindows(readings: readonly Reading[] | readonly unknown[],
       const av = q[4 * k + 1];
       const b = q[4 * k + 2];
       const bv = q[4 * k + 3];
+      while (w < starts.length && ends[w] <= a) w++;
+      if (b - a > maxGapMs) gaps.mark(a, b, w);
       if (overflows(left, a, av, b, bv, counted, ENERGY_LIMIT)) continue;
       const delta = bv - av;
       counted += delta;
-      while (w < starts.length && ends[w] <= a) w++;
       for (let j = w; j < starts.length && starts[j] < b; j++) energy[j] += windowShare(delta, a, b, starts[j], ends[j]);
     }
     t0 = judged.state.lastTs;
     v0 = judged.state.lastValue;
   }
   pending.push(...judged.pending());
+  // a reset or swap covers its windows, counting nothing (rule 10): a long one is a gap as well
+  for (const r of left.resets) if (r.to - r.from > maxGapMs) gaps.mark(r.from, r.to, gaps.firstEndingAfter(r.from));
 
   const first = n > 0 ? ts[0] : Infinity;
   const last = n > 0 ? ts[n - 1] : -Infinity;
   for (let j = 0; j < starts.length; j++) {
+    const gap = gaps.at(j);
     out.push({
       from: starts[j],
       to: ends[j],
       energy: energy[j],
       kw: energy[j] / ((ends[j] - starts[j]) / HOUR_MS),
-      complete: first <= starts[j] && last >= ends[j],
+      complete: first <= starts[j] && last >= ends[j] && gap === null,
+      ...(gap ? { gap } : {}),
     });
   }
   return out;
+}
+
+/** `maxGapMinutes` checked: a number of minutes above 0 (Infinity: none), in ms; none by default. */
+export function maxGapOption(x: unknown): number {
+  if (x === undefined) return Infinity;
+  if (typeof x !== 'number' || !(x > 0)) throw new TypeError(`maxGapMinutes must be a number of minutes above 0, got ${describe(x)}`);
+  return x * MINUTE_MS;
+}
+
+/** Per window, the longest gap overlapping it (the earliest of equal ones); arrays made at the first gap. */
+class WindowGaps {
+  private from: Float64Array | null = null;
+  private to: Float64Array | null = null;
+
+  constructor(
+    private readonly starts: number[],
+    private readonly ends: number[],
+  ) {}
+
+  /** The gap [a, b) over the windows from index `j` (the first ending after a) on. */
+  mark(a: number, b: number, j: number): void {
+    this.from ??= new Float64Array(this.starts.length).fill(NaN);
+    this.to ??= new Float64Array(this.starts.length).fill(NaN);
+    for (; j < this.starts.length && this.starts[j] < b; j++)
+      if (!(this.to[j] - this.from[j] >= b - a)) {
+        this.from[j] = a;
+        this.to[j] = b;
+      }
+  }
+
+  /** The index of the first window ending after `at` (binary search). */
+  firstEndingAfter(at: number): number {
+    let lo = 0;
+    let hi = this.ends.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.ends[mid] <= at) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  at(j: number): { from: number; to: number } | null {
+    return this.from && !Number.isNaN(this.from[j]) ? { from: this.from[j], to: this.to![j] } : null;
+  }
 }
 
 /**

@@ -28,6 +28,8 @@ export interface OpenWindow {
   energy: number;
   /** Where the readings begin to cover the window: its start, or the meter's first reading in it. */
   coveredFrom: number;
+  /** The longest interval between readings longer than the gap setting that overlaps it (absent: none): not complete. */
+  gap?: { from: number; to: number };
 }
 
 export interface LatestPower {
@@ -56,6 +58,8 @@ export interface WindowScope extends RankSettings {
   minutes: DemandMinutes;
   /** A meter's rise faster than this (kW) is a jump, not usage (semantics rule 10). */
   maxPowerKw: number;
+  /** An interval between readings longer than this (ms) is a gap: the windows it overlaps are not complete. */
+  maxGapMs: number;
 }
 
 export interface MeterAdvance {
@@ -65,6 +69,8 @@ export interface MeterAdvance {
   held?: SuspectKind;
   /** Held readings this one showed to be glitches: dropped, counted nowhere (absent: none). */
   glitches?: HeldReading[];
+  /** The interval into this reading when it is longer than the gap setting (absent: none). */
+  gap?: { from: number; to: number };
   /** Intervals this reading showed to be a counter reset or a meter swap: each counts 0 kWh (absent: none). */
   resets?: Array<{ from: number; to: number; kind: ResetKind }>;
   /** Windows this reading closed, in order (complete when the meter's readings covered all of it). */
@@ -150,13 +156,16 @@ class MeterSink implements GlitchSink {
   }
 
   counted(from: number, fromValue: number, to: number, toValue: number): void {
-    if (this.m) countInterval(this.m, from, fromValue, to, toValue, null, this.scope!, this.out!.closed);
+    if (!this.m) return;
+    countInterval(this.m, from, fromValue, to, toValue, null, this.scope!, this.out!.closed);
+    if (to - from > this.scope!.maxGapMs) this.out!.gap = { from, to };
   }
 
   reset(from: number, fromValue: number, to: number, toValue: number, kind: ResetKind): void {
     if (!this.m) return;
     countInterval(this.m, from, fromValue, to, toValue, kind, this.scope!, this.out!.closed);
     (this.out!.resets ??= []).push({ from, to, kind });
+    if (to - from > this.scope!.maxGapMs) this.out!.gap = { from, to };
   }
 
   glitch(ts: number, value: number, kind: SuspectKind): void {
@@ -188,6 +197,7 @@ function countInterval(
   if (from >= window.from && to < window.to) {
     // the common case, a reading every few seconds: the interval lies inside the open window
     window.energy += energy;
+    if (to - from > scope.maxGapMs) markGap(window, from, to);
   } else {
     // split only among the windows of the month it starts in and the month it ends in
     const monthEnd = monthOf(from, scope.timezone).to;
@@ -231,6 +241,7 @@ function shareSpan(
       split.closed.push(closedWindow(window));
       window = { from: start, to: end, energy: share, coveredFrom: Math.max(start, split.from) };
     }
+    if (end > window.from && split.to - split.from > scope.maxGapMs) markGap(window, split.from, split.to);
     start = end;
   }
   return window;
@@ -257,9 +268,18 @@ export function rebaseMeter(m: MeterPeaks, by: number, now: number, scope: Windo
   return true;
 }
 
-/** A window the meter is done with: complete when its readings covered it from its start. */
+/** The gap [from, to) overlaps window `w`: kept when it is the longest so far (the earlier of equal ones). */
+function markGap(w: OpenWindow, from: number, to: number): void {
+  if (!w.gap || w.gap.to - w.gap.from < to - from) w.gap = { from, to };
+}
+
+/** Whether the meter's readings cover window `w` from its start with no gap. */
+export const isCovered = (w: OpenWindow): boolean => w.coveredFrom <= w.from && !w.gap;
+
+/** A window the meter is done with: complete when its readings covered it from its start, with no gap. */
 function closedWindow(w: OpenWindow): DemandWindow {
-  return { from: w.from, to: w.to, energy: w.energy, kw: w.energy / ((w.to - w.from) / HOUR_MS), complete: w.coveredFrom <= w.from };
+  const kw = w.energy / ((w.to - w.from) / HOUR_MS);
+  return { from: w.from, to: w.to, energy: w.energy, kw, complete: isCovered(w), ...(w.gap ? { gap: w.gap } : {}) };
 }
 
 export interface Projection {

@@ -7,7 +7,7 @@ import { roundAmount, roundAmountOrNull } from '../../engine/common/format';
 import { periodLabel } from '../../engine/reports/chart';
 import { MeterId, meterName } from '../common/meter-reading';
 import type { GuardDecision } from './peak-guard';
-import type { MeterAdvance, MeterPeaks, Projection } from './peak-meter';
+import { isCovered, MeterAdvance, MeterPeaks, Projection } from './peak-meter';
 import { monthAt, MonthPeaks, monthValue } from './peak-month';
 import type { SiteNow } from './peak-site';
 
@@ -25,9 +25,10 @@ export const readingPart = (r: { ts: number; value: number; kind?: string }) => 
 });
 
 /** What a reading did beyond counting, in the status's words (null: nothing to say). */
-export function readingNote(a: Pick<MeterAdvance, 'ignored' | 'held' | 'glitches' | 'resets'>): string | null {
+export function readingNote(a: Pick<MeterAdvance, 'ignored' | 'held' | 'glitches' | 'resets' | 'gap'>): string | null {
   if (a.ignored) return `${a.ignored.replace('_', ' ')} reading ignored`;
   if (a.held) return 'suspect reading held';
+  if (a.gap) return `a gap of ${gapMinutes(a.gap)} min`;
   if (a.resets) return a.resets[a.resets.length - 1].kind === 'swap' ? 'meter swap' : 'counter reset';
   if (a.glitches) return a.glitches.length === 1 ? 'glitch dropped' : `${a.glitches.length} glitches dropped`;
   return null;
@@ -53,8 +54,24 @@ export function windowPayload(w: { from: number; to: number }, p: Projection, po
   };
 }
 
+/** A gap's length in minutes, to a tenth. */
+const gapMinutes = (g: { from: number; to: number }): number => Math.round((g.to - g.from) / 6_000) / 10;
+
+/** A gap in output 1: the interval between readings longer than *longest gap*, its minutes, and its meter (a site's window). */
+export const gapPart = (g: { from: number; to: number; meter?: string }) => ({
+  ...span(g.from, g.to),
+  minutes: gapMinutes(g),
+  ...(g.meter !== undefined ? { meter: g.meter } : {}),
+});
+
 export function closedPayload(w: DemandWindow) {
-  return { ...span(w.from, w.to), energy: roundAmount(w.energy), kw: roundAmount(w.kw), complete: w.complete };
+  return {
+    ...span(w.from, w.to),
+    energy: roundAmount(w.energy),
+    kw: roundAmount(w.kw),
+    complete: w.complete,
+    ...(w.gap ? { gap: gapPart(w.gap) } : {}),
+  };
 }
 
 export interface GuardPayloadInput {
@@ -156,7 +173,12 @@ export function meterPart(m: MeterPeaks & MeterId, projection: Projection, month
     gateway: m.gateway,
     topic: m.topic,
     unit: meterUnit(m),
-    window: m.window ? windowPayload(m.window, projection, m.power?.kw ?? null, m.window.coveredFrom <= m.window.from) : null,
+    window: m.window
+      ? {
+          ...windowPayload(m.window, projection, m.power?.kw ?? null, isCovered(m.window)),
+          ...(m.window.gap ? { gap: gapPart(m.window.gap) } : {}),
+        }
+      : null,
     month: monthPayload(month),
   };
 }

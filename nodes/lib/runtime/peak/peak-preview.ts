@@ -26,6 +26,7 @@ export function peakPreview(readings: Array<[number, number]>, settings: PeakSet
     from: bounds.from,
     to: now,
     maxPowerKw: settings.maxPowerKw,
+    maxGapMinutes: settings.maxGapMs / 60_000,
   });
   const ranked = monthlyPeaks(windows, {
     timezone,

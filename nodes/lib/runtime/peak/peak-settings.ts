@@ -11,6 +11,9 @@ export type { DemandMinutes } from '../../engine/peak/demand-window';
 /** The most peaks a month's value may average (Norway: 3; nobody bills on more than a handful). */
 export const MAX_TOP = 10;
 
+/** The longest *longest gap* (a day): a meter read less often cannot give a window's peak anyway. */
+export const MAX_GAP_MINUTES = 1440;
+
 /** Which windows may be peaks, written as a tariff rule writes a time range and weekdays. */
 export type PeakWhen = PeakHours;
 
@@ -32,6 +35,8 @@ export interface PeakSettings {
   staleMs: number;
   /** A rise of one meter faster than this (kW) is a jump (semantics rule 10): a glitch when the meter comes back, a swap when it stays. */
   maxPowerKw: number;
+  /** An interval between a meter's readings longer than this is a gap: the windows it overlaps are not complete (default: staleMs). */
+  maxGapMs: number;
   shedValue: unknown;
   restoreValue: unknown;
   /** The load the relay sheds (kW); null: learned from the drop at shed. */
@@ -162,6 +167,7 @@ export function peakSettings(config: Record<string, unknown>): PeakSettings {
     }
   }
   const bill = billSettings(config);
+  const staleMs = numberSetting(config.staleMinutes, 'stale after (minutes)', 1, 60, 5)! * 60_000;
   const settings: PeakSettings = {
     minutes: minutes as DemandMinutes,
     top,
@@ -172,8 +178,9 @@ export function peakSettings(config: Record<string, unknown>): PeakSettings {
     floorKw: numberSetting(config.floorKw, 'the lowest limit (kW)', 0, 1e6, 0)!,
     marginPercent: numberSetting(config.marginPercent, 'the margin (%)', 0, 50, 5)!,
     hysteresisPercent: numberSetting(config.hysteresisPercent, 'the hysteresis (%)', 0, 50, 5)!,
-    staleMs: numberSetting(config.staleMinutes, 'stale after (minutes)', 1, 60, 5)! * 60_000,
+    staleMs,
     maxPowerKw: maxPowerSetting(config.maxPowerKw),
+    maxGapMs: numberSetting(config.maxGapMinutes, 'the longest gap (minutes)', 1, MAX_GAP_MINUTES, staleMs / 60_000)! * 60_000,
     shedValue: config.shedType === undefined ? 'shed' : typedValue(config.shedValue, config.shedType, 'the shed value'),
     restoreValue: config.restoreType === undefined ? 'restore' : typedValue(config.restoreValue, config.restoreType, 'the restore value'),
     shedKw: numberSetting(config.shedKw, 'the shed load (kW)', 0.001, 1e6, null),

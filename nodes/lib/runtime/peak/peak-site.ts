@@ -8,7 +8,7 @@ import { demandWindowOf } from '../../engine/peak/demand-window';
 import { HOUR_MS } from '../../engine/time/time';
 import { shortText } from '../../engine/common/format';
 import { EnergyUnit, meterName } from '../common/meter-reading';
-import { isFresh, MeterPeaks, projectMeter, WindowScope } from './peak-meter';
+import { isCovered, isFresh, MeterPeaks, projectMeter, WindowScope } from './peak-meter';
 import { addClosedWindow, MonthPeaks, monthValue } from './peak-month';
 import type { PeriodValue } from '../../engine/peak/billing';
 
@@ -20,6 +20,8 @@ export interface PendingWindow {
   /** How many meters have handed it over, and whether each had covered all of it. */
   reported: number;
   complete: boolean;
+  /** The longest gap of a meter's share, with the meter (kept while the node runs, not stored). */
+  gap?: { from: number; to: number; meter: string };
 }
 
 export interface SiteState {
@@ -64,17 +66,19 @@ export function rebaseSite(site: SiteState, now: number, scope: WindowScope): vo
   site.history = site.history.filter((h) => h.from <= now);
 }
 
-/** A meter's closed window, added to the site's sum for that window. */
-export function shareWindow(site: SiteState, w: DemandWindow): void {
+/** A meter's closed window (of the meter named `meter`), added to the site's sum for that window. */
+export function shareWindow(site: SiteState, w: DemandWindow, meter: string): void {
   if (w.to <= site.closedUntil) return;
-  const p = site.pending.get(w.from);
+  let p = site.pending.get(w.from);
   if (p) {
     p.energy += w.energy;
     p.reported += 1;
     p.complete &&= w.complete;
   } else {
-    site.pending.set(w.from, { from: w.from, to: w.to, energy: w.energy, reported: 1, complete: w.complete });
+    p = { from: w.from, to: w.to, energy: w.energy, reported: 1, complete: w.complete };
+    site.pending.set(w.from, p);
   }
+  if (w.gap && (!p.gap || p.gap.to - p.gap.from < w.gap.to - w.gap.from)) p.gap = { ...w.gap, meter };
 }
 
 /**
@@ -112,6 +116,7 @@ export function closeDue(
       energy: p.energy,
       kw: p.energy / ((p.to - p.from) / HOUR_MS),
       complete: passedByAll && p.complete && p.reported >= count,
+      ...(p.gap ? { gap: p.gap } : {}),
     };
     closed.push(w);
     const added = addClosedWindow(site.month, w, scope);
@@ -168,7 +173,7 @@ export function siteNow(meters: Iterable<MeterPeaks>, scope: WindowScope, mono: 
 
 /** Whether every meter's readings cover the site's window `w` from its start. */
 export function siteCovered(meters: Iterable<MeterPeaks>, w: { from: number }): boolean {
-  for (const m of meters) if (!m.window || m.window.from !== w.from || m.window.coveredFrom > m.window.from) return false;
+  for (const m of meters) if (!m.window || m.window.from !== w.from || !isCovered(m.window)) return false;
   return true;
 }
 

@@ -64,6 +64,8 @@ type MeterLine = [
   Array<[number, number]>,
   /** What the readings count; a line of 10 to 12 counts what its topic says (unitOfTopic). */
   EnergyUnit,
+  /** The open window's gap `[from, to]`, or null (a line of 13 or fewer has none). */
+  [number, number] | null,
 ];
 
 /** A gateway clock stored as further behind than this (a zone mistake is at most 14 hours) or ahead beyond MAX_CLOCK_AHEAD_MS is tampered. */
@@ -106,6 +108,7 @@ export function encodePeaks(
       storedLag(m.clock, clocks.now, clocks.mono),
       m.judge.held.map((h): [number, number] => [h.ts, h.value]),
       m.unit,
+      m.window.gap ? [m.window.gap.from, m.window.gap.to] : null,
     ];
     lines.push(JSON.stringify(line));
   }
@@ -156,6 +159,15 @@ function readMonth(fromRaw: unknown, flat: unknown, scope: WindowScope, now: num
   return { ...month, peaks };
 }
 
+/** An open window's stored gap: null, or an interval overlapping the window and ending at or before the newest reading; undefined when wrong. */
+function storedGap(raw: unknown, window: { from: number; to: number }, ts: number): { from: number; to: number } | null | undefined {
+  if (raw === null) return null;
+  if (!Array.isArray(raw) || raw.length !== 2) return undefined;
+  const [from, to] = raw as unknown[];
+  if (!isFiniteNumber(from) || !isFiniteNumber(to) || !(from < to) || to <= window.from || to > ts || from >= window.to) return undefined;
+  return { from, to };
+}
+
 function readMeter(
   text: unknown,
   scope: WindowScope,
@@ -163,9 +175,23 @@ function readMeter(
   mono: number,
 ): { meter: MeterPeaks; held: Array<[number, number]> } | null {
   const line = parse(text);
-  if (!line || line.length < 10 || line.length > 13) return null;
-  const [gatewayRaw, topicRaw, ts, value, powerFrom, powerKw, energy, coveredFrom, monthFrom, peaks, lag = null, heldRaw = [], unitRaw] =
-    line;
+  if (!line || line.length < 10 || line.length > 14) return null;
+  const [
+    gatewayRaw,
+    topicRaw,
+    ts,
+    value,
+    powerFrom,
+    powerKw,
+    energy,
+    coveredFrom,
+    monthFrom,
+    peaks,
+    lag = null,
+    heldRaw = [],
+    unitRaw,
+    gapRaw = null,
+  ] = line;
   const gateway = storedMeterName(gatewayRaw);
   const topic = storedMeterName(topicRaw);
   if (gateway === undefined || topic === undefined || !isStoredInstant(ts, now) || !isFiniteNumber(value)) return null;
@@ -174,6 +200,8 @@ function readMeter(
   if (!isFiniteNumber(energy) || energy < 0) return null;
   const window = demandWindowOf(ts, scope.timezone, scope.minutes);
   if (!isFiniteNumber(coveredFrom) || coveredFrom < window.from || coveredFrom > ts) return null;
+  const gap = storedGap(gapRaw, window, ts);
+  if (gap === undefined) return null;
   let power: MeterPeaks['power'] = null;
   if (powerFrom !== null || powerKw !== null) {
     if (!isStoredInstant(powerFrom, now) || !isFiniteNumber(powerKw) || powerFrom >= ts || powerKw < 0) return null;
@@ -188,7 +216,17 @@ function readMeter(
   const clock = isFromFuture(ts, now) ? null : restoredClock(ts, lag ?? 0, now, mono);
   const judge = { lastTs: ts, lastValue: value, held: [] };
   return {
-    meter: { gateway, topic, unit, last: { ts, value }, judge, power, window: { ...window, energy, coveredFrom }, month, clock },
+    meter: {
+      gateway,
+      topic,
+      unit,
+      last: { ts, value },
+      judge,
+      power,
+      window: { ...window, energy, coveredFrom, ...(gap ? { gap } : {}) },
+      month,
+      clock,
+    },
     held,
   };
 }

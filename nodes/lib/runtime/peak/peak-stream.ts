@@ -16,6 +16,7 @@ import { monthAt, monthBill, MonthPeaks, monthValue } from './peak-month';
 import {
   closedCharts,
   closedPayload,
+  gapPart,
   guardFields,
   meterPart,
   meterUnit,
@@ -127,6 +128,7 @@ export class PeakStream {
       when: settings.when,
       holidays: settings.bill.holidays,
       maxPowerKw: settings.maxPowerKw,
+      maxGapMs: settings.maxGapMs,
     };
     this.charge = billCharge(settings, opts.timezone);
     this.maxMeters = opts.maxMeters ?? MAX_METERS;
@@ -163,7 +165,8 @@ export class PeakStream {
     this.site = restored.site ?? newSite();
     // held suspects are judged again as they were: held again (or decided, were the settings changed)
     for (const { meter, rows } of restored.held)
-      for (const [ts, value] of rows) for (const w of advanceMeter(meter, { ts, value }, this.scope).closed) shareWindow(this.site, w);
+      for (const [ts, value] of rows)
+        for (const w of advanceMeter(meter, { ts, value }, this.scope).closed) shareWindow(this.site, w, meterName(meter));
     if (restored.held.length > 0) closeDue(this.site, this.meters.values(), this.scope, this.opts.settings.staleMs);
     this.guard = new PeakGuard(this.opts.settings, restored.guard);
     this.ready = true;
@@ -221,7 +224,7 @@ export class PeakStream {
     const advance = advanceMeter(meter, reading, this.scope);
     // a held suspect is no arrival: the meter's newest reading is still the one before it
     if (!advance.ignored && !advance.held) this.arrived(meter, reading.ts, now, mono);
-    for (const w of advance.closed) shareWindow(this.site, w);
+    for (const w of advance.closed) shareWindow(this.site, w, meterName(meter));
     const site = closeDue(this.site, this.meters.values(), this.scope, this.opts.settings.staleMs);
     if (!advance.ignored) this.saver.changed();
     const out = this.evaluate(now, mono);
@@ -236,6 +239,7 @@ export class PeakStream {
       ...(advance.held ? { held: advance.held } : {}),
       ...(advance.glitches ? { glitches: advance.glitches.map(readingPart) } : {}),
       ...(advance.resets ? { resets: advance.resets.map((r) => ({ ...spanPart(r.from, r.to), kind: r.kind })) } : {}),
+      ...(advance.gap ? { gap: gapPart(advance.gap) } : {}),
       ...(advance.closed.length
         ? { closed: closedPayload(advance.closed[advance.closed.length - 1]), closedCount: advance.closed.length }
         : {}),
