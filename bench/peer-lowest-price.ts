@@ -108,6 +108,21 @@ export interface PeerConfig {
   outputIfNoSchedule: boolean;
 }
 
+/** The peer's settings for a period of the whole day (00:00 to 00:00), `minutesOn` slots to run, split allowed. */
+export function wholeDayNode(minutesOn: number): PeerConfig {
+  return {
+    fromHour: 0,
+    fromMinute: 0,
+    toHour: 0,
+    toMinute: 0,
+    minutesOn,
+    doNotSplit: false,
+    maxPrice: null,
+    outputOutsidePeriod: false,
+    outputIfNoSchedule: false,
+  };
+}
+
 /** The peer's doPlanning (src/strategy-lowest-price.js): the periods of the price list, each planned by makePlan. */
 export function doPlanning(node: PeerConfig, priceData: Array<{ value: number; start: string }>): Array<boolean | null> {
   const values = priceData.map((pd) => pd.value);

@@ -10,7 +10,7 @@ import { savingOffWindows } from '../nodes/lib/engine/plan/plan-saving';
 import { schedule } from '../nodes/lib/engine/prices/price-source';
 import { cheapestBlock, cheapestPieces } from '../nodes/lib/engine/plan/plan-split';
 import { elapsedMs, interleaved, median } from './measure';
-import { doPlanning, getBestContinuous, getBestX } from './peer-lowest-price';
+import { doPlanning, getBestContinuous, getBestX, wholeDayNode } from './peer-lowest-price';
 
 const ZONE = 'Europe/London';
 const DAY = 86_400_000;
@@ -102,17 +102,7 @@ function peerBench(): void {
     const count = slots / 6;
     const window = { timezone: 'UTC', from, to: from + slots * SLOT, duration: count * SLOT };
     const priceData = values.map((value, k) => ({ value, start: new Date(from + k * SLOT).toISOString() }));
-    const node = {
-      fromHour: 0,
-      fromMinute: 0,
-      toHour: 0,
-      toMinute: 0,
-      minutesOn: count,
-      doNotSplit: false,
-      maxPrice: null,
-      outputOutsidePeriod: false,
-      outputIfNoSchedule: false,
-    };
+    const node = wholeDayNode(count);
     // the searches in one set of rounds; the peer's planning (10-20 ms of luxon, leaving the
     // caches cold for whatever runs next) in another, beside our split plan run after it
     const [ours, peer, oursBlock, peerBlock] = interleaved(rounds(slots), [

@@ -3,9 +3,8 @@
 // the same form as a tariff (CompiledTariff with its own walk), so the schedule, the plans
 // and the cost walk read its segments as they read a tariff's: no branch of their own.
 //
-// A slot is one (list entry, fee rule) pair, numbered as the walks meet them (a Map from
-// the pair to the slot), so a stack holds one slot per price it has really yielded, and a
-// slot's price never changes. Its segments are the fee tariff's (rules' local times, DST)
+// A slot is one (list entry, fee rule) pair, numbered as the walks meet them, so a stack
+// holds one slot per price it has really yielded, and a slot's price never changes. Its segments are the fee tariff's (rules' local times, DST)
 // cut at every list entry's start and end: both layers' changes at their exact instants.
 import { CompiledRule, CompiledTariff, compileTariff, isObject, SegmentWalk, StackSlots, Tariff, TIME_ALWAYS } from '../tariff/tariff';
 import { matchSlot, SegmentList, walkSegments } from '../tariff/price';
@@ -83,6 +82,36 @@ export function compileStack(stack: PriceStack): CompiledTariff {
   return compiled;
 }
 
+/**
+ * A stack's slot as the planners and the cost walk read it: its net price, and the fee
+ * rule's index and priority. The fields a tariff's rule has besides are the same for every
+ * slot (no time, weekday or sensor condition of its own), so they sit on the prototype:
+ * a 62-day history of quarter hours keeps thousands of these.
+ */
+class StackRule implements CompiledRule {
+  declare readonly timeKind: typeof TIME_ALWAYS;
+  declare readonly startMs: number;
+  declare readonly endMs: number;
+  declare readonly weekdayMask: number;
+  declare readonly sensorSlot: number;
+  declare readonly sensorValue: number;
+  declare readonly sensorNever: boolean;
+  constructor(
+    readonly price: number,
+    readonly ruleIndex: number,
+    readonly priority: number,
+  ) {}
+}
+Object.assign(StackRule.prototype, {
+  timeKind: TIME_ALWAYS,
+  startMs: 0,
+  endMs: 0,
+  weekdayMask: 0,
+  sensorSlot: -1,
+  sensorValue: NaN,
+  sensorNever: false,
+});
+
 function build(stack: PriceStack, list: PriceList, feesTariff: CompiledTariff | null): CompiledTariff {
   const addOns = stack.addOns ?? 0;
   if (typeof addOns !== 'number' || !Number.isFinite(addOns))
@@ -110,38 +139,40 @@ function build(stack: PriceStack, list: PriceList, feesTariff: CompiledTariff | 
   };
   const rules: CompiledRule[] = [];
   const feeRules = feesTariff ? feesTariff.rules : [];
+  // Each entry's first slot and its fee rule + 2 (0: none yet) in two typed arrays: most
+  // entries meet one fee rule. The pairs met besides (a fee change inside an entry, a sensor
+  // rule) are found in a map keyed by entry × (fee rules + 1) + fee rule + 1.
+  const entrySlot = new Int32Array(list.length);
+  const entryFee = new Int32Array(list.length);
   const stride = feeRules.length + 1;
-  const slotOfPair = new Map<number, number>();
+  const otherSlots = new Map<number, number>();
   /** The slot of list entry k under fee rule r (-1: no fees), made at first use. */
   const slotOf = (k: number, r: number): number => {
-    const key = k * stride + r + 1;
-    let slot = slotOfPair.get(key);
-    if (slot === undefined) {
-      slot = rules.length;
-      if (slot >= MAX_STACK_SLOTS) {
-        throw new RangeError(
-          `the stack yields more than ${groupDigits(MAX_STACK_SLOTS)} different prices: a shorter list or fewer fee rules`,
-        );
-      }
-      const fee = r < 0 ? 0 : feeRules[r].price;
-      const rule = r < 0 ? null : feeRules[r];
-      rules.push({
-        ruleIndex: rule ? rule.ruleIndex : -1,
-        priority: rule ? rule.priority : 0,
-        price: list.prices[k] + fee + addOns,
-        timeKind: TIME_ALWAYS,
-        startMs: 0,
-        endMs: 0,
-        weekdayMask: 0,
-        sensorSlot: -1,
-        sensorValue: NaN,
-        sensorNever: false,
-      });
-      slots.spot.push(list.prices[k]);
-      slots.fees.push(fee);
-      slots.feeSlot.push(r);
-      slotOfPair.set(key, slot);
+    const fee = entryFee[k];
+    if (fee === r + 2) return entrySlot[k];
+    if (fee === 0) {
+      entryFee[k] = r + 2;
+      return (entrySlot[k] = newSlot(k, r));
     }
+    const key = k * stride + r + 1;
+    let slot = otherSlots.get(key);
+    if (slot === undefined) otherSlots.set(key, (slot = newSlot(k, r)));
+    return slot;
+  };
+  const newSlot = (k: number, r: number): number => {
+    const slot = rules.length;
+    if (slot >= MAX_STACK_SLOTS) {
+      throw new RangeError(
+        `the stack yields more than ${groupDigits(MAX_STACK_SLOTS)} different prices: a shorter list or fewer fee rules`,
+      );
+    }
+    const spot = list.prices[k];
+    const rule = r < 0 ? null : feeRules[r];
+    const fee = rule ? rule.price : 0;
+    rules.push(new StackRule(spot + fee + addOns, rule ? rule.ruleIndex : -1, rule ? rule.priority : 0));
+    slots.spot.push(spot);
+    slots.fees.push(fee);
+    slots.feeSlot.push(r);
     return slot;
   };
   const walk: SegmentWalk = (zone, values, a, b, unknown, visit) => {

@@ -1,0 +1,126 @@
+// Price stacks (semantics rules 50-54): planning two days (192) and a week (672) of
+// quarter-hour spot prices stacked with a time-of-use grid tariff, against power-saver's
+// own Lowest Price search on the same prices (bench/peer-lowest-price.ts, given the stacked
+// prices: power-saver has no fees of its own); a stacked priceAt against a plain tariff's;
+// the memory a 62-day quarter-hour history takes as a list and as a walked stack. Every
+// comparison in one run, interleaved rounds, medians and ratios.
+import * as os from 'os';
+import { cheapestWindows } from '../nodes/lib/engine/plan/plan';
+import { priceAt, schedule } from '../nodes/lib/engine/prices/price-source';
+import { priceList } from '../nodes/lib/engine/prices/price-list';
+import type { PriceStack } from '../nodes/lib/engine/prices/price-stack';
+import { computeCost } from '../nodes/lib/engine/cost/cost';
+import { interleaved } from './measure';
+import { doPlanning, getBestContinuous, getBestX, wholeDayNode } from './peer-lowest-price';
+
+const ZONE = 'Europe/Oslo';
+const Q = 15 * 60_000;
+/** A Norwegian-style grid tariff: day and night energy fees, weekends at the night rate. */
+const GRID = {
+  id: 'grid',
+  name: 'grid fees',
+  vat: 25,
+  currency: 'NOK',
+  rules: [
+    { priority: 1, price: 0.3928, time_start: '06:00', time_end: '22:00', weekdays: [1, 2, 3, 4, 5] },
+    { priority: 2, price: 0.2928 },
+  ],
+};
+const FROM = Date.parse('2026-10-24T22:00:00Z'); // Sunday 25 October 2026 00:00 in Oslo: a 25-hour day
+const spot = (k: number) => Math.round((0.05 + ((k * 7919) % 1009) / 1000 - 0.15) * 1e4) / 1e4; // some negative
+
+/** `peer / ours` as a person reads it. */
+const against = (ours: number, peer: number) =>
+  peer >= ours ? `${(peer / ours).toFixed(1)} x faster` : `${(ours / peer).toFixed(1)} x slower`;
+
+function stackOf(quarters: number): PriceStack {
+  const list = priceList(
+    Array.from({ length: quarters }, (_, k) => ({ start: FROM + k * Q, price: spot(k) })),
+    { resolution: Q },
+  );
+  return { list, fees: GRID, addOns: 0.0891, vat: 25 };
+}
+
+function planning(): void {
+  console.log(
+    `price stacks: quarter-hour spot prices + a 2-rule grid tariff + add-ons, ${ZONE} (a 25-hour day in the window), a sixth of the window to run (node ${process.version}, load average ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} cores)`,
+  );
+  for (const quarters of [192, 672]) {
+    const stack = stackOf(quarters);
+    const window = { timezone: ZONE, from: FROM, to: FROM + quarters * Q, duration: (quarters / 6) * Q };
+    // the peer searches the same stacked prices, one a quarter hour (schedule's, cut per quarter)
+    const values: number[] = [];
+    for (const e of schedule(stack, window.from, window.to, window)) for (let t = e.from; t < e.to; t += Q) values.push(e.price as number);
+    const count = quarters / 6;
+    const priceData = values.map((value, k) => ({ value, start: new Date(FROM + k * Q).toISOString() }));
+    const node = wholeDayNode(count);
+    const rounds = quarters > 192 ? 150 : 300;
+    const [ours, peer, oursBlock, peerBlock] = interleaved(rounds, [
+      { fn: () => cheapestWindows(stack, window) },
+      { fn: () => getBestX(values, count) },
+      { fn: () => cheapestWindows(stack, { ...window, contiguous: true }) },
+      { fn: () => getBestContinuous(values, count) },
+    ]);
+    const [oursAgain, peerNode] = interleaved(rounds / 3, [
+      { fn: () => cheapestWindows(stack, window) },
+      { fn: () => doPlanning(node, priceData) },
+    ]);
+    console.log(
+      `  ${quarters} quarter hours: split ${ours.toFixed(3)} ms, power-saver's search (getBestX) ${peer.toFixed(3)} ms: ours ${against(ours, peer)}; ` +
+        `one block ${oursBlock.toFixed(3)} ms, its getBestContinuous ${peerBlock.toFixed(3)} ms: ours ${against(oursBlock, peerBlock)}; ` +
+        `its planning from the list (doPlanning) ${peerNode.toFixed(3)} ms against ${oursAgain.toFixed(3)} ms: ours ${against(oursAgain, peerNode)} (goal: at least 10 x on every size)`,
+    );
+  }
+}
+
+/** priceAt of the stack against priceAt of the grid tariff alone, at the same instants. */
+function pricing(): void {
+  const stack = stackOf(192);
+  const instants = Array.from({ length: 1000 }, (_, k) => FROM + ((k * 7_777_777) % (192 * Q)));
+  const options = { timezone: ZONE };
+  const run = (source: unknown) => () => {
+    let sum = 0;
+    for (const at of instants) sum += (priceAt(source, at, options) as { price: number }).price;
+    return sum;
+  };
+  const [plain, stacked] = interleaved(200, [{ fn: run(GRID) }, { fn: run(stack) }]);
+  console.log(
+    `  priceAt, 1,000 instants: the grid tariff alone ${((plain * 1000) / instants.length).toFixed(3)} µs a call, the stack ${((stacked * 1000) / instants.length).toFixed(3)} µs: ${(stacked / plain).toFixed(2)} x (goal: at most 1.5 x)`,
+  );
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+function heapUsed(): number {
+  for (let k = 0; k < 3; k++) gc?.();
+  return process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
+}
+
+/** A 62-day quarter-hour history (5,952 entries): the list, then the stack once every slot is met (a year's cost walk over it). */
+function memory(): void {
+  if (!gc) {
+    console.log('  memory: run with --expose-gc');
+    return;
+  }
+  const quarters = 62 * 96;
+  // every price different (the most slots a stack can need: real lists repeat prices)
+  const entries = Array.from({ length: quarters }, (_, k) => ({ start: FROM + k * Q, price: spot(k) + k / 1e7 }));
+  const before = heapUsed();
+  const list = priceList(entries, { resolution: Q });
+  const listBytes = heapUsed() - before;
+  const stack: PriceStack = { list, fees: GRID, addOns: 0.0891, vat: 25 };
+  // the readings go before the heap is read: only what the stack keeps is counted
+  const feeRules = computeCost(
+    stack,
+    Array.from({ length: quarters + 1 }, (_, k) => [FROM + k * Q, k]),
+    { timezone: ZONE },
+  ).byRule.length;
+  const stackBytes = heapUsed() - before;
+  console.log(
+    `  memory of a 62-day quarter-hour history (${quarters} entries, every price different): the list ${(listBytes / 1024).toFixed(0)} kB; the stack with every slot met (a cost walk over the 62 days, ${feeRules} fee rules) ${(stackBytes / 1024).toFixed(0)} kB (goal: at most 2 MB)`,
+  );
+  if (list.length !== quarters || (stack as { list: unknown }).list !== list) throw new Error('unreachable');
+}
+
+planning();
+pricing();
+memory();
