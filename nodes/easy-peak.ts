@@ -7,6 +7,7 @@
 
 import { handleInOrder, linkAccount, nodeContextStore, problemStatus, reportProblem } from './lib/runtime/account/account-link';
 import { PacedStatus } from './lib/runtime/common/paced-status';
+import { ExportMeters } from './lib/runtime/common/meter-direction';
 import { nodeRecords } from './lib/runtime/common/records-output';
 import { PeakStream } from './lib/runtime/peak/peak-stream';
 import { peakSettings, PeakSettings } from './lib/runtime/peak/peak-settings';
@@ -21,9 +22,11 @@ export = function register(RED: NodeAPI): void {
     const link = linkAccount(RED, node, config.account);
     let settings: PeakSettings | null = null;
     let problem = link.problem;
+    let exportMeters: ExportMeters | undefined;
     if (!problem) {
       try {
         settings = peakSettings(config);
+        exportMeters = new ExportMeters(typeof config.exportMeters === 'string' ? config.exportMeters : undefined);
       } catch (err) {
         problem = (err as Error).message;
       }
@@ -43,6 +46,8 @@ export = function register(RED: NodeAPI): void {
           records: records !== null,
           warn: (text) => node.warn(text),
           log: (text) => node.log(text),
+          exportMeters,
+          countExport: config.countExport === true || config.countExport === 'true',
           onGuard: (msg, s) => {
             node.send([null, msg, null]);
             status.now(s);

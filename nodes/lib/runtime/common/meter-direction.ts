@@ -68,3 +68,27 @@ export function checkDirection(name: string, direction: MeterDirection, priced: 
   if (counts !== direction)
     throw new Error(`meter ${shortText(name)} counts ${counts}, not ${direction}: reset it (msg.reset) to count it the other way`);
 }
+
+/**
+ * easy-peak's side (rule 47): energy sold never makes a demand peak, so an export meter's
+ * readings are skipped, said once per node (a tariff that bills export demand: *count export*).
+ */
+export class ExportSkips {
+  private told = false;
+
+  constructor(
+    private readonly meters: ExportMeters = new ExportMeters(undefined),
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  /** Whether the message's meter exports (msg.direction, else the setting; a wrong direction throws), said the first time. */
+  skips(msg: { direction?: unknown }, name: string): boolean {
+    if (messageDirection(msg, name, this.meters) !== 'export') return false;
+    if (!this.told)
+      this.warn(
+        `meter ${shortText(name)} exports: energy sold makes no demand peak, its readings are not counted (tick count export if the tariff bills it)`,
+      );
+    this.told = true;
+    return true;
+  }
+}

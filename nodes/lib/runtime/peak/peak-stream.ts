@@ -6,6 +6,7 @@ import { groupDigits, shortText } from '../../engine/common/format';
 import { DeadlineTimer } from '../../engine/time/long-timer';
 import { ClockStep, clockSteps } from '../../engine/time/clock-steps';
 import type { DemandWindow } from '../../engine/peak/demand';
+import { ExportMeters, ExportSkips } from '../common/meter-direction';
 import { EnergyUnit, MeterId, meterKey, meterName, meterOf, NotMeterWarnings, readingUnit, streamReading } from '../common/meter-reading';
 import { RefusalBurst, RefusedReading } from '../common/refusal-burst';
 import { SAVE_EVERY_MS, ThrottledSave } from '../common/throttled-save';
@@ -94,6 +95,9 @@ export interface PeakStreamOptions {
   records?: boolean;
   /** This machine's monotonic clock in ms (default performance.now): when readings arrive, which no clock step moves. */
   monotonic?(): number;
+  /** Rule 47: export meters (msg.direction overrides): their readings make no demand unless `countExport`. */
+  exportMeters?: ExportMeters;
+  countExport?: boolean;
 }
 
 export class PeakStream {
@@ -109,6 +113,7 @@ export class PeakStream {
   private readonly otherUnit = new RefusalBurst((count, first) => otherUnitError(first, count, this.meters.values()));
   private readonly recheck = new DeadlineTimer();
   private readonly notMeters: NotMeterWarnings;
+  private readonly exported: ExportSkips;
   private readonly mono: () => number;
   private readonly clockReports: ClockReports;
   private ready = false;
@@ -120,6 +125,7 @@ export class PeakStream {
   constructor(private readonly opts: PeakStreamOptions) {
     const { settings } = opts;
     this.notMeters = new NotMeterWarnings('easy-peak', opts.warn);
+    this.exported = new ExportSkips(opts.exportMeters, opts.warn);
     this.scope = {
       timezone: opts.timezone,
       minutes: settings.minutes,
@@ -214,6 +220,7 @@ export class PeakStream {
     const reading = streamReading(msg, now, 'easy-peak');
     // a reading from the future (MAX_CLOCK_AHEAD_MS) was refused by streamReading: it changes nothing
     const id = meterOf(msg, reading);
+    if (!this.opts.countExport && this.exported.skips(msg, meterName(id))) return null;
     const unit = readingUnit(msg, id.topic, 'easy-peak');
     if (unit === null) {
       this.notMeters.ignored(id);
