@@ -55,6 +55,8 @@ export type { MonthPeaks, MonthlyPeaksOptions, PeakHours, PeakWindow } from './e
 export { billingPeriodOf } from './engine/peak/billing-periods';
 export type { BillingPeriods } from './engine/peak/billing-periods';
 export { demandCharges } from './engine/peak/billing';
+export { apparentDemandWindows, reactiveCharges } from './engine/peak/apparent';
+export type { ApparentRegisters, ApparentWindow, ApparentWindows, ReactiveChargesOptions, ReactivePeriod } from './engine/peak/apparent';
 export type { ChargedPeriod, DemandCharge, DemandChargesOptions } from './engine/peak/billing';
 // The API client
 export { EasyClient, EasyApiError, DEFAULT_BASE_URL, CLIENT_DEFAULTS } from './api/client';
