@@ -33,6 +33,13 @@ export interface WindowRow {
   peerBlocks: string[];
   /** Whether the port planned the window as power-saver's own test expects (null: the test states no schedule). */
   peerAsItsTest: boolean | null;
+  /** The case, the window's instants and its prices a minute (for planning the same window elsewhere: the node). */
+  case: LowestPriceCase;
+  fromMs: number;
+  toMs: number;
+  values: number[];
+  /** The minutes power-saver has on. */
+  peerMinutes: number;
 }
 
 interface Minutes {
@@ -222,6 +229,11 @@ function lowestPriceCase(c: LowestPriceCase): WindowRow[] {
       oursBlocks: onGrid ? blocksOf(oursOn, minutes.ms.slice(s, e + 1)) : ['off the minute grid'],
       peerBlocks: blocksOf(peerOn, minutes.ms.slice(s, e + 1)),
       peerAsItsTest: expected && asItsTest(expected, peerOn, minutes.ms.slice(s, e + 1)),
+      case: c,
+      fromMs: minutes.ms[s],
+      toMs: minutes.ms[e] + MINUTE,
+      values,
+      peerMinutes: countOf(peerOn),
     };
   });
 }

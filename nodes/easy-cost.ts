@@ -26,6 +26,8 @@ import { findTariff, tariffById, TariffsSeen } from './lib/runtime/common/tariff
 import { costSiteBatch, exportSettings, exportTariffFor, isSitePayload } from './lib/runtime/cost/cost-export';
 import { nodeRecords } from './lib/runtime/common/records-output';
 import type { Node, NodeAPI, NodeDef, NodeMessage, Outgoing } from './lib/runtime/common/red-types';
+import { linkPrices, takePriceList } from './lib/runtime/prices/prices-link';
+import { StackSource } from './lib/runtime/prices/prices-source';
 
 type Mode = 'batch' | 'stream' | 'range' | 'compare';
 const MODES: Mode[] = ['batch', 'stream', 'range', 'compare'];
@@ -59,7 +61,10 @@ export = function register(RED: NodeAPI): void {
     } catch (err) {
       setting = (err as Error).message;
     }
-    const problem = link.problem ?? (tariffId || mode === 'compare' ? setting : 'no tariff configured');
+    // an easy-prices node, when set: costs at its list stacked with the tariff (docs/nodes.md, "Spot prices"); not in compare mode
+    const prices = linkPrices(RED, mode === 'compare' ? '' : config.prices);
+    const stacks = prices.book && prices.settings ? new StackSource(prices.book, prices.settings) : null;
+    const problem = link.problem ?? (tariffId || mode === 'compare' ? setting : 'no tariff configured') ?? prices.problem;
     const generator: GeneratorSettings | null =
       config.generator === true || config.generator === 'true'
         ? { gatewayId: text(config.generatorGateway), sensorId: text(config.generatorSensor), on: text(config.generatorOn) }
@@ -111,6 +116,11 @@ export = function register(RED: NodeAPI): void {
       return snapshot && snapshot.fetchedAt !== null ? snapshot : await hub.refreshTariffs();
     }
 
+    /** What prices the readings: the tariff, or the prices node's stack over it (the kept prices read back first). */
+    async function sourceOf(t: ReturnType<typeof findTariff>): Promise<unknown> {
+      return stacks ? stacks.stackWhenRead(t) : t;
+    }
+
     async function tariff(): Promise<ReturnType<typeof findTariff>> {
       return findTariff(await tariffs(), tariffId);
     }
@@ -118,7 +128,7 @@ export = function register(RED: NodeAPI): void {
     async function onStream(msg: NodeMessage): Promise<Outgoing> {
       const t = await tariff();
       if (await reports.takesMessage(msg, t, Date.now())) return null;
-      const counted = await stream.handle(msg, t, Date.now(), exportTariffFor(exporting, t, await tariffs()));
+      const counted = await stream.handle(msg, t, Date.now(), exportTariffFor(exporting, t, await tariffs()), await sourceOf(t));
       if (!counted) return null;
       // the month-end projection, the daily charge and the generator report beside the totals
       const out = await reports.addTo(counted, stream, t);
@@ -143,7 +153,7 @@ export = function register(RED: NodeAPI): void {
         status.now(site.status);
         return [msg];
       }
-      const { payload, result } = costBatch(msg.payload, msg.sensors, t, timezone, Date.now(), maxPowerKw);
+      const { payload, result } = costBatch(msg.payload, msg.sensors, t, timezone, Date.now(), maxPowerKw, await sourceOf(t));
       msg.payload = payload;
       status.now(costStatus(result, t, periodWords(result.from, result.to, timezone)));
       return withRecords([msg], records?.rangeCost(payload, undefined));
@@ -151,7 +161,13 @@ export = function register(RED: NodeAPI): void {
 
     async function onRange(msg: NodeMessage): Promise<Outgoing> {
       const t = await tariff();
-      const { payload, result, period } = await range.cost(msg, t, Date.now(), generator ? generatorChoice(generator, t) : null);
+      const { payload, result, period } = await range.cost(
+        msg,
+        t,
+        Date.now(),
+        generator ? generatorChoice(generator, t) : null,
+        await sourceOf(t),
+      );
       msg.payload = payload;
       status.now(costStatus(result, t, period));
       return withRecords([msg], records?.rangeCost(payload, msg.period));
@@ -208,6 +224,8 @@ export = function register(RED: NodeAPI): void {
       (msg) => {
         // the records writer's word on a write, or a command of the records (docs/records.md)
         if (records?.control(msg)) return Promise.resolve(null);
+        // a price list (Tibber, Nord Pool, power-saver, plain) for the prices node: costed with from now on
+        if (takePriceList(prices, msg, (text) => node.warn(text))) return Promise.resolve(null);
         if (problem) throw new Error(problem);
         return handlers[mode](msg);
       },

@@ -9,6 +9,8 @@ import { OutputValues, outputValues, resendMs } from './lib/runtime/plan/plan-ou
 import { NOT_A_SENSOR_VALUE, sensorsFromMessage, unknownCommand } from './lib/runtime/common/sensor-message';
 import { nodeRecords } from './lib/runtime/common/records-output';
 import type { Node, NodeAPI, NodeDef, NodeMessage } from './lib/runtime/common/red-types';
+import { linkPrices, takePriceList } from './lib/runtime/prices/prices-link';
+import { StackSource } from './lib/runtime/prices/prices-source';
 
 const TARIFF_REFRESH_MINUTES = 60;
 const STORE_KEY = 'plan';
@@ -24,7 +26,9 @@ export = function register(RED: NodeAPI): void {
     let settings: PlanSettings | null = null;
     let outputs: OutputValues | null = null;
     let resendEvery = 0;
-    let problem = link.problem ?? (tariffId ? null : 'no tariff id configured');
+    // an easy-prices node, when set: plans on its list stacked with the tariff (docs/nodes.md, "Spot prices")
+    const prices = linkPrices(RED, config.prices);
+    let problem = link.problem ?? (tariffId ? null : 'no tariff id configured') ?? prices.problem;
     if (!problem) {
       try {
         settings = planSettings(config);
@@ -63,6 +67,7 @@ export = function register(RED: NodeAPI): void {
         onStatus: (status) => node.status(status),
         onProblem: (message) => reportProblem(node, message, { topic: 'plan' }),
         onWarn: (message) => node.warn(message),
+        prices: prices.book && prices.settings ? new StackSource(prices.book, prices.settings) : null,
       });
       watch.start().catch((err: Error) => reportProblem(node, `the plan could not be started: ${err.message}`, { topic: 'plan' }));
     });
@@ -77,6 +82,8 @@ export = function register(RED: NodeAPI): void {
       try {
         // the records writer's word on a write, or a command of the records (docs/records.md)
         if (records?.control(msg)) return finish();
+        // a price list (power-saver's input included: a flow feeding ps-strategy-lowest-price feeds this node unchanged)
+        if (takePriceList(prices, msg, (text) => node.warn(text))) return finish();
         if (!watch) throw new Error(problem ?? 'the node is still starting');
         const command = typeof msg.payload === 'string' ? msg.payload.trim().toLowerCase() : null;
         if (msg.override !== undefined || (command !== null && OVERRIDES.has(command)))

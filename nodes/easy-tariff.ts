@@ -11,6 +11,8 @@ import { sensorsFromMessage } from './lib/runtime/common/sensor-message';
 import { boundedSetting, chartDays, TARIFF_REFRESH } from './lib/runtime/common/node-settings';
 import { nodeRecords } from './lib/runtime/common/records-output';
 import type { Node, NodeAPI, NodeDef, NodeMessage } from './lib/runtime/common/red-types';
+import { linkPrices, takePriceList } from './lib/runtime/prices/prices-link';
+import { StackSource } from './lib/runtime/prices/prices-source';
 
 const SENSORS_KEY = 'lastKnownSensors';
 
@@ -25,7 +27,9 @@ export = function register(RED: NodeAPI): void {
     const floorMinutes = (link.account?.minRefreshMs ?? TARIFF_REFRESH.min * 60_000) / 60_000;
     const refresh = boundedSetting(config.refresh, { ...TARIFF_REFRESH, min: floorMinutes });
     if (refresh.warning) node.warn(refresh.warning);
-    const problem = link.problem ?? (tariffId ? null : 'no tariff id configured');
+    // an easy-prices node, when set: its list stacked with the tariff (docs/nodes.md, "Spot prices")
+    const prices = linkPrices(RED, config.prices);
+    const problem = link.problem ?? (tariffId ? null : 'no tariff id configured') ?? prices.problem;
     let watch: TariffWatch | null = null;
     /** The last price sent, sent again on "price" (e.g. once a database behind the records output exists). */
     let lastPrice: PricePayload | null = null;
@@ -82,6 +86,7 @@ export = function register(RED: NodeAPI): void {
         onProblem: (message, payload) => node.error(message, priceMessage({ ...payload, reason: message })),
         sensorStore: nodeContextStore(node, SENSORS_KEY),
         warn: (text) => node.warn(text),
+        prices: prices.book && prices.settings ? new StackSource(prices.book, prices.settings) : null,
       });
       watch.start();
     });
@@ -97,6 +102,8 @@ export = function register(RED: NodeAPI): void {
       try {
         // the records writer's word on a write, or a command of the records (docs/records.md)
         if (records?.control(msg)) return finish();
+        // a price list (Tibber, Nord Pool, power-saver, plain) for the prices node: priced with at once
+        if (takePriceList(prices, msg, (text) => node.warn(text))) return finish();
         if (!watch) throw new Error(problem ?? 'the node is still starting');
         if (msg.payload === 'schedule') {
           const answer = watch.schedule();

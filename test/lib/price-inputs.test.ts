@@ -6,7 +6,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import should from 'should';
-import { readPriceList, PriceInputError, type PriceEntry } from '../../nodes/lib/engine/prices/price-inputs';
+import { carriesPriceList, readPriceList, PriceInputError, type PriceEntry } from '../../nodes/lib/engine/prices/price-inputs';
 import { MAX_PRICE_ENTRIES } from '../../nodes/lib/engine/common/limits';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures');
@@ -282,9 +282,15 @@ describe('readPriceList: hostile lists, each refused naming the entry', () => {
     const proto = JSON.parse('{"payload":{"__proto__":{"priceData":[{"start":"2026-11-28T00:00:00Z","value":1}]}}}') as unknown;
     should(errorOf(() => readPriceList(proto)).message).match(/^no price list in the message/);
     const entry = JSON.parse('{"payload":[{"__proto__":{"start":"2026-11-28T00:00:00Z","price":1}}]}') as unknown;
-    should(errorOf(() => readPriceList(entry)).message).equal('msg.payload[0].start must be an ISO 8601 time or epoch ms, got undefined');
+    // a list whose first entry has no own start is no price list (the nodes treat it as they always did)
+    should(errorOf(() => readPriceList(entry)).message).match(/^no price list in the message/);
+    should(carriesPriceList(entry)).be.false();
     const inherited = { payload: [Object.create({ start: '2026-11-28T00:00:00Z', price: 1 }) as object] };
-    should(errorOf(() => readPriceList(inherited)).message).match(/msg\.payload\[0\]\.start must be/);
+    should(errorOf(() => readPriceList(inherited)).message).match(/^no price list in the message/);
+    const later = {
+      payload: [{ start: '2026-11-28T00:00:00Z', price: 1 }, Object.create({ start: '2026-11-28T01:00:00Z', price: 1 }) as object],
+    };
+    should(errorOf(() => readPriceList(later)).message).equal('msg.payload[1].start must be an ISO 8601 time or epoch ms, got undefined');
     should(({} as Record<string, unknown>).priceData).be.undefined();
     should(({} as Record<string, unknown>).start).be.undefined();
   });
@@ -315,5 +321,16 @@ describe('readPriceList: hostile lists, each refused naming the entry', () => {
       /must be a number, got Infinity/,
     );
     should(errorOf(() => readPriceList('x')).message).match(/^no price list in the message/);
+    // readings and other messages of the nodes are no price list
+    for (const msg of [
+      { payload: [[1, 2]] },
+      { payload: [{ ts: 1, value: 2 }] },
+      { payload: 'on' },
+      { payload: 5, topic: '1' },
+      { payload: { duration: 60 } },
+      { payload: [] },
+    ]) {
+      should(carriesPriceList(msg)).be.false(JSON.stringify(msg));
+    }
   });
 });

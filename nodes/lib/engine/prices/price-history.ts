@@ -5,12 +5,13 @@
 // one length: a start, the length, the prices), read back as hostile data.
 
 import { DAY_MS, instantText, isNearNow } from '../time/time';
+import { MAX_PRICE_LIST_ENTRIES } from '../common/limits';
 import { checkPriceEntries, PriceEntry, PriceInputError, RawEntry } from './price-checks';
 
 /** Days of prices kept before now: a month's bill and the month before it, late readings and the archive (62). */
 export const HISTORY_DAYS = 62;
-/** Entries kept at most (62 days of 5-minute prices are 17,856): beyond, the oldest go first. */
-export const MAX_HISTORY_ENTRIES = 20_000;
+/** Entries kept at most: what one engine list may hold (62 days of 5-minute prices are 17,856); beyond, the oldest go first. */
+export const MAX_HISTORY_ENTRIES = MAX_PRICE_LIST_ENTRIES;
 /** The longest stored line read back (20,000 prices of ~10 characters, with room); a longer one is dropped unread. */
 export const MAX_HISTORY_CHARS = 400_000;
 

@@ -15,10 +15,10 @@ import { checkPriceEntries, PriceInputError, type PriceInputOptions, type PriceL
 export { PriceInputError, type PriceInputOptions, type PriceListInput, type PriceEntry, type PriceUnit } from './price-checks';
 
 /** Where a list came from, as the result says it. */
-export type PriceSource = 'power-saver' | 'tibber' | 'nordpool' | 'list';
+export type ListFormat = 'power-saver' | 'tibber' | 'nordpool' | 'list';
 
 interface Located {
-  source: PriceSource;
+  source: ListFormat;
   /** The lists of the message, in order (today then tomorrow), each with the path it is at. */
   lists: Array<{ path: string; items: unknown }>;
   /** The field read as the price of an entry, and as its start. */
@@ -152,6 +152,8 @@ function locate(msg: unknown, options: PriceInputOptions): Located | null {
         currency: null,
       };
     }
+    // a plain list is one whose first entry has a start: other arrays (readings) are no price list
+    if (ownField(first, 'start') === undefined) return null;
     const priceField = ownField(first, 'price') === undefined && ownField(first, 'value') !== undefined ? 'value' : 'price';
     return {
       source: 'list',
@@ -164,6 +166,15 @@ function locate(msg: unknown, options: PriceInputOptions): Located | null {
     };
   }
   return null;
+}
+
+/**
+ * Whether a message carries a price list in a format readPriceList knows (which may still
+ * be wrong inside): the nodes hand such messages to their prices node, and treat any other
+ * as they always did. Cheap: it looks at a few fields, never at the entries.
+ */
+export function carriesPriceList(msg: unknown): boolean {
+  return locate(msg, {}) !== null;
 }
 
 /** The unit a source states ("NOK/kWh", "EUR/MWh", "kWh") as the setting's word, or null. */

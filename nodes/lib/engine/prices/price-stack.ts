@@ -23,6 +23,12 @@ export interface PriceStack {
   vat?: number | 'included';
   /** The currency (default: the fees tariff's, else ''). */
   currency?: string;
+  /**
+   * Where the list has no price (before it, in a gap, after it): no price ('none', the
+   * default), or the fees tariff's price alone ('fees': the account's tariff as the whole
+   * price, no add-ons; VAT as the stack's), so a list that runs out falls back to the tariff.
+   */
+  beyond?: 'none' | 'fees';
   /** What results call the stack (tariffId; default: 'price list', with fees 'price list + <fees id>'). */
   id?: string;
   name?: string;
@@ -51,6 +57,7 @@ interface Cached {
   vat: unknown;
   currency: unknown;
   id: unknown;
+  beyond: unknown;
   compiled: CompiledTariff;
 }
 
@@ -72,13 +79,14 @@ export function compileStack(stack: PriceStack): CompiledTariff {
     Object.is(hit.addOns, stack.addOns) &&
     hit.vat === stack.vat &&
     hit.currency === stack.currency &&
+    hit.beyond === stack.beyond &&
     hit.id === stack.id
   ) {
     return hit.compiled;
   }
   const compiled = build(stack, priceList(stack.list), feesTariff);
-  const { list, fees, addOns, vat, currency, id } = stack;
-  stacks.set(stack, { list, fees, feesTariff, addOns, vat, currency, id, compiled });
+  const { list, fees, addOns, vat, currency, id, beyond } = stack;
+  stacks.set(stack, { list, fees, feesTariff, addOns, vat, currency, id, beyond, compiled });
   return compiled;
 }
 
@@ -146,9 +154,13 @@ function build(stack: PriceStack, list: PriceList, feesTariff: CompiledTariff | 
   const entryFee = new Int32Array(list.length);
   const stride = feeRules.length + 1;
   const otherSlots = new Map<number, number>();
-  /** The slot of list entry k under fee rule r (-1: no fees), made at first use. */
+  if (stack.beyond !== undefined && stack.beyond !== 'none' && stack.beyond !== 'fees')
+    throw new TypeError(`the stack's beyond must be 'none' or 'fees', got ${describe(stack.beyond)}`);
+  /** Where the list has no price, the fee rule's price alone (list entry -1); null: no price there. */
+  const beyond = stack.beyond === 'fees' ? feesTariff : null;
+  /** The slot of list entry k (-1: none, the fees alone) under fee rule r (-1: no fees), made at first use. */
   const slotOf = (k: number, r: number): number => {
-    const fee = entryFee[k];
+    const fee = k < 0 ? -1 : entryFee[k];
     if (fee === r + 2) return entrySlot[k];
     if (fee === 0) {
       entryFee[k] = r + 2;
@@ -166,16 +178,39 @@ function build(stack: PriceStack, list: PriceList, feesTariff: CompiledTariff | 
         `the stack yields more than ${groupDigits(MAX_STACK_SLOTS)} different prices: a shorter list or fewer fee rules`,
       );
     }
-    const spot = list.prices[k];
+    // k < 0: no list entry, the fee alone (beyond: 'fees')
+    const spot = k < 0 ? 0 : list.prices[k];
     const rule = r < 0 ? null : feeRules[r];
     const fee = rule ? rule.price : 0;
-    rules.push(new StackRule(spot + fee + addOns, rule ? rule.ruleIndex : -1, rule ? rule.priority : 0));
+    rules.push(new StackRule(k < 0 ? fee : spot + fee + addOns, rule ? rule.ruleIndex : -1, rule ? rule.priority : 0));
     slots.spot.push(spot);
     slots.fees.push(fee);
     slots.feeSlot.push(r);
     return slot;
   };
+  /** With a fallback: the fees over all of [a, b), each piece priced by the list's entry there or, where none, by the fees alone. */
+  const walkBeyond: SegmentWalk = (zone, values, a, b, unknown, visit) => {
+    const segments = new SegmentList();
+    walkSegments(beyond!, zone, values, a, b, unknown, (at, r) => {
+      segments.push(at, r);
+      return true;
+    });
+    const { starts, ends } = list;
+    const n = segments.length;
+    let k = list.firstEndingAfter(a);
+    for (let s = 0; s < n; s++) {
+      const r = segments.slots[s];
+      const end = s + 1 < n ? segments.starts[s + 1] : b;
+      for (let t = segments.starts[s]; t < end;) {
+        while (k < list.length && ends[k] <= t) k++;
+        const inEntry = k < list.length && starts[k] <= t;
+        if (!visit(t, r < 0 ? -1 : slotOf(inEntry ? k : -1, r))) return;
+        t = Math.min(end, inEntry ? ends[k] : k < list.length ? starts[k] : end);
+      }
+    }
+  };
   const walk: SegmentWalk = (zone, values, a, b, unknown, visit) => {
+    if (beyond !== null) return walkBeyond(zone, values, a, b, unknown, visit);
     // outside the list nothing is priced: the fees are walked over the list's part only
     const from = Math.max(a, list.from);
     const to = Math.min(b, list.to);
@@ -221,7 +256,11 @@ function build(stack: PriceStack, list: PriceList, feesTariff: CompiledTariff | 
     stack: slots,
     slotAt(zone: ZoneInfo, at: number, values: Float64Array, unknown: number[] | null): number {
       const k = list.indexAt(at);
-      if (k < 0) return -1;
+      if (k < 0) {
+        if (beyond === null) return -1;
+        const r = matchSlot(beyond, toLocalMs(zone, at), values, unknown);
+        return r < 0 ? -1 : slotOf(-1, r);
+      }
       if (feesTariff === null) return slotOf(k, -1);
       const r = matchSlot(feesTariff, toLocalMs(zone, at), values, unknown);
       return r < 0 ? -1 : slotOf(k, r);

@@ -15,11 +15,13 @@ export function costBatch(
   timezone: string,
   now: number,
   maxPowerKw = DEFAULT_MAX_POWER_KW,
+  /** What prices the readings: the tariff, or an easy-prices node's stack over it. */
+  source: unknown = tariff,
 ): { payload: unknown; result: CostResult } {
   if (!Array.isArray(readings)) {
     throw new TypeError('batch mode needs msg.payload as an array of readings: [[timestamp, kWh], …] or [{ ts, value }, …]');
   }
-  const result = computeCost(tariff, readings, { timezone, sensors: sensors as SensorTimelines | undefined, maxPowerKw });
+  const result = computeCost(source, readings, { timezone, sensors: sensors as SensorTimelines | undefined, maxPowerKw });
   checkBatchSpan(result, now);
   // one usable reading or none is no usage at all, not a cost of zero (as in range mode)
   if (result.intervals === 0) {

@@ -132,7 +132,8 @@ export function costSiteBatch(
  * with `exported`, as export (rule 47). Intervals computeCost rejects are collected in `rejected`.
  */
 export function intervalCoster(
-  t: Tariff,
+  /** A tariff, or an easy-prices node's stack over one (computeCost takes either). */
+  t: unknown,
   timezone: string,
   sensors: SensorTimelines,
   rejected: RejectedInterval[],

@@ -44,7 +44,13 @@ export class CostRange {
   ) {}
 
   /** The cost of the range `msg` asks for; throws an error a user understands when there is nothing to cost. */
-  async cost(msg: Record<string, unknown>, tariff: Tariff, now: number, generator: GeneratorChoice | null = null): Promise<RangeOutcome> {
+  async cost(
+    msg: Record<string, unknown>,
+    tariff: Tariff,
+    now: number,
+    generator: GeneratorChoice | null = null,
+    source: unknown = tariff,
+  ): Promise<RangeOutcome> {
     const req = rangeRequest(msg, this.timezone, now);
     // before any request: a split the node would refuse costs the service nothing
     const days = req.split === 'day' ? localDays(req.from, req.to, this.timezone) : null;
@@ -52,7 +58,7 @@ export class CostRange {
     if (generator) refs.push(generator.ref);
     // the generator report and the days need every reading: the flat shortcut knows only the ends
     const fetched = await this.archive(req, refs, generator || days ? null : tariff);
-    const result = computeCost(tariff, fetched.readings, {
+    const result = computeCost(source, fetched.readings, {
       timezone: this.timezone,
       sensors: fetched.sensors,
       splitBy: generator ? generator.ref : undefined,
@@ -65,7 +71,7 @@ export class CostRange {
       range: { from: iso(req.from), to: iso(req.to), fromMs: req.from, toMs: req.to },
       fetched: { readings: fetched.readings.length, requests: fetched.requests, shortcut: fetched.shortcut },
     };
-    if (days) payload.days = costByDay(tariff, fetched.readings, fetched.sensors, days, this.timezone, this.maxPowerKw);
+    if (days) payload.days = costByDay(tariff, fetched.readings, fetched.sensors, days, this.timezone, this.maxPowerKw, source);
     if (generator) {
       payload.generator = generatorReport(
         generator,
@@ -154,6 +160,7 @@ export function costByDay(
   days: Array<{ from: number; to: number }>,
   timezone: string,
   maxPowerKw = DEFAULT_MAX_POWER_KW,
+  source: unknown = tariff,
 ) {
   const runs = countedRuns(readings, maxPowerKw);
   const cursors = runs.map(() => 0);
@@ -167,7 +174,7 @@ export function costByDay(
       cursors[k] = first;
       // the day's readings of the run and the first one after it: the intervals that start in the day, usage all
       if (after === first) return;
-      const part = computeCost(tariff, run.slice(first, after + 1), { timezone, sensors, maxPowerKw: Infinity });
+      const part = computeCost(source, run.slice(first, after + 1), { timezone, sensors, maxPowerKw: Infinity });
       result.energy += part.energy;
       result.unpricedEnergy += part.unpricedEnergy;
       result.net += part.net;

@@ -234,7 +234,14 @@ export class CostStream {
    * reads (null: nothing to send), a sensor that is no meter (null, warned once), or
    * `msg.reset`. Throws an error a user understands for anything else.
    */
-  async handle(msg: StreamMessage, tariff: Tariff, now: number, exportTariff: ExportTariff = null): Promise<StreamOutput | null> {
+  /** `source` prices an import meter's intervals: the tariff, or an easy-prices node's stack over it. */
+  async handle(
+    msg: StreamMessage,
+    tariff: Tariff,
+    now: number,
+    exportTariff: ExportTariff = null,
+    source: unknown = tariff,
+  ): Promise<StreamOutput | null> {
     if (!this.ready) throw new Error('running totals are not available: they could not be set up at deploy (see the log)');
     if (msg.reset !== undefined && msg.reset !== false) return this.reset(msg, tariff);
     // a step not yet seen by the heartbeat is seen before the reading is stamped with the new clock
@@ -265,7 +272,7 @@ export class CostStream {
             meter.totals,
             { ts: reading.ts, value: reading.value },
             intervalCoster(
-              priced,
+              direction === 'export' ? priced : source,
               this.opts.timezone,
               this.sensors.timelines(),
               rejected,

@@ -7,6 +7,8 @@ import { slotsOf } from './plan-output';
 import type { PlanSettings } from './plan-settings';
 import type { Override } from './plan-store';
 import { localTime, WatchStatus } from '../tariff/watch-status';
+import type { Ledger } from './plan-ledger';
+import { knownUntilText, type StackSource } from '../prices/prices-source';
 
 export interface PlanStatusInputs {
   pieces: LedgerPiece[];
@@ -46,4 +48,36 @@ export function planStatus(x: PlanStatusInputs): WatchStatus {
     };
   }
   return { fill, shape: running || next ? 'dot' : 'ring', text: shortText(text, 60) };
+}
+
+/** What the plan message adds with an easy-prices node: how far its list prices, and words where the window reaches further. */
+export interface PricesKnown {
+  pricesKnownUntil: string | null;
+  pricesKnownUntilMs: number | null;
+  pricesNote: string | null;
+}
+
+/**
+ * With an easy-prices node (`prices`): until when its list prices back to back from now,
+ * and, where the ledger's window reaches further, the words that say so (`short`, for the
+ * status); null without one.
+ */
+export function pricesKnown(
+  prices: StackSource | null,
+  ledger: Ledger,
+  now: number,
+  timezone: string,
+): { fields: PricesKnown; short: string | null } | null {
+  if (!prices) return null;
+  const until = prices.knownUntil(now);
+  const windowEnd = ledger.once && ledger.once.to > now ? ledger.once.to : ledger.cycle.to;
+  const short = until === null ? 'no prices known now' : until < windowEnd ? knownUntilText(until, now, timezone) : null;
+  return {
+    fields: {
+      pricesKnownUntil: until === null ? null : new Date(until).toISOString(),
+      pricesKnownUntilMs: until,
+      pricesNote: short === null ? null : `${short}: the rest of the window is planned when the next list comes`,
+    },
+    short,
+  };
 }

@@ -19,9 +19,10 @@ import { checkOverride, checkStoredPlan, Override, PlanStore } from './plan-stor
 import { PlanKeeper } from './plan-keeper';
 import { cycleOver, ledgerAfterStep, ledgerAt, nextEvent, planReason, stateAt } from './plan-cycle';
 import { ledgerPayload, PlanSender } from './plan-sender';
-import { planStatus } from './plan-status';
+import { planStatus, pricesKnown } from './plan-status';
 import { TariffWatch } from '../tariff/tariff-watch';
 import type { WatchStatus } from '../tariff/watch-status';
+import type { StackSource } from '../prices/prices-source';
 
 export type { PlanStore } from './plan-store';
 
@@ -44,6 +45,8 @@ export interface PlanWatchOptions {
   onProblem(message: string): void;
   /** What a read of the stores dropped (a forged or damaged store): one warning per start. */
   onWarn?(message: string): void;
+  /** The easy-prices node's list stacked with the tariff; none: the tariff alone. */
+  prices?: StackSource | null;
 }
 
 export type PlanMessage = { duration?: unknown; from?: unknown; until?: unknown };
@@ -87,6 +90,7 @@ export class PlanWatch {
       onStatus: () => undefined,
       onProblem: (message) => this.tell(message),
       onInputs: () => this.replan(this.started ? 'tariffs' : 'deploy'),
+      prices: opts.prices ?? null,
     });
   }
 
@@ -267,7 +271,7 @@ export class PlanWatch {
   /** Plans `ledger` at `now` and adopts it; throws (changing nothing) when it cannot be planned. */
   private replanOrThrow(cause: PlanCause, now: number, ledger: Ledger): void {
     this.started = true;
-    const { tariff, options } = this.watch.pricingInputs();
+    const { tariff, options, currency, vat } = this.watch.pricingInputs();
     const settings = this.opts.settings;
     const planned =
       settings.strategy === 'save'
@@ -275,8 +279,8 @@ export class PlanWatch {
         : replanLedger(ledger, now, enginePlanner(tariff, options, settings), settings);
     this.ledger = planned.ledger;
     if (this.heldBack === 'plan') this.heldBack = 'advance'; // the held-back commands' ledger is planned
-    this.currency = tariff.currency;
-    this.vat = tariff.vat;
+    this.currency = currency;
+    this.vat = vat;
     this.noPlan = planReason(planned, settings, now);
     if (cause === 'message') this.sender.forgetPlan();
     this.sendPlan(cause, planned, planned.shortfall, now);
@@ -297,6 +301,8 @@ export class PlanWatch {
       cause,
       now,
     });
+    const known = pricesKnown(this.watch.stackSource, this.ledger!, now, this.opts.hub.timezone);
+    if (known) Object.assign(payload, known.fields);
     this.sender.plan(payload);
     this.advance();
   }
@@ -348,6 +354,12 @@ export class PlanWatch {
   }
 
   private status(now: number): WatchStatus {
+    const known = this.ledger ? (pricesKnown(this.watch.stackSource, this.ledger, now, this.opts.hub.timezone)?.short ?? null) : null;
+    const status = this.planStatus(now);
+    return known === null || this.override !== 'auto' ? status : { ...status, text: shortText(`${status.text} · ${known}`, 60) };
+  }
+
+  private planStatus(now: number): WatchStatus {
     return planStatus({
       pieces: this.ledger?.pieces ?? [],
       strategy: this.opts.settings.strategy,

@@ -6,6 +6,7 @@
 import { ThrottledSave, SAVE_EVERY_MS } from '../common/throttled-save';
 import { PriceEntry, PriceInputError, PriceInputOptions, PriceListInput, readPriceList } from '../../engine/prices/price-inputs';
 import { decodePrices, encodePrices, historyStart, mergePrices } from '../../engine/prices/price-history';
+import { PriceList, priceList } from '../../engine/prices/price-list';
 
 /** Where the book lives across restarts (the node's context). */
 export interface BookStore {
@@ -36,6 +37,7 @@ interface Stored {
 
 export class PriceBook {
   private entries: PriceEntry[] = [];
+  private built: { version: number; list: PriceList } | null = null;
   private readonly listeners = new Set<() => void>();
   private readonly saves: ThrottledSave | null;
   private readonly now: () => number;
@@ -72,6 +74,14 @@ export class PriceBook {
       for (const listener of [...this.listeners]) listener();
     }
     return { list, changed, knownUntil: this.knownUntil(this.now()) };
+  }
+
+  /** The kept prices as the engine's list, built once per change (a stack over it compiles once). */
+  list(): PriceList {
+    if (this.built === null || this.built.version !== this.version) {
+      this.built = { version: this.version, list: priceList(this.entries.map((e) => ({ start: e.from, end: e.to, price: e.price }))) };
+    }
+    return this.built.list;
   }
 
   /** The kept prices, in time order (read them, never change them). */

@@ -100,3 +100,27 @@ export function sensorWords(refs: SensorRef[]): string {
 export function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
+
+/** What a price payload adds when the node prices a stack (an easy-prices node's list over the tariff). */
+export interface StackFields {
+  /** The parts of `price` per kWh: the list's price, the tariff's fee (0 without fees), the add-ons; null with no price. */
+  spot: number | null;
+  fees: number | null;
+  addOns: number | null;
+  /** Until when the list's prices run back to back from now (ISO), null when it has none now. */
+  pricesKnownUntil: string | null;
+  pricesKnownUntilMs: number | null;
+}
+
+export function stackParts(result: PriceResult | null, knownUntil: number | null): StackFields {
+  const parts = result?.parts;
+  // where the list has no price, a price is the tariff's alone (the fallback): all of it fees
+  const inList = knownUntil !== null;
+  return {
+    spot: parts && inList ? roundAmount(parts.spot) : null,
+    fees: parts ? roundAmount(parts.fees) : null,
+    addOns: parts && inList ? roundAmount(parts.addOns) : null,
+    pricesKnownUntil: knownUntil === null ? null : iso(knownUntil),
+    pricesKnownUntilMs: knownUntil,
+  };
+}

@@ -15,10 +15,12 @@ import { roundAmountOrNull } from '../../engine/common/format';
 import { SensorFollower } from './sensor-follower';
 import { tariffById, whyNoTariff } from '../common/tariff-lookup';
 import { DAY_MS, HOUR_MS } from '../../engine/time/time';
-import { iso, noPrice, PricePayload, priceReason, pricePayload } from './price-payload';
+import { iso, noPrice, PricePayload, priceReason, pricePayload, stackParts } from './price-payload';
 import { RuleSensors } from './rule-sensors';
 import { FirstPriceHold } from './first-price-hold';
 import { watchStatus, WatchStatus } from './watch-status';
+import type { StackSource } from '../prices/prices-source';
+import type { PriceStack } from '../../engine/prices/price-stack';
 
 export interface TariffWatchOptions {
   hub: AccountHub;
@@ -37,6 +39,8 @@ export interface TariffWatchOptions {
   sensorStore?: HubStore;
   /** Says once what a read of sensorStore dropped (a forged or damaged store). */
   warn?(message: string): void;
+  /** The easy-prices node's list stacked with the tariff (docs/nodes.md, "Spot prices"); none: the tariff alone. */
+  prices?: StackSource | null;
 }
 
 export interface ScheduleAnswer {
@@ -71,11 +75,16 @@ export class TariffWatch {
   private readonly firstPrice: FirstPriceHold;
   private reported: string | null = null;
   private closed = false;
+  private readonly prices: StackSource | null;
+  /** The prices node's kept list has been read back (prices wait for it, as the first price waits for kept sensors). */
+  private pricesReady = false;
+  private unwatchPrices: (() => void) | null = null;
 
   constructor(private readonly opts: TariffWatchOptions) {
     this.hub = opts.hub;
     this.tariffId = opts.tariffId;
     this.now = opts.now ?? Date.now;
+    this.prices = opts.prices ?? null;
     this.sensors = new SensorFollower(opts.hub, opts.sensorPollSec ?? DEFAULT_SENSOR_POLL_SEC, (s) => this.onSensors(s));
     this.firstPrice = new FirstPriceHold(
       () => this.hub.firstAnswerWaitMs,
@@ -89,11 +98,13 @@ export class TariffWatch {
       this.evaluate(this.now());
     });
     this.loadKept();
+    this.followPrices();
     this.unwatchTariffs = this.hub.watchTariffs(this.opts.refreshMinutes, (s) => {
       this.snapshot = s;
       this.followSensors();
       this.evaluate(this.now());
-      this.opts.onInputs?.();
+      // a planner waits for the kept prices: planning on an empty list would drop what was promised
+      if (!this.prices || this.pricesReady) this.opts.onInputs?.();
     });
   }
 
@@ -103,6 +114,7 @@ export class TariffWatch {
     this.stopSteps?.();
     this.firstPrice.cancel();
     this.unwatchTariffs?.();
+    this.unwatchPrices?.();
     this.sensors.close();
   }
 
@@ -125,14 +137,15 @@ export class TariffWatch {
 
   /** The segments of the next `hours`, for charts and planning; throws when there is no tariff. */
   schedule(hours = 24): ScheduleAnswer {
-    const { tariff, options } = this.pricingInputs();
+    const { tariff: source, options, currency, vat } = this.pricingInputs();
+    const tariff = this.tariff()!;
     const from = this.now();
-    const segments = schedule(tariff, from, from + hours * HOUR_MS, options);
+    const segments = schedule(source, from, from + hours * HOUR_MS, options);
     return {
       tariffId: tariff.id,
       tariffName: tariff.name,
-      currency: tariff.currency,
-      vat: tariff.vat,
+      currency,
+      vat,
       timezone: this.hub.timezone,
       segments: segments.map((s) => ({
         from: iso(s.from),
@@ -145,17 +158,50 @@ export class TariffWatch {
     };
   }
 
-  /** The tariff and the price options (zone, known sensor values) now; throws when there is no tariff. */
-  pricingInputs(): { tariff: Tariff; options: { timezone: string; sensors: SensorValues } } {
+  /**
+   * What prices now: the tariff, or the stack of the prices node's list over it; the price
+   * options (zone, known sensor values); the currency and the VAT its prices carry. Throws
+   * when there is no tariff.
+   */
+  pricingInputs(): { tariff: Tariff | PriceStack; options: { timezone: string; sensors: SensorValues }; currency: string; vat: number } {
     const tariff = this.tariff();
     if (!tariff) throw new Error(this.snapshot ? whyNoTariff(this.snapshot, this.tariffId) : 'the tariffs have not been fetched yet');
-    return { tariff, options: this.priceOptions(tariff) };
+    const vat = this.prices ? this.prices.vatOf(tariff) : tariff.vat;
+    return { tariff: this.source(tariff), options: this.priceOptions(tariff), currency: tariff.currency, vat };
+  }
+
+  /** The prices node's stack, when the node uses one: for what says how far prices are known. */
+  get stackSource(): StackSource | null {
+    return this.prices;
   }
 
   // -------------------------------------------------------------------------------------
 
   private tariff(): Tariff | undefined {
     return this.snapshot ? tariffById(this.snapshot, this.tariffId) : undefined;
+  }
+
+  /** What the engine prices: the tariff, or the prices node's stack over it. */
+  private source(tariff: Tariff): Tariff | PriceStack {
+    return this.prices ? this.prices.stackFor(tariff) : tariff;
+  }
+
+  /** A new list (or the kept one read back) prices again at once, and planners plan again. */
+  private followPrices(): void {
+    const prices = this.prices;
+    if (!prices) return;
+    const changed = () => {
+      if (this.closed) return;
+      // a price the new list brings has been in force since its own start, not since the list came
+      this.stepped = true;
+      this.evaluate(this.now());
+      if (this.snapshot) this.opts.onInputs?.();
+    };
+    this.unwatchPrices = prices.book.subscribe(changed);
+    void prices.book.ready.then(() => {
+      this.pricesReady = true;
+      changed();
+    });
   }
 
   /**
@@ -177,6 +223,10 @@ export class TariffWatch {
     if (this.closed || !snap) return;
     const tariff = this.tariff();
     if (this.holdingFirstPrice(tariff)) return;
+    if (this.prices && !this.pricesReady) {
+      this.opts.onStatus({ fill: 'grey', shape: 'ring', text: 'reading kept prices…' });
+      return;
+    }
     let result: PriceResult | null = null;
     let next: { at: number } | null = null;
     let reason: string | null;
@@ -185,10 +235,17 @@ export class TariffWatch {
       reason = whyNoTariff(snap, this.tariffId);
     } else {
       const options = this.priceOptions(tariff);
-      result = priceAt(tariff, at, options);
-      next = nextPriceChange(tariff, at, options);
+      const source = this.source(tariff);
+      result = priceAt(source, at, options);
+      next = nextPriceChange(source, at, options);
       unknownSensors = result ? result.unknownSensors : this.ruleSensors.unknown(tariff);
       reason = priceReason(result !== null, unknownSensors);
+      // no price where the list has none: said as such (prices known until 23:45), not as a missing rule
+      if (this.prices && this.prices.knownUntil(at) === null) {
+        const why = this.prices.whyNoPrice(at, this.hub.timezone);
+        // with the fallback set, the tariff alone prices here: said as a caveat
+        reason = result === null ? why : `the tariff alone: ${why.replace(/^no price: /, '')}`;
+      }
     }
 
     // Without a price the reason is what changes (tariff missing → rejected → no rule):
@@ -200,11 +257,12 @@ export class TariffWatch {
     let validFrom: number | null;
     if (!priceChanged) validFrom = this.emitted!.validFrom;
     else if (this.emitted && !this.stepped) validFrom = at;
-    else validFrom = tariff ? this.priceSince(tariff, at) : null;
+    else validFrom = tariff ? this.priceSince(this.source(tariff), tariff, at) : null;
     this.stepped = false;
     this.emitted = { key, stale: snap.stale, validFrom };
 
     const payload = pricePayload({ tariffId: this.tariffId, tariff, result, next, validFrom, unknownSensors, snap, reason });
+    if (this.prices) Object.assign(payload, stackParts(result, this.prices.knownUntil(at)));
 
     if (next) {
       const boundary = next.at;
@@ -231,8 +289,8 @@ export class TariffWatch {
   }
 
   /** Where the current price began, looking back with today's sensor values. */
-  private priceSince(tariff: Tariff, at: number): number | null {
-    const segments = schedule(tariff, at - LOOK_BACK_MS, at + 1, this.priceOptions(tariff));
+  private priceSince(source: Tariff | PriceStack, tariff: Tariff, at: number): number | null {
+    const segments = schedule(source, at - LOOK_BACK_MS, at + 1, this.priceOptions(tariff));
     let k = segments.length - 1;
     const current = segments[k].price;
     while (k > 0 && segments[k - 1].price === current) k--;
