@@ -50,6 +50,8 @@ interface CostSeries {
   currency: string | null;
   gateway: string | null;
   meter: string | null;
+  /** `export` for an export meter's credit (rule 47); absent for import, so import series stay as they were. */
+  direction?: string | null;
 }
 
 /**
@@ -96,13 +98,14 @@ export function streamCostPoints(payload: unknown): RecordPoint[] {
     currency: str(payload.currency),
     gateway: str(meter.gateway),
     meter: str(meter.topic),
+    ...(payload.direction === 'export' ? { direction: 'export' } : {}),
   };
   const points: Array<RecordPoint | null> = [];
   const closed = isObject(payload.closed) ? payload.closed : {};
   for (const [, period] of STREAM_PERIODS)
     if (ownField(closed, period) !== undefined) points.push(costPoint(series, period, ownField(closed, period)));
   for (const [key, period] of STREAM_PERIODS) points.push(costPoint(series, period, payload[key], true));
-  return kept(points).concat(generatorPoints(payload.generator, series.tariff));
+  return kept(points).concat(payload.direction === 'export' ? [] : generatorPoints(payload.generator, series.tariff));
 }
 
 /**

@@ -52,14 +52,31 @@ export function streamCostEntities(payload: unknown): HaEntity[] {
   const currency = str(payload.currency);
   const m = meterPart(payload);
   const out: HaEntity[] = [];
+  // an export meter (rule 47): what it earned is a credit, its register what HA's Energy
+  // dashboard takes as "return to grid" and the credit total as its compensation
+  const exported = payload.direction === 'export';
+  const [money, energy] = exported ? ['Credit', 'Export'] : ['Cost', 'Energy'];
+  const [moneyId, energyId] = exported ? ['credit', 'export_energy'] : ['cost', 'energy'];
+  const total = isObject(payload.total) ? payload.total : null;
+  if (exported && currency && total && num(total.fromMs) !== null)
+    out.push({
+      objectId: `${m.id}credit_total`,
+      name: `Credit${m.words} total`,
+      unit: currency,
+      deviceClass: 'monetary',
+      stateClass: 'total',
+      value: num(total.gross),
+      lastReset: num(total.fromMs)!,
+      owner: m.owner,
+    });
   for (const [key, id, words] of PERIODS) {
     const p = isObject(payload[key]) ? payload[key] : null;
     const from = p ? num(p.fromMs) : null;
     if (!p || from === null) continue;
     if (currency)
       out.push({
-        objectId: `${m.id}cost_${id}`,
-        name: `Cost${m.words} ${words}`,
+        objectId: `${m.id}${moneyId}_${id}`,
+        name: `${money}${m.words} ${words}`,
         unit: currency,
         deviceClass: 'monetary',
         stateClass: 'total',
@@ -68,8 +85,8 @@ export function streamCostEntities(payload: unknown): HaEntity[] {
         owner: m.owner,
       });
     out.push({
-      objectId: `${m.id}energy_${id}`,
-      name: `Energy${m.words} ${words}`,
+      objectId: `${m.id}${energyId}_${id}`,
+      name: `${energy}${m.words} ${words}`,
       unit: 'kWh',
       deviceClass: 'energy',
       stateClass: 'total',
@@ -84,15 +101,15 @@ export function streamCostEntities(payload: unknown): HaEntity[] {
   const reading = newest && isObject(payload.reading) ? num(payload.reading.value) : null;
   if (reading !== null)
     out.push({
-      objectId: `${m.id}meter`,
-      name: `Meter${m.words}`,
+      objectId: `${m.id}${exported ? 'export_meter' : 'meter'}`,
+      name: `${exported ? 'Export meter' : 'Meter'}${m.words}`,
       unit: 'kWh',
       deviceClass: 'energy',
       stateClass: 'total_increasing',
       value: reading,
       owner: m.owner,
     });
-  return out.concat(generatorEntities(payload.generator));
+  return exported ? out : out.concat(generatorEntities(payload.generator));
 }
 
 /** The live generator report: run time today and this month, hours, reset at each period's start. */
