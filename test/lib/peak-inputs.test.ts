@@ -6,6 +6,8 @@ import { readingUnit } from '../../nodes/lib/runtime/common/meter-reading';
 import { PeakStream } from '../../nodes/lib/runtime/peak/peak-stream';
 import { peakSettings } from '../../nodes/lib/runtime/peak/peak-settings';
 import { RefusedReading } from '../../nodes/lib/runtime/common/refusal-burst';
+import { apparentDemandWindows } from '../../nodes/lib/engine/peak/apparent';
+import { demandWindowOf } from '../../nodes/lib/engine/peak/demand-window';
 
 const ZONE = 'Europe/Brussels';
 const FAR = Date.parse('2100-01-01T00:00:00Z');
@@ -41,6 +43,8 @@ describe('easy-peak input checks', () => {
     should(readingUnit({ payload: 5 }, 'e1.kwh', 'easy-peak')).equal('kWh');
     should(readingUnit({ payload: 5 }, null, 'easy-peak')).equal('kWh');
     should(readingUnit({ payload: 5 }, 'DEMO/e3.KVAH', 'easy-peak')).equal('kVAh');
+    should(readingUnit({ payload: 5 }, 'e1.kvarh', 'easy-peak')).equal('kvarh');
+    should(readingUnit({ payload: 5, unit: 'kvarh' }, 'incomer-q', 'easy-peak')).equal('kvarh');
     should(readingUnit({ payload: 5, unit: 'kVAh' }, 'incomer', 'easy-peak')).equal('kVAh');
     should(readingUnit({ payload: 5, unit: ' kwh ' }, 'e1.kvah', 'easy-peak')).equal('kWh'); // what the message says wins
     should(readingUnit({ payload: { id: 'e1.kvah', value: 1, ts: T0, unit: 'kVAh' } }, 'e1.kvah', 'easy-peak')).equal('kVAh');
@@ -56,7 +60,7 @@ describe('easy-peak input checks', () => {
     ).equal(null);
     for (const bad of ['MWh', 7, {}, 'kW'])
       should(() => readingUnit({ payload: 5, unit: bad }, 'e1', 'easy-peak')).throw(
-        /^easy-peak counts kWh or kVAh: msg\.unit must be "kWh" or "kVAh", got /,
+        /^easy-peak counts kWh, kVAh or kvarh: msg\.unit must be "kWh", "kVAh" or "kvarh", got /,
       );
   });
 
@@ -69,8 +73,8 @@ describe('easy-peak input checks', () => {
       }
       const err = await refusal(stream.handle({ gateway: 'G', topic: 'e9.kvah', payload: 40, ts: T0 + MIN }, FAR));
       should(err.message).equal(
-        '"G/e9.kvah" counts kVAh, but this easy-peak sums kWh ("G/e1.kwh", "G/e2.kwh"): kW and kVA do not add up, so the ' +
-          'reading is not counted. Send each unit to an easy-peak of its own (a switch on msg.topic)',
+        '"G/e9.kvah" counts kVAh, but this easy-peak sums kWh ("G/e1.kwh", "G/e2.kwh"): kW and kVA do not add up (a site sums ' +
+          'kWh, kVAh, or kWh with kvarh into kVA), so the reading is not counted. Send each unit to an easy-peak of its own (a switch on msg.topic)',
       );
       // the same with msg.unit on a topic that says nothing
       const err2 = await refusal(stream.handle({ topic: 'incomer', unit: 'kVAh', payload: 40, ts: T0 + MIN }, FAR));
@@ -157,5 +161,65 @@ describe('easy-peak input checks', () => {
       should(tampered.stream.meterOf({ gateway: null, topic: 'e1' })).be.undefined();
       await tampered.stream.close();
     }
+  });
+
+  it('a kWh and a kvarh counter make a kVA site: each window √(kWh² + kvarh²), as apparentDemandWindows of the same readings', async () => {
+    const { stream } = await newStream();
+    try {
+      const active: Array<[number, number]> = [];
+      const reactive: Array<[number, number]> = [];
+      const site: Array<Record<string, any>> = [];
+      let out: Awaited<ReturnType<typeof stream.handle>> = null;
+      // 40 minutes a reading a minute: 60 kW and 0-45 kvar, changing every 10 minutes
+      for (let k = 0; k <= 40; k++) {
+        const ts = T0 + k * MIN;
+        active.push([ts, 1000 + k]);
+        reactive.push([ts, 200 + (0.75 * Math.min(k, 10) + 0.25 * Math.max(0, Math.min(k, 30) - 10) + 0.5 * Math.max(0, k - 30))]);
+        await stream.handle({ gateway: 'G', topic: 'e1.kwh', payload: active[k][1], ts }, FAR);
+        out = await stream.handle({ gateway: 'G', topic: 'e1.kvarh', payload: reactive[k][1], ts }, FAR);
+        for (const w of out!.records?.closed ?? []) if (w.scope === 'site') site.push(w);
+      }
+      should(out!.payload.site).match({ meters: 2, unit: 'kVA' });
+      should((out!.payload.meter as Record<string, unknown>).unit).equal('kvar');
+      const want = apparentDemandWindows({ active, reactive }, { timezone: ZONE, minutes: 15 }).filter((w) => w.to <= T0 + 40 * MIN);
+      should(site.map((w) => w.fromMs)).eql(want.map((w) => w.from));
+      site.forEach((w, i) => {
+        should(w.kw).be.approximately(want[i].kw, 1e-6);
+        should(w.unit).equal('kVA');
+      });
+      // the first quarter hour: 15 kWh and 0.75·10 + 0.25·5 = 8.75 kvarh: 17.37 kVAh, 69.46 kVA
+      should(site[0].kw).be.approximately(4 * Math.hypot(15, 8.75), 1e-6);
+      // the projection of the window under way is the kVA of the kW and kvar projections
+      const p = out!.payload as Record<string, any>;
+      should(p.site.window.projectedKw).be.approximately(Math.hypot(60, 30), 1e-6);
+      // a kVAh counter cannot join a kWh + kvarh site, nor the other way round
+      const err = await refusal(stream.handle({ gateway: 'G', topic: 'e2.kvah', payload: 1, ts: T0 + 40 * MIN }, FAR));
+      should(err.message).match(/^"G\/e2\.kvah" counts kVAh, but this easy-peak sums kWh and kvarh \("G\/e1\.kwh", "G\/e1\.kvarh"\)/);
+    } finally {
+      await stream.close();
+    }
+  });
+
+  it("keeps a pending window's kvarh across a restart: the kVA window closes as without the restart", async () => {
+    const saved: unknown[] = [];
+    const first = await newStream({}, undefined, saved);
+    const t0 = demandWindowOf(Date.now() - 40 * MIN, ZONE, 15).from;
+    const at = t0 + 16 * MIN;
+    await first.stream.handle({ topic: 'e1.kwh', payload: 100, ts: t0 }, at);
+    await first.stream.handle({ topic: 'e1.kvarh', payload: 10, ts: t0 }, at);
+    await first.stream.handle({ topic: 'e1.kvarh', payload: 14, ts: at }, at); // the kvarh meter closed the first window
+    await first.stream.flush();
+    await first.stream.close();
+    const stored = JSON.parse(JSON.stringify(saved[saved.length - 1])) as { site: string };
+    should(JSON.parse(stored.site)[8]).have.length(1);
+    const again = await newStream({}, stored);
+    should(again.warnings).eql([]);
+    const out = (await again.stream.handle({ topic: 'e1.kwh', payload: 108, ts: at }, at))!;
+    const site = out.records!.closed.filter((w) => w.scope === 'site');
+    // 7.5 kWh and 3.75 kvarh of the 16 minutes' in its 15: 8.385 kVAh, 33.54 kVA
+    should(site.map((w) => w.fromMs)).eql([t0]);
+    should(site[0].kw).be.approximately(4 * Math.hypot(7.5, 3.75), 1e-9);
+    should(site[0].unit).equal('kVA');
+    await again.stream.close();
   });
 });

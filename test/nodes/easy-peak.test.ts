@@ -484,8 +484,8 @@ describe('easy-peak node', function () {
     await clock.tickAsync(1500); // the burst of refusals is over
     const [err] = await caught.next(1);
     should(err.error.message).equal(
-      '"G/e3.kvah" and 1 more meters count kVAh, but this easy-peak sums kWh ("G/e1.kwh", "G/e2.kwh"): kW and kVA do not add up, ' +
-        'so the reading is not counted. Send each unit to an easy-peak of its own (a switch on msg.topic).',
+      '"G/e3.kvah" and 1 more meters count kVAh, but this easy-peak sums kWh ("G/e1.kwh", "G/e2.kwh"): kW and kVA do not add up ' +
+        '(a site sums kWh, kVAh, or kWh with kvarh into kVA), so the reading is not counted. Send each unit to an easy-peak of its own (a switch on msg.topic).',
     );
     node.receive({ gateway: 'G', topic: 'e1.kwh', payload: 100.1, ts: T0 + MIN });
     const [msg] = await out.next(1);
@@ -494,6 +494,28 @@ describe('easy-peak node', function () {
     await quiet(50);
     should(caught.received).have.length(0); // one error for the burst
     should(out.received).have.length(0); // the refused readings sent nothing
+  });
+
+  it("a kWh and a kvarh counter of one supply: a kVA site, its windows √(kWh² + kvarh²), the month's peak in kVA", async () => {
+    clock = installClock(T0 - MIN);
+    const { node, out, chart } = await load();
+    // 8 kW and 6 kvar for 16 minutes: every window 10 kVA
+    for (let k = 0; k <= 16; k++) {
+      await readingAt(T0 + k * MIN, 100 + (8 * k) / 60, { gateway: 'G', topic: 'e1.kwh' });
+      node.receive({
+        gateway: 'G',
+        topic: 'e1.kvarh',
+        payload: { id: 'e1.kvarh', value: 50 + (6 * k) / 60, ts: T0 + k * MIN, unit: 'kvarh' },
+      });
+    }
+    const msgs = await out.next(34);
+    const last = msgs[msgs.length - 1].payload;
+    should(last.site).match({ meters: 2, unit: 'kVA' });
+    should(last.meter).match({ name: 'G/e1.kvarh', unit: 'kvar' });
+    should(last.site.month.value).be.approximately(10, 1e-9);
+    should(last.site.window.projectedKw).be.approximately(10, 1e-9);
+    const points = chart.received.filter((m) => m.topic === 'average kW per 15 min');
+    should(points.map((m) => m.payload[0])).eql([{ x: T0, y: 10 }]);
   });
 
   it('bad settings at deploy: a red status and an error (Catch) say which, every message ends in it, nothing crashes', async () => {

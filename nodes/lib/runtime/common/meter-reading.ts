@@ -74,11 +74,12 @@ export function isEnergyReading(payload: unknown): boolean {
   return decoded.kind === 'unknown';
 }
 
-/** What a cumulative reading counts: active energy (kWh) or apparent energy (kVAh). */
-export type EnergyUnit = 'kWh' | 'kVAh';
+/** What a cumulative reading counts: active energy (kWh), apparent energy (kVAh) or reactive energy (kvarh). */
+export type EnergyUnit = 'kWh' | 'kVAh' | 'kvarh';
 
-/** The unit a meter's name says: a topic or sensor id ending in `kvah` (`e1.kvah`) counts kVAh, any other kWh. */
-export const unitOfTopic = (topic: string | null): EnergyUnit => (/kvah$/i.test(topic ?? '') ? 'kVAh' : 'kWh');
+/** The unit a meter's name says: a topic or sensor id ending in `kvah` (`e1.kvah`) counts kVAh, in `kvarh` kvarh, any other kWh. */
+export const unitOfTopic = (topic: string | null): EnergyUnit =>
+  /kvah$/i.test(topic ?? '') ? 'kVAh' : /kvarh$/i.test(topic ?? '') ? 'kvarh' : 'kWh';
 
 /**
  * The unit of a cumulative reading for a node that counts kWh and kVAh (easy-peak): the
@@ -95,8 +96,9 @@ export function readingUnit(msg: { payload?: unknown; unit?: unknown }, topic: s
     const unit = typeof stated === 'string' ? stated.trim().toLowerCase() : null;
     if (unit === 'kwh') return 'kWh';
     if (unit === 'kvah') return 'kVAh';
+    if (unit === 'kvarh') return 'kvarh';
     if (sensor) return null;
-    throw new TypeError(`${who} counts kWh or kVAh: msg.unit must be "kWh" or "kVAh", got ${describe(stated)}`);
+    throw new TypeError(`${who} counts kWh, kVAh or kvarh: msg.unit must be "kWh", "kVAh" or "kvarh", got ${describe(stated)}`);
   }
   if (sensor && !isEnergyReading(sensor)) return null;
   return unitOfTopic(topic);

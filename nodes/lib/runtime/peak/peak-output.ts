@@ -183,13 +183,36 @@ export function meterPart(m: MeterPeaks & MeterId, projection: Projection, month
   };
 }
 
-/** The demand a meter's readings give: `kVA` from an apparent-energy counter (kVAh), else `kW`. */
-export const meterUnit = (m: Pick<MeterPeaks, 'unit'>): 'kW' | 'kVA' => (m.unit === 'kVAh' ? 'kVA' : 'kW');
+/** What a meter's windows average: `kVA` from an apparent-energy counter (kVAh), `kvar` from a reactive one, else `kW`. */
+export const meterUnit = (m: Pick<MeterPeaks, 'unit'>): DemandUnit => (m.unit === 'kVAh' ? 'kVA' : m.unit === 'kvarh' ? 'kvar' : 'kW');
+
+export type DemandUnit = 'kW' | 'kVA' | 'kvar';
+
+/** The windows a reading closed, the meter's and the site's, as the records output writes them (none closed: null). */
+export function closedRecords(
+  meter: MeterPeaks,
+  own: { closed: DemandWindow[]; months: Array<MonthPeaks | null> },
+  site: { closed: DemandWindow[]; months: Array<MonthPeaks | null> },
+  siteUnit: 'kW' | 'kVA',
+  minutes: number,
+  timezone: string,
+) {
+  if (!own.closed.length && !site.closed.length) return null;
+  const series = { scope: 'meter' as const, gateway: meter.gateway, topic: meter.topic, unit: meterUnit(meter) };
+  const whole = { scope: 'site' as const, unit: siteUnit };
+  return {
+    minutes,
+    closed: [
+      ...own.closed.map((w, i) => windowRecord(w, series, own.months[i], timezone)),
+      ...site.closed.map((w, i) => windowRecord(w, whole, site.months[i], timezone)),
+    ],
+  };
+}
 
 /** A closed window for the records output: the window, its series, and (from `month`, its month right after it closed) the month's value and its rank there. */
 export function windowRecord(
   w: DemandWindow,
-  series: { scope: 'meter' | 'site'; gateway?: string | null; topic?: string | null; unit: 'kW' | 'kVA' },
+  series: { scope: 'meter' | 'site'; gateway?: string | null; topic?: string | null; unit: DemandUnit },
   month: MonthPeaks | null,
   timezone: string,
 ) {

@@ -17,6 +17,8 @@ export interface PendingWindow {
   from: number;
   to: number;
   energy: number;
+  /** The kvarh of its reactive meters (paired with the kWh into kVAh when it closes: rule 56). */
+  reactive: number;
   /** How many meters have handed it over, and whether each had covered all of it. */
   reported: number;
   complete: boolean;
@@ -66,18 +68,18 @@ export function rebaseSite(site: SiteState, now: number, scope: WindowScope): vo
   site.history = site.history.filter((h) => h.from <= now);
 }
 
-/** A meter's closed window (of the meter named `meter`), added to the site's sum for that window. */
-export function shareWindow(site: SiteState, w: DemandWindow, meter: string): void {
+/** A meter's closed window (of the meter named `meter`; `reactive`: its kvarh), added to the site's sum for that window. */
+export function shareWindow(site: SiteState, w: DemandWindow, meter: string, reactive = false): void {
   if (w.to <= site.closedUntil) return;
   let p = site.pending.get(w.from);
-  if (p) {
-    p.energy += w.energy;
-    p.reported += 1;
-    p.complete &&= w.complete;
-  } else {
-    p = { from: w.from, to: w.to, energy: w.energy, reported: 1, complete: w.complete };
+  if (!p) {
+    p = { from: w.from, to: w.to, energy: 0, reactive: 0, reported: 0, complete: true };
     site.pending.set(w.from, p);
   }
+  if (reactive) p.reactive += w.energy;
+  else p.energy += w.energy;
+  p.reported += 1;
+  p.complete &&= w.complete;
   if (w.gap && (!p.gap || p.gap.to - p.gap.from < w.gap.to - w.gap.from)) p.gap = { ...w.gap, meter };
 }
 
@@ -110,11 +112,13 @@ export function closeDue(
     if (!passedByAll && newest < p.to + staleMs && due.length - i <= MAX_PENDING) break;
     site.pending.delete(p.from);
     site.closedUntil = Math.max(site.closedUntil, p.to);
+    // kWh alone, or paired with the reactive meters' kvarh into kVAh (rule 56)
+    const energy = p.reactive > 0 ? Math.hypot(p.energy, p.reactive) : p.energy;
     const w: DemandWindow = {
       from: p.from,
       to: p.to,
-      energy: p.energy,
-      kw: p.energy / ((p.to - p.from) / HOUR_MS),
+      energy,
+      kw: energy / ((p.to - p.from) / HOUR_MS),
       complete: passedByAll && p.complete && p.reported >= count,
       ...(p.gap ? { gap: p.gap } : {}),
     };
@@ -138,17 +142,19 @@ export function closeDue(
  */
 export function otherUnitError(first: string, count: number, meters: Iterable<MeterPeaks>): TypeError {
   const names: string[] = [];
-  let unit: EnergyUnit = 'kWh';
+  const units = new Set<EnergyUnit>();
   let total = 0;
   for (const m of meters) {
-    unit = m.unit;
+    units.add(m.unit);
     if (total++ < 3) names.push(`"${shortText(meterName(m))}"`);
   }
   const others = total > names.length ? ` and ${total - names.length} more` : '';
-  const refused = count > 1 ? `"${shortText(first)}" and ${count - 1} more meters count` : `"${shortText(first)}" counts`;
+  const [unit, ...name] = first.split(' '); // the key is `${unit} ${name}` (refusedKey)
+  const refused = count > 1 ? `"${shortText(name.join(' '))}" and ${count - 1} more meters count` : `"${shortText(name.join(' '))}" counts`;
   return new TypeError(
-    `${refused} ${unit === 'kWh' ? 'kVAh' : 'kWh'}, but this easy-peak sums ${unit} (${names.join(', ')}${others}): ` +
-      'kW and kVA do not add up, so the reading is not counted. Send each unit to an easy-peak of its own (a switch on msg.topic)',
+    `${refused} ${unit}, but this easy-peak sums ${[...units].join(' and ')} (${names.join(', ')}${others}): ` +
+      'kW and kVA do not add up (a site sums kWh, kVAh, or kWh with kvarh into kVA), so the reading is not counted. ' +
+      'Send each unit to an easy-peak of its own (a switch on msg.topic)',
   );
 }
 
@@ -158,15 +164,19 @@ export function siteNow(meters: Iterable<MeterPeaks>, scope: WindowScope, mono: 
   if (all.length === 0) return null;
   const newest = Math.max(...all.map((m) => m.last!.ts));
   const window = demandWindowOf(newest, scope.timezone, scope.minutes);
-  let energy = 0;
-  let projected: number | null = 0;
+  // [active or apparent, reactive]: a site of kWh and kvarh meters is a kVA site (rule 56)
+  const energies = [0, 0];
+  const projections: Array<number | null> = [0, 0];
   const stale: MeterPeaks[] = [];
   for (const m of all) {
     const p = projectMeter(m, window);
-    energy += p.energy;
-    projected = projected === null || p.projectedKw === null ? null : projected + p.projectedKw;
+    const k = m.unit === 'kvarh' ? 1 : 0;
+    energies[k] += p.energy;
+    projections[k] = projections[k] === null || p.projectedKw === null ? null : projections[k]! + p.projectedKw;
     if (!isFresh(m, mono, staleMs)) stale.push(m);
   }
+  const energy = Math.hypot(energies[0], energies[1]);
+  const projected = projections[0] === null || projections[1] === null ? null : Math.hypot(projections[0], projections[1]);
   const elapsed = newest - window.from;
   return { window, newest, energy, averageKwSoFar: elapsed > 0 ? energy / (elapsed / HOUR_MS) : null, projectedKw: projected, stale };
 }
@@ -177,12 +187,24 @@ export function siteCovered(meters: Iterable<MeterPeaks>, w: { from: number }): 
   return true;
 }
 
-/** The sum of the meters' latest power; null while any has none. */
+/** The sum of the meters' latest power (kVA of the kW and kvar sums where reactive meters are paired); null while any has none. */
 export function sitePowerKw(meters: Iterable<MeterPeaks>): number | null {
-  let sum = 0;
+  const sums = [0, 0];
   for (const m of meters) {
     if (m.power === null) return null;
-    sum += m.power.kw;
+    sums[m.unit === 'kvarh' ? 1 : 0] += m.power.kw;
   }
-  return sum;
+  return Math.hypot(sums[0], sums[1]);
+}
+
+/** The site's unit: kW of kWh meters, kVA of kVAh meters or of kWh and kvarh ones (rule 56); kW before any. */
+export function siteUnit(meters: Iterable<MeterPeaks>): 'kW' | 'kVA' {
+  for (const m of meters) if (m.unit !== 'kWh') return 'kVA';
+  return 'kW';
+}
+
+/** Whether a meter counting `unit` may join a site of `meters`: kWh (kW), kVAh (kVA), or kWh with kvarh (kVA); kVAh with neither. */
+export function unitJoins(meters: Iterable<MeterPeaks>, unit: EnergyUnit): boolean {
+  for (const m of meters) if ((m.unit === 'kVAh') !== (unit === 'kVAh')) return false;
+  return true;
 }

@@ -81,6 +81,8 @@ type SiteLine = [
   Array<number | null>,
   /** The guard's learned shed load and its last shed `[window, at, powerKw, learned]`; a line of 6 or 7 has none. */
   [number | null, [number, number, number | null, 0 | 1] | null],
+  /** The pending windows' kvarh, in their order (reactive meters paired into kVA); a line of 6 to 8 has none. */
+  number[],
 ];
 
 /** `clocks`: this machine's wall and monotonic clocks now (the meters' arrivals are monotonic). */
@@ -122,6 +124,7 @@ export function encodePeaks(
     Number.isFinite(guard.changedAt) ? guard.changedAt : null,
     site.history.flatMap((h) => [h.from, h.value]),
     [guard.learnedKw ?? null, guard.shed ? [guard.shed.window, guard.shed.at, guard.shed.powerKw, guard.shed.learned ? 1 : 0] : null],
+    [...site.pending.values()].map((p) => p.reactive),
   ];
   return { version: 1, scope: scopeText(scope), meters: lines, site: JSON.stringify(siteLine) };
 }
@@ -196,7 +199,7 @@ function readMeter(
   const topic = storedMeterName(topicRaw);
   if (gateway === undefined || topic === undefined || !isStoredInstant(ts, now) || !isFiniteNumber(value)) return null;
   const unit = unitRaw === undefined ? unitOfTopic(topic) : unitRaw;
-  if (unit !== 'kWh' && unit !== 'kVAh') return null;
+  if (unit !== 'kWh' && unit !== 'kVAh' && unit !== 'kvarh') return null;
   if (!isFiniteNumber(energy) || energy < 0) return null;
   const window = demandWindowOf(ts, scope.timezone, scope.minutes);
   if (!isFiniteNumber(coveredFrom) || coveredFrom < window.from || coveredFrom > ts) return null;
@@ -260,8 +263,9 @@ function readGuardExtra(raw: unknown, now: number): Pick<GuardMemory, 'learnedKw
 
 function readSite(text: unknown, scope: WindowScope, now: number): { site: SiteState; guard: GuardMemory | null; newest: number } | null {
   const line = parse(text);
-  if (!line || line.length < 6 || line.length > 8) return null;
-  const [monthFrom, peaks, pendingFlat, closedUntil, state, changedAt, historyFlat = [], guardExtra = [null, null]] = line;
+  if (!line || line.length < 6 || line.length > 9) return null;
+  const [monthFrom, peaks, pendingFlat, closedUntil, state, changedAt, historyFlat = [], guardExtra = [null, null], reactiveRaw = null] =
+    line;
   const month = readMonth(monthFrom, peaks, scope, now);
   const history = month === undefined ? null : readHistory(historyFlat, month, scope, now);
   if (history === null) return null;
@@ -270,13 +274,17 @@ function readSite(text: unknown, scope: WindowScope, now: number): { site: SiteS
   // 0 is "nothing closed yet"; else a window's end, an instant near now (a huge one would drop every later window)
   if (closedUntil !== 0 && !isStoredInstant(closedUntil, now)) return null;
   const pending = new Map<number, PendingWindow>();
+  const reactives = reactiveRaw === null ? pendingFlat.map(() => 0) : reactiveRaw;
+  if (!Array.isArray(reactives) || (reactiveRaw !== null && reactives.length !== pendingFlat.length / 4)) return null;
   for (let i = 0; i < pendingFlat.length; i += 4) {
     const w = windowAt(pendingFlat[i], scope, now);
     const [energy, reported, complete] = pendingFlat.slice(i + 1, i + 4);
+    const reactive: unknown = reactives[i / 4] ?? 0;
+    if (!isFiniteNumber(reactive) || reactive < 0) return null;
     // a window at or before closedUntil was added to the month already: pending again, it would count twice
     if (!w || pending.has(w.from) || (closedUntil !== 0 && w.to <= closedUntil) || !isFiniteNumber(energy) || energy < 0) return null;
     if (!Number.isInteger(reported) || (reported as number) < 1 || (complete !== 0 && complete !== 1)) return null;
-    pending.set(w.from, { ...w, energy, reported: reported as number, complete: complete === 1 });
+    pending.set(w.from, { ...w, energy, reactive, reported: reported as number, complete: complete === 1 });
   }
   const site: SiteState = { pending, closedUntil: closedUntil === 0 ? -Infinity : closedUntil, month, history };
   const extra = readGuardExtra(guardExtra, now);

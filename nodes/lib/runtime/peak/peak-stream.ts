@@ -5,7 +5,6 @@ import { MAX_METERS } from '../../engine/common/limits';
 import { groupDigits, shortText } from '../../engine/common/format';
 import { DeadlineTimer } from '../../engine/time/long-timer';
 import { ClockStep, clockSteps } from '../../engine/time/clock-steps';
-import type { DemandWindow } from '../../engine/peak/demand';
 import { ExportMeters, ExportSkips } from '../common/meter-direction';
 import { EnergyUnit, MeterId, meterKey, meterName, meterOf, NotMeterWarnings, readingUnit, streamReading } from '../common/meter-reading';
 import { RefusalBurst, RefusedReading } from '../common/refusal-burst';
@@ -13,14 +12,14 @@ import { SAVE_EVERY_MS, ThrottledSave } from '../common/throttled-save';
 import { GuardDecision, PeakGuard } from './peak-guard';
 import { advanceMeter, MeterPeaks, newMeter, projectMeter, rebaseMeter, WindowScope } from './peak-meter';
 import { arrive, ClockReports, staleFrom } from './peak-clock';
-import { monthAt, monthBill, MonthPeaks, monthValue } from './peak-month';
+import { monthAt, monthBill, monthValue } from './peak-month';
 import {
   closedCharts,
+  closedRecords,
   closedPayload,
   gapPart,
   guardFields,
   meterPart,
-  meterUnit,
   monthPayload,
   PeakStatus,
   peakStatus,
@@ -43,6 +42,8 @@ import {
   SiteNow,
   siteNow,
   sitePowerKw,
+  siteUnit,
+  unitJoins,
   SiteState,
 } from './peak-site';
 import { decodePeaks, encodePeaks } from './peak-store';
@@ -73,12 +74,6 @@ export interface PeakOutput {
 export interface PeakRecords {
   minutes: number;
   closed: Array<ReturnType<typeof windowRecord>>;
-}
-
-/** Windows closed by a reading, each with its month right after it was added. */
-interface ClosedWindows {
-  closed: DemandWindow[];
-  months: Array<MonthPeaks | null>;
 }
 
 export interface PeakStreamOptions {
@@ -172,7 +167,8 @@ export class PeakStream {
     // held suspects are judged again as they were: held again (or decided, were the settings changed)
     for (const { meter, rows } of restored.held)
       for (const [ts, value] of rows)
-        for (const w of advanceMeter(meter, { ts, value }, this.scope).closed) shareWindow(this.site, w, meterName(meter));
+        for (const w of advanceMeter(meter, { ts, value }, this.scope).closed)
+          shareWindow(this.site, w, meterName(meter), meter.unit === 'kvarh');
     if (restored.held.length > 0) closeDue(this.site, this.meters.values(), this.scope, this.opts.settings.staleMs);
     this.guard = new PeakGuard(this.opts.settings, restored.guard);
     this.ready = true;
@@ -231,7 +227,7 @@ export class PeakStream {
     const advance = advanceMeter(meter, reading, this.scope);
     // a held suspect is no arrival: the meter's newest reading is still the one before it
     if (!advance.ignored && !advance.held) this.arrived(meter, reading.ts, now, mono);
-    for (const w of advance.closed) shareWindow(this.site, w, meterName(meter));
+    for (const w of advance.closed) shareWindow(this.site, w, meterName(meter), meter.unit === 'kvarh');
     const site = closeDue(this.site, this.meters.values(), this.scope, this.opts.settings.staleMs);
     if (!advance.ignored) this.saver.changed();
     const out = this.evaluate(now, mono);
@@ -253,7 +249,16 @@ export class PeakStream {
     };
     const charts = closedCharts(site.closed, site.newPeak, this.site.month, this.scope.minutes, this.opts.timezone);
     const status = peakStatus(out.now, out.decision, out.limitKw, this.meters.size, readingNote(advance), this.clockReports.hint());
-    return { payload, guard: out.guardMessage, charts, status, records: this.records(meter, advance, site) };
+    return {
+      payload,
+      guard: out.guardMessage,
+      charts,
+      status,
+      records:
+        this.opts.records === false
+          ? null
+          : closedRecords(meter, advance, site, siteUnit(this.meters.values()), this.scope.minutes, this.opts.timezone),
+    };
   }
 
   /** A reading that moved its meter on arrived (at `mono`): its clock follows, and one found off is said (ClockReports). */
@@ -307,7 +312,7 @@ export class PeakStream {
       site && month && bill
         ? {
             meters: this.meters.size,
-            unit: this.siteUnit(),
+            unit: siteUnit(this.meters.values()),
             window: windowPayload(site.window, site, power, false),
             month: monthPayload(month),
             bill: {
@@ -319,27 +324,6 @@ export class PeakStream {
         : null;
     if (sitePart?.window) sitePart.window.complete = siteCovered(this.meters.values(), site!.window);
     return { now: site, decision, limitKw, fields, guardMessage, sitePart };
-  }
-
-  /** The closed windows as the records output writes them (none closed: nothing to build). */
-  private records(meter: MeterPeaks, advance: ClosedWindows, site: ClosedWindows): PeakRecords | null {
-    if (this.opts.records === false || (!advance.closed.length && !site.closed.length)) return null;
-    const tz = this.opts.timezone;
-    const own = { scope: 'meter' as const, gateway: meter.gateway, topic: meter.topic, unit: meterUnit(meter) };
-    const whole = { scope: 'site' as const, unit: this.siteUnit() };
-    return {
-      minutes: this.scope.minutes,
-      closed: [
-        ...advance.closed.map((w, i) => windowRecord(w, own, advance.months[i], tz)),
-        ...site.closed.map((w, i) => windowRecord(w, whole, site.months[i], tz)),
-      ],
-    };
-  }
-
-  /** The site's unit: its meters' (one unit a site), kW before any. */
-  private siteUnit(): 'kW' | 'kVA' {
-    const first = this.meters.values().next();
-    return first.done ? 'kW' : meterUnit(first.value);
   }
 
   /**
@@ -379,8 +363,7 @@ export class PeakStream {
       );
     if (known) return known;
     if (this.meters.size >= this.maxMeters) throw new RefusedReading(this.overLimit.refuse(meterName(id)));
-    const first = this.meters.values().next();
-    if (!first.done && first.value.unit !== unit) throw new RefusedReading(this.otherUnit.refuse(meterName(id)));
+    if (!unitJoins(this.meters.values(), unit)) throw new RefusedReading(this.otherUnit.refuse(`${unit} ${meterName(id)}`));
     const meter = newMeter(id, unit);
     this.meters.set(key, meter);
     return meter;
