@@ -15,7 +15,19 @@ import easyPrices = require('../../nodes/easy-prices');
 import easyAccount = require('../../nodes/easy-account');
 import easyCost = require('../../nodes/easy-cost');
 import { computeCost } from '../../nodes/lib/engine/cost/cost';
-import { catchNodes, FakeClock, FileContext, FlowNode, helper, inbox, lastStatus, quiet, TOKEN, withSimulator } from './flow-support';
+import {
+  catchNodes,
+  exampleOnSimulator,
+  FakeClock,
+  FileContext,
+  FlowNode,
+  helper,
+  inbox,
+  lastStatus,
+  quiet,
+  TOKEN,
+  withSimulator,
+} from './flow-support';
 import { installClock } from '../fake-clock';
 import { cheapestWindows } from '../../nodes/lib/engine/plan/plan';
 import { priceList } from '../../nodes/lib/engine/prices/price-list';
@@ -312,5 +324,33 @@ describe('easy-prices with easy-tariff and easy-plan', function () {
     should(msg.payload.unpricedEnergy).equal(1); // 00:00-00:30: no list price, not a price of 0
     should(expected.unpricedEnergy).equal(1);
     should(caught.received).eql([]);
+  });
+
+  it('the example "run the heater on spot prices plus the grid fees" as shipped: the stack priced and planned, nothing caught', async () => {
+    sim = await withSimulator();
+    const flow = exampleOnSimulator('run-the-heater-on-spot-prices-plus-the-grid-fees', sim, 'Europe/London');
+    const core = ['common/20-inject.js', 'function/10-function.js'].map((file) => require(require.resolve(`@node-red/nodes/core/${file}`)));
+    await helper.load([easyAccount, easyPrices, easyTariff, easyPlan, ...core], flow, { acc: { token: TOKEN } });
+    const price = inbox('spot-price-out');
+    const plans = inbox('spot-plan-out');
+    const errors = inbox('spot-errors');
+    // the sample list comes half a second after deploy; the price with its parts after it
+    let priced: Record<string, any> | undefined;
+    while (!priced) {
+      const [msg] = await price.next(1, 5000);
+      if (msg.payload.spot !== null) priced = msg;
+    }
+    should(priced.payload).match({ tariffId: 'DEMO-NIGHT', currency: 'GBP', addOns: 0.01, vat: 5, reason: null });
+    should(Math.abs(priced.payload.price - (priced.payload.spot + priced.payload.fees + 0.01))).be.below(1e-9);
+    should([0.12, 0.28]).containEql(priced.payload.fees);
+    // the two local days of the sample, back to back: prices known until the end of tomorrow (this machine's midnight)
+    should(priced.payload.pricesKnownUntilMs - Date.now()).be.within(22 * 3_600_000, 50 * 3_600_000); // days of 23 to 25 hours
+    await quiet(100);
+    const plan = plans.received[plans.received.length - 1].payload;
+    // 3 h asked; all of it unless the test runs in the last hours of a night window (any hour of the day must pass)
+    should(plan).match({ tariffId: 'DEMO-NIGHT', requested: 3 * 3_600_000 });
+    should(plan.planned).be.above(0);
+    should(plan.pricesKnownUntilMs).equal(priced.payload.pricesKnownUntilMs);
+    should(errors.received).eql([]);
   });
 });
