@@ -97,6 +97,17 @@ describe('CostStream: per-meter running totals', () => {
     ]);
     should(store.saves).equal(0);
     should(stream.site().meters).equal(0);
+    // a kVAh or kvarh counter is no kWh: pricing it would charge apparent or reactive energy as active
+    warnings.length = 0;
+    should(await stream.handle({ payload: 100, ts: T0, topic: 'e1.kvarh' }, FLAT, LATER)).be.null();
+    should(await stream.handle(meter('G', 'e2.kvah', T0, 100, 'kVAh'), FLAT, LATER)).be.null();
+    should(await stream.handle({ payload: 100, ts: T0, topic: 'incomer', unit: 'kvarh' } as never, FLAT, LATER)).be.null();
+    should(warnings).eql([
+      'stream mode ignores sensor e1.kvarh: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)',
+      'stream mode ignores sensor G/e2.kvah: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)',
+      'stream mode ignores sensor incomer: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)',
+    ]);
+    should(stream.site().meters).equal(0);
   });
 
   it('a flood of distinct sensors that are no meter: one warning each for the first 1,000, one for the rest, and a bound on what is kept', async () => {

@@ -104,6 +104,20 @@ export function readingUnit(msg: { payload?: unknown; unit?: unknown }, topic: s
   return unitOfTopic(topic);
 }
 
+/**
+ * Whether a message is a kWh reading a tariff may price (easy-cost's stream mode): energy by
+ * its payload (isEnergyReading) and kWh by readingUnit. A kVAh or kvarh counter (said by its
+ * unit or its topic, `e1.kvarh`) or a number with another `msg.unit` is none: pricing its
+ * register as kWh would charge apparent or reactive energy as active.
+ */
+export function isKwhReading(msg: { payload?: unknown; unit?: unknown }, topic: string | null): boolean {
+  try {
+    return readingUnit(msg, topic, 'stream mode') === 'kWh';
+  } catch {
+    return false; // a msg.unit that is no energy unit
+  }
+}
+
 export function describe(x: unknown): string {
   if (x === undefined) return 'nothing';
   if (x === null) return 'null';

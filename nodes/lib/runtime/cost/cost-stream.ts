@@ -12,7 +12,7 @@ import { isFromFuture } from '../../engine/common/future-readings';
 import { SensorRef, Tariff } from '../../engine/tariff/tariff';
 import { AddResult, addReading, MAX_KEPT, newTotals, PERIODS, rebaseTotals, TotalsState, windowStart } from '../../engine/cost/totals';
 import { ClockStep, clockSteps } from '../../engine/time/clock-steps';
-import { isEnergyReading, rejectedPayload, SensorHistory, streamReading } from './cost-inputs';
+import { rejectedPayload, SensorHistory, streamReading } from './cost-inputs';
 import {
   glitchNote,
   meterBar,
@@ -25,7 +25,7 @@ import {
   StreamStatus,
 } from './stream-output';
 import { RefusalBurst, RefusedReading } from '../common/refusal-burst';
-import { meterOf, NotMeterWarnings } from '../common/meter-reading';
+import { isKwhReading, meterOf, NotMeterWarnings } from '../common/meter-reading';
 import { intervalCoster } from './cost-export';
 import { checkDirection, ExportMeters, messageDirection } from '../common/meter-direction';
 import { DroppedState, StoredAhead } from '../../engine/common/stored-checks';
@@ -253,7 +253,7 @@ export class CostStream {
       return null;
     }
     const id: MeterId = meterOf(msg, reading);
-    if (!isEnergyReading(msg.payload)) {
+    if (!isKwhReading(msg, id.topic)) {
       this.notMeters.ignored(id);
       return null;
     }
