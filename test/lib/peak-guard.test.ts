@@ -114,6 +114,7 @@ describe('easy-peak guard: the shed load', () => {
 describe('easy-peak settings', () => {
   it('reads the bill, and names what is wrong', () => {
     should(peakSettings({ basis: 'rolling', billFloorKw: '2.5', pricePerKw: '4.44', holidays: '2026-12-25, 2026-12-26' }).bill).eql({
+      readDay: 1,
       holidays: ['2026-12-25', '2026-12-26'],
       basis: 'rolling',
       rollingPeriods: 12,
@@ -127,6 +128,8 @@ describe('easy-peak settings', () => {
       ratchet: { percent: 80, periods: 11 },
     });
     should(peakSettings({ shedKw: '6' }).shedKw).equal(6);
+    should(peakSettings({ readDay: '15' }).bill.readDay).equal(15);
+    should(() => peakSettings({ readDay: '32' })).throw(/^the read day must be a number from 1 to 31/);
     should(() => peakSettings({ priceSteps: '2:275, 5' })).throw(/^price steps must read "up to kW: amount"/);
     should(() => peakSettings({ priceSteps: '5:275, 2:375, *:1' })).throw(/^the bill: steps\[1\]\.uptoKw must be above/);
     should(() => peakSettings({ priceSteps: '5:275' })).throw(/^the bill: steps: the last one has no uptoKw/);

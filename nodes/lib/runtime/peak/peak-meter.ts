@@ -200,12 +200,12 @@ function countInterval(
     if (to - from > scope.maxGapMs) markGap(window, from, to);
   } else {
     // split only among the windows of the month it starts in and the month it ends in
-    const monthEnd = monthOf(from, scope.timezone).to;
+    const monthEnd = monthOf(from, scope).to;
     const split = { from, to, energy, closed };
     if (to <= monthEnd) window = shareSpan(window, split, from, to, scope);
     else {
       window = shareSpan(window, split, from, monthEnd, scope);
-      window = shareSpan(window, split, Math.max(monthEnd, monthOf(to, scope.timezone).from), to, scope);
+      window = shareSpan(window, split, Math.max(monthEnd, monthOf(to, scope).from), to, scope);
     }
     if (to >= window.to) {
       // the reading lies on the boundary after the last piece: that window is over

@@ -7,6 +7,7 @@
 import type { DemandWindow } from '../../engine/peak/demand';
 import { monthlyPeaks, PeakWindow } from '../../engine/peak/monthly-peaks';
 import { HOUR_MS, localPeriod } from '../../engine/time/time';
+import { BillingPeriods, billingPeriodOf } from '../../engine/peak/billing-periods';
 import type { PeakSettings } from './peak-settings';
 import { billedKw, chargeAmount, chargeContext, ChargeRule, PeriodValue, raiseThreshold } from '../../engine/peak/billing';
 
@@ -18,10 +19,24 @@ export interface MonthPeaks {
   peaks: Peak[];
 }
 
-export type RankSettings = Pick<PeakSettings, 'top' | 'distinctDays' | 'when'> & { timezone: string; holidays?: string[] };
+/** Where months are: the zone, and the meter-read day that starts them (1 or none: calendar months). */
+export interface PeriodScope {
+  timezone: string;
+  readDay?: number;
+}
 
-/** The local month holding instant `at`. */
-export const monthOf = (at: number, timezone: string): { from: number; to: number } => localPeriod('month', at, { timezone });
+export type RankSettings = Pick<PeakSettings, 'top' | 'distinctDays' | 'when'> & PeriodScope & { holidays?: string[] };
+
+/** The billing period as its periods option (semantics rule 43): none for calendar months. */
+export const periodsOf = (where: PeriodScope): BillingPeriods | undefined =>
+  where.readDay !== undefined && where.readDay > 1 ? { readDay: where.readDay } : undefined;
+
+/** The month holding instant `at`: the local calendar month, or the billing period from a read day (a zone alone: the calendar month). */
+export function monthOf(at: number, where: string | PeriodScope): { from: number; to: number } {
+  if (typeof where === 'string') return localPeriod('month', at, { timezone: where });
+  const periods = periodsOf(where);
+  return periods ? billingPeriodOf(at, where.timezone, periods)! : localPeriod('month', at, { timezone: where.timezone });
+}
 
 /** The month's value: the average kW of its peaks, null without any. */
 export function monthValue(month: MonthPeaks | null): number | null {
@@ -48,7 +63,7 @@ export function addClosedWindow(
   window: DemandWindow,
   rank: RankSettings,
 ): { month: MonthPeaks; newPeak: boolean } {
-  const bounds = monthOf(window.from, rank.timezone);
+  const bounds = monthOf(window.from, rank);
   if (month && bounds.from < month.from) return { month, newPeak: false };
   const current: MonthPeaks = month && month.from === bounds.from ? month : { ...bounds, peaks: [] };
   const ranked = monthlyPeaks([...current.peaks.map(asWindow), window], {
@@ -57,6 +72,7 @@ export function addClosedWindow(
     distinctDays: rank.distinctDays,
     ...(rank.when ? { when: rank.when } : {}),
     ...(rank.holidays?.length ? { holidays: rank.holidays } : {}),
+    periods: periodsOf(rank),
   });
   const mine = ranked.find((m) => m.from === bounds.from);
   const peaks = (mine?.peaks ?? []).map((p) => ({ from: p.from, to: p.to, kw: p.kw }));
@@ -64,9 +80,9 @@ export function addClosedWindow(
 }
 
 /** The peaks to show for the month holding `at`: the kept month's, or none when it is an older one (a new month starts from zero). */
-export function monthAt(month: MonthPeaks | null, at: number, timezone: string): MonthPeaks {
+export function monthAt(month: MonthPeaks | null, at: number, where: string | PeriodScope): MonthPeaks {
   if (month && at >= month.from && at < month.to) return month; // most readings: no zone arithmetic
-  const bounds = monthOf(at, timezone);
+  const bounds = monthOf(at, where);
   return month && month.from === bounds.from ? month : { ...bounds, peaks: [] };
 }
 

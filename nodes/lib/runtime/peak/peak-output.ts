@@ -8,7 +8,7 @@ import { periodLabel } from '../../engine/reports/chart';
 import { MeterId, meterName } from '../common/meter-reading';
 import type { GuardDecision } from './peak-guard';
 import { isCovered, MeterAdvance, MeterPeaks, Projection } from './peak-meter';
-import { monthAt, MonthPeaks, monthValue } from './peak-month';
+import { monthAt, MonthPeaks, monthValue, PeriodScope } from './peak-month';
 import type { SiteNow } from './peak-site';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -195,7 +195,7 @@ export function closedRecords(
   site: { closed: DemandWindow[]; months: Array<MonthPeaks | null> },
   siteUnit: 'kW' | 'kVA',
   minutes: number,
-  timezone: string,
+  where: string | PeriodScope,
 ) {
   if (!own.closed.length && !site.closed.length) return null;
   const series = { scope: 'meter' as const, gateway: meter.gateway, topic: meter.topic, unit: meterUnit(meter) };
@@ -203,8 +203,8 @@ export function closedRecords(
   return {
     minutes,
     closed: [
-      ...own.closed.map((w, i) => windowRecord(w, series, own.months[i], timezone)),
-      ...site.closed.map((w, i) => windowRecord(w, whole, site.months[i], timezone)),
+      ...own.closed.map((w, i) => windowRecord(w, series, own.months[i], where)),
+      ...site.closed.map((w, i) => windowRecord(w, whole, site.months[i], where)),
     ],
   };
 }
@@ -214,9 +214,9 @@ export function windowRecord(
   w: DemandWindow,
   series: { scope: 'meter' | 'site'; gateway?: string | null; topic?: string | null; unit: DemandUnit },
   month: MonthPeaks | null,
-  timezone: string,
+  where: string | PeriodScope,
 ) {
-  const shown = monthAt(month, w.from, timezone);
+  const shown = monthAt(month, w.from, where);
   const ranked = [...shown.peaks].sort((a, b) => b.kw - a.kw || a.from - b.from);
   const rank = ranked.findIndex((p) => p.from === w.from) + 1;
   return {

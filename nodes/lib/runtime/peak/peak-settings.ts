@@ -46,6 +46,8 @@ export interface PeakSettings {
 }
 
 export interface BillSettings {
+  /** The month starts on this day of the month, the meter-read day (1: calendar months; 31: a shorter month's last day). */
+  readDay: number;
   holidays: string[];
   basis: BilledBasis;
   rollingPeriods: number;
@@ -100,8 +102,12 @@ function billSettings(config: Record<string, unknown>): BillSettings {
   const steps = stepsSetting(config.priceSteps);
   const pricePerKw = numberSetting(config.pricePerKw, 'the price per kW', 0, 1e9, null);
   if (steps && pricePerKw !== null) throw new Error('the demand charge takes a price per kW or price steps, not both');
+  const readDay = numberSetting(config.readDay, 'the read day', 1, 31, 1)!;
+  if (!Number.isInteger(readDay))
+    throw new Error(`the read day must be a whole day of the month from 1 to 31, got ${JSON.stringify(config.readDay)}`);
   const holidays = text(config.holidays) === '' ? [] : text(config.holidays).split(/[\s,]+/);
   return {
+    readDay,
     holidays,
     basis,
     rollingPeriods,
@@ -127,7 +133,7 @@ export function billCharge(settings: Pick<PeakSettings, 'top' | 'distinctDays' |
     ...(bill.steps ? { steps: bill.steps } : { pricePerKw: bill.pricePerKw ?? 0 }),
   };
   try {
-    return chargeRule(charge, 0, { timezone }); // the node's periods are calendar months
+    return chargeRule(charge, 0, { timezone, ...(bill.readDay > 1 ? { periods: { readDay: bill.readDay } } : {}) });
   } catch (err) {
     // the engine names its option (charges[0].steps[1].uptoKw): said with the node's words before it
     // eslint-disable-next-line preserve-caught-error

@@ -44,7 +44,14 @@ export interface RestoredPeaks {
 }
 
 const scopeText = (s: WindowScope): string =>
-  JSON.stringify([s.timezone, s.minutes, s.top, s.distinctDays, s.when ?? null, ...(s.holidays?.length ? [s.holidays] : [])]);
+  JSON.stringify([
+    s.timezone,
+    s.minutes,
+    s.top,
+    s.distinctDays,
+    s.when ?? null,
+    ...(s.holidays?.length || (s.readDay ?? 1) > 1 ? [s.holidays ?? [], s.readDay ?? 1] : []),
+  ]);
 const flatPeaks = (month: MonthPeaks | null): number[] => (month ? month.peaks.flatMap((p) => [p.from, p.to, p.kw]) : []);
 
 type MeterLine = [
@@ -150,7 +157,7 @@ function windowAt(from: unknown, scope: WindowScope, now: number): { from: numbe
 function readMonth(fromRaw: unknown, flat: unknown, scope: WindowScope, now: number): MonthPeaks | null | undefined {
   if (fromRaw === null) return Array.isArray(flat) && flat.length === 0 ? null : undefined;
   if (!isStoredInstant(fromRaw, now) || !Array.isArray(flat) || flat.length % 3 !== 0 || flat.length / 3 > scope.top) return undefined;
-  const month = monthOf(fromRaw, scope.timezone);
+  const month = monthOf(fromRaw, scope);
   if (month.from !== fromRaw) return undefined;
   const peaks: Peak[] = [];
   for (let i = 0; i < flat.length; i += 3) {
@@ -240,7 +247,7 @@ function readHistory(flat: unknown, month: MonthPeaks | null, scope: WindowScope
   const out: PeriodValue[] = [];
   for (let i = 0; i < flat.length; i += 2) {
     const [from, value] = [flat[i], flat[i + 1]];
-    if (!isStoredInstant(from, now) || monthOf(from, scope.timezone).from !== from) return null;
+    if (!isStoredInstant(from, now) || monthOf(from, scope).from !== from) return null;
     if (value !== null && !(isFiniteNumber(value) && value >= 0)) return null;
     if ((out.length > 0 && from <= out[out.length - 1].from) || (month && from >= month.from)) return null;
     out.push({ from, value });

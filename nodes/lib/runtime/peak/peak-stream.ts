@@ -128,6 +128,7 @@ export class PeakStream {
       distinctDays: settings.distinctDays,
       when: settings.when,
       holidays: settings.bill.holidays,
+      readDay: settings.bill.readDay,
       maxPowerKw: settings.maxPowerKw,
       maxGapMs: settings.maxGapMs,
     };
@@ -184,7 +185,7 @@ export class PeakStream {
     if (unreadable) return { fill: 'yellow', shape: 'ring', text: 'peaks from zero: the stored ones could not be read' };
     const now = siteNow(this.meters.values(), this.scope, this.mono(), this.opts.settings.staleMs);
     if (!now) return { fill: 'grey', shape: 'ring', text: 'waiting for readings' };
-    const value = monthValue(monthAt(this.site.month, now.window.from, this.opts.timezone));
+    const value = monthValue(monthAt(this.site.month, now.window.from, this.scope));
     return { fill: 'grey', shape: 'dot', text: `restored · month's peak ${value === null ? '–' : `${value.toFixed(2)} kW`}` };
   }
 
@@ -235,7 +236,7 @@ export class PeakStream {
       timezone: this.opts.timezone,
       minutes: this.scope.minutes,
       reading: readingPart(reading),
-      meter: meterPart(meter, projectMeter(meter, meter.window!), monthAt(meter.month, meter.window!.from, this.opts.timezone)),
+      meter: meterPart(meter, projectMeter(meter, meter.window!), monthAt(meter.month, meter.window!.from, this.scope)),
       site: out.sitePart,
       ...out.fields,
       ...(advance.ignored ? { ignored: advance.ignored } : {}),
@@ -257,7 +258,7 @@ export class PeakStream {
       records:
         this.opts.records === false
           ? null
-          : closedRecords(meter, advance, site, siteUnit(this.meters.values()), this.scope.minutes, this.opts.timezone),
+          : closedRecords(meter, advance, site, siteUnit(this.meters.values()), this.scope.minutes, this.scope),
     };
   }
 
@@ -286,7 +287,7 @@ export class PeakStream {
   /** The site now, the guard's decision on it, and the guard message when it is to be sent. */
   private evaluate(now: number, mono: number) {
     const site = siteNow(this.meters.values(), this.scope, mono, this.opts.settings.staleMs);
-    const month = site ? monthAt(this.site.month, site.window.from, this.opts.timezone) : null;
+    const month = site ? monthAt(this.site.month, site.window.from, this.scope) : null;
     const bill = site && month ? monthBill(this.charge, month, this.site.history, site.window.from) : null;
     const counts = bill !== null && bill.raiseKw !== Infinity;
     const limitKw = site && !counts && this.opts.settings.limit === 'fixed' ? null : limitOf(this.opts.settings, bill?.raiseKw ?? null);
@@ -398,6 +399,6 @@ export class PeakStream {
   /** The site's month shown now (tests, the editor). */
   siteMonth(): ReturnType<typeof monthPayload> | null {
     const now = siteNow(this.meters.values(), this.scope, this.mono(), this.opts.settings.staleMs);
-    return now ? monthPayload(monthAt(this.site.month, now.window.from, this.opts.timezone)) : null;
+    return now ? monthPayload(monthAt(this.site.month, now.window.from, this.scope)) : null;
   }
 }
