@@ -172,7 +172,7 @@ describe('README and docs/examples.md say what the examples do', () => {
       .readdirSync(path.join(ROOT, 'examples'))
       .filter((f) => f.endsWith('.json'))
       .map((f) => String(example(f.replace(/\.json$/, '')).find((n) => n.type === 'tab')?.label ?? f));
-    should(titles.length).equal(16);
+    should(titles.length).equal(17);
     for (const file of fs.readdirSync(path.join(ROOT, 'examples')).filter((f) => f.endsWith('.json')))
       should(docs).containEql(`examples/${file}`);
   });
