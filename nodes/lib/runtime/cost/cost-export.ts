@@ -2,7 +2,7 @@
 // export, the export tariff or fixed rate, VAT on export, the floor, the netting), the export
 // meters' tariff, and batch mode's two registers netted.
 import { computeNetCost, exportTariffOf, Netting, NETTINGS } from '../../engine/net/net-cost';
-import { computeCost, RejectedInterval, SensorTimelines } from '../../engine/cost/cost';
+import { computeCost, CostOptions, RejectedInterval, SensorTimelines } from '../../engine/cost/cost';
 import type { IntervalCost, Reading } from '../../engine/cost/totals';
 import { parseTariffs, Tariff } from '../../engine/tariff/tariff';
 import { roundAmount } from '../../engine/common/format';
@@ -139,16 +139,15 @@ export function intervalCoster(
   rejected: RejectedInterval[],
   exported: { exportVat: boolean; floorAtZero: boolean } | null | undefined,
 ) {
-  const options = exported
-    ? {
-        timezone,
-        sensors,
-        maxPowerKw: Infinity,
-        direction: 'export' as const,
-        exportVat: exported.exportVat,
-        floorAtZero: exported.floorAtZero,
-      }
-    : { timezone, sensors, maxPowerKw: Infinity };
+  // one shape for both directions: computeCost's reads of its options stay monomorphic
+  const options: CostOptions = {
+    timezone,
+    sensors,
+    maxPowerKw: Infinity,
+    direction: exported ? 'export' : 'import',
+    exportVat: exported ? exported.exportVat : false,
+    floorAtZero: exported ? exported.floorAtZero : false,
+  };
   return (from: Reading, to: Reading): IntervalCost => {
     const r = computeCost(
       t,
