@@ -2,7 +2,7 @@
 // price never 0, and every function that takes a tariff taking a stack.
 import should from 'should';
 import { priceList } from '../../nodes/lib/engine/prices/price-list';
-import { nextPriceChange, priceAt, schedule } from '../../nodes/lib/engine/prices/price-source';
+import { engineContext, nextPriceChange, priceAt, schedule } from '../../nodes/lib/engine/prices/price-source';
 import { cheapestWindows, dearestWindows } from '../../nodes/lib/engine/plan/plan';
 import { savingOffWindows } from '../../nodes/lib/engine/plan/plan-saving';
 import { computeCost } from '../../nodes/lib/engine/cost/cost';
@@ -165,6 +165,20 @@ describe('price stacks', () => {
     should(rows.map((r) => r.tariffId)).eql(['grid', 'spot']);
     near(rows[1].net, 0.111); // attributed at the interval's start (rule 11)
     should([...new Set(rows.problems.map((p) => p.tariffId))]).eql(['bad']);
+  });
+
+  it('compiles a stack once per list and fields, a new literal each call or not; a list of entries every call', () => {
+    const { list, fees } = example();
+    const ct = (stack: object) => engineContext(stack, OSLO).ct;
+    should(ct({ list, fees, vat: 25 })).equal(ct({ list, fees, vat: 25 }));
+    should(ct({ list, fees, vat: 25 })).not.equal(ct({ list, fees, vat: 20 }));
+    should(ct({ list, fees, addOns: 0.1 })).not.equal(ct({ list, fees, addOns: 0.2 }));
+    should(ct({ list, fees })).not.equal(ct({ list }));
+    const entries = list.entries();
+    const stack = { list: entries, fees };
+    near(priceAt(stack, '2026-03-29T00:00:00Z', OSLO)!.price, 0.11);
+    entries[0].price = 0.5; // edited in place: read again
+    near(priceAt(stack, '2026-03-29T00:00:00Z', OSLO)!.price, 0.51);
   });
 
   it('follows fees changed in place, and refuses a wrong stack with a clear error', () => {

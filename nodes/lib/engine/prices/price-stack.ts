@@ -50,7 +50,6 @@ export function isPriceStack(x: unknown): x is PriceStack {
 }
 
 interface Cached {
-  list: unknown;
   fees: unknown;
   feesTariff: CompiledTariff | null;
   addOns: unknown;
@@ -61,32 +60,37 @@ interface Cached {
   compiled: CompiledTariff;
 }
 
-// A stack is compiled once and found again by identity while its fields are the same
-// objects and values (a list given as entries is checked again at every call: it may be
-// edited in place; a PriceList never changes).
-const stacks = new WeakMap<object, Cached>();
+// A stack is compiled once per PriceList and set of other fields, and found again by them,
+// whether the stack object is the same or a new literal each call: a PriceList never
+// changes, the fees are checked as a tariff is (compileTariff's cache). A list given as
+// entries may be edited in place, so it is checked and compiled again at every call.
+const byList = new WeakMap<PriceList, Cached[]>();
+/** Stacks kept per list (several fee tariffs on one list: a comparison). */
+const STACKS_PER_LIST = 8;
 
 /** The compiled form of a stack; a TypeError or RangeError naming the wrong part. */
 export function compileStack(stack: PriceStack): CompiledTariff {
   const feesTariff = stack.fees === undefined || stack.fees === null ? null : compileTariff(stack.fees);
-  const hit = stacks.get(stack);
-  if (
-    hit &&
-    hit.list === stack.list &&
-    stack.list instanceof PriceList &&
-    hit.fees === stack.fees &&
-    hit.feesTariff === feesTariff &&
-    Object.is(hit.addOns, stack.addOns) &&
-    hit.vat === stack.vat &&
-    hit.currency === stack.currency &&
-    hit.beyond === stack.beyond &&
-    hit.id === stack.id
-  ) {
-    return hit.compiled;
+  const list = stack.list;
+  const kept = list instanceof PriceList ? byList.get(list) : undefined;
+  const hit = kept?.find(
+    (c) =>
+      c.fees === stack.fees &&
+      c.feesTariff === feesTariff &&
+      Object.is(c.addOns, stack.addOns) &&
+      c.vat === stack.vat &&
+      c.currency === stack.currency &&
+      c.beyond === stack.beyond &&
+      c.id === stack.id,
+  );
+  if (hit) return hit.compiled;
+  const compiled = build(stack, priceList(list), feesTariff);
+  if (list instanceof PriceList) {
+    const { fees, addOns, vat, currency, id, beyond } = stack;
+    const entry = { fees, feesTariff, addOns, vat, currency, id, beyond, compiled };
+    if (kept === undefined) byList.set(list, [entry]);
+    else if (kept.unshift(entry) > STACKS_PER_LIST) kept.pop();
   }
-  const compiled = build(stack, priceList(stack.list), feesTariff);
-  const { list, fees, addOns, vat, currency, id, beyond } = stack;
-  stacks.set(stack, { list, fees, feesTariff, addOns, vat, currency, id, beyond, compiled });
   return compiled;
 }
 
