@@ -167,6 +167,40 @@ describe('price stacks', () => {
     should([...new Set(rows.problems.map((p) => p.tariffId))]).eql(['bad']);
   });
 
+  it('costs a stack with a sensor timeline and splitBy: fee rules follow the sensor, each value its share', () => {
+    const { list } = example();
+    const fees: Tariff = {
+      id: 'g',
+      name: 'g',
+      vat: 0,
+      currency: 'NOK',
+      rules: [
+        { priority: 1, price: 0.5, gateway_id: 'gw', sensor_id: 'heat', sensor_value: 1, sensor_condition: 'eq' },
+        { priority: 2, price: 0.01 },
+      ],
+    };
+    const readings = [0, 1, 2, 3, 4].map((k) => [Date.parse('2026-03-29T00:00:00Z') + k * 900e3, k]);
+    const sensors = {
+      gw: {
+        heat: [
+          ['2026-03-29T00:00:00Z', 0],
+          ['2026-03-29T00:30:00Z', 1],
+        ],
+      },
+    } as never;
+    const cost = computeCost({ list, fees }, readings, { ...OSLO, sensors, splitBy: { gatewayId: 'gw', sensorId: 'heat' } });
+    // quarters at 0.10 and -0.05 with the 0.01 fee, then 0.20 twice with the 0.5 fee
+    near(cost.net, 0.11 - 0.04 + 0.7 + 0.7);
+    should(cost.bySensorValue!.map((v) => [v.value, +v.energy.toFixed(9), +v.net.toFixed(9)])).eql([
+      [0, 2, 0.07],
+      [1, 2, 1.4],
+    ]);
+    should(cost.byRule.map((r) => [r.ruleIndex, r.energy])).eql([
+      [0, 2],
+      [1, 2],
+    ]);
+  });
+
   it('compiles a stack once per list and fields, a new literal each call or not; a list of entries every call', () => {
     const { list, fees } = example();
     const ct = (stack: object) => engineContext(stack, OSLO).ct;

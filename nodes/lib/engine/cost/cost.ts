@@ -204,7 +204,9 @@ function result(
     for (let g = 0; g < groups; g++) if (totals.usedBySlot[g * stride + slot] !== 0) return true;
     return false;
   };
-  if (stride !== ct.rules.length + 1 || groups !== Math.floor(groups)) throw new Error('cost walk: the price slots changed while walking');
+  // a price stack numbers its slots as met: the walk must have had a place for each (cost-walk's meetStackSlots)
+  if (totals.energyBySlot.length !== stride * (split ? split.known.length + 1 : 1))
+    throw new Error('cost walk: a price slot was met after the totals were made');
   let byRule: RuleCost[] = [];
   let net = 0;
   ct.rules.forEach((rule, slot) => {
