@@ -31,6 +31,8 @@
   }
 
   function lineLabel(line) {
+    // a prices node's stack: the stacked price, then its parts
+    if (line.key === 'spot' || line.key === 'fees') return t('chart.' + line.key);
     if (!line.changed) return line.sensors ? t('chart.base') : t('chart.price');
     return t('chart.alt', { gateway: line.changed.gatewayId, sensor: line.changed.sensorId, value: line.changed.value });
   }

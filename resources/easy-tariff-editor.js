@@ -143,11 +143,19 @@
         return;
       }
       setStatus($chartStatus, 'loading', t('chart.loading'));
-      E.post('easy-account/schedule', $.extend({}, body, { tariff: info.id }, opts.plan ? { plan: opts.plan() } : {})).then(
+      // with a prices node set (Prices), the chart is its list stacked with the tariff: spot and fees drawn beside
+      var prices = opts.prices ? $(opts.prices).val() : '';
+      var extra = $.extend(
+        { tariff: info.id },
+        prices && prices !== '_ADD_' ? { prices: prices } : {},
+        opts.plan ? { plan: opts.plan() } : {},
+      );
+      E.post('easy-account/schedule', $.extend({}, body, extra)).then(
         function (data) {
           if (mine !== chartSeq) return;
           E.renderChart(opts.chart, data);
           if (data.stale) setStatus($chartStatus, 'warning', t('status.stale') + ' ' + E.errorText(data.error));
+          else if (data.stackNote) setStatus($chartStatus, 'warning', data.stackNote);
           else $chartStatus.text('').attr('data-state', 'ok');
         },
         function (err) {
@@ -210,6 +218,10 @@
       show();
     });
     $account.on('change', later);
+    if (opts.prices)
+      $(opts.prices).on('change', function () {
+        if (!pending) show();
+      });
     // easy-plan: the chart's planned slots follow the settings as they are typed
     if (opts.planFields)
       $(opts.planFields).on('change', function () {

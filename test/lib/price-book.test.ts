@@ -158,6 +158,11 @@ describe('PriceBook', () => {
     should(() => book.accept(bad)).throw(/priceData\[4\] starts at .* a duplicate price/);
     should(book.prices()).equal(before);
     should(book.version).equal(1);
+    // a list wholly older than the days kept: said, not dropped in silence
+    should(() => book.accept(quarterList(T0 - 70 * DAY, 96))).throw(
+      "the list ends at 2026-09-19T23:00:00.000Z, before the 62 days kept: nothing of it is kept (is this machine's clock right?)",
+    );
+    should(book.prices()).equal(before);
   });
 
   it('days older than 62 are let go as lists come', async () => {

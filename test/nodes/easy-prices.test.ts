@@ -32,6 +32,7 @@ import { installClock } from '../fake-clock';
 import { cheapestWindows } from '../../nodes/lib/engine/plan/plan';
 import { priceList } from '../../nodes/lib/engine/prices/price-list';
 import { readPriceList } from '../../nodes/lib/engine/prices/price-inputs';
+import { schedule } from '../../nodes/lib/engine/prices/price-source';
 
 const ZONE = 'Europe/Oslo';
 const at = (iso: string) => Date.parse(iso);
@@ -352,5 +353,49 @@ describe('easy-prices with easy-tariff and easy-plan', function () {
     should(plan.planned).be.above(0);
     should(plan.pricesKnownUntilMs).equal(priced.payload.pricesKnownUntilMs);
     should(errors.received).eql([]);
+  });
+
+  it("the dialogs' week chart: the stack of the deployed prices node over the tariff, spot and fees as two more lines", async () => {
+    // on the list's day: a list older than the 62 days kept would be let go at once
+    clock = installClock(Date.parse('2026-03-29T10:07:00+02:00'));
+    sim = await withSimulator({ tariffs: () => [GRID] });
+    const account = { id: 'acc', type: 'easy-account', name: 'demo', baseUrl: sim.url, timezone: ZONE };
+    await helper.load(
+      [easyAccount, easyPrices, easyTariff],
+      [
+        account,
+        pricesNode(),
+        { id: 't', type: 'easy-tariff', account: 'acc', prices: 'pr', tariff: 'GRID', refresh: 60, wires: [['out']] },
+        { id: 'out', type: 'helper' },
+      ],
+      { acc: { token: TOKEN } },
+    );
+    const chart = async (body: object) => {
+      const res = await (helper as any).request().post('/easy-account/schedule').send(body).set('Content-Type', 'application/json');
+      should(res.status).equal(200, res.text);
+      return res.body;
+    };
+    const at = '2026-03-29T10:07:00+02:00';
+    // no list kept yet: said, the tariff's chart meanwhile
+    should(await chart({ id: 'acc', tariff: 'GRID', prices: 'pr', at })).match({
+      stackNote: 'no price list kept yet: the chart fills in when the first list comes',
+    });
+    should(await chart({ id: 'acc', tariff: 'GRID', prices: 'not-deployed', at })).match({
+      stackNote: /^the prices node is not deployed yet/,
+    });
+    helper.getNode('t').receive(answer());
+    await quiet(50);
+    const data = await chart({ id: 'acc', tariff: 'GRID', prices: 'pr', at });
+    should(data.stackNote).be.undefined();
+    should(data.lines.map((l: any) => l.key)).eql(['base', 'spot', 'fees']);
+    const list = priceList(readPriceList(answer()).entries.map((e) => ({ start: e.from, end: e.to, price: e.price })));
+    const expected = schedule({ list, fees: GRID, addOns: 0.05, vat: 25, currency: 'NOK', beyond: 'none' }, data.from, data.to, {
+      timezone: ZONE,
+    });
+    should(data.lines[0].segments.map((s: any) => [s.from, s.to, s.price])).eql(expected.map((s) => [s.from, s.to, s.price]));
+    should(data.lines[1].segments.map((s: any) => s.price)).eql(expected.map((s) => s.spot ?? null));
+    should(data.lines[2].segments.map((s: any) => s.price)).eql(expected.map((s) => s.fees ?? null));
+    // the list's two days, then no price (gaps in the line, not zeros)
+    should(data.lines[0].segments[data.lines[0].segments.length - 1]).match({ price: null });
   });
 });

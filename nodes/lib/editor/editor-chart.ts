@@ -70,7 +70,7 @@ export function samePrices(a: ScheduleEntry[], b: ScheduleEntry[]): boolean {
  * its prices differ somewhere (the first MAX_TRIED_ALTERNATIVES candidates are computed,
  * at most). Every line's segments are the engine's `schedule`.
  */
-export function chartData(tariff: Tariff, now: number, timezone: string, days = CHART_DAYS): ChartData {
+export function chartData(tariff: Tariff, now: number, timezone: string, days = CHART_DAYS, source: unknown = tariff): ChartData {
   const dayStarts = localDayStarts(now, timezone, days);
   const from = dayStarts[0];
   const to = dayStarts[dayStarts.length - 1];
@@ -84,7 +84,7 @@ export function chartData(tariff: Tariff, now: number, timezone: string, days = 
   const base = refs.map((r): [string, string, number] => [r.gatewayId, r.sensorId, 0]);
   const baseSensors = valuesFor(base);
   // compiled once: each line is schedule(tariff, from, to, { timezone, sensors })
-  const { ct, zone } = engineContext(tariff, { timezone });
+  const { ct, zone } = engineContext(source, { timezone });
   const run = (sensors: SensorValues | null) => compiledSchedule(ct, zone, from, to, sensors);
   const lines: ChartLine[] = [{ key: 'base', sensors: baseSensors, changed: null, segments: run(baseSensors) }];
 
@@ -113,6 +113,14 @@ export function chartData(tariff: Tariff, now: number, timezone: string, days = 
     }
   }
 
+  // a stack (an easy-prices node's list over the tariff): its parts as two more lines, from the base line's segments
+  const stacked = lines[0].segments;
+  if (source !== tariff) {
+    for (const part of ['spot', 'fees'] as const) {
+      const segments = stacked.map((s) => ({ ...s, price: (s as ScheduleEntry & Partial<Record<typeof part, number>>)[part] ?? null }));
+      lines.push({ key: part, sensors: lines[0].sensors, changed: null, segments });
+    }
+  }
   let minPrice: number | null = null;
   let maxPrice: number | null = null;
   for (const line of lines) {

@@ -5,7 +5,7 @@
 
 import { ThrottledSave, SAVE_EVERY_MS } from '../common/throttled-save';
 import { PriceEntry, PriceInputError, PriceInputOptions, PriceListInput, readPriceList } from '../../engine/prices/price-inputs';
-import { decodePrices, encodePrices, historyStart, mergePrices } from '../../engine/prices/price-history';
+import { decodePrices, encodePrices, HISTORY_DAYS, historyStart, mergePrices } from '../../engine/prices/price-history';
 import { PriceList, priceList } from '../../engine/prices/price-list';
 
 /** Where the book lives across restarts (the node's context). */
@@ -65,7 +65,15 @@ export class PriceBook {
    */
   accept(msg: unknown): Accepted {
     const list = readPriceList(msg, this.opts.input);
-    const merged = mergePrices(this.entries, list.entries, historyStart(this.now()));
+    const keepFrom = historyStart(this.now());
+    if (list.to <= keepFrom) {
+      // all of it would be let go at once: said, never dropped in silence
+      throw new PriceInputError(
+        `the list ends at ${new Date(list.to).toISOString()}, before the ${HISTORY_DAYS} days kept: nothing of it is kept (is this machine's clock right?)`,
+        list.to,
+      );
+    }
+    const merged = mergePrices(this.entries, list.entries, keepFrom);
     const changed = !samePrices(merged, this.entries);
     if (changed) {
       this.entries = merged;
