@@ -89,6 +89,21 @@ function pricing(): void {
   );
 }
 
+/** computeCost of a month of one-minute readings: the stack (a price change every quarter hour) against the grid tariff alone. */
+function costing(): void {
+  const quarters = 31 * 96;
+  const stack = stackOf(quarters);
+  const readings = Array.from({ length: quarters * 15 + 1 }, (_, k) => [FROM + k * 60_000, k * 0.01]);
+  const options = { timezone: ZONE };
+  const [plain, stacked] = interleaved(15, [
+    { fn: () => computeCost(GRID, readings, options) },
+    { fn: () => computeCost(stack, readings, options) },
+  ]);
+  console.log(
+    `  computeCost, a month of one-minute readings (${readings.length}): the grid tariff alone ${plain.toFixed(1)} ms, the stack (${quarters} quarter hours) ${stacked.toFixed(1)} ms: ${(stacked / plain).toFixed(2)} x`,
+  );
+}
+
 const gc = (globalThis as { gc?: () => void }).gc;
 function heapUsed(): number {
   for (let k = 0; k < 3; k++) gc?.();
@@ -123,4 +138,5 @@ function memory(): void {
 
 planning();
 pricing();
+costing();
 memory();
