@@ -7,7 +7,7 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { ACCOUNT_ID, NODE_TYPES, ROOT, deploy, e2e, exampleFlows, getJson } from './env';
+import { ACCOUNT_ID, CONFIG_TYPES, NODE_TYPES, ROOT, deploy, e2e, exampleFlows, getJson } from './env';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SHOTS = path.join(ROOT, 'docs', 'screenshots');
@@ -15,6 +15,7 @@ const SIM_TARIFFS = ['DEMO-WORKDAY', 'DEMO-NIGHT', 'DEMO-WEEKEND', 'DEMO-GENERAT
 /** A deployed node of each type in the examples, whose dialog is opened. */
 const DEPLOYED: Record<string, string> = {
   'easy-account': ACCOUNT_ID,
+  'easy-prices': 'easy-example-spot-prices',
   'easy-tariff': 'relay-price',
   'easy-sensors': 'gen-sensors',
   'easy-cost': 'month-cost',
@@ -94,7 +95,7 @@ describe('e2e: the editor in chromium', function () {
   /** Opens a node's edit dialog (config nodes in their own tray), waits, checks no errors, closes. */
   async function withDialog(type: string, id: string, check: () => Promise<void>): Promise<void> {
     const before = errors.length;
-    const isConfig = type === 'easy-account';
+    const isConfig = CONFIG_TYPES.includes(type);
     await page.evaluate(
       ([t, nodeId, config]) => {
         if (config) RED.editor.editConfig('', t, nodeId);
@@ -138,21 +139,21 @@ describe('e2e: the editor in chromium', function () {
     await page.screenshot({ path: path.join(SHOTS, 'first-screen.png') });
   });
 
-  it('shows the flow nodes in the palette under energy (the account is a config node)', async function () {
+  it('shows the flow nodes in the palette under energy (the account and prices are config nodes)', async function () {
     const palette = await page.evaluate(() =>
       $('#red-ui-palette-energy .red-ui-palette-node')
         .map((_: number, el: any) => el.getAttribute('data-palette-type'))
         .get(),
     );
-    assert.deepStrictEqual([...palette].sort(), NODE_TYPES.filter((t) => t !== 'easy-account').sort());
+    assert.deepStrictEqual([...palette].sort(), NODE_TYPES.filter((t) => !CONFIG_TYPES.includes(t)).sort());
     const icons = await page.evaluate(() =>
       $('#red-ui-palette-energy .red-ui-palette-icon')
         .map((_: number, el: any) => getComputedStyle(el).backgroundImage)
         .get(),
     );
     for (const icon of icons) assert.match(icon, /icons\/@tariffkit\/node-red-easy\/easy-/);
-    const account = await page.evaluate(() => RED.nodes.getType('easy-account').category);
-    assert.strictEqual(account, 'config');
+    for (const type of CONFIG_TYPES)
+      assert.strictEqual(await page.evaluate((t: string) => RED.nodes.getType(t).category, type), 'config', type);
     const container = page.locator('#red-ui-palette-container-energy');
     await container.scrollIntoViewIfNeeded();
     await container.screenshot({ path: path.join(SHOTS, 'palette.png') });

@@ -25,6 +25,8 @@ export const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), '
 };
 export const NODE_TYPES = Object.keys(PKG['node-red'].nodes);
 export const ACCOUNT_ID = 'easy-example-account';
+/** The config nodes of the package: in no palette, edited in their own tray. */
+export const CONFIG_TYPES = ['easy-account', 'easy-prices'];
 
 /** The Node-RED under test and the Node.js running it, with the versions they must report. */
 export const RUNTIME = {
