@@ -211,6 +211,8 @@ function plan(tariff: unknown, options: PlanOptions, direction: Direction): Plan
       contiguous: options.contiguous === true,
       minBlock,
       busy: busy.some((b) => b.to > from && b.from < to),
+      // a stack's unpriced time is where its list has no price (or no fee rule matches)
+      unpriced: ct.stack ? 'no price is known' : 'no rule prices',
     }),
     averagePrice: planned > 0 ? net / (planned / HOUR_MS) : null,
     costPerKw: { net, gross: grossOf(net) },
@@ -223,6 +225,7 @@ function plan(tariff: unknown, options: PlanOptions, direction: Direction): Plan
 }
 
 function shortfallText(x: {
+  unpriced: string;
   planned: number;
   requested: number;
   window: number;
@@ -240,9 +243,7 @@ function shortfallText(x: {
   if (x.minBlock > x.window) return `${head}: the window (${window}) is shorter than the minimum block (${hours(x.minBlock)})`;
   const how = x.contiguous ? ' in one block' : x.minBlock > 0 ? ` in blocks of at least ${hours(x.minBlock)}` : '';
   const why =
-    x.limit === undefined
-      ? 'no rule prices'
-      : `the price is ${x.limitName === 'maxPrice' ? 'above' : 'below'} ${x.limit} or no rule prices`;
+    x.limit === undefined ? x.unpriced : `the price is ${x.limitName === 'maxPrice' ? 'above' : 'below'} ${x.limit} or ${x.unpriced}`;
   const taken = x.busy ? ' (or the time is taken by the configured plan)' : '';
   const short = x.requested > x.window ? ` (the window is ${window} long)` : '';
   return `${head}${how}: ${why}${taken} in the rest of the window${short}`;
