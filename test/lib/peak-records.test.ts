@@ -185,7 +185,9 @@ describe('easy-peak records', () => {
   });
 
   it('Home Assistant: the month peak and the projection are power (kW, kVA for kVAh counters), `measurement`, never a total', () => {
-    const payload = (unit: string) => ({ site: { unit, month: { value: 7.5 }, window: { projectedKw: 9.25, fromMs: 0 } } });
+    const payload = (unit: string) => ({
+      site: { unit, month: { value: 7.5 }, window: { projectedKw: 9.25, fromMs: 0 }, bill: { billedKw: 8, demandCharge: 32 } },
+    });
     should(peakEntities(payload('kW'))).eql([
       {
         objectId: 'peak_month',
@@ -205,13 +207,23 @@ describe('easy-peak records', () => {
         icon: 'mdi:gauge',
         value: 9.25,
       },
+      {
+        objectId: 'peak_billed',
+        name: 'Billed demand',
+        unit: 'kW',
+        deviceClass: 'power',
+        stateClass: 'measurement',
+        icon: 'mdi:cash-multiple',
+        value: 8,
+      },
     ]);
     should(peakEntities(payload('kVA')).map((e) => [e.unit, e.deviceClass])).eql([
       ['kVA', 'apparent_power'],
       ['kVA', 'apparent_power'],
+      ['kVA', 'apparent_power'],
     ]);
     // no month value yet, an unknown projection: unknown, never 0
-    should(peakEntities({ site: { month: { value: null }, window: { projectedKw: 'x' } } }).map((e) => e.value)).eql([null, null]);
+    should(peakEntities({ site: { month: { value: null }, window: { projectedKw: 'x' } } }).map((e) => e.value)).eql([null, null, null]);
     for (const bad of [null, 3, { site: null }, { site: [] }, { reset: true, site: null }]) should(peakEntities(bad)).eql([]);
   });
 
@@ -231,13 +243,16 @@ describe('easy-peak records', () => {
     should(ha.peak(p, null).map((m) => m.topic)).eql([
       'homeassistant/sensor/p1/peak_month/config',
       'homeassistant/sensor/p1/peak_projected/config',
+      'homeassistant/sensor/p1/peak_billed/config',
       'node-red-easy/status',
       'node-red-easy/p1/peak_month',
       'node-red-easy/p1/peak_projected',
+      'node-red-easy/p1/peak_billed',
     ]);
     should(ha.peak(p, null).map((m) => [m.topic, m.payload])).eql([
       ['node-red-easy/p1/peak_month', { value: 3 }],
       ['node-red-easy/p1/peak_projected', { value: 4 }],
+      ['node-red-easy/p1/peak_billed', { value: null }],
     ]);
   });
 });

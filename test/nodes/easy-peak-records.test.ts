@@ -165,7 +165,11 @@ describe('easy-peak records', function () {
     await quiet(50);
     const got = rec.received;
     const configs = got.filter((m) => m.topic.endsWith('/config'));
-    should(configs.map((m) => m.topic)).eql(['homeassistant/sensor/p/peak_month/config', 'homeassistant/sensor/p/peak_projected/config']);
+    should(configs.map((m) => m.topic)).eql([
+      'homeassistant/sensor/p/peak_month/config',
+      'homeassistant/sensor/p/peak_projected/config',
+      'homeassistant/sensor/p/peak_billed/config',
+    ]);
     for (const c of configs)
       should(c).match({
         retain: true,
@@ -180,6 +184,10 @@ describe('easy-peak records', function () {
     const projected = got.filter((m) => m.topic === 'node-red-easy/p/peak_projected');
     should(projected[projected.length - 1]).match({ retain: true, payload: { value: last.window.projectedKw } });
     should(states[0].payload).eql({ value: null }); // no complete window yet: unknown, not 0
+    // the bill: the month's value (no bill settings: the month's peak, 8 kW)
+    const billed = got.filter((m) => m.topic === 'node-red-easy/p/peak_billed');
+    should(billed[billed.length - 1].payload).eql({ value: last.bill.billedKw });
+    should(last.bill.billedKw).be.approximately(8, 1e-9);
   });
 
   it('a records setting it does not know is an error at Catch once and sends no records', async () => {

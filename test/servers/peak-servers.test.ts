@@ -202,7 +202,7 @@ describe('easy-peak records on the real servers', function () {
         return projected !== undefined && JSON.parse(projected).value === site.window.projectedKw;
       });
       const state = (o: string) => seen.get(`node-red-easy/p/${o}`);
-      for (const object of ['peak_month', 'peak_projected']) {
+      for (const object of ['peak_month', 'peak_projected', 'peak_billed']) {
         const config = JSON.parse(seen.get(`homeassistant/sensor/p/${object}/config`)!);
         should(config).match({
           unit_of_measurement: 'kW',
@@ -216,6 +216,7 @@ describe('easy-peak records on the real servers', function () {
       }
       should(JSON.parse(state('peak_month')!)).eql({ value: 6 });
       should(JSON.parse(state('peak_projected')!)).eql({ value: site.window.projectedKw });
+      should(JSON.parse(state('peak_billed')!)).eql({ value: site.bill.billedKw });
       should(site.window.projectedKw).be.approximately(3, 1e-9);
       should(seen.get('node-red-easy/status')).equal('online');
     });

@@ -167,8 +167,8 @@ export function planEntities(payload: unknown, now: number): HaEntity[] {
 }
 
 /**
- * easy-peak, the site: the month's peak value (the average of its peaks) and the current
- * window's projected average, in kW (kVA for kVAh counters: `unit` of the payload's site).
+ * easy-peak, the site: the month's peak value (the average of its peaks), the current
+ * window's projected average and the month's billed demand (semantics rule 45), in kW (kVA for kVAh counters: `unit` of the payload's site).
  * Power now, not a count: `measurement`, never `total_increasing`. Unknown (null) before
  * the first complete window, or while a meter's power is unknown.
  */
@@ -183,8 +183,10 @@ export function peakEntities(payload: unknown): HaEntity[] {
   };
   const month = isObject(site.month) ? site.month : {};
   const window = isObject(site.window) ? site.window : {};
+  const bill = isObject(site.bill) ? site.bill : {};
   return [
     { objectId: 'peak_month', name: "Month's peak", ...power, icon: 'mdi:chart-bell-curve', value: num(month.value) },
     { objectId: 'peak_projected', name: 'Window projected', ...power, icon: 'mdi:gauge', value: num(window.projectedKw) },
+    { objectId: 'peak_billed', name: 'Billed demand', ...power, icon: 'mdi:cash-multiple', value: num(bill.billedKw) },
   ];
 }
