@@ -11,7 +11,7 @@ export const MAX_EXPORT_PATTERNS = 64;
 /** The *export meters* setting read: names or patterns (`*` any run of characters), matched whole. */
 export class ExportMeters {
   private readonly exact = new Set<string>();
-  private readonly patterns: RegExp[] = [];
+  private readonly patterns: string[][] = [];
 
   /** `text`: names or patterns separated by commas or new lines; a TypeError says what is wrong. */
   constructor(text: unknown) {
@@ -26,7 +26,7 @@ export class ExportMeters {
     for (const item of items) {
       if (item.length > MAX_ID_CHARS) throw new RangeError(`export meters: "${shortText(item)}" is longer than ${MAX_ID_CHARS} characters`);
       if (!item.includes('*')) this.exact.add(item);
-      else this.patterns.push(new RegExp(`^${item.split('*').map(escapeRegExp).join('.*')}$`, 's'));
+      else this.patterns.push(item.split('*'));
     }
   }
 
@@ -36,11 +36,30 @@ export class ExportMeters {
 
   /** Whether the meter named `name` (gateway/topic, or topic) is an export meter by the setting. */
   matches(name: string): boolean {
-    return this.exact.has(name) || this.patterns.some((p) => p.test(name));
+    return this.exact.has(name) || this.patterns.some((parts) => matchesWildcard(parts, name));
   }
 }
 
-const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/**
+ * Whether `name` matches a pattern given as its literal parts between `*`s (`a*b*c` is
+ * ['a', 'b', 'c']), whole. Greedy leftmost search of each middle part: a part found at its
+ * earliest place never loses a match a later place would give, so the work is linear in
+ * the name for each part (a RegExp of `.*` runs backtracks polynomially on hostile names).
+ */
+export function matchesWildcard(parts: readonly string[], name: string): boolean {
+  const first = parts[0];
+  const last = parts[parts.length - 1];
+  if (parts.length === 1) return name === first;
+  if (name.length < first.length + last.length || !name.startsWith(first) || !name.endsWith(last)) return false;
+  let at = first.length;
+  const end = name.length - last.length;
+  for (let i = 1; i < parts.length - 1; i++) {
+    const found = name.indexOf(parts[i], at);
+    if (found < 0 || found + parts[i].length > end) return false;
+    at = found + parts[i].length;
+  }
+  return true;
+}
 
 /**
  * The direction of a message's meter: `msg.direction` when given ("import" or "export"; any
