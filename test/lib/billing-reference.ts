@@ -21,6 +21,7 @@ export interface SlowCharge {
 export interface SlowPeriods {
   readDay?: number;
   readDates?: string[];
+  monthlyBeyond?: boolean;
 }
 
 const daysIn = (y: number, m: number): number => new Date(Date.UTC(y, m, 0)).getUTCDate();
@@ -29,10 +30,16 @@ const pad = (n: number): string => String(n).padStart(2, '0');
 /** The period of a local date `YYYY-MM-DD`: its index (for looking back) and its first date; null outside the read dates. */
 export function slowPeriod(date: string, periods: SlowPeriods | undefined): { index: number; first: string } | null {
   if (periods?.readDates) {
+    const dates = periods.readDates;
     let k = -1;
-    for (let i = 0; i < periods.readDates.length; i++) if (periods.readDates[i] <= date) k = i;
-    if (k < 0 || k === periods.readDates.length - 1) return null;
-    return { index: k, first: periods.readDates[k] };
+    for (let i = 0; i < dates.length; i++) if (dates[i] <= date) k = i;
+    if (k >= 0 && k < dates.length - 1) return { index: k, first: dates[k] };
+    if (!periods.monthlyBeyond) return null;
+    // beyond the list: monthly on the end date's day of the month, indexes going on from the end date's
+    const end = k < 0 ? 0 : dates.length - 1;
+    const month = (first: string): number => Number(first.slice(0, 4)) * 12 + Number(first.slice(5, 7));
+    const p = slowPeriod(date, { readDay: Number(dates[end].slice(8, 10)) })!;
+    return { index: end + month(p.first) - month(dates[end]), first: p.first };
   }
   const d = periods?.readDay ?? 1;
   let [y, m] = date.split('-').map(Number);

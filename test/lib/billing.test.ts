@@ -43,6 +43,22 @@ describe('demand as billed', () => {
       should(billingPeriodIn(zone, rule, Z('2024-01-02T23:59Z'))).equal(null);
       should(billingPeriodIn(zone, rule, Z('2024-03-04T00:00Z'))).equal(null);
     });
+
+    it('read dates with monthlyBeyond: before the first date and from the last one, monthly on that date’s day of the month', () => {
+      const zone = zoneInfo('Europe/Brussels');
+      const rule = periodRule({ readDates: ['2024-01-31', '2024-02-12', '2024-03-14'], monthlyBeyond: true });
+      const at = (iso: string) => billingPeriodIn(zone, rule, Z(iso))!;
+      const dates = (p: { from: number; to: number }) => [local('Europe/Brussels', p.from), local('Europe/Brussels', p.to)];
+      // before 31 January: monthly on day 31 (30 November to 31 December, 31 December to 31 January)
+      should(dates(at('2024-01-10T12:00Z'))).eql(['2023-12-31T00:00', '2024-01-31T00:00']);
+      should(dates(at('2023-12-20T12:00Z'))).eql(['2023-11-30T00:00', '2023-12-31T00:00']);
+      should(dates(at('2024-02-01T12:00Z'))).eql(['2024-01-31T00:00', '2024-02-12T00:00']);
+      // from 14 March: monthly on day 14; 14 April onwards the same
+      should(dates(at('2024-03-20T12:00Z'))).eql(['2024-03-14T00:00', '2024-04-14T00:00']);
+      should(dates(at('2024-05-13T12:00Z'))).eql(['2024-04-14T00:00', '2024-05-14T00:00']);
+      should(() => periodRule({ readDay: 5, monthlyBeyond: true })).throw(/monthlyBeyond must be true or false, beside readDates/);
+      should(() => periodRule({ readDates: ['2024-01-01', '2024-02-01'], monthlyBeyond: 'yes' })).throw(/monthlyBeyond/);
+    });
   });
 
   describe('worked examples from published rules', () => {
@@ -206,9 +222,12 @@ describe('demand as billed', () => {
       periods: fc.oneof(
         fc.constant(undefined),
         fc.integer({ min: 1, max: 31 }).map((readDay) => ({ readDay })),
-        fc.uniqueArray(fc.integer({ min: -20, max: 1120 }), { minLength: 2, maxLength: 30 }).map((days) => ({
-          readDates: days.sort((a, b) => a - b).map((d) => new Date(Z('2023-01-01T00:00Z') + d * DAY).toISOString().slice(0, 10)),
-        })),
+        fc
+          .tuple(fc.uniqueArray(fc.integer({ min: -20, max: 1120 }), { minLength: 2, maxLength: 30 }), fc.boolean())
+          .map(([days, beyond]) => ({
+            readDates: days.sort((a, b) => a - b).map((d) => new Date(Z('2023-01-01T00:00Z') + d * DAY).toISOString().slice(0, 10)),
+            ...(beyond ? { monthlyBeyond: true } : {}),
+          })),
       ),
       charges: fc.array(chargeArb, { minLength: 1, maxLength: 2 }),
       holidayPicks: fc.array(fc.nat(59), { maxLength: 4 }),

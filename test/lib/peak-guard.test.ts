@@ -115,6 +115,7 @@ describe('easy-peak settings', () => {
   it('reads the bill, and names what is wrong', () => {
     should(peakSettings({ basis: 'rolling', billFloorKw: '2.5', pricePerKw: '4.44', holidays: '2026-12-25, 2026-12-26' }).bill).eql({
       readDay: 1,
+      readDates: [],
       holidays: ['2026-12-25', '2026-12-26'],
       basis: 'rolling',
       rollingPeriods: 12,
@@ -130,6 +131,30 @@ describe('easy-peak settings', () => {
     should(peakSettings({ shedKw: '6' }).shedKw).equal(6);
     should(peakSettings({ readDay: '15' }).bill.readDay).equal(15);
     should(() => peakSettings({ readDay: '32' })).throw(/^the read day must be a number from 1 to 31/);
+    should(peakSettings({ readDates: ' 2026-01-14, 2026-02-12 2026-03-16 ' }).bill.readDates).eql([
+      '2026-01-14',
+      '2026-02-12',
+      '2026-03-16',
+    ]);
+    // hostile read dates: each said with the date or the rule it breaks
+    should(() => peakSettings({ readDates: '2026-01-14, 2026-02-30' })).throw(
+      /^the bill: read date 2 must be a date YYYY-MM-DD, got "2026-02-30"/,
+    );
+    should(() => peakSettings({ readDates: '2026-02-12, 2026-01-14' })).throw(
+      /^the bill: read dates must be in order, each after the one before: 2026-01-14/,
+    );
+    should(() => peakSettings({ readDates: '2026-02-12, 2026-02-12' })).throw(/^the bill: read dates must be in order/);
+    should(() => peakSettings({ readDates: '14/01/2026, 2026-02-12' })).throw(
+      /^the bill: read date 1 must be a date YYYY-MM-DD, got "14\/01\/2026"/,
+    );
+    should(() => peakSettings({ readDates: '2026-01-14' })).throw(
+      /^read dates need at least two dates YYYY-MM-DD \(one date: use the read day\)/,
+    );
+    const many = Array.from({ length: 400 }, (_, i) => new Date(Date.UTC(2000, i, 1)).toISOString().slice(0, 10)).join(', ');
+    should(() => peakSettings({ readDates: many })).throw(/^read dates: at most 366 dates, got 400/);
+    should(() => peakSettings({ readDates: '2026-01-14, 2026-02-12', readDay: '15' })).throw(
+      /^the month runs from a read day or from read dates, not both \(read day 15; clear one of them\)/,
+    );
     should(() => peakSettings({ priceSteps: '2:275, 5' })).throw(/^price steps must read "up to kW: amount"/);
     should(() => peakSettings({ priceSteps: '5:275, 2:375, *:1' })).throw(/^the bill: steps\[1\]\.uptoKw must be above/);
     should(() => peakSettings({ priceSteps: '5:275' })).throw(/^the bill: steps: the last one has no uptoKw/);

@@ -16,6 +16,7 @@ import {
   loadFlow,
   quiet,
   startedPast,
+  warnings,
   withSimulator,
 } from './flow-support';
 
@@ -29,9 +30,25 @@ describe('easy-peak: the bill', function () {
   let sim: Simulator;
   let clock: FakeClock | null = null;
   let context: FileContext | null = null;
+  let out: ReturnType<typeof inbox>;
+  let kwh = 100;
+
+  /** Readings to node p every minute from `from` for `minutes` at `kw`; the last message's payload. */
+  async function feed(from: number, minutes: number, kw: number) {
+    let last: Record<string, any> = {};
+    for (let i = 0; i <= minutes; i++) {
+      if (i > 0) kwh += kw / 60;
+      const ts = from + i * MIN;
+      await clock!.tickAsync(ts - Date.now());
+      helper.getNode('p').receive({ payload: kwh, ts });
+      [last] = await out.next(1);
+    }
+    return last.payload;
+  }
 
   beforeEach(async () => {
     sim = await withSimulator();
+    kwh = 100;
   });
 
   afterEach(async () => {
@@ -62,20 +79,7 @@ describe('easy-peak: the bill', function () {
     const flow = [accountNode(sim, ZONE), config, { id: 'out', type: 'helper' }, { id: 'guard', type: 'helper' }, ...catchNodes()];
     await loadFlow([easyPeak, context.use()], flow);
     await startedPast('p', 'restoring the peaks…');
-    let out = inbox('out');
-    let kwh = 100;
-    /** Readings every minute from `from` for `minutes` at `kw`; the last message. */
-    const feed = async (from: number, minutes: number, kw: number) => {
-      let last: Record<string, any> = {};
-      for (let i = 0; i <= minutes; i++) {
-        if (i > 0) kwh += kw / 60;
-        const ts = from + i * MIN;
-        await clock!.tickAsync(ts - Date.now());
-        helper.getNode('p').receive({ payload: kwh, ts });
-        [last] = await out.next(1);
-      }
-      return last.payload;
-    };
+    out = inbox('out');
     // the hour before the read day's midnight: 6 kW, the month's peak (the month from 15 February)
     let p = await feed(READ - 60 * MIN, 59, 6);
     should(p.site.month).match({ fromMs: Date.parse('2026-02-14T23:00:00Z'), toMs: READ, value: 6 });
@@ -96,5 +100,47 @@ describe('easy-peak: the bill', function () {
     p = await feed(READ + 30 * MIN, 15, 3);
     should(p.site.month.value).equal(3);
     should(p.site.bill).eql({ billedKw: 4.5, demandCharge: 18, raisedAboveKw: 3 });
+  });
+
+  it('months from a list of read dates; from the last date monthly on its day, said in the log at deploy', async () => {
+    // read dates 10 February and 12 March 2026 in Brussels: the month 10 February-12 March, then 12 March-12 April
+    const march12 = Date.parse('2026-03-11T23:00:00Z');
+    clock = installClock(march12 - 32 * MIN);
+    context = new FileContext('easy-peak-dates-');
+    const config = {
+      id: 'p',
+      type: 'easy-peak',
+      account: 'acc',
+      minutes: '15',
+      readDates: '2026-02-10, 2026-03-12',
+      pricePerKw: '4',
+      wires: [['out'], [], []],
+    };
+    const flow = [accountNode(sim, ZONE), config, { id: 'out', type: 'helper' }, ...catchNodes()];
+    await loadFlow([easyPeak, context.use()], flow);
+    await startedPast('p', 'restoring the peaks…');
+    should(warnings('p').filter((w) => /read dates end/.test(w))).eql([]); // the last date is ahead
+    out = inbox('out');
+    // the half hour before 12 March at 5 kW: the month from 10 February (local midnight, 9 February 23:00Z)
+    let p = await feed(march12 - 31 * MIN, 30, 5);
+    should(p.site.month).match({ fromMs: Date.parse('2026-02-09T23:00:00Z'), toMs: march12, value: 5 });
+    should(p.site.bill).match({ billedKw: 5, demandCharge: 20 });
+    // from 12 March, past the list: monthly on day 12, to 12 April's local midnight (summer time: 11 April 22:00Z)
+    // (the first minute after midnight none: by hand the window 00:00-00:15 is 14 minutes at 2 kW, 28/15 kW)
+    p = await feed(march12 + MIN, 15, 2);
+    should(p.site.month).match({ fromMs: march12, toMs: Date.parse('2026-04-11T22:00:00Z') });
+    should(p.site.month.value).be.approximately(28 / 15, 1e-6);
+    should(p.site.bill.billedKw).be.approximately(28 / 15, 1e-6);
+    should(p.site.bill.demandCharge).be.approximately((4 * 28) / 15, 1e-6);
+    // redeployed after the last date: the log says the list has run out, and the month is read back
+    await context.restart();
+    await quiet(50);
+    should(warnings('p').filter((w) => /read dates end/.test(w))).eql([
+      "the read dates end on 2026-03-12: from it the months run monthly from day 12 of the month; add the next read dates in the node's settings",
+    ]);
+    out = inbox('out');
+    p = await feed(march12 + 17 * MIN, 1, 2);
+    should(p.site.month).match({ fromMs: march12 });
+    should(p.site.month.value).be.approximately(28 / 15, 1e-6);
   });
 });

@@ -19,10 +19,12 @@ import {
 export interface BillingPeriods {
   readDay?: number;
   readDates?: string[];
+  /** With readDates: before the first date and from the last one, periods run monthly on that date's day of the month (default false: no period). */
+  monthlyBeyond?: boolean;
 }
 
 /** Periods checked once: `null` is calendar months. */
-export type PeriodRule = { kind: 'day'; day: number } | { kind: 'dates'; days: number[] } | null;
+export type PeriodRule = { kind: 'day'; day: number } | { kind: 'dates'; days: number[]; monthlyBeyond: boolean } | null;
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -40,8 +42,10 @@ export function dayOfDate(text: unknown, what: string): number {
 export function periodRule(x: unknown): PeriodRule {
   if (x === undefined || x === null) return null;
   if (!isObject(x)) throw new TypeError(`periods must be { readDay } or { readDates }, got ${describe(x)}`);
-  const { readDay, readDates } = x as BillingPeriods;
+  const { readDay, readDates, monthlyBeyond } = x as BillingPeriods;
   if ((readDay === undefined) === (readDates === undefined)) throw new TypeError('periods takes one of readDay or readDates');
+  if (monthlyBeyond !== undefined && (typeof monthlyBeyond !== 'boolean' || readDates === undefined))
+    throw new TypeError(`periods.monthlyBeyond must be true or false, beside readDates, got ${describe(monthlyBeyond)}`);
   if (readDay !== undefined) {
     if (!(Number.isInteger(readDay) && readDay >= 1 && readDay <= 31))
       throw new TypeError(`periods.readDay must be a day of the month from 1 to 31, got ${describe(readDay)}`);
@@ -52,7 +56,7 @@ export function periodRule(x: unknown): PeriodRule {
   const days = readDates.map((d, i) => dayOfDate(d, `periods.readDates[${i}]`));
   for (let i = 1; i < days.length; i++)
     if (!(days[i] > days[i - 1])) throw new RangeError(`periods.readDates must be in order, each after the one before: ${readDates[i]}`);
-  return { kind: 'dates', days };
+  return { kind: 'dates', days, monthlyBeyond: monthlyBeyond === true };
 }
 
 /** The first day of the read-day period holding day number d, and of the next one. */
@@ -82,13 +86,18 @@ export function billingPeriodIn(zone: ZoneInfo, rule: PeriodRule, ms: number): {
     const { days } = rule;
     let lo = 0;
     let hi = days.length - 1;
-    if (d < days[0] || d >= days[hi]) return null;
-    while (hi - lo > 1) {
-      const mid = (lo + hi) >> 1;
-      if (days[mid] <= d) lo = mid;
-      else hi = mid;
+    if (d < days[0] || d >= days[hi]) {
+      if (!rule.monthlyBeyond) return null;
+      // the end date is a start of its own day-of-month periods, so these tile with the list's
+      [first, next] = readDayDays(civilFromDays(d < days[0] ? days[0] : days[hi]).day, d);
+    } else {
+      while (hi - lo > 1) {
+        const mid = (lo + hi) >> 1;
+        if (days[mid] <= d) lo = mid;
+        else hi = mid;
+      }
+      [first, next] = [days[lo], days[hi]];
     }
-    [first, next] = [days[lo], days[hi]];
   }
   const from = localDayStart(zone, first);
   const to = localDayStart(zone, next);

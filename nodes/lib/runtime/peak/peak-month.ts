@@ -5,10 +5,9 @@
 // peak now can only be outranked later, never come back (with distinctDays a day that is
 // not among the peaks only changes while it is today, and then by a later window of it).
 import type { DemandWindow } from '../../engine/peak/demand';
-import { monthlyPeaks, PeakWindow } from '../../engine/peak/monthly-peaks';
-import { HOUR_MS, localPeriod } from '../../engine/time/time';
-import { BillingPeriods, billingPeriodOf } from '../../engine/peak/billing-periods';
-import type { PeakSettings } from './peak-settings';
+import { monthlyPeaks, PeakHours, PeakWindow } from '../../engine/peak/monthly-peaks';
+import { HOUR_MS, localDayStart, localPeriod, zoneInfo } from '../../engine/time/time';
+import { BillingPeriods, billingPeriodOf, dayOfDate } from '../../engine/peak/billing-periods';
 import { billedKw, chargeAmount, chargeContext, ChargeRule, PeriodValue, raiseThreshold } from '../../engine/peak/billing';
 
 export type Peak = PeakWindow;
@@ -19,23 +18,45 @@ export interface MonthPeaks {
   peaks: Peak[];
 }
 
-/** Where months are: the zone, and the meter-read day that starts them (1 or none: calendar months). */
+/** Where months are: the zone, and the meter-read day or the read dates that start them (neither, or day 1: calendar months). */
 export interface PeriodScope {
   timezone: string;
   readDay?: number;
+  /** Local dates `YYYY-MM-DD` (at least two, in order): before the first and from the last, monthly on that date's day. */
+  readDates?: string[];
 }
 
-export type RankSettings = Pick<PeakSettings, 'top' | 'distinctDays' | 'when'> & PeriodScope & { holidays?: string[] };
+/** How a month's peaks are ranked (the node's peaks settings) and where its months are. */
+export type RankSettings = { top: number; distinctDays: boolean; when: PeakHours | null } & PeriodScope & { holidays?: string[] };
 
-/** The billing period as its periods option (semantics rule 43): none for calendar months. */
+/** The billing period as its periods option (semantics rule 43): none for calendar months; read dates never leave a window in no period. */
 export const periodsOf = (where: PeriodScope): BillingPeriods | undefined =>
-  where.readDay !== undefined && where.readDay > 1 ? { readDay: where.readDay } : undefined;
+  where.readDates?.length
+    ? { readDates: where.readDates, monthlyBeyond: true }
+    : where.readDay !== undefined && where.readDay > 1
+      ? { readDay: where.readDay }
+      : undefined;
 
-/** The month holding instant `at`: the local calendar month, or the billing period from a read day (a zone alone: the calendar month). */
+/** The month holding instant `at`: the local calendar month, or the billing period from a read day or read dates (a zone alone: the calendar month). */
 export function monthOf(at: number, where: string | PeriodScope): { from: number; to: number } {
   if (typeof where === 'string') return localPeriod('month', at, { timezone: where });
   const periods = periodsOf(where);
   return periods ? billingPeriodOf(at, where.timezone, periods)! : localPeriod('month', at, { timezone: where.timezone });
+}
+
+/**
+ * Read dates run out: at `now` from the last one on, the words saying so (the months go on
+ * monthly on its day until the next dates are set); null before it, or without read dates.
+ */
+export function readDatesEnded(where: PeriodScope, now: number): string | null {
+  const dates = where.readDates ?? [];
+  if (dates.length === 0) return null;
+  const last = dates[dates.length - 1];
+  if (now < localDayStart(zoneInfo(where.timezone), dayOfDate(last, 'the last read date'))) return null;
+  return (
+    `the read dates end on ${last}: from it the months run monthly from day ${Number(last.slice(8, 10))} of the month; ` +
+    "add the next read dates in the node's settings"
+  );
 }
 
 /** The month's value: the average kW of its peaks, null without any. */

@@ -6,6 +6,8 @@ import { DEMAND_MINUTES, DemandMinutes } from '../../engine/peak/demand-window';
 import { monthlyPeaks, PeakHours } from '../../engine/peak/monthly-peaks';
 import { BilledBasis, chargeRule, ChargeRule, DemandCharge } from '../../engine/peak/billing';
 import { maxPowerSetting } from '../common/node-settings';
+import type { BillingPeriods } from '../../engine/peak/billing-periods';
+import { periodsOf } from './peak-month';
 
 export type { DemandMinutes } from '../../engine/peak/demand-window';
 /** The most peaks a month's value may average (Norway: 3; nobody bills on more than a handful). */
@@ -48,6 +50,8 @@ export interface PeakSettings {
 export interface BillSettings {
   /** The month starts on this day of the month, the meter-read day (1: calendar months; 31: a shorter month's last day). */
   readDay: number;
+  /** Or on these local dates `YYYY-MM-DD` (at least two, in order; empty: none), monthly on the end dates' days beyond them. */
+  readDates: string[];
   holidays: string[];
   basis: BilledBasis;
   rollingPeriods: number;
@@ -89,6 +93,24 @@ function stepsSetting(raw: unknown): BillSettings['steps'] {
   });
 }
 
+/** The most read dates a node takes: 30 years of monthly reads. */
+export const MAX_READ_DATES = 366;
+
+/** Read dates written `2026-01-14, 2026-02-12, …` (local dates, in order); checked as the engine checks them in billCharge. */
+function readDatesSetting(raw: unknown): string[] {
+  const t = text(raw);
+  if (t === '') return [];
+  const dates = t.split(/[\s,]+/);
+  if (dates.length < 2)
+    throw new Error(`read dates need at least two dates YYYY-MM-DD (one date: use the read day), got ${JSON.stringify(raw)}`);
+  if (dates.length > MAX_READ_DATES) throw new Error(`read dates: at most ${MAX_READ_DATES} dates, got ${dates.length}`);
+  return dates;
+}
+
+/** The bill's periods as the engine's option (rule 43): read dates never leave a window in no period. */
+export const billPeriods = (bill: Pick<BillSettings, 'readDay' | 'readDates'>): BillingPeriods | undefined =>
+  periodsOf({ timezone: 'UTC', ...bill });
+
 /** The bill's settings (semantics rule 45), checked as demandCharges checks a charge. */
 function billSettings(config: Record<string, unknown>): BillSettings {
   const basis = text(config.basis) || 'period';
@@ -106,8 +128,12 @@ function billSettings(config: Record<string, unknown>): BillSettings {
   if (!Number.isInteger(readDay))
     throw new Error(`the read day must be a whole day of the month from 1 to 31, got ${JSON.stringify(config.readDay)}`);
   const holidays = text(config.holidays) === '' ? [] : text(config.holidays).split(/[\s,]+/);
+  const readDates = readDatesSetting(config.readDates);
+  if (readDates.length > 0 && readDay > 1)
+    throw new Error(`the month runs from a read day or from read dates, not both (read day ${readDay}; clear one of them)`);
   return {
     readDay,
+    readDates,
     holidays,
     basis,
     rollingPeriods,
@@ -133,11 +159,15 @@ export function billCharge(settings: Pick<PeakSettings, 'top' | 'distinctDays' |
     ...(bill.steps ? { steps: bill.steps } : { pricePerKw: bill.pricePerKw ?? 0 }),
   };
   try {
-    return chargeRule(charge, 0, { timezone, ...(bill.readDay > 1 ? { periods: { readDay: bill.readDay } } : {}) });
+    return chargeRule(charge, 0, { timezone, periods: billPeriods(bill) });
   } catch (err) {
-    // the engine names its option (charges[0].steps[1].uptoKw): said with the node's words before it
+    // the engine names its option (charges[0].steps[1].uptoKw, periods.readDates[2]): said with the node's words before it
+    const message = (err as Error).message
+      .replace(/^periods\.readDates\[(\d+)\]/, (_, i: string) => `read date ${Number(i) + 1}`)
+      .replace(/^periods\.readDates/, 'read dates')
+      .replace(/^charges\[0\]\.?/, '');
     // eslint-disable-next-line preserve-caught-error
-    throw new Error(`the bill: ${(err as Error).message.replace(/^charges\[0\]\.?/, '')}`);
+    throw new Error(`the bill: ${message}`);
   }
 }
 

@@ -50,7 +50,8 @@ const scopeText = (s: WindowScope): string =>
     s.top,
     s.distinctDays,
     s.when ?? null,
-    ...(s.holidays?.length || (s.readDay ?? 1) > 1 ? [s.holidays ?? [], s.readDay ?? 1] : []),
+    ...(s.holidays?.length || (s.readDay ?? 1) > 1 || s.readDates?.length ? [s.holidays ?? [], s.readDay ?? 1] : []),
+    ...(s.readDates?.length ? [s.readDates] : []),
   ]);
 const flatPeaks = (month: MonthPeaks | null): number[] => (month ? month.peaks.flatMap((p) => [p.from, p.to, p.kw]) : []);
 

@@ -12,7 +12,7 @@ import { SAVE_EVERY_MS, ThrottledSave } from '../common/throttled-save';
 import { GuardDecision, PeakGuard } from './peak-guard';
 import { advanceMeter, MeterPeaks, newMeter, projectMeter, rebaseMeter, WindowScope } from './peak-meter';
 import { arrive, ClockReports, staleFrom } from './peak-clock';
-import { monthAt, monthBill, monthValue } from './peak-month';
+import { monthAt, monthBill, monthValue, readDatesEnded } from './peak-month';
 import {
   closedCharts,
   closedRecords,
@@ -129,6 +129,7 @@ export class PeakStream {
       when: settings.when,
       holidays: settings.bill.holidays,
       readDay: settings.bill.readDay,
+      readDates: settings.bill.readDates,
       maxPowerKw: settings.maxPowerKw,
       maxGapMs: settings.maxGapMs,
     };
@@ -176,6 +177,8 @@ export class PeakStream {
     // closed while the store loaded (a redeploy): nothing may hold on to this stream
     if (!this.closed) this.stopSteps = clockSteps.onStep((step) => this.clockStepped(step));
     if (restored.problem) this.opts.warn(restored.problem);
+    const ended = readDatesEnded(this.scope, at);
+    if (ended) this.opts.warn(ended);
     new StoredAhead(this.opts.warn).tell(
       'stored peaks',
       restored.newest,
