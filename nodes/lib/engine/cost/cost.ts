@@ -35,7 +35,7 @@ export interface CostOptions {
   direction?: MeterDirection;
   /** Export only: VAT on the credit (default false: gross = net, `vat` 0). */
   exportVat?: boolean;
-  /** Nothing paid where the price is below 0: such a rule's energy counts at 0 (rule 47, "floor"). */
+  /** Nothing paid where the price is below 0 (a price stack: or its spot part is): such energy counts at 0 (rule 47, "floor"). */
   floorAtZero?: boolean;
 }
 
@@ -149,8 +149,15 @@ function pricingOf(ct: CompiledTariff, options: CostOptions): Pricing {
   return { direction, vat: direction === 'export' && options.exportVat !== true ? 0 : ct.vat, floorAtZero: options.floorAtZero === true };
 }
 
-/** The rate a rule's energy is counted at: its price, or 0 where it is negative and floored. */
-const rateOf = (pricing: Pricing, price: number): number => (pricing.floorAtZero && price < 0 ? 0 : price);
+/**
+ * The rate a slot's energy is counted at: its price, or 0 where it is floored (rule 47): the
+ * price is below 0, or on a price stack the spot price is ("nothing paid when spot < 0").
+ */
+const rateOf = (ct: CompiledTariff, pricing: Pricing, slot: number): number => (floored(ct, pricing, slot) ? 0 : ct.rules[slot].price);
+
+function floored(ct: CompiledTariff, pricing: Pricing, slot: number): boolean {
+  return pricing.floorAtZero && (ct.rules[slot].price < 0 || (ct.stack !== undefined && ct.stack.spot[slot] < 0));
+}
 
 /** Option maxPowerKw (semantics rule 10): a non-negative number (Infinity: no jumps), DEFAULT_MAX_POWER_KW when not given. */
 export function maxPowerOption(x: unknown): number {
@@ -212,7 +219,7 @@ function result(
   ct.rules.forEach((rule, slot) => {
     if (!slotUsed(slot + 1)) return;
     const energy = slotEnergy(slot + 1);
-    const ruleNet = energy * rateOf(pricing, rule.price);
+    const ruleNet = energy * rateOf(ct, pricing, slot);
     net += ruleNet;
     byRule.push({ ruleIndex: rule.ruleIndex, priority: rule.priority, price: rule.price, energy, net: ruleNet });
   });
@@ -260,8 +267,7 @@ function stackCost(
   for (let slot = 0; slot < ct.rules.length; slot++) {
     if (!slotUsed(slot + 1)) continue;
     // a price floored at 0 (rule 47's floorAtZero) counts none of its parts
-    const price = ct.rules[slot].price;
-    const energy = rateOf(pricing, price) === price ? slotEnergy(slot + 1) : 0;
+    const energy = floored(ct, pricing, slot) ? 0 : slotEnergy(slot + 1);
     parts.spot += energy * stack.spot[slot];
     parts.fees += energy * stack.fees[slot];
     parts.addOns += energy * stack.addOns;
@@ -295,7 +301,7 @@ function bySensorValue(ct: CompiledTariff, pricing: Pricing, totals: Totals, spl
     let net = 0;
     for (let s = 0; s < stride; s++) {
       energy += totals.energyBySlot[base + s];
-      if (s > 0) net += totals.energyBySlot[base + s] * rateOf(pricing, ct.rules[s - 1].price);
+      if (s > 0) net += totals.energyBySlot[base + s] * rateOf(ct, pricing, s - 1);
     }
     const unpricedEnergy = totals.energyBySlot[base];
     entries.push({ value: g === 0 ? null : split.known[g - 1], energy, unpricedEnergy, net, gross: net * (1 + pricing.vat / 100) });

@@ -9,16 +9,21 @@ import { DemandMinutes, demandMinutes } from '../peak/demand-window';
 import { MAX_SPLIT_VALUES } from '../common/limits';
 import { dataRecord, ownField } from '../common/id-map';
 import { ZoneInfo, localPeriodIn, zoneOption } from '../time/time';
-import { compileTariff, Tariff } from '../tariff/tariff';
+import type { Tariff } from '../tariff/tariff';
+import { compileSource } from '../prices/price-source';
+import type { PriceStack } from '../prices/price-stack';
 
 /** How import and export are set against each other before pricing (rule 48). */
 export type Netting = 'none' | 'interval' | 'period';
 export const NETTINGS: readonly Netting[] = ['none', 'interval', 'period'];
 
-/** The import tariff, and the export tariff or a fixed export rate (in the import tariff's currency). */
+/**
+ * The import price and the export price, each a price source: a tariff or a price stack (a
+ * spot list with its add-ons; rule 47), the export also a fixed rate (in the import's currency).
+ */
 export interface TariffPair {
-  import: Tariff | unknown;
-  export: Tariff | number | unknown;
+  import: Tariff | PriceStack | unknown;
+  export: Tariff | PriceStack | number | unknown;
 }
 
 /** The site's two registers: cumulative kWh bought (import) and sold (export); a missing one counts nothing. */
@@ -68,11 +73,11 @@ export interface NetCostResult {
   periods?: NetPeriod[];
 }
 
-/** The export side as a tariff: the export tariff itself, or a flat tariff of a fixed rate. */
+/** The export side as a price source: the export tariff or stack itself, or a flat tariff of a fixed rate. */
 export function exportTariffOf(importTariff: unknown, exportPrice: unknown): unknown {
   if (typeof exportPrice !== 'number') return exportPrice;
   if (!Number.isFinite(exportPrice)) throw new TypeError(`the fixed export rate must be a finite number, got ${exportPrice}`);
-  const ct = compileTariff(importTariff);
+  const ct = compileSource(importTariff);
   return { id: 'export', name: 'fixed export rate', vat: ct.vat, currency: ct.currency, rules: [{ priority: 0, price: exportPrice }] };
 }
 
@@ -95,9 +100,10 @@ export function computeNetCost(tariffs: TariffPair, readings: SiteReadings, opti
   delete (base as { netting?: unknown }).netting;
   delete (base as { intervalMinutes?: unknown }).intervalMinutes;
   const exportOptions: CostOptions = { ...base, direction: 'export' };
-  const importOptions: CostOptions = { ...base, direction: 'import', exportVat: undefined };
-  const importCt = compileTariff(importTariff);
-  const exportCt = compileTariff(exportTariff);
+  // the export's settings are the export's: an import at a negative spot price is paid, never floored
+  const importOptions: CostOptions = { ...base, direction: 'import', exportVat: undefined, floorAtZero: undefined };
+  const importCt = compileSource(importTariff);
+  const exportCt = compileSource(exportTariff);
   if (importCt.currency !== exportCt.currency)
     throw new TypeError(`the export tariff's currency (${exportCt.currency}) is not the import tariff's (${importCt.currency})`);
   if (netting === 'period') return byPeriod(importTariff, exportTariff, imp, exp, zone, importOptions, exportOptions);

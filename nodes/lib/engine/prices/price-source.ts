@@ -16,7 +16,12 @@ export type PriceSource = Tariff | PriceStack;
 /** The compiled source and zone of a call; throws on a bad tariff, stack, zone or options. */
 export function engineContext(source: unknown, options: unknown): { ct: CompiledTariff; zone: ZoneInfo } {
   const zone = zoneOption(options);
-  return { ct: isPriceStack(source) ? compileStack(source) : compileTariff(source), zone };
+  return { ct: compileSource(source), zone };
+}
+
+/** The compiled form of a price source (a tariff or a stack), for what needs no zone (its currency, VAT); throws on a bad one. */
+export function compileSource(source: unknown): CompiledTariff {
+  return isPriceStack(source) ? compileStack(source) : compileTariff(source);
 }
 
 /** The slot at an instant: a stack's own, a tariff's first matching rule. */

@@ -76,8 +76,11 @@ function compareOffers(offers: unknown, readings: SiteReadings, options: NetCost
   const rows: TariffComparisonRow[] = [];
   for (const offer of offers as unknown[]) {
     const pair = (typeof offer === 'object' && offer !== null ? offer : {}) as TariffOffer;
-    const parsed = parseTariffs([pair.import]);
-    const exportSide = typeof pair.export === 'number' ? { tariffs: [pair.export], problems: [] } : parseTariffs([pair.export]);
+    // each side a tariff (parsed as the API's) or a price stack (costed as it comes), the export also a fixed rate
+    const side = (x: unknown, rate: boolean) =>
+      (rate && typeof x === 'number') || isPriceStack(x) ? { tariffs: [x as Tariff | PriceStack], problems: [] } : parseTariffs([x]);
+    const parsed = side(pair.import, false);
+    const exportSide = side(pair.export, true);
     const broken = [...parsed.problems, ...exportSide.problems].filter((p) => p.severity === 'error');
     if (parsed.tariffs.length === 0 || exportSide.tariffs.length === 0 || broken.length > 0) {
       problems.push(...(broken.length > 0 ? broken : [offerProblem('an offer needs { import: tariff, export: tariff or rate }')]));
@@ -89,12 +92,12 @@ function compareOffers(offers: unknown, readings: SiteReadings, options: NetCost
       cost = computeNetCost({ import: importTariff, export: exportSide.tariffs[0] }, readings, options);
     } catch (err) {
       if (!(err instanceof TypeError) || !/currency/.test(err.message)) throw err;
-      problems.push(offerProblem(err.message, importTariff.id));
+      problems.push(offerProblem(err.message, sourceId(importTariff)));
       continue;
     }
-    const exportTariff = exportTariffOf(importTariff, exportSide.tariffs[0]) as { id: unknown };
+    const exportTariff = exportTariffOf(importTariff, exportSide.tariffs[0]);
     rows.push({
-      tariffId: String(importTariff.id),
+      tariffId: sourceId(importTariff),
       name: typeof pair.name === 'string' ? pair.name : typeof importTariff.name === 'string' ? importTariff.name : null,
       currency: cost.currency,
       vat: cost.import.vat,
@@ -102,7 +105,7 @@ function compareOffers(offers: unknown, readings: SiteReadings, options: NetCost
       gross: cost.net,
       energy: cost.import.energy,
       unpricedEnergy: cost.import.unpricedEnergy + cost.export.unpricedEnergy,
-      exportTariffId: String(exportTariff.id),
+      exportTariffId: sourceId(exportTariff),
       exportEnergy: cost.export.energy,
       importCost: cost.importCost,
       exportCredit: cost.exportCredit,
@@ -110,6 +113,9 @@ function compareOffers(offers: unknown, readings: SiteReadings, options: NetCost
   }
   return ranked(rows, problems);
 }
+
+/** What a row calls a source: a tariff's id, a stack's (stackId). */
+const sourceId = (x: unknown): string => (isPriceStack(x) ? stackId(x) : String((x as { id?: unknown }).id));
 
 function offerProblem(message: string, tariffId: string | null = null): Problem {
   return { severity: 'error', tariffId, ruleIndex: null, field: null, message };
