@@ -196,7 +196,7 @@ describe('PriceBook', () => {
     await tampered.ready;
     should(tampered.prices()).eql([]);
     should(warnings).eql([
-      `the kept prices were dropped (the stored price at 2026-11-27T23:00:00.000Z starts at 2026-11-27T23:00:00.000Z, as the stored price at 2026-11-27T23:00:00.000Z does: a duplicate price; send each interval once): send the price list again`,
+      `the kept prices were dropped (stored price 3 starts at 2026-11-27T23:00:00.000Z, as stored price 1 does: a duplicate price; send each interval once): send the price list again`,
     ]);
   });
 });

@@ -99,7 +99,8 @@ export function decodePrices(line: unknown, now: number): { entries: PriceEntry[
         from: start + i * length,
         to: start + (i + 1) * length,
         price,
-        where: `the stored price at ${instantText(start + i * length)}`,
+        // the checks' messages add the instant; formatting it for every entry held the event loop
+        where: `stored price ${raw.length + 1}`,
       });
     }
   }
