@@ -23,7 +23,7 @@ import type { AccountHub, TariffSnapshot } from './lib/runtime/account/hub';
 import { SensorFollower } from './lib/runtime/tariff/sensor-follower';
 import { PacedStatus } from './lib/runtime/common/paced-status';
 import { findTariff, tariffById, TariffsSeen } from './lib/runtime/common/tariff-lookup';
-import { costSiteBatch, exportSettings, exportTariffFor, isSitePayload } from './lib/runtime/cost/cost-export';
+import { costSiteBatch, exportPriceFor, exportSettings, ExportStacks, isSitePayload } from './lib/runtime/cost/cost-export';
 import { nodeRecords } from './lib/runtime/common/records-output';
 import type { Node, NodeAPI, NodeDef, NodeMessage, Outgoing } from './lib/runtime/common/red-types';
 import { linkPrices, takePriceList } from './lib/runtime/prices/prices-link';
@@ -64,6 +64,15 @@ export = function register(RED: NodeAPI): void {
     // an easy-prices node, when set: costs at its list stacked with the tariff (docs/nodes.md, "Spot prices"); not in compare mode
     const prices = linkPrices(RED, mode === 'compare' ? '' : config.prices);
     const stacks = prices.book && prices.settings ? new StackSource(prices.book, prices.settings) : null;
+    // rule 61: export meters credited at an easy-prices node's list with the export's add-ons, when chosen
+    let exportStacks: ExportStacks | null = null;
+    try {
+      if (exporting.pricesId !== null) exportStacks = new ExportStacks(linkPrices(RED, exporting.pricesId), exporting);
+    } catch (err) {
+      setting ??= (err as Error).message;
+    }
+    // a price list sent to the node goes to its prices node, or to the export's when it has only that
+    const listsTo = prices.book === null && prices.problem === null && exportStacks ? exportStacks.link : prices;
     const problem = link.problem ?? (tariffId || mode === 'compare' ? setting : 'no tariff configured') ?? prices.problem;
     const generator: GeneratorSettings | null =
       config.generator === true || config.generator === 'true'
@@ -128,7 +137,8 @@ export = function register(RED: NodeAPI): void {
     async function onStream(msg: NodeMessage): Promise<Outgoing> {
       const t = await tariff();
       if (await reports.takesMessage(msg, t, Date.now())) return null;
-      const counted = await stream.handle(msg, t, Date.now(), exportTariffFor(exporting, t, await tariffs()), await sourceOf(t));
+      const exported = await exportPriceFor(exporting, t, await tariffs(), exportStacks);
+      const counted = await stream.handle(msg, t, Date.now(), exported?.shown ?? null, await sourceOf(t), exported?.source);
       if (!counted) return null;
       // the month-end projection, the daily charge and the generator report beside the totals
       const out = await reports.addTo(counted, stream, t);
@@ -144,7 +154,7 @@ export = function register(RED: NodeAPI): void {
           msg.payload,
           msg.sensors,
           t,
-          exportTariffFor(exporting, t, await tariffs()),
+          await exportPriceFor(exporting, t, await tariffs(), exportStacks),
           exporting,
           timezone,
           maxPowerKw,
@@ -225,7 +235,7 @@ export = function register(RED: NodeAPI): void {
         // the records writer's word on a write, or a command of the records (docs/records.md)
         if (records?.control(msg)) return Promise.resolve(null);
         // a price list (Tibber, Nord Pool, power-saver, plain) for the prices node: costed with from now on
-        if (takePriceList(prices, msg, (text) => node.warn(text))) return Promise.resolve(null);
+        if (takePriceList(listsTo, msg, (text) => node.warn(text))) return Promise.resolve(null);
         if (problem) throw new Error(problem);
         return handlers[mode](msg);
       },

@@ -1,6 +1,7 @@
-// easy-cost's export side (semantics rules 47-49): the node's export settings (which meters
-// export, the export tariff or fixed rate, VAT on export, the floor, the netting), the export
-// meters' tariff, and batch mode's two registers netted.
+// easy-cost's export side (semantics rules 47-49, 61): the node's export settings (which
+// meters export, the export price: a tariff, a fixed rate or an easy-prices node's spot list
+// with add-ons; VAT on export, the floor, the netting), the export meters' price, and batch
+// mode's two registers netted.
 import { computeNetCost, exportTariffOf, Netting, NETTINGS } from '../../engine/net/net-cost';
 import { computeCost, CostOptions, RejectedInterval, SensorTimelines } from '../../engine/cost/cost';
 import type { IntervalCost, Reading } from '../../engine/cost/totals';
@@ -11,6 +12,9 @@ import { findTariff, TariffsSeen } from '../common/tariff-lookup';
 import { costPayload } from './cost-inputs';
 import type { NodeStatus } from '../common/red-types';
 import { formatMoney } from '../../engine/common/format';
+import type { PriceStack } from '../../engine/prices/price-stack';
+import { StackSource } from '../prices/prices-source';
+import type { PricesLink } from '../prices/prices-link';
 
 export interface ExportSettings {
   meters: ExportMeters;
@@ -18,6 +22,10 @@ export interface ExportSettings {
   tariffId: string | null;
   /** A fixed export rate (the import tariff's currency), or null. */
   rate: number | null;
+  /** An easy-prices node whose kept list prices the export (rule 61), or null. */
+  pricesId: string | null;
+  /** Per kWh on top of that list (a supplier's fee: negative); 0 without prices. */
+  addOns: number;
   exportVat: boolean;
   floorAtZero: boolean;
   netting: Netting;
@@ -29,14 +37,31 @@ export interface ExportSettings {
 const flag = (x: unknown): boolean => x === true || x === 'true';
 const text = (x: unknown): string => (typeof x === 'string' ? x.trim() : typeof x === 'number' ? String(x) : '');
 
+/** What the dialog's Export price chooses; '' (flows from before the choice): the tariff or the rate, whichever is set. */
+const EXPORT_PRICES = ['', 'tariff', 'rate', 'prices'] as const;
+
+/** A number typed in the dialog, or NaN. */
+const typedNumber = (t: string): number => (/^[+-]?(\d+\.?\d*|\.\d+)$/.test(t) ? Number(t) : NaN);
+
 /** The node's export settings checked at deploy; an Error says which one is wrong. */
 export function exportSettings(config: Record<string, unknown>): ExportSettings {
   const meters = new ExportMeters(text(config.exportMeters));
-  const tariffId = text(config.exportTariff) || null;
-  const rateText = text(config.exportRate);
-  const rate = rateText === '' ? null : /^[+-]?(\d+\.?\d*|\.\d+)$/.test(rateText) ? Number(rateText) : NaN;
+  const kind = text(config.exportPrice);
+  if (!(EXPORT_PRICES as readonly string[]).includes(kind))
+    throw new Error(`the export price must be tariff, rate or prices, got ${JSON.stringify(kind.slice(0, 40))}`);
+  const tariffId = kind === '' || kind === 'tariff' ? text(config.exportTariff) || null : null;
+  const rateText = kind === '' || kind === 'rate' ? text(config.exportRate) : '';
+  const rate = rateText === '' ? null : typedNumber(rateText);
   if (rate !== null && !Number.isFinite(rate)) throw new Error(`the export rate must be a number per kWh, got ${JSON.stringify(rateText)}`);
   if (rate !== null && tariffId !== null) throw new Error('set an export tariff or a fixed export rate, not both');
+  const pricesId = kind === 'prices' ? text(config.exportPrices) || null : null;
+  const named = { tariff: tariffId, rate, prices: pricesId }[kind as 'tariff' | 'rate' | 'prices'];
+  if (kind !== '' && (named === null || named === undefined))
+    throw new Error(`the export price is "${kind}", but no ${kind === 'prices' ? 'easy-prices node' : `export ${kind}`} is set for it`);
+  const addOnsText = kind === 'prices' ? text(config.exportAddOns) : '';
+  const addOns = addOnsText === '' ? 0 : typedNumber(addOnsText);
+  if (!Number.isFinite(addOns) || Math.abs(addOns) > 1e6)
+    throw new Error(`the export add-ons must be a number per kWh, got ${JSON.stringify(addOnsText)}`);
   const netting = (text(config.netting) || 'none') as Netting;
   if (!NETTINGS.includes(netting))
     throw new Error(`netting must be one of ${NETTINGS.join(', ')}, got ${JSON.stringify(text(config.netting))}`);
@@ -45,17 +70,83 @@ export function exportSettings(config: Record<string, unknown>): ExportSettings 
     throw new Error(`the netting interval must be 15, 30 or 60 minutes, got ${minutes}`);
   const exportVat = flag(config.exportVat);
   const floorAtZero = flag(config.floorAtZero);
-  const price = tariffId !== null ? `tariff:${tariffId}` : rate !== null ? `rate:${rate}` : '';
+  const price =
+    tariffId !== null ? `tariff:${tariffId}` : rate !== null ? `rate:${rate}` : pricesId !== null ? `prices:${pricesId}+${addOns}` : '';
   return {
     meters,
     tariffId,
     rate,
+    pricesId,
+    addOns,
     exportVat,
     floorAtZero,
     netting,
     intervalMinutes: minutes,
     key: `${price}|vat:${exportVat}|floor:${floorAtZero}`,
   };
+}
+
+/**
+ * What export meters are credited by (rules 47, 61): the source the engine costs with (a
+ * tariff, a fixed rate's flat tariff, or a stack over a spot list) and the tariff their
+ * amounts are shown as (id, name, currency, VAT).
+ */
+export interface ExportPrice {
+  source: Tariff | PriceStack;
+  shown: Tariff;
+}
+
+/**
+ * The export over an easy-prices node's kept list (rule 61): the list's prices plus the
+ * export's own add-ons, no fees, the prices node's VAT (applied only with VAT on export), no
+ * price where the list has none (never the tariff: it is the import's).
+ */
+export class ExportStacks {
+  private readonly stacks: StackSource;
+  private named: { importTariff: Tariff; shown: Tariff } | null = null;
+
+  constructor(link: PricesLink, settings: ExportSettings) {
+    if (link.problem !== null || !link.book || !link.settings)
+      throw new Error(`the export price: ${link.problem ?? 'no easy-prices node'}`);
+    this.stacks = new StackSource(link.book, { ...link.settings, fees: false, addOns: settings.addOns, whenOut: 'stop' });
+  }
+
+  /** The export's stack now (the kept prices read back first), shown as 'spot prices (export)' in the import's currency. */
+  async priceFor(importTariff: Tariff): Promise<ExportPrice> {
+    // one object per import tariff: the stack is compiled once per list
+    if (this.named?.importTariff !== importTariff) {
+      const shown = {
+        id: 'spot prices',
+        name: 'spot prices (export)',
+        currency: importTariff.currency,
+        vat: this.stacks.vatOf(importTariff),
+        rules: [],
+      };
+      this.named = { importTariff, shown };
+    }
+    const shown = this.named.shown;
+    return { source: await this.stacks.stackWhenRead(shown), shown };
+  }
+
+  /** The book the export's list is kept in: where a list sent to this node goes when it prices nothing else with one. */
+  get link(): PricesLink {
+    return { book: this.stacks.book, settings: this.stacks.settings, problem: null };
+  }
+}
+
+/** The export price now, or null when the node has none; an Error names what is missing. */
+export async function exportPriceFor(
+  settings: ExportSettings,
+  importTariff: Tariff,
+  seen: TariffsSeen,
+  stacks: ExportStacks | null,
+): Promise<ExportPrice | null> {
+  if (settings.pricesId !== null) {
+    if (!stacks) throw new Error('the export price: the easy-prices node set is not deployed');
+    return stacks.priceFor(importTariff);
+  }
+  const t = exportTariffFor(settings, importTariff, seen);
+  return t === null ? null : { source: t, shown: t };
 }
 
 /** The tariff export meters are credited by (the account's export tariff, or the fixed rate's), or null when none is set. */
@@ -80,14 +171,14 @@ export function costSiteBatch(
   payload: { import?: unknown; export?: unknown },
   sensors: unknown,
   tariff: Tariff,
-  exportTariff: Tariff | null,
+  exportPrice: ExportPrice | null,
   settings: ExportSettings,
   timezone: string,
   maxPowerKw: number,
 ): { payload: Record<string, unknown>; status: NodeStatus } {
-  if (payload.export !== undefined && exportTariff === null)
-    throw new Error('batch mode got export readings, but the node has no export tariff or rate: set one (Export)');
-  const r = computeNetCost({ import: tariff, export: exportTariff ?? 0 }, payload as { import?: unknown[]; export?: unknown[] }, {
+  if (payload.export !== undefined && exportPrice === null)
+    throw new Error('batch mode got export readings, but the node has no export price (a tariff, a rate or prices): set one (Export)');
+  const r = computeNetCost({ import: tariff, export: exportPrice?.source ?? 0 }, payload as { import?: unknown[]; export?: unknown[] }, {
     timezone,
     sensors: sensors as SensorTimelines | undefined,
     maxPowerKw,
@@ -104,7 +195,7 @@ export function costSiteBatch(
       netting: r.netting,
       currency: r.currency,
       import: costPayload(r.import, tariff),
-      export: exportTariff ? costPayload(r.export, { ...exportTariff, vat: r.export.vat }) : null,
+      export: exportPrice ? costPayload(r.export, { ...exportPrice.shown, vat: r.export.vat }) : null,
       importEnergy: roundAmount(r.importEnergy),
       exportEnergy: roundAmount(r.exportEnergy),
       importCost: roundAmount(r.importCost),

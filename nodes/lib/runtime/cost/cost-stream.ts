@@ -241,6 +241,8 @@ export class CostStream {
     now: number,
     exportTariff: ExportTariff = null,
     source: unknown = tariff,
+    /** What prices an export meter's intervals: the export tariff, or a stack over a spot list (rule 61) shown as exportTariff. */
+    exportSource: unknown = exportTariff,
   ): Promise<StreamOutput | null> {
     if (!this.ready) throw new Error('running totals are not available: they could not be set up at deploy (see the log)');
     if (msg.reset !== undefined && msg.reset !== false) return this.reset(msg, tariff);
@@ -272,7 +274,7 @@ export class CostStream {
             meter.totals,
             { ts: reading.ts, value: reading.value },
             intervalCoster(
-              direction === 'export' ? priced : source,
+              direction === 'export' ? exportSource : source,
               this.opts.timezone,
               this.sensors.timelines(),
               rejected,
