@@ -1,10 +1,11 @@
 // Records of export meters (semantics rule 47): InfluxDB points tagged direction=export, and
 // Home Assistant entities its Energy dashboard accepts in the grid's "return to grid" slot
-// with a compensation, checked against the dashboard's own rules, from payloads the real
+// with a compensation, checked against Home Assistant's own rules (test/home-assistant-rules.ts), from payloads the real
 // CostStream sends.
 import should from 'should';
 import { CostStream } from '../../nodes/lib/runtime/cost/cost-stream';
 import { ExportMeters } from '../../nodes/lib/runtime/common/meter-direction';
+import { energyStatisticProblems, moneyStatisticProblems } from '../home-assistant-rules';
 import { streamCostPoints } from '../../nodes/lib/engine/records/figure-points';
 import { streamCostEntities } from '../../nodes/lib/engine/records/ha-figures';
 import { haDiscovery, HaEntity, HaTarget } from '../../nodes/lib/engine/records/home-assistant';
@@ -15,31 +16,10 @@ const FEED = { id: 'X', name: 'Feed-in', vat: 20, currency: 'EUR', rules: [{ pri
 const T0 = Date.parse('2026-06-10T08:00:00Z');
 const HOUR = 3600_000;
 
-/**
- * Home Assistant's Energy dashboard rules for a grid source's statistics (its energy
- * component's validation: usage and cost statistics), as its discovery config states them:
- * an energy statistic ("return to grid", stat_energy_to) is device class energy, state class
- * total or total_increasing, unit Wh, kWh, MWh, MJ or GJ; a compensation (stat_compensation)
- * state class total or total_increasing, a currency as its unit (device class monetary).
- * Returns the problems in HA's own words (empty: accepted).
- */
-function energyDashboardProblems(slot: 'energy' | 'compensation', config: Record<string, unknown>): string[] {
-  const problems: string[] = [];
-  if (!['total', 'total_increasing'].includes(String(config.state_class))) problems.push('entity_unexpected_state_class');
-  if (slot === 'energy') {
-    if (config.device_class !== 'energy') problems.push('entity_unexpected_device_class');
-    if (!['Wh', 'kWh', 'MWh', 'MJ', 'GJ'].includes(String(config.unit_of_measurement))) problems.push('entity_unexpected_unit_energy');
-  } else {
-    if (config.device_class !== 'monetary') problems.push('entity_unexpected_device_class');
-    if (!/^[A-Z]{3}$/.test(String(config.unit_of_measurement))) problems.push('entity_unexpected_unit_compensation');
-  }
-  // a `total` whose count restarts must say when (HA reads last_reset), else its sums jump
-  if (config.state_class === 'total' && config.last_reset_value_template === undefined) problems.push('entity_missing_last_reset');
-  return problems;
-}
-
 const target: HaTarget = { device: 'easy energy', nodeId: 'n1', prefix: 'homeassistant', base: 'node-red-easy' };
 const config = (e: HaEntity) => haDiscovery(target, e).payload as Record<string, unknown>;
+/** The entity as Home Assistant has it: its discovery config and the state sent. */
+const seen = (e: HaEntity) => ({ config: config(e), state: e.value });
 
 async function solarPayloads() {
   const stream = new CostStream({
@@ -78,8 +58,8 @@ describe('records of export meters', () => {
     const credit = entities.find((e) => e.objectId.endsWith('credit_total'))!;
     should(register).match({ name: 'Export meter G/export.kwh', value: 25, stateClass: 'total_increasing', unit: 'kWh' });
     should(credit).match({ name: 'Credit G/export.kwh total', value: 0.4, unit: 'EUR', stateClass: 'total' });
-    should(energyDashboardProblems('energy', config(register))).eql([]);
-    should(energyDashboardProblems('compensation', config(credit))).eql([]);
+    should(energyStatisticProblems(seen(register))).eql([]);
+    should(moneyStatisticProblems(seen(credit))).eql([]);
     // every money entity of an export meter is a credit, every energy one export: none is taken for the import's
     for (const e of entities) should(e.objectId).match(/(credit|export)/);
     // the import meter's register fits the grid's consumption slot as before, its ids unchanged
@@ -89,11 +69,27 @@ describe('records of export meters', () => {
       'energy_today',
       'meter',
     ]);
-    should(energyDashboardProblems('energy', config(importEntities.find((e) => e.objectId.endsWith('_meter'))!))).eql([]);
-    // the rules bite: a measurement, or a money entity in kWh, is refused
-    should(energyDashboardProblems('compensation', { ...config(credit), state_class: 'measurement' })).eql([
-      'entity_unexpected_state_class',
+    should(energyStatisticProblems(seen(importEntities.find((e) => e.objectId.endsWith('_meter'))!))).eql([]);
+    // every energy and money entity of both meters passes the rules of its kind
+    for (const e of [...entities, ...importEntities]) {
+      const problems =
+        e.deviceClass === 'energy' ? energyStatisticProblems(seen(e)) : e.deviceClass === 'monetary' ? moneyStatisticProblems(seen(e)) : [];
+      should(problems).eql([], e.objectId);
+    }
+    // the rules bite: what Home Assistant would refuse is refused
+    should(
+      moneyStatisticProblems({
+        ...seen(credit),
+        config: { ...config(credit), state_class: 'measurement', last_reset_value_template: undefined },
+      }),
+    ).eql(['entity_state_class_measurement_no_last_reset', 'sensor_state_class_not_supported']);
+    should(moneyStatisticProblems({ ...seen(credit), config: { ...config(credit), state_class: 'total_increasing' } })).eql([
+      'sensor_state_class_not_supported',
     ]);
-    should(energyDashboardProblems('energy', { ...config(register), unit_of_measurement: 'EUR' })).eql(['entity_unexpected_unit_energy']);
+    should(energyStatisticProblems({ ...seen(register), config: { ...config(register), unit_of_measurement: 'EUR' } })).eql([
+      'entity_unexpected_unit_energy',
+    ]);
+    should(energyStatisticProblems({ ...seen(register), state: -1 })).eql(['entity_negative_state']);
+    should(energyStatisticProblems({ ...seen(register), state: 'unknown' })).eql(['entity_state_non_numeric']);
   });
 });
