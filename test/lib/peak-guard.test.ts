@@ -123,6 +123,7 @@ describe('easy-peak settings', () => {
       ratchet: null,
       pricePerKw: 4.44,
       steps: null,
+      more: [],
     });
     should(peakSettings({ priceSteps: '2:275, 5:375, *:450', ratchetPercent: '80' }).bill).match({
       steps: [{ uptoKw: 2, amount: 275 }, { uptoKw: 5, amount: 375 }, { amount: 450 }],

@@ -107,6 +107,24 @@ export function monthAt(month: MonthPeaks | null, at: number, where: string | Pe
   return month && month.from === bounds.from ? month : { ...bounds, peaks: [] };
 }
 
+/** The months kept for looking back: the most a bill looks back (24 periods) and the one before. */
+export const MAX_HISTORY = 25;
+
+/** A charge's month so far and the values of the months before (oldest first, at most MAX_HISTORY). */
+export interface ChargeMonths {
+  month: MonthPeaks | null;
+  history: PeriodValue[];
+}
+
+/** One more closed window into `m`: a new month keeps the one before's value for the bill's look back. */
+export function addToMonths(m: ChargeMonths, window: DemandWindow, rank: RankSettings): { newPeak: boolean } {
+  const added = addClosedWindow(m.month, window, rank);
+  if (m.month && added.month.from > m.month.from)
+    m.history = [...m.history, { from: m.month.from, value: monthValue(m.month) }].slice(-MAX_HISTORY);
+  m.month = added.month;
+  return { newPeak: added.newPeak };
+}
+
 /**
  * The bill of `month` (semantics rule 45) after the months before (`history`): the billed kW
  * and the demand charge so far, and the kW the window starting at `from` must beat to raise

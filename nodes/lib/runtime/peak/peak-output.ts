@@ -9,7 +9,7 @@ import { MeterId, meterName } from '../common/meter-reading';
 import type { GuardDecision } from './peak-guard';
 import { isCovered, MeterAdvance, MeterPeaks, Projection } from './peak-meter';
 import { monthAt, MonthPeaks, monthValue, PeriodScope } from './peak-month';
-import type { SiteNow } from './peak-site';
+import { siteCovered, SiteNow, siteUnit } from './peak-site';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const span = (from: number, to: number) => ({ from: iso(from), fromMs: from, to: iso(to), toMs: to });
@@ -224,5 +224,23 @@ export function windowRecord(
     ...closedPayload(w),
     monthValue: roundAmountOrNull(monthValue(shown)),
     ...(rank > 0 ? { rank } : {}),
+  };
+}
+
+/** Output 1's `site`: its meters, unit, window so far (complete when every meter covers it), month and bill. */
+export function sitePayload(
+  meters: Iterable<MeterPeaks>,
+  site: SiteNow,
+  powerKw: number | null,
+  month: MonthPeaks,
+  bill: Record<string, unknown>,
+) {
+  const all = [...meters];
+  return {
+    meters: all.length,
+    unit: siteUnit(all),
+    window: windowPayload(site.window, site, powerKw, siteCovered(all, site.window)),
+    month: monthPayload(month),
+    bill,
   };
 }

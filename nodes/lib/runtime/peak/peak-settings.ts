@@ -4,7 +4,7 @@
 import { typedValue } from '../common/typed-value';
 import { DEMAND_MINUTES, DemandMinutes } from '../../engine/peak/demand-window';
 import { monthlyPeaks, PeakHours } from '../../engine/peak/monthly-peaks';
-import { BilledBasis, chargeRule, ChargeRule, DemandCharge } from '../../engine/peak/billing';
+import { BilledBasis, chargeRule, ChargeRule, DemandCharge, MAX_CHARGES } from '../../engine/peak/billing';
 import { maxPowerSetting } from '../common/node-settings';
 import type { BillingPeriods } from '../../engine/peak/billing-periods';
 import { periodsOf } from './peak-month';
@@ -60,6 +60,8 @@ export interface BillSettings {
   /** Per billed kW, or a fixed amount per step; neither: no amount (0). */
   pricePerKw: number | null;
   steps: Array<{ uptoKw?: number; amount: number }> | null;
+  /** The demand charges billed beside the node's own (at most MAX_MORE_CHARGES), as the engine's DemandCharge. */
+  more: DemandCharge[];
 }
 
 const text = (x: unknown): string => (typeof x === 'string' ? x.trim() : typeof x === 'number' ? String(x) : '');
@@ -91,6 +93,45 @@ function stepsSetting(raw: unknown): BillSettings['steps'] {
     if (!m) throw new Error(`price steps must read "up to kW: amount", such as 2:275, 5:375, *:450; got ${JSON.stringify(part)}`);
     return m[1] === '*' ? { amount: Number(m[2]) } : { uptoKw: Number(m[1]), amount: Number(m[2]) };
   });
+}
+
+/** The most charges a node adds to its own (the engine bills at most MAX_CHARGES at once). */
+export const MAX_MORE_CHARGES = MAX_CHARGES - 1;
+/** The longest text of the more charges setting. */
+const MAX_CHARGES_TEXT = 20_000;
+
+/** The *more demand charges* setting: JSON text (the dialog) or a list (a flow edited by hand); empty: none. */
+export function moreChargesSetting(raw: unknown, timezone: string, periods: BillingPeriods | undefined): DemandCharge[] {
+  const text = typeof raw === 'string' ? raw.trim() : null;
+  if (raw === undefined || raw === null || text === '') return [];
+  let list: unknown = raw;
+  if (text !== null) {
+    if (text.length > MAX_CHARGES_TEXT) throw new Error(`more demand charges: at most ${MAX_CHARGES_TEXT} characters of JSON`);
+    try {
+      list = JSON.parse(text);
+    } catch (err) {
+      // eslint-disable-next-line preserve-caught-error
+      throw new Error(
+        `more demand charges must be JSON, a list such as [{ "name": "on-peak", "pricePerKw": 19.98 }]: ${(err as Error).message}`,
+      );
+    }
+  }
+  if (!Array.isArray(list)) throw new Error('more demand charges must be a list such as [{ "name": "on-peak", "pricePerKw": 19.98 }]');
+  if (list.length > MAX_MORE_CHARGES)
+    throw new Error(`more demand charges: at most ${MAX_MORE_CHARGES} (${MAX_CHARGES} in all with the node's own), got ${list.length}`);
+  list.forEach((c: unknown, i) => {
+    const at = `more demand charges: charge ${i + 2}`;
+    try {
+      chargeRule(c, i + 1, { timezone, periods });
+    } catch (err) {
+      // the engine names charges[i].field: said as the node numbers them (its own is charge 1)
+      // eslint-disable-next-line preserve-caught-error
+      throw new Error(`${at}: ${(err as Error).message.replace(/^charges\[\d+\][. ]?/, '')}`);
+    }
+    const top = (c as DemandCharge).top;
+    if (top !== undefined && top > MAX_TOP) throw new Error(`${at}: top must be at most ${MAX_TOP}, got ${top}`);
+  });
+  return list as DemandCharge[];
 }
 
 /** The most read dates a node takes: 30 years of monthly reads. */
@@ -141,6 +182,7 @@ function billSettings(config: Record<string, unknown>): BillSettings {
     ratchet: ratchetPercent === null || ratchetPercent === 0 ? null : { percent: ratchetPercent, periods: ratchetPeriods },
     pricePerKw,
     steps,
+    more: moreChargesSetting(config.moreCharges, 'UTC', billPeriods({ readDay, readDates })),
   };
 }
 

@@ -6,10 +6,10 @@
 import type { DemandWindow } from '../../engine/peak/demand';
 import { demandWindowOf } from '../../engine/peak/demand-window';
 import { HOUR_MS } from '../../engine/time/time';
-import { shortText } from '../../engine/common/format';
+import { groupDigits, shortText } from '../../engine/common/format';
 import { EnergyUnit, meterName } from '../common/meter-reading';
 import { isCovered, isFresh, MeterPeaks, projectMeter, WindowScope } from './peak-meter';
-import { addClosedWindow, MonthPeaks, monthValue } from './peak-month';
+import { addToMonths, MonthPeaks } from './peak-month';
 import type { PeriodValue } from '../../engine/peak/billing';
 
 /** A window some meters have closed, waiting for the others. */
@@ -48,8 +48,7 @@ export interface SiteNow {
 
 export const newSite = (): SiteState => ({ pending: new Map(), closedUntil: -Infinity, month: null, history: [] });
 
-/** The months kept for looking back: the most a bill looks back (24 periods) and the one before. */
-export const MAX_HISTORY = 25;
+export { MAX_HISTORY } from './peak-month';
 
 /** At most this many windows wait for lagging meters; older ones are closed (incomplete). */
 export const MAX_PENDING = 500;
@@ -123,16 +122,20 @@ export function closeDue(
       ...(p.gap ? { gap: p.gap } : {}),
     };
     closed.push(w);
-    const added = addClosedWindow(site.month, w, scope);
-    if (site.month && added.month.from > site.month.from) {
-      // a new month: the one before is over, its value kept for the bill's look back
-      site.history = [...site.history, { from: site.month.from, value: monthValue(site.month) }].slice(-MAX_HISTORY);
-    }
-    site.month = added.month;
-    months.push(added.month);
+    const added = addToMonths(site, w, scope);
+    months.push(site.month!);
     newPeak ||= added.newPeak;
   }
   return { closed, newPeak, months };
+}
+
+/** The words for readings of meters beyond the node's `max` (`count` refused together, `first` the first one's name). */
+export function meterLimitError(first: string, count: number, max: number): RangeError {
+  return new RangeError(
+    `meter limit reached: ${groupDigits(count)} ${count === 1 ? 'sensor' : 'sensors'} ignored, ` +
+      `"${shortText(first)}" the first (easy-peak counts at most ${max} meters per node; ` +
+      'filter easy-sensors to the energy meters, or start from zero with msg.reset)',
+  );
 }
 
 /**

@@ -155,7 +155,7 @@ function windowAt(from: unknown, scope: WindowScope, now: number): { from: numbe
 }
 
 /** A month's peaks as stored: the month by its start, each peak a window of it with a kW; null if any is wrong. */
-function readMonth(fromRaw: unknown, flat: unknown, scope: WindowScope, now: number): MonthPeaks | null | undefined {
+export function readMonth(fromRaw: unknown, flat: unknown, scope: WindowScope, now: number): MonthPeaks | null | undefined {
   if (fromRaw === null) return Array.isArray(flat) && flat.length === 0 ? null : undefined;
   if (!isStoredInstant(fromRaw, now) || !Array.isArray(flat) || flat.length % 3 !== 0 || flat.length / 3 > scope.top) return undefined;
   const month = monthOf(fromRaw, scope);
@@ -243,7 +243,7 @@ function readMeter(
 }
 
 /** The months before, as stored: each a month of this zone before the current one, in order, with a value null or at least 0; null if any is wrong. */
-function readHistory(flat: unknown, month: MonthPeaks | null, scope: WindowScope, now: number): PeriodValue[] | null {
+export function readHistory(flat: unknown, month: MonthPeaks | null, scope: WindowScope, now: number): PeriodValue[] | null {
   if (!Array.isArray(flat) || flat.length % 2 !== 0 || flat.length / 2 > MAX_HISTORY) return null;
   const out: PeriodValue[] = [];
   for (let i = 0; i < flat.length; i += 2) {

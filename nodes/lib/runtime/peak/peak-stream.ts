@@ -2,7 +2,7 @@
 // easy-cost's stream mode takes them), per meter and for the site the demand window so far
 // and the month's peaks, the guard, what to send, persistence through an injected store.
 import { MAX_METERS } from '../../engine/common/limits';
-import { groupDigits, shortText } from '../../engine/common/format';
+import { shortText } from '../../engine/common/format';
 import { DeadlineTimer } from '../../engine/time/long-timer';
 import { ClockStep, clockSteps } from '../../engine/time/clock-steps';
 import { ExportMeters, ExportSkips } from '../common/meter-direction';
@@ -12,7 +12,7 @@ import { SAVE_EVERY_MS, ThrottledSave } from '../common/throttled-save';
 import { GuardDecision, PeakGuard } from './peak-guard';
 import { advanceMeter, MeterPeaks, newMeter, projectMeter, rebaseMeter, WindowScope } from './peak-meter';
 import { arrive, ClockReports, staleFrom } from './peak-clock';
-import { monthAt, monthBill, monthValue, readDatesEnded } from './peak-month';
+import { monthAt, monthValue, readDatesEnded } from './peak-month';
 import {
   closedCharts,
   closedRecords,
@@ -26,19 +26,18 @@ import {
   readingNote,
   readingPart,
   spanPart,
-  windowPayload,
+  sitePayload,
   windowRecord,
 } from './peak-output';
-import { billCharge, limitOf, PeakSettings } from './peak-settings';
-import type { ChargeRule } from '../../engine/peak/billing';
-import { roundAmount } from '../../engine/common/format';
+import { billCharge, billPeriods, limitOf, PeakSettings } from './peak-settings';
+import { billPayload, SiteCharges } from './peak-charges';
 import {
   closeDue,
+  meterLimitError,
   newSite,
   otherUnitError,
   rebaseSite,
   shareWindow,
-  siteCovered,
   SiteNow,
   siteNow,
   sitePowerKw,
@@ -100,8 +99,8 @@ export class PeakStream {
   private site: SiteState = newSite();
   private guard: PeakGuard;
   private readonly scope: WindowScope;
-  /** The bill as the engine's demand charge (semantics rule 45): what a window must beat to raise it (rule 46). */
-  private readonly charge: ChargeRule;
+  /** The bill's demand charges (semantics rule 45): what a window must beat to raise it (rule 46). */
+  private readonly charges: SiteCharges;
   private readonly maxMeters: number;
   private readonly saver: ThrottledSave;
   private readonly overLimit: RefusalBurst;
@@ -133,20 +132,16 @@ export class PeakStream {
       maxPowerKw: settings.maxPowerKw,
       maxGapMs: settings.maxGapMs,
     };
-    this.charge = billCharge(settings, opts.timezone);
+    this.charges = new SiteCharges(billCharge(settings, opts.timezone), settings.bill.more, {
+      ...this.scope,
+      periods: billPeriods(settings.bill),
+    });
     this.maxMeters = opts.maxMeters ?? MAX_METERS;
     this.mono = opts.monotonic ?? (() => performance.now());
     this.clockReports = new ClockReports(opts.warn);
     this.guard = new PeakGuard(settings);
     this.saver = new ThrottledSave(() => this.save(), opts.saveEveryMs ?? SAVE_EVERY_MS, opts.warn, 'peaks');
-    this.overLimit = new RefusalBurst(
-      (count, first) =>
-        new RangeError(
-          `meter limit reached: ${groupDigits(count)} ${count === 1 ? 'sensor' : 'sensors'} ignored, ` +
-            `"${shortText(first)}" the first (easy-peak counts at most ${this.maxMeters} meters per node; ` +
-            'filter easy-sensors to the energy meters, or start from zero with msg.reset)',
-        ),
-    );
+    this.overLimit = new RefusalBurst((count, first) => meterLimitError(first, count, this.maxMeters));
   }
 
   /**
@@ -167,16 +162,20 @@ export class PeakStream {
     for (const m of restored.meters) this.meters.set(meterKey(m), m);
     this.site = restored.site ?? newSite();
     // held suspects are judged again as they were: held again (or decided, were the settings changed)
+    const dropped = this.charges.restore(stored, { ...this.scope, maxMeters: this.maxMeters }, at);
     for (const { meter, rows } of restored.held)
       for (const [ts, value] of rows)
         for (const w of advanceMeter(meter, { ts, value }, this.scope).closed)
           shareWindow(this.site, w, meterName(meter), meter.unit === 'kvarh');
-    if (restored.held.length > 0) closeDue(this.site, this.meters.values(), this.scope, this.opts.settings.staleMs);
+    if (restored.held.length > 0)
+      this.charges.add(closeDue(this.site, this.meters.values(), this.scope, this.opts.settings.staleMs).closed);
     this.guard = new PeakGuard(this.opts.settings, restored.guard);
     this.ready = true;
     // closed while the store loaded (a redeploy): nothing may hold on to this stream
     if (!this.closed) this.stopSteps = clockSteps.onStep((step) => this.clockStepped(step));
     if (restored.problem) this.opts.warn(restored.problem);
+    if (dropped.length)
+      this.opts.warn(`stored peaks: ${dropped.join(', ')} of the more demand charges from zero (ranked otherwise, or failed their checks)`);
     const ended = readDatesEnded(this.scope, at);
     if (ended) this.opts.warn(ended);
     new StoredAhead(this.opts.warn).tell(
@@ -194,7 +193,10 @@ export class PeakStream {
 
   private async save(): Promise<void> {
     const clocks = { now: Date.now(), mono: this.mono() };
-    await this.opts.store.save(encodePeaks(this.meters.values(), this.site, this.guard.remember(), this.scope, clocks));
+    await this.opts.store.save({
+      ...encodePeaks(this.meters.values(), this.site, this.guard.remember(), this.scope, clocks),
+      ...this.charges.encode(),
+    });
   }
 
   /** Hands what changed since the last save to the store now. */
@@ -233,6 +235,7 @@ export class PeakStream {
     if (!advance.ignored && !advance.held) this.arrived(meter, reading.ts, now, mono);
     for (const w of advance.closed) shareWindow(this.site, w, meterName(meter), meter.unit === 'kvarh');
     const site = closeDue(this.site, this.meters.values(), this.scope, this.opts.settings.staleMs);
+    this.charges.add(site.closed);
     if (!advance.ignored) this.saver.changed();
     const out = this.evaluate(now, mono);
     const payload: Record<string, unknown> = {
@@ -283,6 +286,7 @@ export class PeakStream {
     if (step.by < 0) {
       for (const m of this.meters.values()) rebaseMeter(m, step.by, step.now, this.scope);
       rebaseSite(this.site, step.now, this.scope);
+      this.charges.rebase(step.now);
     }
     if (this.meters.size > 0) this.recheckNow();
   }
@@ -291,9 +295,11 @@ export class PeakStream {
   private evaluate(now: number, mono: number) {
     const site = siteNow(this.meters.values(), this.scope, mono, this.opts.settings.staleMs);
     const month = site ? monthAt(this.site.month, site.window.from, this.scope) : null;
-    const bill = site && month ? monthBill(this.charge, month, this.site.history, site.window.from) : null;
-    const counts = bill !== null && bill.raiseKw !== Infinity;
-    const limitKw = site && !counts && this.opts.settings.limit === 'fixed' ? null : limitOf(this.opts.settings, bill?.raiseKw ?? null);
+    const bills = site ? this.charges.bill(this.site, site.window.from) : null;
+    // a window raises the bill when it raises any charge: the guard keeps under the least kW that does
+    const raiseKw = bills ? Math.min(...bills.map((b) => b.raiseKw)) : null;
+    const counts = raiseKw !== null && raiseKw !== Infinity;
+    const limitKw = site && !counts && this.opts.settings.limit === 'fixed' ? null : limitOf(this.opts.settings, raiseKw);
     const power = site ? sitePowerKw(this.meters.values()) : null;
     const decision = this.guard.evaluate({
       projectedKw: site?.projectedKw ?? null,
@@ -312,21 +318,7 @@ export class PeakStream {
     const value = decision.state === 'shed' ? this.opts.settings.shedValue : this.opts.settings.restoreValue;
     const guardMessage: GuardMessage | null = send ? { topic: 'guard', payload: value, ...fields, changed: decision.changed } : null;
     this.armRecheck(decision, site, now, mono);
-    const sitePart =
-      site && month && bill
-        ? {
-            meters: this.meters.size,
-            unit: siteUnit(this.meters.values()),
-            window: windowPayload(site.window, site, power, false),
-            month: monthPayload(month),
-            bill: {
-              billedKw: roundAmount(bill.billedKw),
-              demandCharge: roundAmount(bill.amount),
-              raisedAboveKw: bill.raiseKw === Infinity ? null : roundAmount(bill.raiseKw),
-            },
-          }
-        : null;
-    if (sitePart?.window) sitePart.window.complete = siteCovered(this.meters.values(), site!.window);
+    const sitePart = site && month && bills ? sitePayload(this.meters.values(), site, power, month, billPayload(bills)) : null;
     return { now: site, decision, limitKw, fields, guardMessage, sitePart };
   }
 
@@ -379,6 +371,7 @@ export class PeakStream {
     this.meters.clear();
     this.clockReports.clear();
     this.site = newSite();
+    this.charges.clear();
     this.guard = new PeakGuard(this.opts.settings);
     this.synced = true; // the restore below tells the relay
     this.saver.changed();

@@ -1,0 +1,134 @@
+// easy-peak's demand charges (semantics rule 45; the peak node: "More demand charges"): the
+// node's own charge (its peaks and bill settings) and up to 7 more, each written as the
+// engine's DemandCharge (an on-peak charge beside an all-hours one, as PG&E bills), each
+// with its own month's peaks and months before. The bill now: per charge the billed kW
+// and the demand charge, their total, and the least kW a window must beat to raise any
+// (rule 46), which the guard keeps under.
+import type { DemandWindow } from '../../engine/peak/demand';
+import type { BillingPeriods } from '../../engine/peak/billing-periods';
+import { chargeRule, ChargeRule, DemandCharge } from '../../engine/peak/billing';
+import { isRecord } from '../../engine/common/stored-checks';
+import { roundAmount } from '../../engine/common/format';
+import { MAX_STORED_LINE_CHARS } from '../../engine/common/limits';
+import { addToMonths, ChargeMonths, monthAt, monthBill, MonthPeaks, PeriodScope, RankSettings } from './peak-month';
+import { readHistory, readMonth, StoreScope } from './peak-store';
+import type { WindowScope } from './peak-meter';
+
+/** One charge's part of the bill now. */
+export interface ChargeBill {
+  name: string;
+  billedKw: number;
+  amount: number;
+  /** The kW the current window must beat to raise it; Infinity: it cannot. */
+  raiseKw: number;
+}
+
+/** The site's charges: the node's own (its month and months before are the site's) and the more ones, each with its own. */
+export class SiteCharges {
+  private readonly rules: ChargeRule[];
+  private readonly ranks: RankSettings[];
+  private more: ChargeMonths[];
+
+  constructor(
+    own: ChargeRule,
+    more: DemandCharge[],
+    private readonly scope: PeriodScope & { periods?: BillingPeriods },
+  ) {
+    this.rules = [own, ...more.map((c, i) => chargeRule(c, i + 1, { timezone: scope.timezone, periods: scope.periods }))];
+    this.ranks = more.map((c) => ({
+      timezone: scope.timezone,
+      readDay: scope.readDay,
+      readDates: scope.readDates,
+      top: c.top ?? 1,
+      distinctDays: c.distinctDays ?? false,
+      when: c.when ?? null,
+      holidays: c.holidays ?? [],
+    }));
+    this.more = more.map(() => ({ month: null, history: [] }));
+  }
+
+  /** The windows the site closed, in order, added to each more charge's month. */
+  add(closed: readonly DemandWindow[]): void {
+    for (const w of closed) this.more.forEach((m, i) => addToMonths(m, w, this.ranks[i]));
+  }
+
+  /** From zero (msg.reset). */
+  clear(): void {
+    this.more = this.more.map(() => ({ month: null, history: [] }));
+  }
+
+  /** After a step back of the clock: months ahead of `now` let go, as rebaseSite does. */
+  rebase(now: number): void {
+    for (const m of this.more) {
+      if (m.month && m.month.from > now) m.month = null;
+      m.history = m.history.filter((h) => h.from <= now);
+    }
+  }
+
+  /** Each charge's bill for the window starting at `from`: the own one from the site's month and months before. */
+  bill(own: ChargeMonths, from: number): ChargeBill[] {
+    return this.rules.map((rule, i) => {
+      const m = i === 0 ? own : this.more[i - 1];
+      const b = monthBill(rule, monthAt(m.month, from, this.scope), m.history, from);
+      return { name: rule.name, billedKw: b.billedKw, amount: b.amount, raiseKw: b.raiseKw };
+    });
+  }
+
+  /** What a restart needs: per more charge how it ranks peaks, its month and months before; none without more charges. */
+  encode(): { charges?: string } {
+    if (this.more.length === 0) return {};
+    const flat = (month: MonthPeaks | null) => (month ? month.peaks.flatMap((p) => [p.from, p.to, p.kw]) : []);
+    const lines = this.more.map((m, i) => [
+      rankText(this.ranks[i]),
+      m.month?.from ?? null,
+      flat(m.month),
+      m.history.flatMap((h) => [h.from, h.value]),
+    ]);
+    return { charges: JSON.stringify(lines) };
+  }
+
+  /** The stored months read back (checked as the site's); a charge whose part fails, or was ranked otherwise, starts from zero, named. */
+  restore(stored: unknown, scope: WindowScope & Pick<StoreScope, 'maxMeters'>, now: number): string[] {
+    const text = isRecord(stored) ? stored.charges : undefined;
+    if (this.more.length === 0 || text === undefined) return [];
+    let lines: unknown = null;
+    try {
+      lines = typeof text === 'string' && text.length <= MAX_STORED_LINE_CHARS ? JSON.parse(text) : null;
+    } catch {
+      lines = null;
+    }
+    const dropped: string[] = [];
+    this.more.forEach((m, i) => {
+      // a charge added since (no line) starts from zero unsaid; anything else unread is said
+      const line: unknown = Array.isArray(lines) ? lines[i] : null;
+      if (line === undefined) return;
+      const rank = this.ranks[i];
+      const fields = Array.isArray(line) && line.length === 4 && line[0] === rankText(rank) ? (line as unknown[]) : null;
+      const own = { ...scope, ...rank };
+      const month = fields ? readMonth(fields[1], fields[2], own, now) : undefined;
+      const history = fields && month !== undefined ? readHistory(fields[3], month, own, now) : null;
+      if (history === null) dropped.push(`charge ${i + 2}`);
+      else this.more[i] = { month: month ?? null, history };
+    });
+    return dropped;
+  }
+}
+
+/** How a more charge ranks its peaks: stored months of another ranking are not its own. */
+const rankText = (r: RankSettings): string => JSON.stringify([r.top, r.distinctDays, r.when ?? null, r.holidays ?? []]);
+
+/** The bill's part of output 1 (`site.bill`): the own charge's billed kW, the charges' total, the least kW that raises any, each charge. */
+export function billPayload(bills: ChargeBill[]) {
+  const raise = Math.min(...bills.map((b) => b.raiseKw));
+  return {
+    billedKw: roundAmount(bills[0].billedKw),
+    demandCharge: roundAmount(bills.reduce((sum, b) => sum + b.amount, 0)),
+    raisedAboveKw: raise === Infinity ? null : roundAmount(raise),
+    charges: bills.map((b) => ({
+      name: b.name,
+      billedKw: roundAmount(b.billedKw),
+      demandCharge: roundAmount(b.amount),
+      raisedAboveKw: b.raiseKw === Infinity ? null : roundAmount(b.raiseKw),
+    })),
+  };
+}
