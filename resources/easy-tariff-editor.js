@@ -88,7 +88,8 @@
   /**
    * The tariff dropdown of a dialog (a <select>, the node's property) with its rule
    * table and, when asked, the week's chart. Reloads when the account changes; an id
-   * the account does not list stays selectable so nothing is lost offline.
+   * the account does not list stays selectable so nothing is lost offline. `more`:
+   * [{ select, value }], further dropdowns of the same tariffs whose empty choice is "none".
    */
   E.tariffPicker = function (opts) {
     var $sel = $(opts.select);
@@ -108,22 +109,39 @@
     function title(info) {
       return info.name + ' — ' + info.currency + ' (' + info.id + ')';
     }
-    function fill() {
-      $sel.empty();
-      $('<option>').val('').text(t('tariff.choose')).prop('disabled', true).appendTo($sel);
+    // more dropdowns of the same account's tariffs (easy-cost's export tariff): one request fills them all;
+    // their empty choice stays selectable (an optional tariff), the main one's is only a prompt
+    var more = (opts.more || []).map(function (x) {
+      var one = { $sel: $(x.select), value: x.value || '' };
+      one.$sel.on('change', function () {
+        var v = one.$sel.val();
+        if (v !== null && v !== undefined) one.value = v;
+        one.$sel.attr('title', one.$sel.find('option:selected').attr('title') || '');
+      });
+      return one;
+    });
+    function fillOne($s, value, prompt) {
+      $s.empty();
+      $('<option>').val('').text(t('tariff.choose')).prop('disabled', prompt).appendTo($s);
       var listed = list.some(function (x) {
-        return x.id === current;
+        return x.id === value;
       });
-      if (current && !listed)
+      if (value && !listed)
         $('<option>')
-          .val(current)
-          .text(t('tariff.notListed', { id: current }))
-          .appendTo($sel);
+          .val(value)
+          .text(t('tariff.notListed', { id: value }))
+          .appendTo($s);
       list.forEach(function (info) {
-        $('<option>').val(info.id).text(label(info)).attr('title', title(info)).appendTo($sel);
+        $('<option>').val(info.id).text(label(info)).attr('title', title(info)).appendTo($s);
       });
-      $sel.val(current);
-      $sel.attr('title', $sel.find('option:selected').attr('title') || '');
+      $s.val(value);
+      $s.attr('title', $s.find('option:selected').attr('title') || '');
+    }
+    function fill() {
+      fillOne($sel, current, true);
+      more.forEach(function (one) {
+        fillOne(one.$sel, one.value, false);
+      });
     }
     function show() {
       var info = null;

@@ -501,6 +501,34 @@ describe('e2e: the editor in chromium', function () {
     });
   });
 
+  it("easy-cost's export price: the export tariff is a dropdown of the account's tariffs, spot prices an easy-prices node with add-ons", async function () {
+    await withDialog('easy-cost', 'month-cost', async () => {
+      await page.selectOption('#node-input-exportPrice', 'tariff');
+      await page.waitForSelector('#node-input-exportTariff', { state: 'visible' });
+      // filled by the same request as the import tariff's dropdown: every tariff of the simulator
+      await page.waitForFunction(
+        (n: number) => $('#node-input-exportTariff option').filter((_: number, o: any) => o.value).length >= n,
+        SIM_TARIFFS.length,
+        { timeout: 20_000 },
+      );
+      const options = await page.evaluate(() =>
+        $('#node-input-exportTariff option')
+          .map((_: number, o: any) => o.value)
+          .get(),
+      );
+      for (const t of SIM_TARIFFS) assert.ok(options.includes(t), `${t} in ${options}`);
+      await page.selectOption('#node-input-exportTariff', 'DEMO-WORKDAY');
+      assert.strictEqual(await page.evaluate(() => $('#node-input-exportTariff').val()), 'DEMO-WORKDAY');
+      assert.strictEqual(await page.evaluate(() => $('#node-input-exportRate').is(':visible')), false);
+      await page.selectOption('#node-input-exportPrice', 'prices');
+      await page.waitForSelector('#node-input-exportAddOns', { state: 'visible' });
+      // Node-RED's own dropdown of easy-prices config nodes, and the tariff's row hidden
+      assert.ok(await page.evaluate(() => $('#node-input-exportPrices').is('select')));
+      assert.strictEqual(await page.evaluate(() => $('#node-input-exportTariff').is(':visible')), false);
+      assert.deepStrictEqual(await cutTexts(['#node-input-exportPrice', '#node-input-exportAddOns']), []);
+    });
+  });
+
   // The dashboard pages at a desktop's and a phone's width: every chart's title fits its chart.
   for (const width of [1280, 360]) {
     it(`fits every dashboard chart's and group's title at ${width} px, on every page of the examples`, async function () {

@@ -54,6 +54,9 @@ export const DIALOG_IDS: Record<string, string[]> = {
     'easy-cost-rules',
     'node-input-mode',
     'easy-cost-mode-help',
+    'node-input-exportPrice',
+    'node-input-exportTariff',
+    'node-input-exportPrices',
   ],
   'easy-plan': [
     'node-input-account',
@@ -125,6 +128,8 @@ describe('editor dialogs', () => {
   it('the tariff and zone fields are dropdowns; property names unchanged', () => {
     should(read('nodes', 'easy-tariff.html')).match(/<select id="node-input-tariff"/);
     should(read('nodes', 'easy-cost.html')).match(/<select id="node-input-tariff"/);
+    // the export tariff too: the account's tariffs as the import's field lists them
+    should(read('nodes', 'easy-cost.html')).match(/<select id="node-input-exportTariff"/);
     should(read('nodes', 'easy-account.html')).match(/<select id="node-config-input-timezone"/);
   });
 
