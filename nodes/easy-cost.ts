@@ -61,8 +61,9 @@ export = function register(RED: NodeAPI): void {
     } catch (err) {
       setting = (err as Error).message;
     }
-    // an easy-prices node, when set: costs at its list stacked with the tariff (docs/nodes.md, "Spot prices"); not in compare mode
-    const prices = linkPrices(RED, mode === 'compare' ? '' : config.prices);
+    // an easy-prices node, when set: costs at its list stacked with the tariff (docs/nodes.md, "Spot prices"); compare
+    // mode compares that stack with the account's tariffs, so it needs the node's tariff to stack over
+    const prices = linkPrices(RED, config.prices);
     const stacks = prices.book && prices.settings ? new StackSource(prices.book, prices.settings) : null;
     // rule 61: export meters credited at an easy-prices node's list with the export's add-ons, when chosen
     let exportStacks: ExportStacks | null = null;
@@ -73,7 +74,12 @@ export = function register(RED: NodeAPI): void {
     }
     // a price list sent to the node goes to its prices node, or to the export's when it has only that
     const listsTo = prices.book === null && prices.problem === null && exportStacks ? exportStacks.link : prices;
-    const problem = link.problem ?? (tariffId || mode === 'compare' ? setting : 'no tariff configured') ?? prices.problem;
+    const stackNeedsTariff =
+      mode === 'compare' && stacks && !tariffId
+        ? "compare mode with Prices compares the stack over the node's tariff: set Tariff (or clear Prices to compare the tariffs alone)"
+        : null;
+    const problem =
+      link.problem ?? (tariffId || mode === 'compare' ? setting : 'no tariff configured') ?? prices.problem ?? stackNeedsTariff;
     const generator: GeneratorSettings | null =
       config.generator === true || config.generator === 'true'
         ? { gatewayId: text(config.generatorGateway), sensorId: text(config.generatorSensor), on: text(config.generatorOn) }
@@ -138,10 +144,11 @@ export = function register(RED: NodeAPI): void {
       const t = await tariff();
       if (await reports.takesMessage(msg, t, Date.now())) return null;
       const exported = await exportPriceFor(exporting, t, await tariffs(), exportStacks);
-      const counted = await stream.handle(msg, t, Date.now(), exported?.shown ?? null, await sourceOf(t), exported?.source);
+      const source = await sourceOf(t);
+      const counted = await stream.handle(msg, t, Date.now(), exported?.shown ?? null, source, exported?.source);
       if (!counted) return null;
       // the month-end projection, the daily charge and the generator report beside the totals
-      const out = await reports.addTo(counted, stream, t);
+      const out = await reports.addTo(counted, stream, t, source);
       msg.payload = out.payload;
       status.routine(out.status);
       return withRecords([msg, out.bars.length ? out.bars : null], records?.streamCost(out.payload));
@@ -165,7 +172,7 @@ export = function register(RED: NodeAPI): void {
       }
       const { payload, result } = costBatch(msg.payload, msg.sensors, t, timezone, Date.now(), maxPowerKw, await sourceOf(t));
       msg.payload = payload;
-      status.now(costStatus(result, t, periodWords(result.from, result.to, timezone)));
+      status.now(costStatus(result, periodWords(result.from, result.to, timezone)));
       return withRecords([msg], records?.rangeCost(payload, undefined));
     }
 
@@ -179,13 +186,14 @@ export = function register(RED: NodeAPI): void {
         await sourceOf(t),
       );
       msg.payload = payload;
-      status.now(costStatus(result, t, period));
+      status.now(costStatus(result, period));
       return withRecords([msg], records?.rangeCost(payload, msg.period));
     }
 
     async function onCompare(msg: NodeMessage): Promise<Outgoing> {
       const current = snapshot && snapshot.fetchedAt !== null ? snapshot : await hub.refreshTariffs();
-      const out = await compareCost(msg, current, range, timezone, Date.now(), tariffId, maxPowerKw);
+      const stack = stacks ? await stacks.stackWhenRead(findTariff(current, tariffId)) : null;
+      const out = await compareCost(msg, current, range, timezone, Date.now(), tariffId, maxPowerKw, stack);
       msg.payload = out.payload;
       status.now(out.status);
       return [msg, out.chart];

@@ -133,8 +133,9 @@ export function chartData(tariff: Tariff, now: number, timezone: string, days = 
   return {
     tariffId: tariff.id,
     tariffName: tariff.name,
-    currency: tariff.currency,
-    vat: tariff.vat,
+    // the VAT and currency of what the chart prices (a stack's own VAT, 0 when included), as the engine's results say them
+    currency: ct.currency,
+    vat: ct.vat,
     timezone,
     from,
     to,

@@ -24,6 +24,33 @@ export function compileSource(source: unknown): CompiledTariff {
   return isPriceStack(source) ? compileStack(source) : compileTariff(source);
 }
 
+/**
+ * What a source's amounts are in, as its results say it (priceAt, computeCost): its id and
+ * name, the VAT its gross adds (per cent; 0 when every part already includes it, a stack's
+ * `vat: 'included'`), whether VAT is included, and the currency. One place for the nodes'
+ * labels, daily charges and projections, so a stack's VAT is never taken from its fees tariff.
+ */
+export interface PriceTerms {
+  id: string;
+  name: string;
+  vat: number;
+  vatIncluded: boolean;
+  currency: string;
+}
+
+/** The terms of a tariff or a stack (compiled once, as every call of the engine compiles it); throws on a bad one. */
+export function priceTerms(source: PriceSource | unknown): PriceTerms {
+  const ct = compileSource(source);
+  const named = (ct.tariff as { name?: unknown }).name;
+  return {
+    id: ct.id,
+    name: typeof named === 'string' ? named : ct.id,
+    vat: ct.vat,
+    vatIncluded: ct.stack?.vatIncluded ?? false,
+    currency: ct.currency,
+  };
+}
+
 /** The slot at an instant: a stack's own, a tariff's first matching rule. */
 function slotAt(ct: CompiledTariff, zone: ZoneInfo, at: number, values: Float64Array, unknown: number[] | null): number {
   return ct.slotAt !== undefined ? ct.slotAt(zone, at, values, unknown) : matchSlot(ct, toLocalMs(zone, at), values, unknown);

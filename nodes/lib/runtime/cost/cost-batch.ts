@@ -31,10 +31,10 @@ export function costBatch(
   return { payload: costPayload(result, tariff), result };
 }
 
-/** The node status for a cost result: the gross amount, and what was dropped or rejected. */
 /** The status of a cost: which period it covers (`period`, see periodWords), the amount, what was left out. */
-export function costStatus(result: CostResult, tariff: Tariff, period: string | null = null): NodeStatus {
-  const money = formatMoney(result.gross, tariff.currency)?.display ?? 'no amount';
+export function costStatus(result: CostResult, period: string | null = null): NodeStatus {
+  // the currency of what priced the readings (a stack's), as the result says it
+  const money = formatMoney(result.gross, result.currency)?.display ?? 'no amount';
   const amount = period ? `${period}: ${money}` : money;
   const left = [
     result.dropped.length ? `${counted(result.dropped.length, 'reading')} dropped` : '',

@@ -9,6 +9,7 @@ import { checkBatchSpan, rangeRequest } from './cost-inputs';
 import type { CostRange } from './cost-range';
 import type { NodeStatus } from '../common/red-types';
 import { DEFAULT_MAX_POWER_KW } from '../../engine/common/limits';
+import { PriceStack, stackId } from '../../engine/prices/price-stack';
 
 export interface CompareOutcome {
   payload: Record<string, unknown>;
@@ -36,6 +37,8 @@ export async function compareCost(
   now: number,
   currentId: string,
   maxPowerKw = DEFAULT_MAX_POWER_KW,
+  /** An easy-prices node's stack over the node's tariff: one more row, the one marked current. */
+  stack: PriceStack | null = null,
 ): Promise<CompareOutcome> {
   if (account.tariffs.length === 0) {
     const why = account.problems.find((p) => p.severity === 'error');
@@ -76,7 +79,10 @@ export async function compareCost(
       `compare mode needs at least two readings with a timestamp and a kWh value (got ${counted(readings.length, 'reading')})`,
     );
   }
-  const table = compareTariffs(account.tariffs, readings, { timezone, sensors, maxPowerKw });
+  // the stack is compared as what the node pays: its own row (id 'price list + <tariff id>'), beside the tariff alone
+  const compared = stack ? withoutId(stack) : null;
+  const table = compareTariffs(compared ? [...account.tariffs, compared] : account.tariffs, readings, { timezone, sensors, maxPowerKw });
+  if (compared) currentId = stackId(compared);
   const first = table[0];
   const cheapest = new Map<string, number>();
   for (const row of table) if (!cheapest.has(row.currency)) cheapest.set(row.currency, row.gross);
@@ -158,3 +164,9 @@ function compareStatus(table: readonly TariffComparisonRow[], rows: ReadonlyArra
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The stack under the engine's own id for it ('price list + <fees id>'): a node's stack carries its tariff's id, which its row would share. */
+function withoutId(stack: PriceStack): PriceStack {
+  const { id: _id, ...rest } = stack;
+  return rest;
+}

@@ -14,6 +14,7 @@ import type { NodeStatus } from '../common/red-types';
 import { formatMoney } from '../../engine/common/format';
 import type { PriceStack } from '../../engine/prices/price-stack';
 import { StackSource } from '../prices/prices-source';
+import { priceTerms } from '../../engine/prices/price-source';
 import type { PricesLink } from '../prices/prices-link';
 
 export interface ExportSettings {
@@ -103,7 +104,7 @@ export interface ExportPrice {
  */
 export class ExportStacks {
   private readonly stacks: StackSource;
-  private named: { importTariff: Tariff; shown: Tariff } | null = null;
+  private named: { importTariff: Tariff; over: Tariff; shown: Tariff } | null = null;
 
   constructor(link: PricesLink, settings: ExportSettings) {
     if (link.problem !== null || !link.book || !link.settings)
@@ -113,19 +114,17 @@ export class ExportStacks {
 
   /** The export's stack now (the kept prices read back first), shown as 'spot prices (export)' in the import's currency. */
   async priceFor(importTariff: Tariff): Promise<ExportPrice> {
-    // one object per import tariff: the stack is compiled once per list
+    // one object per import tariff: the stack is compiled once per list; the prices node's VAT
+    // 'tariff' is the import tariff's, so the stack is made over a tariff of no rules with it
     if (this.named?.importTariff !== importTariff) {
-      const shown = {
-        id: 'spot prices',
-        name: 'spot prices (export)',
-        currency: importTariff.currency,
-        vat: this.stacks.vatOf(importTariff),
-        rules: [],
-      };
-      this.named = { importTariff, shown };
+      const over = { id: 'spot prices', name: 'spot prices (export)', currency: importTariff.currency, vat: importTariff.vat, rules: [] };
+      this.named = { importTariff, over, shown: over };
     }
-    const shown = this.named.shown;
-    return { source: await this.stacks.stackWhenRead(shown), shown };
+    const source = await this.stacks.stackWhenRead(this.named.over);
+    // shown with the VAT the stack's results carry (priceTerms: 0 when included)
+    const { vat } = priceTerms(source);
+    if (this.named.shown.vat !== vat) this.named.shown = { ...this.named.over, vat };
+    return { source, shown: this.named.shown };
   }
 
   /** The book the export's list is kept in: where a list sent to this node goes when it prices nothing else with one. */

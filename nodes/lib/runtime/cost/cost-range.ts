@@ -10,6 +10,7 @@ import { localDate, localPeriod } from '../../engine/time/time';
 import type { AccountHub } from '../account/hub';
 import { dataRecord, nestedField, setNested } from '../../engine/common/id-map';
 import { SensorRef, sensorsUsedBy, Tariff } from '../../engine/tariff/tariff';
+import { priceTerms } from '../../engine/prices/price-source';
 import { GeneratorChoice, generatorReport } from './generator-report';
 
 /** With a flat tariff, this much is fetched at each end instead of the whole range. */
@@ -56,8 +57,9 @@ export class CostRange {
     const days = req.split === 'day' ? localDays(req.from, req.to, this.timezone) : null;
     const refs = sensorsUsedBy(tariff);
     if (generator) refs.push(generator.ref);
-    // the generator report and the days need every reading: the flat shortcut knows only the ends
-    const fetched = await this.archive(req, refs, generator || days ? null : tariff);
+    // the generator report and the days need every reading: the flat shortcut knows only the ends;
+    // a stack's list prices every quarter hour its own way, so it needs them too
+    const fetched = await this.archive(req, refs, generator || days || source !== tariff ? null : tariff);
     const result = computeCost(source, fetched.readings, {
       timezone: this.timezone,
       sensors: fetched.sensors,
@@ -165,7 +167,9 @@ export function costByDay(
   const runs = countedRuns(readings, maxPowerKw);
   const cursors = runs.map(() => 0);
   return days.map(({ from: start, to: end }) => {
-    const result = { energy: 0, unpricedEnergy: 0, net: 0, gross: 0, vat: tariff.vat, currency: tariff.currency };
+    // the VAT and currency of what priced the day (a stack's own), as computeCost's results say them
+    const { vat, currency } = priceTerms(source);
+    const result = { energy: 0, unpricedEnergy: 0, net: 0, gross: 0, vat, currency };
     runs.forEach((run, k) => {
       let first = cursors[k];
       while (first < run.length && run[first][0] < start) first++;

@@ -15,9 +15,11 @@ import { ClockStep, clockSteps } from '../../engine/time/clock-steps';
 import { rejectedPayload, SensorHistory, streamReading } from './cost-inputs';
 import {
   glitchNote,
+  importTerms,
   meterBar,
   meterPayload,
   restoredStatus,
+  ShownTerms,
   SiteSums,
   siteExportPayload,
   siteStatus,
@@ -245,7 +247,7 @@ export class CostStream {
     exportSource: unknown = exportTariff,
   ): Promise<StreamOutput | null> {
     if (!this.ready) throw new Error('running totals are not available: they could not be set up at deploy (see the log)');
-    if (msg.reset !== undefined && msg.reset !== false) return this.reset(msg, tariff);
+    if (msg.reset !== undefined && msg.reset !== false) return this.reset(msg, importTerms(tariff, source));
     // a step not yet seen by the heartbeat is seen before the reading is stamped with the new clock
     if (clockSteps.look()) now = Date.now();
     const reading = streamReading(msg, now);
@@ -291,15 +293,18 @@ export class CostStream {
       this.saver.changed();
     }
     const site = this.site(); // once per reading: a sum over every meter
-    const payload = meterPayload(this.shownAs(priced, direction === 'export'), this.opts.timezone, meter, site, added, reading);
-    if (site.export) Object.assign(payload.site as object, siteExportPayload(site, tariff, this.shownAs(exportTariff ?? tariff, true)));
+    // the amounts' VAT and currency are those of what priced them (a stack's own VAT), as computeCost's
+    const bought = importTerms(tariff, source);
+    const shown = direction === 'export' ? this.shownAs(priced, true) : bought;
+    const payload = meterPayload(shown, this.opts.timezone, meter, site, added, reading);
+    if (site.export) Object.assign(payload.site as object, siteExportPayload(site, bought, this.shownAs(exportTariff ?? tariff, true)));
     // an interval whose energy or amounts would not be finite counts nothing: said, never Infinity
     if (rejected.length) payload.rejected = rejected.map(rejectedPayload);
     const bars = PERIODS.filter((name) => added.closed[name]).map((name) =>
-      meterBar(name, added.closed[name]!, tariff, this.opts.timezone, meter),
+      meterBar(name, added.closed[name]!, shown, this.opts.timezone, meter),
     );
     const note = added.ignored ?? (rejected.length ? 'interval rejected' : (glitchNote(added) ?? undefined));
-    return { payload, bars, status: siteStatus(site, tariff, note), site };
+    return { payload, bars, status: siteStatus(site, bought, note), site };
   }
 
   /** After a step back of the wall clock, meters stamped ahead of it count on from their last value (rebaseTotals). */
@@ -338,7 +343,7 @@ export class CostStream {
   }
 
   /** `msg.reset = true` zeroes every meter; a topic (with msg.gateway, if given) zeroes that meter. */
-  private async reset(msg: StreamMessage, tariff: Tariff): Promise<StreamOutput> {
+  private async reset(msg: StreamMessage, terms: ShownTerms): Promise<StreamOutput> {
     let reset: Meter | null = null;
     if (msg.reset === true) {
       this.meters.clear();
@@ -370,7 +375,7 @@ export class CostStream {
       totals: newTotals(this.opts.timezone, this.opts.tariffId),
     };
     const site = this.site();
-    return { payload: meterPayload(tariff, this.opts.timezone, empty, site), bars: [], status: siteStatus(site, tariff), site };
+    return { payload: meterPayload(terms, this.opts.timezone, empty, site), bars: [], status: siteStatus(site, terms), site };
   }
 
   /** One meter's totals, if it has counted anything. */
@@ -382,7 +387,7 @@ export class CostStream {
   // pricing and sums
 
   /** The tariff as an export meter's amounts are shown: the VAT applied (0 unless VAT on export). */
-  private shownAs(t: Tariff, exported: boolean): Tariff {
+  private shownAs(t: Tariff, exported: boolean): ShownTerms {
     return exported && !this.opts.exportPricing?.exportVat ? { ...t, vat: 0 } : t;
   }
 

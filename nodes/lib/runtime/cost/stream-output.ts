@@ -2,6 +2,7 @@
 // message, closed periods as bars, the status. Pure: totals in, shapes out.
 import { closedPeriodBar } from '../../engine/reports/chart';
 import { formatMoney, roundAmount } from '../../engine/common/format';
+import { priceTerms, PriceTerms } from '../../engine/prices/price-source';
 import type { Tariff } from '../../engine/tariff/tariff';
 import { localPeriod } from '../../engine/time/time';
 import { AddResult, Bucket, PERIODS, PeriodName, Reading, TotalsState } from '../../engine/cost/totals';
@@ -24,6 +25,17 @@ export interface SiteSums {
   newest: number | null;
   /** Rule 47: the export meters' sums, apart (the fields above are the import meters'); only when there are any. */
   export?: SiteSums;
+}
+
+/**
+ * What a meter's amounts are in: the id and name of what priced them, their currency and the
+ * VAT their gross adds (priceTerms of the tariff or the stack, or an export tariff's).
+ */
+export type ShownTerms = Pick<PriceTerms, 'id' | 'name' | 'currency' | 'vat'>;
+
+/** The terms of what prices an import meter (the tariff, or a stack over it), named by the node's tariff. */
+export function importTerms(tariff: Tariff, source: unknown): ShownTerms {
+  return source === tariff ? tariff : { ...priceTerms(source), id: tariff.id, name: tariff.name };
 }
 
 export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -73,7 +85,7 @@ export function siteSums(all: TotalsState[], timezone: string): SiteSums {
 
 /** One meter's message: its periods, the site's, and what this reading did. */
 export function meterPayload(
-  t: Tariff,
+  t: ShownTerms,
   timezone: string,
   meter: MeterId & { totals: TotalsState; direction?: 'export' },
   site: SiteSums,
@@ -114,7 +126,7 @@ export function meterPayload(
  * its own currency's amounts as credit, the VAT applied) and per period the `net` bill
  * (import gross − export gross; negative: the site earned). Absent without export meters.
  */
-export function siteExportPayload(site: SiteSums, importTariff: Tariff, exportShown: Tariff) {
+export function siteExportPayload(site: SiteSums, importTariff: ShownTerms, exportShown: ShownTerms) {
   const ex = site.export;
   if (!ex) return {};
   const credit = (b: Bucket | null) => bucketPayload(b, exportShown.currency, exportShown.vat);
@@ -144,14 +156,14 @@ export function glitchNote(added: AddResult): string | null {
 }
 
 /** A closed period as a bar; bars of a named meter are a series of their own. */
-export function meterBar(name: PeriodName, closed: Bucket, t: Tariff, timezone: string, meter: MeterId) {
+export function meterBar(name: PeriodName, closed: Bucket, t: ShownTerms, timezone: string, meter: MeterId) {
   const bar = closedPeriodBar(name, closed, t.currency, timezone);
   if (meter.gateway !== null || meter.topic !== null) bar.topic = `${bar.topic} · ${meterName(meter)}`;
   return bar;
 }
 
 /** The site's today and how many meters count; unpriced energy and ignored readings in yellow. */
-export function siteStatus(site: SiteSums, t: Tariff, ignored?: string): StreamStatus {
+export function siteStatus(site: SiteSums, t: ShownTerms, ignored?: string): StreamStatus {
   const today = site.day;
   const amount = formatMoney(today ? today.gross : 0, t.currency)?.display ?? 'no amount';
   const energy = today ? today.energy.toFixed(2) : '0.00';
@@ -168,7 +180,7 @@ export function siteStatus(site: SiteSums, t: Tariff, ignored?: string): StreamS
 }
 
 /** What the status says of the export meters today: the energy sold and its credit. */
-function exportNote(site: SiteSums, t: Tariff): string {
+function exportNote(site: SiteSums, t: ShownTerms): string {
   const day = site.export?.day;
   if (!day) return '';
   return ` · export ${day.energy.toFixed(2)} kWh ${formatMoney(day.gross, t.currency)?.display ?? ''}`.trimEnd();

@@ -1,7 +1,12 @@
 // Stream mode's month-end projection and fixed daily charge (docs/semantics.md, rules
-// 33-34): pure, from the site's sums and the newest reading, nothing stored.
+// 33-34, and for a price stack the rule "Month-end projection on a price stack"): pure,
+// from the site's sums, the newest reading and what prices them, nothing stored.
 import { formatAmounts, formatMoney, roundAmount } from '../../engine/common/format';
-import type { Tariff } from '../../engine/tariff/tariff';
+import { isPriceStack, PriceStack } from '../../engine/prices/price-stack';
+import { PriceList, priceList } from '../../engine/prices/price-list';
+import { schedule } from '../../engine/prices/price-source';
+import { knownUntilText } from '../prices/prices-source';
+import type { ShownTerms } from './stream-output';
 import { localPeriodIn, zoneInfo, ZoneInfo } from '../../engine/time/time';
 import { localDayNumber } from '../../engine/time/zone-clock';
 import type { Bucket } from '../../engine/cost/totals';
@@ -44,9 +49,17 @@ function daysBegun(zone: ZoneInfo, from: number, at: number): number {
  * times the month's hours (exact with 23- and 25-hour days; days before counting began
  * are estimated alike), plus a charge for every day of the month.
  */
-export function streamExtras(input: ProjectionInput, tariff: Tariff, timezone: string, perDay: number | null) {
+export function streamExtras(
+  input: ProjectionInput,
+  terms: Pick<ShownTerms, 'vat' | 'currency'>,
+  timezone: string,
+  perDay: number | null,
+  /** What prices the site (the tariff, or a stack): a stack's rest of the month is priced on it. */
+  source: unknown = null,
+) {
   const zone = zoneInfo(timezone);
-  const vatFactor = 1 + tariff.vat / 100;
+  // the VAT of what prices the energy (a stack's own, 0 when included), as computeCost's gross
+  const vatFactor = 1 + terms.vat / 100;
   const out: Record<string, unknown> = {};
   const newest = input.newest;
   if (newest === null) return { payload: out, statusNote: '' };
@@ -78,21 +91,31 @@ export function streamExtras(input: ProjectionInput, tariff: Tariff, timezone: s
   const chargeSoFar = (perDay ?? 0) * daysBegun(zone, month.from, newest);
   const chargeMonth = (perDay ?? 0) * daysInMonth;
   const energyCost = { energy: soFar ? soFar.energy : 0, net: soFar ? soFar.net : 0, gross: soFar ? soFar.gross : 0 };
-  const scale = basisMs >= MIN_PROJECTION_BASIS_MS ? (month.to - month.from) / basisMs : null;
-  const projected =
-    scale === null
-      ? null
-      : {
-          energy: roundAmount(energyCost.energy * scale),
-          net: roundAmount(energyCost.net * scale + chargeMonth),
-          gross: roundAmount(energyCost.gross * scale + chargeMonth * vatFactor),
-        };
+  const enough = basisMs >= MIN_PROJECTION_BASIS_MS;
+  const onStack = isPriceStack(source) ? restOnStack(source, newest, month.to, timezone, enough ? energyCost.energy / basisMs : 0) : null;
+  let projected: { energy: number; net: number; gross: number } | null = null;
+  if (enough && onStack === null) {
+    // rule 33: the cost per hour counted so far, over the whole month
+    const scale = (month.to - month.from) / basisMs;
+    projected = {
+      energy: roundAmount(energyCost.energy * scale),
+      net: roundAmount(energyCost.net * scale + chargeMonth),
+      gross: roundAmount(energyCost.gross * scale + chargeMonth * vatFactor),
+    };
+  } else if (enough && onStack && onStack.unpricedMs === 0) {
+    // a stack's prices do not repeat: the rest of the month at the use per hour so far, at each instant's price
+    projected = {
+      energy: roundAmount(energyCost.energy + onStack.energy),
+      net: roundAmount(energyCost.net + onStack.net + chargeMonth),
+      gross: roundAmount(energyCost.gross + onStack.net * vatFactor + chargeMonth * vatFactor),
+    };
+  }
   out.projection = {
     from: iso(month.from),
     to: iso(month.to),
     fromMs: month.from,
     toMs: month.to,
-    method: 'month-so-far',
+    method: onStack ? 'stacked-prices' : 'month-so-far',
     basisFrom: iso(firstCounted),
     basisFromMs: firstCounted,
     basisMs,
@@ -103,13 +126,116 @@ export function streamExtras(input: ProjectionInput, tariff: Tariff, timezone: s
       gross: roundAmount(energyCost.gross + chargeSoFar * vatFactor),
     },
     projected,
+    ...(onStack ? { prices: stackWords(onStack, enough, newest, timezone) } : {}),
+    // rule 52 on a stack: the month is not projected past its first unpriced instant; up to it, so far (charges begun included) and the rest
+    ...(enough && onStack && onStack.unpricedFrom !== null
+      ? {
+          untilUnpriced: {
+            to: iso(onStack.unpricedFrom),
+            toMs: onStack.unpricedFrom,
+            energy: roundAmount(energyCost.energy + onStack.energyBefore),
+            net: roundAmount(energyCost.net + chargeSoFar + onStack.netBefore),
+            gross: roundAmount(energyCost.gross + (chargeSoFar + onStack.netBefore) * vatFactor),
+          },
+        }
+      : {}),
     formatted: formatAmounts(
       { soFar: energyCost.gross + chargeSoFar * vatFactor, projected: projected ? projected.gross : null },
-      tariff.currency,
+      terms.currency,
     ),
   };
-  const shown = projected ? formatMoney(projected.gross, tariff.currency)?.display : null;
-  return { payload: out, statusNote: shown ? ` · month → ${shown}` : '' };
+  const shown = projected ? formatMoney(projected.gross, terms.currency)?.display : null;
+  const note = shown
+    ? ` · month → ${shown}`
+    : enough && onStack && onStack.unpricedMs > 0
+      ? ` · month → not projected (${onStack.knownUntil === null ? 'no price now' : knownUntilText(onStack.knownUntil, newest, timezone)})`
+      : '';
+  return { payload: out, statusNote: note };
+}
+
+/** The rest of the month on a stack: its energy and net at the use per hour so far, how much of it is on the list, beyond it, unpriced. */
+interface RestOnStack {
+  energy: number;
+  net: number;
+  /** The end of the list's run of prices from the newest reading on (null: the list has no price then). */
+  knownUntil: number | null;
+  /** Of the rest of the month: time priced by the list, by the tariff alone (beyond: 'fees'), and with no price. */
+  listMs: number;
+  beyondMs: number;
+  unpricedMs: number;
+  /** The first instant with no price (null: none), and the energy and net of the rest before it. */
+  unpricedFrom: number | null;
+  energyBefore: number;
+  netBefore: number;
+  beyond: 'none' | 'fees';
+}
+
+function restOnStack(stack: PriceStack, from: number, to: number, timezone: string, kwhPerMs: number): RestOnStack {
+  const list: PriceList = stack.list instanceof PriceList ? stack.list : priceList(stack.list);
+  const rest: RestOnStack = {
+    energy: 0,
+    net: 0,
+    knownUntil: null,
+    listMs: 0,
+    beyondMs: 0,
+    unpricedMs: 0,
+    unpricedFrom: null,
+    energyBefore: 0,
+    netBefore: 0,
+    beyond: stack.beyond === 'fees' ? 'fees' : 'none',
+  };
+  // the run of back-to-back entries that holds the newest reading
+  let k = list.indexAt(from);
+  if (k >= 0) {
+    while (k + 1 < list.length && list.starts[k + 1] === list.ends[k]) k++;
+    rest.knownUntil = list.ends[k];
+  }
+  if (!(from < to)) return rest;
+  // the fees' sensor rules see no sensor value here (the rest is to come): such a rule prices nothing
+  for (const entry of schedule(stack, from, to, { timezone })) {
+    const ms = entry.to - entry.from;
+    if (entry.price === null) {
+      rest.unpricedMs += ms;
+      rest.unpricedFrom ??= entry.from;
+      continue;
+    }
+    if (list.indexAt(entry.from) >= 0) rest.listMs += ms;
+    else rest.beyondMs += ms;
+    rest.energy += kwhPerMs * ms;
+    rest.net += kwhPerMs * ms * entry.price;
+    if (rest.unpricedFrom === null) {
+      rest.energyBefore = rest.energy;
+      rest.netBefore = rest.net;
+    }
+  }
+  return rest;
+}
+
+/** What the projection on a stack used, in numbers and words. */
+function stackWords(rest: RestOnStack, enough: boolean, newest: number, timezone: string) {
+  const hours = (ms: number) => roundAmount(ms / 3600_000);
+  const known = rest.knownUntil === null ? 'the list has no price now' : knownUntilText(rest.knownUntil, newest, timezone);
+  let note: string;
+  if (!enough) note = 'less than an hour counted this month: no projection yet';
+  else if (rest.unpricedMs > 0)
+    note =
+      `not projected: ${hours(rest.unpricedMs)} h of the rest of the month have no price (${known}; ` +
+      (rest.beyond === 'fees'
+        ? 'where the list has no price the tariff alone prices, and no rule of it matches there)'
+        : 'the prices node gives no price beyond the list)');
+  else if (rest.beyondMs > 0)
+    note = `the rest of the month at the stacked prices until the list ends (${known}), then at the tariff alone (the prices node's Beyond the list)`;
+  else note = `the rest of the month at the stacked prices (${known})`;
+  return {
+    knownUntil: rest.knownUntil === null ? null : iso(rest.knownUntil),
+    knownUntilMs: rest.knownUntil,
+    beyond: rest.beyond === 'fees' ? 'tariff' : 'none',
+    listHours: hours(rest.listMs),
+    beyondHours: hours(rest.beyondMs),
+    unpricedHours: hours(rest.unpricedMs),
+    unpricedFrom: rest.unpricedFrom === null ? null : iso(rest.unpricedFrom),
+    note,
+  };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();

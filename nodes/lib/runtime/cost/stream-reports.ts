@@ -8,6 +8,7 @@ import { streamReading } from './cost-inputs';
 import { generatorChoice, GeneratorSettings } from './generator-report';
 import { GeneratorStore, StreamGenerator } from './stream-generator';
 import { streamExtras } from './stream-projection';
+import { importTerms } from './stream-output';
 import type { StoredAhead } from '../../engine/common/stored-checks';
 
 export class StreamReports {
@@ -82,10 +83,10 @@ export class StreamReports {
     return !sensorsUsedBy(tariff).some((r) => r.gatewayId === reading.gatewayId && r.sensorId === reading.sensorId);
   }
 
-  /** The stream's message with the reports added, and its status with the projection. */
-  async addTo(out: StreamOutput, stream: CostStream, tariff: Tariff): Promise<StreamOutput> {
+  /** The stream's message with the reports added, and its status with the projection; `source` priced the import meters. */
+  async addTo(out: StreamOutput, stream: CostStream, tariff: Tariff, source: unknown = tariff): Promise<StreamOutput> {
     const { site } = out;
-    const extras = streamExtras(site, tariff, this.timezone, this.dailyCharge);
+    const extras = streamExtras(site, importTerms(tariff, source), this.timezone, this.dailyCharge, source);
     const payload: Record<string, unknown> = { ...out.payload, ...extras.payload };
     let g: StreamGenerator | null;
     try {

@@ -42,12 +42,6 @@ export class StackSource {
     return this.stackFor(tariff);
   }
 
-  /** The VAT the stack's prices carry on top, in per cent (0 when every part includes it). */
-  vatOf(tariff: Tariff): number {
-    const vat = this.settings.vat;
-    return vat === 'tariff' ? tariff.vat : vat === 'included' ? 0 : vat;
-  }
-
   /** Until when the kept prices run back to back from `at`; null when none prices `at`. */
   knownUntil(at: number): number | null {
     return this.book.knownUntil(at);

@@ -9,7 +9,7 @@ import { DroppedState } from '../../engine/common/stored-checks';
 import type { AccountHub, HubStore, SensorSnapshot, TariffSnapshot } from '../account/hub';
 import { DeadlineTimer } from '../../engine/time/long-timer';
 import { clockSteps } from '../../engine/time/clock-steps';
-import { nextPriceChange, priceAt, schedule, PriceResult, SensorValues } from '../../engine/prices/price-source';
+import { nextPriceChange, priceAt, priceTerms, schedule, PriceResult, SensorValues } from '../../engine/prices/price-source';
 import { SensorRef, sensorsUsedBy, Tariff } from '../../engine/tariff/tariff';
 import { roundAmountOrNull } from '../../engine/common/format';
 import { SensorFollower } from './sensor-follower';
@@ -166,8 +166,10 @@ export class TariffWatch {
   pricingInputs(): { tariff: Tariff | PriceStack; options: { timezone: string; sensors: SensorValues }; currency: string; vat: number } {
     const tariff = this.tariff();
     if (!tariff) throw new Error(this.snapshot ? whyNoTariff(this.snapshot, this.tariffId) : 'the tariffs have not been fetched yet');
-    const vat = this.prices ? this.prices.vatOf(tariff) : tariff.vat;
-    return { tariff: this.source(tariff), options: this.priceOptions(tariff), currency: tariff.currency, vat };
+    const source = this.source(tariff);
+    // the VAT and currency its prices carry: a stack's own (priceTerms, as priceAt's results say them)
+    const { vat, currency } = priceTerms(source);
+    return { tariff: source, options: this.priceOptions(tariff), currency, vat };
   }
 
   /** The prices node's stack, when the node uses one: for what says how far prices are known. */
