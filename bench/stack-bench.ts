@@ -8,7 +8,8 @@ import * as os from 'os';
 import { cheapestWindows } from '../nodes/lib/engine/plan/plan';
 import { priceAt, schedule } from '../nodes/lib/engine/prices/price-source';
 import { priceList } from '../nodes/lib/engine/prices/price-list';
-import type { PriceStack } from '../nodes/lib/engine/prices/price-stack';
+import { compileStack, PriceStack } from '../nodes/lib/engine/prices/price-stack';
+import { zoneInfo } from '../nodes/lib/engine/time/zone-data';
 import { computeCost } from '../nodes/lib/engine/cost/cost';
 import { interleaved } from './measure';
 import { doPlanning, getBestContinuous, getBestX, wholeDayNode } from './peer-lowest-price';
@@ -41,6 +42,16 @@ function stackOf(quarters: number): PriceStack {
   return { list, fees: GRID, addOns: 0.0891, vat: 25 };
 }
 
+/** The cost of running the slots a peer's plan switches on, one price a quarter hour: price × hours. */
+const peerCost = (values: number[], on: boolean[]) => on.reduce((sum, v, k) => sum + (v ? values[k] * 0.25 : 0), 0);
+
+/** Ours must be as cheap as the peer's on the same prices (the same plan, or an equally cheap one). */
+function asGood(what: string, ours: { costPerKw: { net: number }; planned: number }, peer: number, wanted: number): void {
+  if (ours.planned !== wanted || ours.costPerKw.net > peer + 1e-9 * Math.abs(peer) + 1e-12) {
+    throw new Error(`${what}: ours plans ${ours.planned} ms at ${ours.costPerKw.net}, the peer's costs ${peer}`);
+  }
+}
+
 function planning(): void {
   console.log(
     `price stacks: quarter-hour spot prices + a 2-rule grid tariff + add-ons, ${ZONE} (a 25-hour day in the window), a sixth of the window to run (node ${process.version}, load average ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} cores)`,
@@ -48,29 +59,52 @@ function planning(): void {
   for (const quarters of [192, 672]) {
     const stack = stackOf(quarters);
     const window = { timezone: ZONE, from: FROM, to: FROM + quarters * Q, duration: (quarters / 6) * Q };
+    const block = { ...window, contiguous: true };
     // the peer searches the same stacked prices, one a quarter hour (schedule's, cut per quarter)
     const values: number[] = [];
     for (const e of schedule(stack, window.from, window.to, window)) for (let t = e.from; t < e.to; t += Q) values.push(e.price as number);
     const count = quarters / 6;
+    asGood(`split, ${quarters}`, cheapestWindows(stack, window), peerCost(values, getBestX(values, count)), window.duration);
+    asGood(`one block, ${quarters}`, cheapestWindows(stack, block), peerCost(values, getBestContinuous(values, count)), window.duration);
     const priceData = values.map((value, k) => ({ value, start: new Date(FROM + k * Q).toISOString() }));
     const node = wholeDayNode(count);
     const rounds = quarters > 192 ? 150 : 300;
     const [ours, peer, oursBlock, peerBlock] = interleaved(rounds, [
       { fn: () => cheapestWindows(stack, window) },
       { fn: () => getBestX(values, count) },
-      { fn: () => cheapestWindows(stack, { ...window, contiguous: true }) },
+      { fn: () => cheapestWindows(stack, block) },
       { fn: () => getBestContinuous(values, count) },
     ]);
     const [oursAgain, peerNode] = interleaved(rounds / 3, [
       { fn: () => cheapestWindows(stack, window) },
       { fn: () => doPlanning(node, priceData) },
     ]);
+    // one block in a run of its own: CPU time of many calls (the machine's other work left out) and their median wall time
+    const calls = quarters > 192 ? 2000 : 5000;
+    const [blockCpu, peerCpu] = [() => cheapestWindows(stack, block), () => getBestContinuous(values, count)].map((fn) =>
+      cpuPerCall(fn, calls),
+    );
+    const [blockAlone, peerAlone] = interleaved(rounds, [
+      { fn: () => cheapestWindows(stack, block) },
+      { fn: () => getBestContinuous(values, count) },
+    ]);
     console.log(
       `  ${quarters} quarter hours: split ${ours.toFixed(3)} ms, power-saver's search (getBestX) ${peer.toFixed(3)} ms: ours ${against(ours, peer)}; ` +
         `one block ${oursBlock.toFixed(3)} ms, its getBestContinuous ${peerBlock.toFixed(3)} ms: ours ${against(oursBlock, peerBlock)}; ` +
-        `its planning from the list (doPlanning) ${peerNode.toFixed(3)} ms against ${oursAgain.toFixed(3)} ms: ours ${against(oursAgain, peerNode)} (goal: at least 10 x on every size)`,
+        `its planning from the list (doPlanning) ${peerNode.toFixed(3)} ms against ${oursAgain.toFixed(3)} ms: ours ${against(oursAgain, peerNode)} (goal: at least 10 x on every size)\n` +
+        `    one block against getBestContinuous alone: ${(blockAlone * 1000).toFixed(1)} against ${(peerAlone * 1000).toFixed(1)} µs a call (medians): ours ${against(blockAlone, peerAlone)}; ` +
+        `CPU ${blockCpu.toFixed(1)} against ${peerCpu.toFixed(1)} µs a call (${calls} calls each): ours ${against(blockCpu, peerCpu)}; the plans as cheap as the peer's (checked)`,
     );
   }
+}
+
+/** CPU time (user + system) per call of fn over `calls` calls, in µs. */
+function cpuPerCall(fn: () => unknown, calls: number): number {
+  for (let k = 0; k < 200; k++) fn();
+  const start = process.cpuUsage();
+  for (let k = 0; k < calls; k++) fn();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / calls;
 }
 
 /** priceAt of the stack against priceAt of the grid tariff alone, at the same instants. */
@@ -130,8 +164,14 @@ function memory(): void {
     { timezone: ZONE },
   ).byRule.length;
   const stackBytes = heapUsed() - before;
+  // a plan keeps the stack's walk over the whole list for its zone: three typed arrays
+  const window = { timezone: ZONE, from: FROM, to: FROM + quarters * Q, duration: 4 * 3_600_000, contiguous: true };
+  if (cheapestWindows(stack, window).planned !== window.duration) throw new Error('unreachable');
+  const kept = compileStack(stack).listVisits!(zoneInfo(ZONE))!;
+  const keptBytes = kept.starts.byteLength + kept.slots.byteLength + kept.prices.byteLength;
   console.log(
-    `  memory of a 62-day quarter-hour history (${quarters} entries, every price different): the list ${(listBytes / 1024).toFixed(0)} kB; the stack with every slot met (a cost walk over the 62 days, ${feeRules} fee rules) ${(stackBytes / 1024).toFixed(0)} kB (goal: at most 2 MB)`,
+    `  memory of a 62-day quarter-hour history (${quarters} entries, every price different): the list ${(listBytes / 1024).toFixed(0)} kB; the stack with every slot met (a cost walk over the 62 days, ${feeRules} fee rules) ${(stackBytes / 1024).toFixed(0)} kB (goal: at most 2 MB); ` +
+      `a plan on it keeps the stack's walk over the list for the zone: ${kept.length} visits, ${(keptBytes / 1024).toFixed(0)} kB`,
   );
   if (list.length !== quarters || (stack as { list: unknown }).list !== list) throw new Error('unreachable');
 }

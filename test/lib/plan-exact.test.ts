@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { cheapestWindows, dearestWindows, PlanResult } from '../../nodes/lib/engine/plan/plan';
 import { schedule } from '../../nodes/lib/engine/prices/price-source';
 import { cheapestBlock } from '../../nodes/lib/engine/plan/plan-split';
-import type { Piece } from '../../nodes/lib/engine/plan/plan-block-work';
+import { Piece, UsablePieces } from '../../nodes/lib/engine/plan/plan-block-work';
 import { FC } from './engine-fixtures';
 import { cellCaseArb, cellPrices, referenceBlocks, referenceSplit, runsOf } from './plan-reference';
 
@@ -176,7 +176,7 @@ describe('plans against a cell-by-cell reference', () => {
       fc.property(pieces, fc.integer({ min: 1, max: 1000 }), (usable, thousandths) => {
         const total = usable[usable.length - 1].to - usable[0].from;
         const duration = Math.max(1, Math.round((thousandths / 1000) * total));
-        should(cheapestBlock(usable, duration)).eql(blockBySearch(usable, duration));
+        should(cheapestBlock(UsablePieces.of(usable), duration)).eql(blockBySearch(usable, duration));
       }),
       { ...FC, numRuns: 1500 },
     );

@@ -6,7 +6,7 @@
 // - one block: the cost of a block is piecewise linear in its start, so a minimum lies
 //   where the block's start or end meets a segment boundary; every such start is tried in
 //   time order, the earliest of the cheapest wins; work O(segments) (two pointers).
-import type { Piece } from './plan-block-work';
+import type { Piece, UsablePieces } from './plan-block-work';
 import { MarginalRun, takeMarginal } from './plan-split-ties';
 
 /**
@@ -71,69 +71,94 @@ export function cheapestPieces(usable: Piece[], duration: number): Piece[] {
  * Contiguous: the cheapest block of `duration` inside one run of usable time; when no
  * run is that long, the longest run (earliest of equals), all of it.
  */
-export function cheapestBlock(usable: Piece[], duration: number): Piece[] {
-  const n = usable.length;
+export function cheapestBlock(usable: UsablePieces, duration: number): Piece[] {
+  const { from: F, to: T, price: P, prefix, length: n } = usable;
   let maxAbsPrice = 0;
-  for (let k = 0; k < n; k++) maxAbsPrice = Math.max(maxAbsPrice, Math.abs(usable[k].price));
-  // prefix[k]: price × ms from the start of k's run to usable[k].from
-  const prefix = new Float64Array(n);
+  for (let k = 0; k < n; k++) if (Math.abs(P[k]) > maxAbsPrice) maxAbsPrice = Math.abs(P[k]);
   let bestCost = 0;
   let bestStart = -1; // none yet
   let bestRun = 0; // the first piece of the best block's run
   let longest = 0; // the longest run: its first piece and its span (the earliest of equals)
   let longestSpan = 0;
-  for (let first = 0, end: number; first < n; first = end) {
-    // the run of usable pieces that touch each other from `first`, to `end` (exclusive)
-    end = first + 1;
-    while (end < n && usable[end - 1].to === usable[end].from) end++;
-    const runFrom = usable[first].from;
-    const runTo = usable[end - 1].to;
-    if (runTo - runFrom > longestSpan) [longest, longestSpan] = [first, runTo - runFrom];
-    if (runTo - runFrom < duration) continue;
+  for (let first = 0; first < n;) {
+    // the run of usable pieces that touch each other from `first`, to `end` (exclusive), and
+    // prefix[k]: price × ms from the run's start to the start of piece k (prefix[end]: its end)
+    let end = first + 1;
+    let sum = 0; // prefix[end - 1], kept in a local: no store and load per piece
     prefix[first] = 0;
-    for (let k = first + 1; k < end; k++) {
-      const p = usable[k - 1];
-      prefix[k] = prefix[k - 1] + p.price * (p.to - p.from);
+    for (; end < n && T[end - 1] === F[end]; end++) prefix[end] = sum += P[end - 1] * (T[end - 1] - F[end - 1]);
+    prefix[end] = sum + P[end - 1] * (T[end - 1] - F[end - 1]);
+    const runFrom = F[first];
+    const runTo = T[end - 1];
+    const run = first;
+    first = end;
+    if (runTo - runFrom > longestSpan) {
+      longest = run;
+      longestSpan = runTo - runFrom;
     }
+    if (runTo - runFrom < duration) continue;
     // differences of prefix sums are off in the last bits: equal costs must still tie
     const tolerance = maxAbsPrice * (runTo - runFrom) * 1e-12;
     // every candidate start in ascending order: the pieces' starts and their ends less the
-    // duration (two ascending lists, merged); the block's ends then only move forward, so
-    // the pieces holding them are found by two pointers, not a search per start. Starts come
-    // in time order (runs too), so the first of equal costs is the earliest.
-    let i = first; // the next piece whose start is a candidate
-    let j = first; // the next piece whose end less the duration is a candidate
-    let head = first; // the piece holding the block's start
-    let tail = first; // the piece holding the block's end
+    // duration (two ascending lists, merged; a start in both is tried once); the block's
+    // ends then only move forward, so the pieces holding them are found by two pointers, not
+    // a search per start. Starts come in time order (runs too), so the first of equal costs
+    // is the earliest.
+    let i = run; // the next piece whose start is a candidate
+    let j = run; // the next piece whose end less the duration is a candidate
+    let head = run; // the piece holding the block's start
+    let tail = run; // the piece holding the block's end
+    while (j < end && T[j] - duration < runFrom) j++;
     for (;;) {
-      if (i < end && usable[i].from + duration > runTo) i = end; // so is every later piece's
-      while (j < end && usable[j].to - duration < runFrom) j++;
-      if (i === end && j === end) break;
-      const start = j === end || (i < end && usable[i].from <= usable[j].to - duration) ? usable[i++].from : usable[j++].to - duration;
+      // where the pieces' starts and ends line up with the duration (a list's equal entries,
+      // a duration of whole entries), a block from piece i's start ends at piece j's end: its
+      // cost is read off the prefix sums (what a start or end inside a piece gives, with 0 ms
+      // inside), no pointer moves
+      if (i < end && j < end && F[i] === T[j] - duration && !(F[i] + duration > runTo)) {
+        do {
+          const cost = prefix[j + 1] - prefix[i];
+          if (bestStart < 0 || cost < bestCost - tolerance) {
+            bestCost = cost;
+            bestStart = F[i];
+            bestRun = run;
+          }
+          i++;
+          j++;
+        } while (i < end && j < end && F[i] === T[j] - duration && !(F[i] + duration > runTo));
+        head = i - 1;
+        tail = j < end ? j : j - 1;
+      }
+      const byStart = i < end && !(F[i] + duration > runTo) ? F[i] : Infinity; // later pieces' starts are too late as well
+      const byEnd = j < end ? T[j] - duration : Infinity;
+      if (byStart === Infinity && byEnd === Infinity) break;
+      let start = byStart;
+      if (byStart < byEnd) i++;
+      else {
+        if (byStart === byEnd) i++; // one candidate, tried once
+        start = T[j++] - duration;
+      }
       const stop = start + duration;
-      while (head + 1 < end && usable[head + 1].from <= start) head++;
-      while (tail + 1 < end && usable[tail + 1].from <= stop) tail++;
-      const cost = costAt(usable, prefix, tail, stop) - costAt(usable, prefix, head, start);
-      if (bestStart < 0 || cost < bestCost - tolerance) [bestCost, bestStart, bestRun] = [cost, start, first];
+      while (head + 1 < end && F[head + 1] <= start) head++;
+      while (tail + 1 < end && F[tail + 1] <= stop) tail++;
+      const cost = prefix[tail] + P[tail] * (stop - F[tail]) - (prefix[head] + P[head] * (start - F[head]));
+      if (bestStart < 0 || cost < bestCost - tolerance) {
+        bestCost = cost;
+        bestStart = start;
+        bestRun = run;
+      }
     }
   }
   if (bestStart < 0) return clip(usable, longest, -Infinity, Infinity);
   return clip(usable, bestRun, bestStart, bestStart + duration);
 }
 
-/** price × ms from the run's start to t, t inside usable[k] (the run's last piece starting at or before t). */
-function costAt(usable: Piece[], prefix: Float64Array, k: number, t: number): number {
-  return prefix[k] + usable[k].price * (t - usable[k].from);
-}
-
-/** The run of pieces from usable[first] (those touching each other) cut to [a, b), as new pieces. */
-function clip(usable: Piece[], first: number, a: number, b: number): Piece[] {
+/** The run of pieces from `first` (those touching each other) cut to [a, b), as new pieces. */
+function clip({ from, to, price, length }: UsablePieces, first: number, a: number, b: number): Piece[] {
   const out: Piece[] = [];
-  for (let k = first; k < usable.length && (k === first || usable[k - 1].to === usable[k].from) && usable[k].from < b; k++) {
-    const p = usable[k];
-    const from = Math.max(a, p.from);
-    const to = Math.min(b, p.to);
-    if (to > from) out.push({ from, to, price: p.price });
+  for (let k = first; k < length && (k === first || to[k - 1] === from[k]) && from[k] < b; k++) {
+    const pieceFrom = Math.max(a, from[k]);
+    const pieceTo = Math.min(b, to[k]);
+    if (pieceTo > pieceFrom) out.push({ from: pieceFrom, to: pieceTo, price: price[k] });
   }
   return out;
 }

@@ -4,13 +4,13 @@
 // docs/semantics.md ("Plans"): exact to the millisecond from any instant; a duration
 // longer than the window plans the whole window and says so; 0 plans nothing. The algorithms: plan-split.ts (split, one block), plan-blocks.ts (split with
 // a minimum block).
-import { scheduleEntries, sensorValues, walkSegments, PriceOptions, ScheduleEntry, SegmentList } from '../tariff/price';
+import { scheduleEntries, PriceOptions, ScheduleEntry } from '../tariff/price';
 import { engineContext } from '../prices/price-source';
-import type { CompiledTariff } from '../tariff/tariff';
 import { MAX_PLAN_SEGMENTS } from '../common/limits';
+import { walkedSegments, windowSegments, WindowSegments } from './plan-segments';
 import { describe, HOUR_MS, requireEpochMs } from '../time/time';
 import { cheapestBlocks } from './plan-blocks';
-import { blockedCapacity, Piece } from './plan-block-work';
+import { blockedCapacity, Piece, UsablePieces } from './plan-block-work';
 import { cheapestBlock, cheapestPieces } from './plan-split';
 import { groupDigits } from '../common/format';
 
@@ -90,9 +90,8 @@ export function planWindow(options: PlanWindowOptions): { from: number; to: numb
 }
 
 /**
- * The tariff's segments over a plan's window, walked one price change at a time and
- * refused past MAX_PLAN_SEGMENTS, before the rest is built: the plans' work grows with
- * them, and a window of years at quarter-hour prices would hold the event loop for seconds.
+ * The tariff's segments over a plan's window as schedule entries, walked one price change
+ * at a time and refused past MAX_PLAN_SEGMENTS before the rest is built (plan-segments.ts).
  */
 export function planSchedule(
   tariff: unknown,
@@ -102,24 +101,7 @@ export function planSchedule(
   // the caller's compiled tariff: checking a cached one again reads every rule
   context: EngineContext = engineContext(tariff, options),
 ): ScheduleEntry[] {
-  return scheduleEntries(context.ct, planSegments(context, from, to, options), to);
-}
-
-/** planSchedule's segments as the walk leaves them: starts and rule slots (-1: none), the last ending at `to`. */
-function planSegments({ ct, zone }: EngineContext, from: number, to: number, options: PriceOptions): SegmentList {
-  const segments = new SegmentList();
-  let visited = 0;
-  walkSegments(ct, zone, sensorValues(ct, options.sensors), from, to, null, (at, slot) => {
-    if (++visited > MAX_PLAN_SEGMENTS) {
-      throw new RangeError(
-        `the prices change more than ${groupDigits(MAX_PLAN_SEGMENTS)} times in this window ` +
-          `(${hours(to - from)} from ${new Date(from).toISOString()}): plan a shorter window`,
-      );
-    }
-    segments.push(at, slot);
-    return true;
-  });
-  return segments;
+  return scheduleEntries(context.ct, walkedSegments(context.ct, context.zone, from, to, options), to);
 }
 
 /**
@@ -172,15 +154,18 @@ function plan(tariff: unknown, options: PlanOptions, direction: Direction): Plan
   const busy = planBusy(options.busy);
   const window = to - from;
   const wanted = Math.min(requested, window);
-  const segments = wanted > 0 ? planSegments(context, from, to, options) : new SegmentList();
+  const segments = wanted > 0 ? windowSegments(ct, context.zone, from, to, options) : WindowSegments.forCount(0);
   // dearest: the same search on negated prices, the real prices put back afterwards
   const sign = direction === 'cheapest' ? 1 : -1;
   const signedLimit = limit === undefined ? undefined : sign * limit;
-  const usable = withoutBusy(usablePieces(ct, segments, to, signedLimit, sign), busy);
+  const found = usablePieces(segments, to, signedLimit, sign);
   let chosen: Piece[] = [];
-  if (wanted > 0) {
-    if (options.contiguous) chosen = cheapestBlock(usable, wanted);
-    else if (minBlock > 0)
+  if (wanted > 0 && options.contiguous) {
+    // the one-block search reads the pieces as arrays; the others take objects
+    chosen = cheapestBlock(busy.length === 0 ? found : UsablePieces.of(withoutBusy(found.pieces(), busy)), wanted);
+  } else if (wanted > 0) {
+    const usable = withoutBusy(found.pieces(), busy);
+    if (minBlock > 0)
       chosen = cheapestBlocks(
         usable,
         from,
@@ -192,7 +177,8 @@ function plan(tariff: unknown, options: PlanOptions, direction: Direction): Plan
       );
     else chosen = cheapestPieces(usable, wanted);
   }
-  const pieces = chosen.map((p) => ({ from: p.from, to: p.to, price: sign * p.price }));
+  // every search's pieces are new objects: a cheapest plan's are the result's as they are
+  const pieces = sign === 1 ? chosen : chosen.map((p) => ({ from: p.from, to: p.to, price: sign * p.price }));
   const slots = mergeSlots(pieces);
   const planned = slots.reduce((sum, s) => sum + (s.to - s.from), 0);
   const net = pieces.reduce((sum, p) => sum + p.price * ((p.to - p.from) / HOUR_MS), 0);
@@ -216,7 +202,7 @@ function plan(tariff: unknown, options: PlanOptions, direction: Direction): Plan
     }),
     averagePrice: planned > 0 ? net / (planned / HOUR_MS) : null,
     costPerKw: { net, gross: grossOf(net) },
-    comparedToNow: startingNow(ct, segments, from, planned, net, grossOf, sign),
+    comparedToNow: startingNow(segments, from, planned, net, grossOf, sign),
     currency: ct.currency,
     vat: ct.vat,
     from,
@@ -255,8 +241,7 @@ function shortfallText(x: {
  * ms): planned <= the window, so they hold [from, from + planned).
  */
 function startingNow(
-  ct: CompiledTariff,
-  segments: SegmentList,
+  segments: WindowSegments,
   from: number,
   planned: number,
   planNet: number,
@@ -264,13 +249,13 @@ function startingNow(
   sign: number,
 ): PlanResult['comparedToNow'] {
   if (planned === 0) return null;
-  const { starts, slots, length } = segments;
+  const { starts, prices, length } = segments;
   const end = from + planned;
   let net = 0;
   for (let k = 0; k < length && starts[k] < end; k++) {
-    if (slots[k] < 0) return null;
+    if (prices[k] !== prices[k]) return null; // NaN: no price
     const to = k + 1 < length && starts[k + 1] < end ? starts[k + 1] : end;
-    net += ct.rules[slots[k]].price * ((to - starts[k]) / HOUR_MS);
+    net += prices[k] * ((to - starts[k]) / HOUR_MS);
   }
   const saving = sign * (net - planNet);
   return { from, to: end, net, gross: grossOf(net), saving, savingGross: grossOf(saving) };
@@ -281,16 +266,16 @@ function startingNow(
  * minimises), their ends on whole ms (a zone's historic offsets may hold fractions of a
  * second, and float noise): each taken at the nearest ms, empty ones dropped.
  */
-function usablePieces(ct: CompiledTariff, segments: SegmentList, to: number, signedLimit: number | undefined, sign: number): Piece[] {
-  const { starts, slots, length } = segments;
-  const out: Piece[] = [];
+function usablePieces(segments: WindowSegments, to: number, signedLimit: number | undefined, sign: number): UsablePieces {
+  const { starts, prices, length } = segments;
+  const out = UsablePieces.forCount(length);
   for (let k = 0; k < length; k++) {
-    if (slots[k] < 0) continue;
-    const price = sign * ct.rules[slots[k]].price;
+    const price = sign * prices[k];
+    if (price !== price) continue; // NaN: no price
     if (signedLimit !== undefined && price > signedLimit) continue;
     const a = Math.round(starts[k] / PLAN_RESOLUTION_MS) * PLAN_RESOLUTION_MS;
     const b = Math.round((k + 1 < length ? starts[k + 1] : to) / PLAN_RESOLUTION_MS) * PLAN_RESOLUTION_MS;
-    if (b > a) out.push({ from: a, to: b, price });
+    if (b > a) out.push(a, b, price);
   }
   return out;
 }

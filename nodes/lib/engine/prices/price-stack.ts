@@ -6,7 +6,17 @@
 // A slot is one (list entry, fee rule) pair, numbered as the walks meet them, so a stack
 // holds one slot per price it has really yielded, and a slot's price never changes. Its segments are the fee tariff's (rules' local times, DST)
 // cut at every list entry's start and end: both layers' changes at their exact instants.
-import { CompiledRule, CompiledTariff, compileTariff, isObject, SegmentWalk, StackSlots, Tariff, TIME_ALWAYS } from '../tariff/tariff';
+import {
+  CompiledRule,
+  CompiledTariff,
+  compileTariff,
+  isObject,
+  ListVisits,
+  SegmentWalk,
+  StackSlots,
+  Tariff,
+  TIME_ALWAYS,
+} from '../tariff/tariff';
 import { matchSlot, SegmentList, walkSegments } from '../tariff/price';
 import { describe, toLocalMs, ZoneInfo } from '../time/time';
 import { groupDigits } from '../common/format';
@@ -67,6 +77,8 @@ interface Cached {
 const byList = new WeakMap<PriceList, Cached[]>();
 /** Stacks kept per list (several fee tariffs on one list: a comparison). */
 const STACKS_PER_LIST = 8;
+/** Zones whose walk over the whole list a compiled stack keeps (listVisits). */
+const ZONES_KEPT = 4;
 
 /** The compiled form of a stack; a TypeError or RangeError naming the wrong part. */
 export function compileStack(stack: PriceStack): CompiledTariff {
@@ -249,6 +261,34 @@ function build(stack: PriceStack, list: PriceList, feesTariff: CompiledTariff | 
     }
     if (to < b) visit(to, -1);
   };
+  // The walk over the whole list, kept per zone (a few zones at most, the oldest let go): a
+  // plan reads its window's part (planSegments) instead of walking the fees and cutting
+  // them at the entries on every call. Only where a walk depends on nothing but the zone:
+  // fees without sensor rules, no fallback beyond the list.
+  const visitsByZone = new Map<string, ListVisits>();
+  const listVisits = (zone: ZoneInfo): ListVisits | null => {
+    if (beyond !== null || (feesTariff !== null && feesTariff.sensors.length > 0) || list.length === 0) return null;
+    const kept = visitsByZone.get(zone.name);
+    if (kept !== undefined) return kept;
+    const starts: number[] = [];
+    const slotsMet: number[] = [];
+    walk(zone, new Float64Array(0), list.from, list.to, null, (at, slot) => {
+      starts.push(at);
+      slotsMet.push(slot);
+      return true;
+    });
+    const visits: ListVisits = {
+      starts: Float64Array.from(starts),
+      slots: Int32Array.from(slotsMet),
+      prices: Float64Array.from(slotsMet, (slot) => (slot < 0 ? NaN : rules[slot].price)),
+      length: starts.length,
+      from: list.from,
+      to: list.to,
+    };
+    if (visitsByZone.size >= ZONES_KEPT) visitsByZone.delete(visitsByZone.keys().next().value as string);
+    visitsByZone.set(zone.name, visits);
+    return visits;
+  };
   const compiled: CompiledTariff = {
     tariff: stack as unknown as Tariff,
     id: stackId(stack),
@@ -270,6 +310,7 @@ function build(stack: PriceStack, list: PriceList, feesTariff: CompiledTariff | 
       return r < 0 ? -1 : slotOf(k, r);
     },
     walk,
+    listVisits,
   };
   return compiled;
 }

@@ -82,7 +82,24 @@ export interface CompiledTariff {
    */
   walk?: SegmentWalk;
   slotAt?: (zone: ZoneInfo, at: number, values: Float64Array, unknown: number[] | null) => number;
+  /**
+   * A stack's walk over its whole list, kept per zone (`walk`'s visits from the list's first
+   * start to its last end, in order): null where that cannot be kept (fees with sensor rules,
+   * a fallback beyond the list). Plans read a window's part of it, not a walk per call.
+   */
+  listVisits?: (zone: ZoneInfo) => ListVisits | null;
   stack?: StackSlots;
+}
+
+/** The visits of a stack's walk over [from, to), its list's span: instants ascending, starts[0] = from. */
+export interface ListVisits {
+  starts: Float64Array;
+  slots: Int32Array;
+  /** Each visit's slot's net price (NaN: no price). */
+  prices: Float64Array;
+  length: number;
+  from: number;
+  to: number;
 }
 
 /** Calls visit(at, slot) at `a` and at each later instant before `b` where the slot may change, until visit returns false. */
