@@ -23,7 +23,7 @@ import type { AccountHub, TariffSnapshot } from './lib/runtime/account/hub';
 import { SensorFollower } from './lib/runtime/tariff/sensor-follower';
 import { PacedStatus } from './lib/runtime/common/paced-status';
 import { findTariff, tariffById, TariffsSeen } from './lib/runtime/common/tariff-lookup';
-import { costSiteBatch, exportPriceFor, exportSettings, ExportStacks, isSitePayload } from './lib/runtime/cost/cost-export';
+import { costSiteBatch, exportPriceFor, exportSettings, ExportStacks, isSitePayload, ledgerSettings } from './lib/runtime/cost/cost-export';
 import { nodeRecords } from './lib/runtime/common/records-output';
 import type { Node, NodeAPI, NodeDef, NodeMessage, Outgoing } from './lib/runtime/common/red-types';
 import { linkPrices, takePriceList } from './lib/runtime/prices/prices-link';
@@ -109,6 +109,7 @@ export = function register(RED: NodeAPI): void {
       maxPowerKw,
       exportMeters: exporting.meters,
       exportPricing: { exportVat: exporting.exportVat, floorAtZero: exporting.floorAtZero, key: exporting.key },
+      ledger: ledgerSettings(exporting),
     });
     // stream mode reads the live values of the sensors its tariff's rules read
     const reports = new StreamReports(

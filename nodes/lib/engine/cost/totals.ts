@@ -35,6 +35,12 @@ export interface IntervalCost {
   resets: number;
 }
 
+/**
+ * Told of every interval a reading changes (semantics rule 48's netting in stream mode): one
+ * that counts no longer (`sign` -1, its old span and row), one that counts now (+1).
+ */
+export type IntervalObserver = (from: number, to: number, row: CostRow, sign: 1 | -1) => void;
+
 /** Sums over one period; `from`/`to` are the period's bounds in epoch ms. */
 export interface Bucket extends IntervalCost {
   from: number;
@@ -158,6 +164,7 @@ export function addReading(
   maxKept = MAX_KEPT,
   owned = false,
   maxPowerKw = DEFAULT_MAX_POWER_KW,
+  observe?: IntervalObserver,
 ): AddResult {
   const next = copyState(state, owned);
   const { kept } = next;
@@ -179,7 +186,7 @@ export function addReading(
     maxPowerKw = Infinity;
     delete next.gapUnknown;
   }
-  const count = new Counting(next, costOf, maxPowerKw);
+  const count = new Counting(next, costOf, maxPowerKw, observe);
   const before = next.total ? { ...next.total } : emptyBucket(r.ts, null);
   const glitch = (kind: SuspectKind): AddResult => ({ ...unchanged, ignored: 'glitch', glitches: [{ ts: r.ts, value: r.value, kind }] });
   let late = true;
@@ -228,7 +235,7 @@ export function addReading(
     const fit = lateFit(a, r, { ts: kept.ts(at), value: kept.value(at) }, old[4] > 0, maxPowerKw);
     if (fit === null) return glitch(r.value < a.value ? 'low' : 'high');
     kept.insert(at, r.ts, r.value);
-    count.price(at - 1, old, fit === 'resetBefore');
+    count.price(at - 1, old, fit === 'resetBefore', kept.ts(at + 1));
     count.price(at, null, fit === 'resetAfter');
   }
   forgetOld(next, maxKept);
@@ -296,10 +303,15 @@ class Counting implements GlitchSink {
     private readonly next: TotalsState,
     private readonly costOf: (from: Reading, to: Reading) => IntervalCost,
     private readonly maxPowerKw: number,
+    private readonly observe?: IntervalObserver,
   ) {}
 
-  /** Interval i (kept i -> i + 1) now costs what costOf says (a reset: 0 kWh) instead of `old` (null: a new interval), in every open period it starts in and the total. */
-  price(i: number, old: CostRow | null, reset: boolean): void {
+  /**
+   * Interval i (kept i -> i + 1) now costs what costOf says (a reset: 0 kWh) instead of `old`
+   * (null: a new interval; it ended at `oldTo` when a late reading split it), in every open
+   * period it starts in and the total.
+   */
+  price(i: number, old: CostRow | null, reset: boolean, oldTo?: number): void {
     const { kept } = this.next;
     let row = reset
       ? RESET_ROW
@@ -320,6 +332,10 @@ class Counting implements GlitchSink {
       apply(bucket, row, 1);
     }
     kept.setCost(i, row);
+    if (this.observe) {
+      if (old) this.observe(from, oldTo ?? kept.ts(i + 1), old, -1);
+      this.observe(from, kept.ts(i + 1), row, 1);
+    }
   }
 
   /** Readings after the newest kept one, ascending, judged from it (rule 10): what is still suspect stays held. */

@@ -188,9 +188,9 @@ function byInterval(
       importRows.push([w.from, 0]);
       exportRows.push([w.from, 0]);
     }
-    const netKwh = w.energy - e.energy;
-    if (netKwh > 0) imported += netKwh;
-    else exported -= netKwh;
+    const left = netInterval(w.energy, e.energy);
+    imported += left.imported;
+    exported += left.exported;
     importRows.push([w.to, imported]);
     exportRows.push([w.to, exported]);
   });
@@ -209,6 +209,51 @@ function byInterval(
     net: billed.gross - credited.gross,
     oneSided,
     intervals: importWindows.length,
+  };
+}
+
+/** What one settlement interval leaves after netting (rule 48, `interval`): the smaller side taken off the larger. */
+export function netInterval(importKwh: number, exportKwh: number): { imported: number; exported: number } {
+  const left = importKwh - exportKwh;
+  return left > 0 ? { imported: left, exported: 0 } : { imported: 0, exported: -left };
+}
+
+/** A direction's energy and amounts over a billing period. */
+export interface PeriodSide {
+  energy: number;
+  net: number;
+  gross: number;
+}
+
+/** What a billing period bills after netting (rule 48, `period`). */
+export interface PeriodLeft {
+  importEnergy: number;
+  importNet: number;
+  importCost: number;
+  exportEnergy: number;
+  exportNet: number;
+  exportCredit: number;
+}
+
+const NOTHING: PeriodSide = { energy: 0, net: 0, gross: 0 };
+
+/**
+ * Rule 48, `period`: the month's kWh netted, the larger side's energy less the smaller's
+ * left, priced at that side's average of the month (its amounts × left / its energy); the
+ * smaller side costs or earns nothing.
+ */
+export function netPeriod(imp: PeriodSide, exp: PeriodSide): PeriodLeft {
+  const left = imp.energy - exp.energy;
+  const share = (side: PeriodSide, kwh: number) => (kwh > 0 && side.energy > 0 ? kwh / side.energy : 0);
+  const i = share(imp, left);
+  const e = share(exp, -left);
+  return {
+    importEnergy: Math.max(0, left),
+    importNet: imp.net * i,
+    importCost: imp.gross * i,
+    exportEnergy: Math.max(0, -left),
+    exportNet: exp.net * e,
+    exportCredit: exp.gross * e,
   };
 }
 
@@ -251,16 +296,15 @@ function byPeriod(
     const e = monthOf(exportCost, k);
     const importEnergy = i ? i.energy : 0;
     const exportEnergy = e ? e.energy : 0;
-    const importCostLeft = i && importEnergy > exportEnergy ? i.gross * ((importEnergy - exportEnergy) / importEnergy) : 0;
-    const exportCreditLeft = e && exportEnergy > importEnergy ? e.gross * ((exportEnergy - importEnergy) / exportEnergy) : 0;
+    const left = netPeriod(i ?? NOTHING, e ?? NOTHING);
     return {
       from,
       to,
       importEnergy,
       exportEnergy,
-      importCost: importCostLeft,
-      exportCredit: exportCreditLeft,
-      net: importCostLeft - exportCreditLeft,
+      importCost: left.importCost,
+      exportCredit: left.exportCredit,
+      net: left.importCost - left.exportCredit,
     };
   });
   delete importCost.bySensorValue;

@@ -3,6 +3,7 @@
 // with add-ons; VAT on export, the floor, the netting), the export meters' price, and batch
 // mode's two registers netted.
 import { computeNetCost, exportTariffOf, Netting, NETTINGS } from '../../engine/net/net-cost';
+import type { LedgerSettings, NetPricer } from '../../engine/net/net-ledger';
 import { computeCost, CostOptions, RejectedInterval, SensorTimelines } from '../../engine/cost/cost';
 import type { IntervalCost, Reading } from '../../engine/cost/totals';
 import { parseTariffs, Tariff } from '../../engine/tariff/tariff';
@@ -148,6 +149,16 @@ export async function exportPriceFor(
   return t === null ? null : { source: t, shown: t };
 }
 
+/** What the stream's site ledger settles (rule 48): the netting and its interval; its key names the export price too. */
+export function ledgerSettings(settings: ExportSettings): LedgerSettings {
+  return {
+    netting: settings.netting,
+    minutes: settings.intervalMinutes,
+    production: false,
+    key: `${settings.netting}|${settings.intervalMinutes}|${settings.key}`,
+  };
+}
+
 /** The tariff export meters are credited by (the account's export tariff, or the fixed rate's), or null when none is set. */
 export function exportTariffFor(settings: ExportSettings, importTariff: Tariff, seen: TariffsSeen): Tariff | null {
   if (settings.tariffId !== null) {
@@ -249,5 +260,35 @@ export function intervalCoster(
     );
     for (const one of r.rejected) rejected.push(one);
     return { energy: r.energy, net: r.net, gross: r.gross, unpricedEnergy: r.unpricedEnergy, resets: r.resets.length };
+  };
+}
+
+/**
+ * How stream mode prices what a settlement interval leaves after netting (rule 48): bought
+ * at the import price (the tariff or its stack), sold at the export price, as a reading pair
+ * at the interval's ends (intervalCoster: the rule at its start).
+ */
+export function netPricer(
+  source: unknown,
+  /** The export price's source (a tariff, or a stack over a spot list), null with none. */
+  exportSource: unknown,
+  timezone: string,
+  sensors: SensorTimelines,
+  rejected: RejectedInterval[],
+  exported: { exportVat: boolean; floorAtZero: boolean } | undefined,
+): NetPricer {
+  let bought: ReturnType<typeof intervalCoster> | null = null;
+  let sold: ReturnType<typeof intervalCoster> | null = null;
+  return (side, kWh, from, to) => {
+    const pair = [
+      { ts: from, value: 0 },
+      { ts: to, value: kWh },
+    ] as const;
+    if (side === 'import') return (bought ??= intervalCoster(source, timezone, sensors, rejected, null))(...pair);
+    // export energy is counted only by export meters, which need an export price
+    if (exportSource === null) return { energy: kWh, net: 0, gross: 0 };
+    return (sold ??= intervalCoster(exportSource, timezone, sensors, rejected, exported ?? { exportVat: false, floorAtZero: false }))(
+      ...pair,
+    );
   };
 }

@@ -28,7 +28,8 @@ import {
 } from './stream-output';
 import { RefusalBurst, RefusedReading } from '../common/refusal-burst';
 import { isKwhReading, meterOf, NotMeterWarnings } from '../common/meter-reading';
-import { intervalCoster } from './cost-export';
+import { intervalCoster, netPricer } from './cost-export';
+import { LedgerSettings, NetLedger } from '../../engine/net/net-ledger';
 import { checkDirection, ExportMeters, messageDirection } from '../common/meter-direction';
 import { DroppedState, StoredAhead } from '../../engine/common/stored-checks';
 import { runInSlices } from '../../engine/common/slices';
@@ -89,6 +90,8 @@ export interface CostStreamOptions {
   exportMeters?: ExportMeters;
   /** How export meters are priced: VAT on export, negative prices floored; `key` names the export price in the store. */
   exportPricing?: { exportVat: boolean; floorAtZero: boolean; key: string };
+  /** Rules 48 and 61: the site's netting (interval or month) and production, settled as readings come; none when `none` and no production. */
+  ledger?: LedgerSettings;
 }
 
 /** An export meter's tariff (the export tariff, or a fixed rate's flat one), or why there is none. */
@@ -114,6 +117,8 @@ export class CostStream {
   private readonly overLimit: RefusalBurst;
   private stopSteps: (() => void) | null = null;
   private closed = false;
+  /** The site's netting and production (rules 48, 61), or null when the node does neither. */
+  private ledger: NetLedger | null = null;
 
   constructor(private readonly opts: CostStreamOptions) {
     this.maxMeters = opts.maxMeters ?? MAX_METERS;
@@ -160,6 +165,12 @@ export class CostStream {
       this.legacy = restored.legacy;
       for (const item of restored.dropped) dropped.add(item);
       newest = this.holdAhead(now);
+      this.ledger = this.newLedger();
+      const netProblem = restored.net !== undefined && this.ledger ? this.ledger.restore(restored.net, now) : null;
+      if (netProblem !== null) {
+        this.ledger = this.newLedger();
+        dropped.add(`the site's netted and production sums (${netProblem}): they start from zero`);
+      }
     }
     this.ready = true;
     // closed while the store loaded (a redeploy): nothing may hold on to this stream
@@ -198,7 +209,19 @@ export class CostStream {
   }
 
   private async save(): Promise<void> {
-    await this.opts.store.save(encodeStored(this.meters.values(), { ...this.opts, exportPrice: this.opts.exportPricing?.key }));
+    const ledger = this.ledger;
+    await this.opts.store.save(
+      encodeStored(
+        this.meters.values(),
+        { ...this.opts, exportPrice: this.opts.exportPricing?.key },
+        ledger ? (keepFrom) => ledger.encode(keepFrom) : undefined,
+      ),
+    );
+  }
+
+  private newLedger(): NetLedger | null {
+    const settings = this.opts.ledger;
+    return settings && NetLedger.wanted(settings) ? new NetLedger(settings, this.opts.timezone) : null;
   }
 
   /** Hands what changed since the last save to the store now. */
@@ -285,9 +308,22 @@ export class CostStream {
             this.maxKept,
             true,
             this.opts.maxPowerKw ?? DEFAULT_MAX_POWER_KW,
+            this.ledger?.observer(direction),
           );
     if (!added.ignored) {
       meter.totals = added.state;
+      if (this.ledger) {
+        const pricer = netPricer(
+          source,
+          exportTariff === null ? null : exportSource,
+          this.opts.timezone,
+          this.sensors.timelines(),
+          rejected,
+          this.opts.exportPricing,
+        );
+        this.ledger.settle(pricer, this.newestReading());
+        this.ledger.forgetBefore(this.oldestKept());
+      }
       // a late reading may still need the sensor values of the whole window
       this.sensors.forget(this.oldestPlaceable());
       this.saver.changed();
@@ -348,6 +384,7 @@ export class CostStream {
     if (msg.reset === true) {
       this.meters.clear();
       this.legacy = null;
+      this.ledger = this.newLedger();
     } else if (typeof msg.reset === 'string' && msg.reset !== '') {
       const gateway = typeof msg.gateway === 'string' && msg.gateway !== '' ? msg.gateway : undefined;
       const matching = [...this.meters.entries()].filter(
@@ -398,13 +435,28 @@ export class CostStream {
     return oldest;
   }
 
-  /** The sum over meters of each period that contains the site's newest reading, and of every total. */
+  /** The oldest reading any meter keeps: no interval starts before it. */
+  private oldestKept(): number {
+    let oldest = Infinity;
+    for (const m of this.meters.values()) if (m.totals.kept.length) oldest = Math.min(oldest, m.totals.kept.ts(0));
+    return oldest;
+  }
+
+  /** The newest reading of any meter. */
+  private newestReading(): number {
+    let newest = -Infinity;
+    for (const m of this.meters.values()) if (m.totals.kept.length) newest = Math.max(newest, m.totals.kept.newestTs());
+    return newest;
+  }
+
+  /** The sum over meters of each period that contains the site's newest reading, and of every total; the netted sums with a ledger. */
   site(): SiteSums {
     const all: TotalsState[] = [];
     const exported: TotalsState[] = [];
     for (const m of this.meters.values()) (m.direction === 'export' ? exported : all).push(m.totals);
     if (this.legacy) all.push(this.legacy);
     const site = siteSums(all, this.opts.timezone);
-    return exported.length ? { ...site, export: siteSums(exported, this.opts.timezone) } : site;
+    const withExport = exported.length ? { ...site, export: siteSums(exported, this.opts.timezone) } : site;
+    return this.ledger ? { ...withExport, ledger: { settings: this.ledger.settings, ...this.ledger.periods() } } : withExport;
   }
 }

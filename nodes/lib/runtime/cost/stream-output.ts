@@ -7,6 +7,7 @@ import type { Tariff } from '../../engine/tariff/tariff';
 import { localPeriod } from '../../engine/time/time';
 import { AddResult, Bucket, PERIODS, PeriodName, Reading, TotalsState } from '../../engine/cost/totals';
 import { bucketPayload, changePayload, suspectPayload } from './cost-inputs';
+import type { LedgerSettings, NetSums } from '../../engine/net/net-ledger';
 import { MeterId, meterName } from './stream-store';
 
 export interface StreamStatus {
@@ -25,6 +26,8 @@ export interface SiteSums {
   newest: number | null;
   /** Rule 47: the export meters' sums, apart (the fields above are the import meters'); only when there are any. */
   export?: SiteSums;
+  /** Rules 48 and 61: the site's sums after netting, and its production, when the node nets or counts production. */
+  ledger?: { settings: LedgerSettings; day: NetSums | null; week: NetSums | null; month: NetSums | null; total: NetSums | null };
 }
 
 /**
@@ -135,7 +138,10 @@ export function siteExportPayload(site: SiteSums, importTariff: ShownTerms, expo
     const sold = ex[name];
     // the export's open period may be another than the import's (its newest reading): only one of the same period nets
     const same = bought && sold && (name === 'total' || bought.from === sold.from);
-    const gross = (bought && (same || !sold) ? bought.gross : 0) - (sold && (same || !bought) ? sold.gross : 0);
+    const netted = nettedSums(site, name);
+    const gross = netted
+      ? netted.importCost - netted.exportCredit
+      : (bought && (same || !sold) ? bought.gross : 0) - (sold && (same || !bought) ? sold.gross : 0);
     return {
       gross: roundAmount(gross),
       currency: importTariff.currency,
@@ -145,6 +151,46 @@ export function siteExportPayload(site: SiteSums, importTariff: ShownTerms, expo
   return {
     export: { meters: ex.meters, today: credit(ex.day), week: credit(ex.week), month: credit(ex.month), total: credit(ex.total) },
     net: { today: net('day'), week: net('week'), month: net('month'), total: net('total') },
+    ...nettingPayload(site),
+  };
+}
+
+/** A period's sums after netting: per interval every period, per month the month and the total only (a day is not netted). */
+function nettedSums(site: SiteSums, name: PeriodName | 'total'): NetSums | null {
+  const ledger = site.ledger;
+  if (!ledger || ledger.settings.netting === 'none') return null;
+  if (ledger.settings.netting === 'period' && (name === 'day' || name === 'week')) return null;
+  return ledger[name];
+}
+
+/** `site.netting` (rule 48): per period the energy billed and credited after netting, their amounts and the bill. */
+function nettingPayload(site: SiteSums) {
+  const ledger = site.ledger;
+  if (!ledger || ledger.settings.netting === 'none') return {};
+  const interval = ledger.settings.netting === 'interval';
+  const one = (name: PeriodName | 'total') => {
+    const b = nettedSums(site, name);
+    if (!b) return null;
+    const net = b.importCost - b.exportCredit;
+    // the period's bounds are site.today's etc. (the same instant moves both), its bill in words site.net's
+    return {
+      importEnergy: roundAmount(b.importEnergy),
+      importCost: roundAmount(b.importCost),
+      exportEnergy: roundAmount(b.exportEnergy),
+      exportCredit: roundAmount(b.exportCredit),
+      net: roundAmount(net),
+      ...(interval ? { oneSided: Math.round(b.oneSided) } : {}),
+    };
+  };
+  return {
+    netting: {
+      mode: ledger.settings.netting,
+      ...(interval ? { minutes: ledger.settings.minutes } : {}),
+      today: one('day'),
+      week: one('week'),
+      month: one('month'),
+      total: one('total'),
+    },
   };
 }
 

@@ -51,6 +51,8 @@ interface StoredV3 {
   /** The positions in `meters` of export meters, and the export price they were counted at (only when there are any). */
   exports?: number[];
   exportPrice?: string;
+  /** The site's netting and production (NetLedger's line), when the node nets or counts production. */
+  net?: string;
 }
 
 /** What versions 0.1.x stored: every meter's whole state, a reading window of up to 3,000 readings each. */
@@ -79,6 +81,8 @@ export interface Restored {
   problem: string | null;
   /** What was dropped from totals otherwise kept, in words (checkStoredTotals), said in one warning. */
   dropped: string[];
+  /** The site's netting and production as stored (NetLedger.restore reads it), if any. */
+  net?: unknown;
 }
 
 /** Text parsed between two turns of the event loop while stored lines are read. */
@@ -161,7 +165,11 @@ function withNewestRows(x: unknown, max: number): unknown {
  * interval between them, and its extras. The periods' bounds are not stored: they are the
  * periods containing the meter's newest reading (totals.ts moves them only on a newest one).
  */
-export function encodeStored(meters: Iterable<StoredMeter>, scope: Pick<StoreScope, 'timezone' | 'tariffId' | 'exportPrice'>): unknown {
+export function encodeStored(
+  meters: Iterable<StoredMeter>,
+  scope: Pick<StoreScope, 'timezone' | 'tariffId' | 'exportPrice'>,
+  net?: (keepFrom: number) => string,
+): unknown {
   const list = [...meters];
   const perMeter = Math.max(1, Math.floor(STORED_READINGS / Math.max(1, list.length)));
   const stored: StoredV3 = {
@@ -172,6 +180,11 @@ export function encodeStored(meters: Iterable<StoredMeter>, scope: Pick<StoreSco
   };
   const exportAt = list.flatMap((m, index) => (m.direction === 'export' ? [index] : []));
   if (exportAt.length > 0) Object.assign(stored, { exports: exportAt, exportPrice: scope.exportPrice ?? '' });
+  // what a reading after a restart can reach: from the oldest reading stored of any meter
+  let keepFrom = Infinity;
+  for (const m of list)
+    if (m.totals.kept.length) keepFrom = Math.min(keepFrom, m.totals.kept.ts(Math.max(0, m.totals.kept.length - perMeter)));
+  if (net) stored.net = net(keepFrom);
   return stored;
 }
 
@@ -247,7 +260,7 @@ function* decodeV3(s: Partial<StoredV3>, scope: StoreScope, now: number): Steps<
         ...(exported ? { direction: 'export' as const } : {}),
       });
   }
-  return { meters, legacy: null, problem: null, dropped };
+  return { meters, legacy: null, problem: null, dropped, ...(s.net !== undefined ? { net: s.net } : {}) };
 }
 
 /** The stored positions of export meters (none when absent), or null when they are not positions of `count` meters. */

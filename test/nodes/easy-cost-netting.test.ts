@@ -1,0 +1,124 @@
+// easy-cost's stream mode netting (semantics rule 48) through the real Node-RED runtime: a
+// solar day that also buys 1 kWh while it sells at noon, netted per hour (restarted in the
+// middle of the noon hour) and per month (restarted at noon), against figures worked by hand.
+import should from 'should';
+import type { Simulator } from '../../sim/server';
+import { DEMO_TARIFFS } from '../../sim/demo-data';
+import easyCost = require('../../nodes/easy-cost');
+import { accountNode, catchNodes, FileContext, FlowNode, helper, inbox, loadFlow, quiet, withSimulator } from './flow-support';
+
+/** Feed-in: 0.15 a kWh, -0.02 from 11:00 to 13:00 (floored to 0 here), VAT not applied to export. */
+const FEED_IN = {
+  id: 'FEED-IN',
+  name: 'Feed-in',
+  vat: 20,
+  currency: 'GBP',
+  rules: [
+    { priority: 1, price: -0.02, time_start: '11:00', time_end: '13:00' },
+    { priority: 2, price: 0.15 },
+  ],
+};
+
+const at = (hh: number, mm = 0) => Date.parse(`2026-06-10T${String(hh).padStart(2, '0')}:${String(mm).padStart(2, '0')}:00+01:00`);
+/** Import: 1 kWh an hour 06-09, 0.5 kWh each half hour 12:00-13:00, 2 kWh an hour 16-21 (14 kWh). */
+const bought = (h: number, m: number) => {
+  const t = h + m / 60;
+  return 1000 + Math.min(Math.max(t - 6, 0), 3) + Math.min(Math.max(t - 12, 0), 1) + 2 * Math.max(0, t - 16);
+};
+/** Export: 2, 3, 4, 4, 3, 2, 1 kWh in the hours from 09:00 to 16:00 (19 kWh). */
+const sold = (h: number, m: number) => {
+  const perHour: Record<number, number> = { 9: 2, 10: 3, 11: 4, 12: 4, 13: 3, 14: 2, 15: 1 };
+  let v = 500;
+  for (let k = 6; k < h; k++) v += perHour[k] ?? 0;
+  return v + ((perHour[h] ?? 0) * m) / 60;
+};
+const TIMES: Array<[number, number]> = [];
+for (let h = 6; h <= 21; h++) TIMES.push([h, 0], ...(h === 12 ? ([[12, 30]] as Array<[number, number]>) : []));
+
+describe('easy-cost stream mode netting', function () {
+  this.timeout(30_000);
+  let sim: Simulator;
+  let context: FileContext | null = null;
+
+  beforeEach(async () => {
+    sim = await withSimulator({ tariffs: () => [...JSON.parse(JSON.stringify(DEMO_TARIFFS)), FEED_IN] });
+  });
+  afterEach(async () => {
+    await (context ? context.unload() : helper.unload());
+    context = null;
+    await sim.close();
+  });
+
+  /** The day through a node netting as `netting` says, restarted after the reading at `restartAfter`; its last message. */
+  async function solarDay(netting: Record<string, unknown>, restartAfter: [number, number]) {
+    context = new FileContext('easy-cost-netting-');
+    const node: FlowNode = {
+      id: 'c',
+      type: 'easy-cost',
+      account: 'acc',
+      tariff: 'DEMO-NIGHT',
+      mode: 'stream',
+      exportMeters: 'grid-out',
+      exportTariff: 'FEED-IN',
+      floorAtZero: true,
+      ...netting,
+      wires: [['out'], []],
+    };
+    await loadFlow([easyCost, context.use()], [accountNode(sim, 'Europe/London'), node, { id: 'out', type: 'helper' }, ...catchNodes()]);
+    const cut = TIMES.findIndex(([h, m]) => h === restartAfter[0] && m === restartAfter[1]) + 1;
+    const send = (times: Array<[number, number]>) => {
+      const n = helper.getNode('c');
+      for (const [h, m] of times) {
+        n.receive({ topic: 'grid-in', payload: bought(h, m), ts: at(h, m) });
+        // the export register reads on the hour only
+        if (m === 0) n.receive({ topic: 'grid-out', payload: sold(h, m), ts: at(h, m) });
+      }
+      return times.reduce((k, [, m]) => k + (m === 0 ? 2 : 1), 0);
+    };
+    const caughtBefore = inbox('caught');
+    const before = await inbox('out').next(send(TIMES.slice(0, cut)));
+    should(caughtBefore.received).eql([]);
+    await context.restart();
+    await quiet(50);
+    const caught = inbox('caught');
+    const after = await inbox('out').next(send(TIMES.slice(cut)));
+    await quiet(50);
+    should(caught.received).eql([]);
+    return { before: before[before.length - 1].payload, last: after[after.length - 1].payload };
+  }
+
+  it('per hour, restarted mid-hour at 12:30: the 1 kWh bought at noon is netted against the 4 kWh sold', async () => {
+    const { before, last } = await solarDay({ netting: 'interval', nettingMinutes: '60' }, [12, 30]);
+    // at 12:30 the noon hour so far: 0.5 kWh bought, nothing sold yet (the export register reads at 13:00)
+    should(before.site.netting).match({ mode: 'interval', minutes: 60, today: { importEnergy: 3.5 } });
+    // bought 3 + 10 kWh at 0.28 + 5 % = 3.822 (the noon hour's 1 kWh netted away; 0.294 more without netting)
+    // sold 2 + 3 (0.15), 4 (floored), 4 - 1 = 3 (floored), 3 + 2 + 1 (0.15): 11 x 0.15 = 1.65
+    should(last.site.netting.today).match({
+      importEnergy: 13,
+      importCost: 3.822,
+      exportEnergy: 18,
+      exportCredit: 1.65,
+      net: 2.172,
+      oneSided: 0,
+    });
+    should(last.site.net.today).match({ gross: 2.172 });
+    // the meters' own sums are gross: 14 kWh bought, 19 sold
+    should(last.site).match({ today: { energy: 14, gross: 4.116 }, export: { today: { energy: 19, gross: 1.65 } } });
+  });
+
+  it('per month, restarted at noon: 14 kWh bought against 19 sold leaves 5 credited at the export average', async () => {
+    const { last } = await solarDay({ netting: 'period' }, [12, 0]);
+    // the month sold 19 kWh for 1.65: 5 kWh at 1.65 / 19 = 0.434210526
+    should(last.site.netting).match({ mode: 'period', today: null, week: null });
+    should(last.site.netting.month).match({
+      importEnergy: 0,
+      importCost: 0,
+      exportEnergy: 5,
+      exportCredit: 0.434210526,
+      net: -0.434210526,
+    });
+    should(last.site.net.month.gross).equal(-0.434210526);
+    // a day is not netted per month: today's net stays import gross − export gross
+    should(last.site.net.today.gross).equal(2.466);
+  });
+});
