@@ -103,7 +103,15 @@ export = function register(RED: NodeAPI): void {
         // the records writer's word on a write, or a command of the records (docs/records.md)
         if (records?.control(msg)) return finish();
         // a price list (Tibber, Nord Pool, power-saver, plain) for the prices node: priced with at once
-        if (takePriceList(prices, msg, (text) => node.warn(text))) return finish();
+        if (takePriceList(prices, msg, (text) => node.warn(text))) {
+          // with Chart ticked, a new list is charted at once: it changes the hours ahead where the price now may stay
+          const chart = changeCharts && watch ? chartMessages(chartOnChangeDays) : null;
+          if (chart) {
+            changeCharts!.sent();
+            send([null, chart]);
+          }
+          return finish();
+        }
         if (!watch) throw new Error(problem ?? 'the node is still starting');
         if (msg.payload === 'schedule') {
           const answer = watch.schedule();

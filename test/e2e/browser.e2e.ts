@@ -92,6 +92,18 @@ describe('e2e: the editor in chromium', function () {
       .screenshot({ path: path.join(SHOTS, file) });
   }
 
+  /** A dashboard page as a screenshot for the docs, once its charts have drawn. */
+  async function screenshotDashboard(dash: Page, file: string): Promise<void> {
+    await dash.waitForTimeout(1500); // the chart's entry animation
+    // hidden, not removed (Dashboard 2 still manages them): toasts, the PWA prompt, the pages' drawer
+    await dash.evaluate(() =>
+      document
+        .querySelectorAll('.v-snackbar, .v-overlay, .pwa-toast, .v-navigation-drawer')
+        .forEach((el: any) => (el.style.display = 'none')),
+    );
+    await dash.screenshot({ path: path.join(SHOTS, file), fullPage: true });
+  }
+
   /** Opens a node's edit dialog (config nodes in their own tray), waits, checks no errors, closes. */
   async function withDialog(type: string, id: string, check: () => Promise<void>): Promise<void> {
     const before = errors.length;
@@ -323,14 +335,61 @@ describe('e2e: the editor in chromium', function () {
         null,
         { timeout: 30_000 },
       );
-      await dash.waitForTimeout(1500); // the chart's entry animation
-      // hidden, not removed (Dashboard 2 still manages them): toasts, the PWA prompt, the pages' drawer
-      await dash.evaluate(() =>
-        document
-          .querySelectorAll('.v-snackbar, .v-overlay, .pwa-toast, .v-navigation-drawer')
-          .forEach((el: any) => (el.style.display = 'none')),
-      );
-      await dash.screenshot({ path: path.join(SHOTS, 'dashboard.png'), fullPage: true });
+      await screenshotDashboard(dash, 'dashboard.png');
+      assert.deepStrictEqual(dashErrors, []);
+    } finally {
+      await dash.close();
+    }
+  });
+
+  // The spot example's page: the stacked price with its parts, the list's end and the heater's
+  // plan as text, the known hours as a chart whose series are the stack's lines and the plan.
+  it("shows the spot example's page: the stacked price and its parts, prices known until, the plan, a chart of total, spot, fees and the planned blocks", async function () {
+    const dash = await context!.newPage();
+    const dashErrors: string[] = [];
+    dash.on('pageerror', (e) => dashErrors.push(`page error: ${e.message}`));
+    // Dashboard 2 keeps its charts in window.uiCharts when it thinks Cypress drives it
+    await dash.addInitScript(() => (window.Cypress = true));
+    try {
+      await dash.setViewportSize({ width: 1280, height: 960 });
+      await dash.goto(`${e2e().redUrl}/e2e/dashboard/spot`, { waitUntil: 'load' });
+      const text = await dash
+        .waitForFunction(
+          () => {
+            const t = (document.body as any).innerText as string;
+            return /Price now\s+[\d.]+ GBP\/kWh incl\. VAT: spot [\d.-]+ \+ grid fees [\d.]+ \+ add-ons 0\.01 before VAT/.test(t) &&
+              /Price list\s+prices known until (\d{4}-\d\d-\d\d )?\d\d:\d\d/.test(t) &&
+              /Heater planned\s+([^\n:]+: )?\d\d:\d\d–\d\d:\d\d/.test(t)
+              ? t
+              : null;
+          },
+          null,
+          { timeout: 60_000 },
+        )
+        .then((h) => h.jsonValue());
+      assert.match(text as string, /Spot \+ grid fees, known hours/);
+      // the chart's series: the stack's four lines and the planned blocks, each with points
+      const series = await dash
+        .waitForFunction(
+          () => {
+            const charts = Object.values(window.uiCharts || {}) as any[];
+            const names = charts.flatMap((c) =>
+              (c.chart.getOption().series || []).filter((x: any) => (x.data || []).length > 0).map((x: any) => String(x.name)),
+            );
+            return names.length >= 5 ? names : null;
+          },
+          null,
+          { timeout: 30_000 },
+        )
+        .then((h) => h.jsonValue());
+      assert.deepStrictEqual([...(series as string[])].sort(), [
+        'fees GBP/kWh',
+        'gross GBP/kWh',
+        'heater planned',
+        'net GBP/kWh',
+        'spot GBP/kWh',
+      ]);
+      await screenshotDashboard(dash, 'spot-dashboard.png');
       assert.deepStrictEqual(dashErrors, []);
     } finally {
       await dash.close();

@@ -15,19 +15,7 @@ import easyPrices = require('../../nodes/easy-prices');
 import easyAccount = require('../../nodes/easy-account');
 import easyCost = require('../../nodes/easy-cost');
 import { computeCost } from '../../nodes/lib/engine/cost/cost';
-import {
-  catchNodes,
-  exampleOnSimulator,
-  FakeClock,
-  FileContext,
-  FlowNode,
-  helper,
-  inbox,
-  lastStatus,
-  quiet,
-  TOKEN,
-  withSimulator,
-} from './flow-support';
+import { catchNodes, FakeClock, FileContext, FlowNode, helper, inbox, lastStatus, quiet, TOKEN, withSimulator } from './flow-support';
 import { installClock } from '../fake-clock';
 import { cheapestWindows } from '../../nodes/lib/engine/plan/plan';
 import { priceList } from '../../nodes/lib/engine/prices/price-list';
@@ -116,11 +104,12 @@ describe('easy-prices with easy-tariff and easy-plan', function () {
     await quiet(10);
   }
 
-  it('easy-tariff: the stacked price at each quarter hour with its parts, and no price where the list ends', async () => {
+  it('easy-tariff: the stacked price at each quarter hour with its parts, its chart with them, and no price where the list ends', async () => {
     await start('2026-03-29T10:07:00+02:00', [
       pricesNode(),
-      { id: 't', type: 'easy-tariff', account: 'acc', prices: 'pr', tariff: 'GRID', refresh: 60, wires: [['out']] },
+      { id: 't', type: 'easy-tariff', account: 'acc', prices: 'pr', tariff: 'GRID', refresh: 60, wires: [['out'], ['chart']] },
       { id: 'out', type: 'helper' },
+      { id: 'chart', type: 'helper' },
     ]);
     const out = inbox('out');
     const [first] = await out.next(1);
@@ -128,6 +117,7 @@ describe('easy-prices with easy-tariff and easy-plan', function () {
       price: null,
       reason: 'no price list yet: send one (Tibber, Nord Pool, power-saver or [{ start, price }])',
       pricesKnownUntil: null,
+      pricesKnownText: 'no prices known now',
     });
     helper.getNode('t').receive(todayOnly());
     const [priced] = await out.next(1);
@@ -144,8 +134,26 @@ describe('easy-prices with easy-tariff and easy-plan', function () {
       validFrom: '2026-03-29T08:00:00.000Z',
       validUntil: '2026-03-29T08:15:00.000Z',
       pricesKnownUntil: '2026-03-29T22:00:00.000Z',
+      pricesKnownText: 'prices known until 24:00',
       reason: null,
     });
+    // the chart of the next 24 h: the total net and gross, then its spot and fees parts (net), gaps beyond the list
+    helper.getNode('t').receive({ payload: 'chart' });
+    const lines = await inbox('chart').next(4);
+    should(lines.map((m) => [m.topic, m.action])).eql([
+      ['net NOK/kWh', 'replace'],
+      ['gross NOK/kWh', 'append'],
+      ['spot NOK/kWh', 'append'],
+      ['fees NOK/kWh', 'append'],
+    ]);
+    const [net, , spotLine, feesLine] = lines.map((m) => m.payload as Array<{ x: number; y: number | null }>);
+    const yAt = (line: typeof net, x: number) => line.find((p, k) => k % 2 === 0 && p.x <= x && x < line[k + 1].x)?.y;
+    for (let x = at('2026-03-29T10:07:00+02:00'); x < at('2026-03-30T10:07:00+02:00'); x += Q) {
+      const known = x < at('2026-03-30T00:00:00+02:00');
+      should(yAt(spotLine, x)).equal(known ? spotAt(x) : null);
+      should(yAt(feesLine, x)).equal(known ? (x < at('2026-03-29T22:00:00+02:00') ? 0.3 : 0.1) : null);
+      if (known) should(yAt(net, x)).be.approximately(spotAt(x) + yAt(feesLine, x)! + 0.05, 1e-9);
+    }
     // every quarter hour to the list's end: a message at each exact change, the fees' change at 22:00 in it
     const seen: Array<Record<string, any>> = [];
     await tickTo(at('2026-03-30T00:05:00+02:00'));
@@ -158,6 +166,7 @@ describe('easy-prices with easy-tariff and easy-plan', function () {
     should(last.payload).match({
       price: null,
       validFrom: '2026-03-29T22:00:00.000Z',
+      pricesKnownText: 'no prices known now',
       reason: 'no price: prices known until 2026-03-29 24:00; the next list has not come',
     });
   });
@@ -325,34 +334,6 @@ describe('easy-prices with easy-tariff and easy-plan', function () {
     should(msg.payload.unpricedEnergy).equal(1); // 00:00-00:30: no list price, not a price of 0
     should(expected.unpricedEnergy).equal(1);
     should(caught.received).eql([]);
-  });
-
-  it('the example "run the heater on spot prices plus the grid fees" as shipped: the stack priced and planned, nothing caught', async () => {
-    sim = await withSimulator();
-    const flow = exampleOnSimulator('run-the-heater-on-spot-prices-plus-the-grid-fees', sim, 'Europe/London');
-    const core = ['common/20-inject.js', 'function/10-function.js'].map((file) => require(require.resolve(`@node-red/nodes/core/${file}`)));
-    await helper.load([easyAccount, easyPrices, easyTariff, easyPlan, ...core], flow, { acc: { token: TOKEN } });
-    const price = inbox('spot-price-out');
-    const plans = inbox('spot-plan-out');
-    const errors = inbox('spot-errors');
-    // the sample list comes half a second after deploy; the price with its parts after it
-    let priced: Record<string, any> | undefined;
-    while (!priced) {
-      const [msg] = await price.next(1, 5000);
-      if (msg.payload.spot !== null) priced = msg;
-    }
-    should(priced.payload).match({ tariffId: 'DEMO-NIGHT', currency: 'GBP', addOns: 0.01, vat: 5, reason: null });
-    should(Math.abs(priced.payload.price - (priced.payload.spot + priced.payload.fees + 0.01))).be.below(1e-9);
-    should([0.12, 0.28]).containEql(priced.payload.fees);
-    // the two local days of the sample, back to back: prices known until the end of tomorrow (this machine's midnight)
-    should(priced.payload.pricesKnownUntilMs - Date.now()).be.within(22 * 3_600_000, 50 * 3_600_000); // days of 23 to 25 hours
-    await quiet(100);
-    const plan = plans.received[plans.received.length - 1].payload;
-    // 3 h asked; all of it unless the test runs in the last hours of a night window (any hour of the day must pass)
-    should(plan).match({ tariffId: 'DEMO-NIGHT', requested: 3 * 3_600_000 });
-    should(plan.planned).be.above(0);
-    should(plan.pricesKnownUntilMs).equal(priced.payload.pricesKnownUntilMs);
-    should(errors.received).eql([]);
   });
 
   it("the dialogs' week chart: the stack of the deployed prices node over the tariff, spot and fees as two more lines", async () => {

@@ -115,16 +115,33 @@ export function closedPeriodBar(period: PeriodName, closed: ClosedPeriod, curren
   };
 }
 
-/** An easy-tariff schedule answer (ISO times) as ui-chart messages, labelled with the tariff. */
+/**
+ * An easy-tariff schedule answer (ISO times) as ui-chart messages, labelled with the tariff.
+ * A stack's answer (segments with `spot` and `fees`) adds those parts as two more net lines,
+ * `spot <currency>/kWh` and `fees <currency>/kWh`, as far as the net line reaches.
+ */
 export function scheduleAnswerChart(answer: {
   tariffId: string;
   tariffName: string;
   currency: string;
   vat: number;
   timezone: string;
-  segments: ReadonlyArray<{ from: string; to: string; price: number | null }>;
+  segments: ReadonlyArray<{ from: string; to: string; price: number | null; spot?: number | null; fees?: number | null }>;
 }): ChartMessage[] {
   const segments = answer.segments.map((s) => ({ from: Date.parse(s.from), to: Date.parse(s.to), price: s.price }));
   const extra = { tariffId: answer.tariffId, tariffName: answer.tariffName, timezone: answer.timezone };
-  return scheduleChart(segments, answer.currency, answer.vat).map((m) => ({ ...extra, ...m }));
+  const messages = scheduleChart(segments, answer.currency, answer.vat);
+  if (answer.segments.some((s) => s.spot !== undefined)) {
+    const net = messages[0].payload;
+    const end = net.length ? (net[net.length - 1].x as number) : -Infinity;
+    for (const part of ['spot', 'fees'] as const) {
+      const line = answer.segments
+        .map((s, k) => ({ from: segments[k].from, to: segments[k].to, price: s[part] ?? null }))
+        .filter((s) => s.to <= end);
+      // a part may step where the total does not (spot up, fees down): held to a line's points too
+      const points = stepPoints(line, (p) => p).slice(0, MAX_CHART_POINTS);
+      messages.push({ topic: `${part} ${answer.currency}/kWh`, payload: points, action: 'append', truncated: messages[0].truncated });
+    }
+  }
+  return messages.map((m) => ({ ...extra, ...m }));
 }

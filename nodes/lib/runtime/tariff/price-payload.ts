@@ -6,6 +6,7 @@ import type { TariffSnapshot } from '../account/hub';
 import type { PriceResult } from '../../engine/tariff/price';
 import type { SensorRef, Tariff } from '../../engine/tariff/tariff';
 import { roundAmount } from '../../engine/common/format';
+import { knownUntilText } from '../prices/prices-source';
 
 export interface PricePayload {
   price: number | null;
@@ -110,9 +111,11 @@ export interface StackFields {
   /** Until when the list's prices run back to back from now (ISO), null when it has none now. */
   pricesKnownUntil: string | null;
   pricesKnownUntilMs: number | null;
+  /** The same in words on the zone's wall clock, for a dashboard: `prices known until 24:00`, or `no prices known now`. */
+  pricesKnownText: string;
 }
 
-export function stackParts(result: PriceResult | null, knownUntil: number | null): StackFields {
+export function stackParts(result: PriceResult | null, knownUntil: number | null, now: number, timezone: string): StackFields {
   const parts = result?.parts;
   // where the list has no price, a price is the tariff's alone (the fallback): all of it fees
   const inList = knownUntil !== null;
@@ -122,5 +125,6 @@ export function stackParts(result: PriceResult | null, knownUntil: number | null
     addOns: parts && inList ? roundAmount(parts.addOns) : null,
     pricesKnownUntil: knownUntil === null ? null : iso(knownUntil),
     pricesKnownUntilMs: knownUntil,
+    pricesKnownText: knownUntil === null ? 'no prices known now' : knownUntilText(knownUntil, now, timezone),
   };
 }

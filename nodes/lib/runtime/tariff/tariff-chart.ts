@@ -54,6 +54,13 @@ export class ChangeCharts {
     return false;
   }
 
+  /** A chart went out for another reason (a new price list): the next change waits its interval from now, a late one is not needed. */
+  sent(): void {
+    this.later.cancel();
+    this.waiting = false;
+    this.lastAt = monotonicNow();
+  }
+
   close(): void {
     this.later.cancel();
     this.waiting = false;

@@ -49,7 +49,17 @@ export interface ScheduleAnswer {
   currency: string;
   vat: number;
   timezone: string;
-  segments: Array<{ from: string; to: string; fromMs: number; toMs: number; price: number | null; ruleIndex: number | null }>;
+  /** With an easy-prices node, each segment's `spot` and `fees` too (net per kWh; null with no price). */
+  segments: Array<{
+    from: string;
+    to: string;
+    fromMs: number;
+    toMs: number;
+    price: number | null;
+    ruleIndex: number | null;
+    spot?: number | null;
+    fees?: number | null;
+  }>;
 }
 
 export const DEFAULT_SENSOR_POLL_SEC = 60;
@@ -154,6 +164,7 @@ export class TariffWatch {
         toMs: s.to,
         price: roundAmountOrNull(s.price),
         ruleIndex: s.ruleIndex,
+        ...(s.spot === undefined ? {} : { spot: roundAmountOrNull(s.spot), fees: roundAmountOrNull(s.fees ?? null) }),
       })),
     };
   }
@@ -264,7 +275,7 @@ export class TariffWatch {
     this.emitted = { key, stale: snap.stale, validFrom };
 
     const payload = pricePayload({ tariffId: this.tariffId, tariff, result, next, validFrom, unknownSensors, snap, reason });
-    if (this.prices) Object.assign(payload, stackParts(result, this.prices.knownUntil(at)));
+    if (this.prices) Object.assign(payload, stackParts(result, this.prices.knownUntil(at), at, this.hub.timezone));
 
     if (next) {
       const boundary = next.at;
