@@ -8,7 +8,7 @@ import type { CompiledTariff, ListVisits } from '../tariff/tariff';
 import type { ZoneInfo } from '../time/time';
 import { MAX_PLAN_SEGMENTS } from '../common/limits';
 import { groupDigits } from '../common/format';
-import { hours } from './plan';
+import { hours } from './plan-text';
 
 /** The most segments whose arrays are kept between plans (2 × 8 bytes each). */
 const KEPT_SEGMENTS = 2048;

@@ -13,6 +13,9 @@ import { cheapestBlocks } from './plan-blocks';
 import { blockedCapacity, Piece, UsablePieces } from './plan-block-work';
 import { cheapestBlock, cheapestPieces } from './plan-split';
 import { groupDigits } from '../common/format';
+import { hours } from './plan-text';
+
+export { hours };
 
 type EngineContext = ReturnType<typeof engineContext>;
 
@@ -358,17 +361,4 @@ export function runTimeText(ms: number): string {
 export function runTimeTexts(less: number, more: number): [string, string] {
   const rounded: [string, string] = [runTimeText(less), runTimeText(more)];
   return rounded[0] === rounded[1] && less !== more ? [hours(less), hours(more)] : rounded;
-}
-
-/** `3 h`, `2 h 30 min`, `45 min`, `20 s`, `0.001 s`: exact to the ms, as plans are */
-export function hours(ms: number): string {
-  const totalMs = Math.round(ms);
-  const h = Math.floor(totalMs / HOUR_MS);
-  const min = Math.floor((totalMs % HOUR_MS) / 60_000);
-  const sec = (totalMs % 60_000) / 1000;
-  const parts: string[] = [];
-  if (h) parts.push(`${h} h`);
-  if (min) parts.push(`${min} min`);
-  if (sec || parts.length === 0) parts.push(`${sec} s`);
-  return parts.join(' ');
 }
