@@ -39,7 +39,7 @@ function charges(config: Record<string, unknown>, more: DemandCharge[]) {
 }
 
 describe('easy-peak: more demand charges', () => {
-  it('each charge billed window by window as demandCharges bills every window of the period (generated, across month ends and a clock change)', () => {
+  it('each charge billed window by window, and projected with the window under way, as demandCharges bills every window (generated, across month ends and a clock change)', () => {
     const chargeArb = fc.record({
       top: fc.integer({ min: 1, max: 3 }),
       distinctDays: fc.boolean(),
@@ -55,7 +55,8 @@ describe('easy-peak: more demand charges', () => {
           minLength: 1,
           maxLength: 120,
         }),
-        (more, loads) => {
+        fc.record({ kw: fc.integer({ min: 0, max: 14 }), step: fc.integer({ min: 0, max: 40 }) }),
+        (more, loads, next) => {
           const list: DemandCharge[] = more.map(({ onPeak, ...c }, i) => ({
             name: `c${i + 2}`,
             ...c,
@@ -74,13 +75,25 @@ describe('easy-peak: more demand charges', () => {
             at = w.to + l.step * 15 * 60_000 * 37; // about 9 h a step: months and the November clock change pass
           }
           const last = windows[windows.length - 1];
-          const got = site.bill(own, last.from);
+          const got = site.bill(own, last);
           const ownCharge: DemandCharge = { top: 2, distinctDays: true, basis: 'rolling', rollingPeriods: 3, pricePerKw: 10 };
           const want = demandCharges(windows, { timezone: ZONE, charges: [ownCharge, ...list] });
           const period = want[want.length - 1];
           got.forEach((b, i) => {
             should(b.billedKw).be.approximately(period.charges[i].billedKw, 1e-9);
             should(b.amount).be.approximately(period.charges[i].amount, 1e-6);
+          });
+          // projected: the window under way (next to the last, or in a later month) at its projection, as if it closed so
+          const under = demandWindowOf(last.to + next.step * 15 * 60_000 * 37, ZONE, 15);
+          const projected = site.bill(own, under, next.kw);
+          const withUnder = demandCharges([...windows, { ...under, kw: next.kw, energy: next.kw / 4, complete: true }], {
+            timezone: ZONE,
+            charges: [ownCharge, ...list],
+          });
+          const end = withUnder[withUnder.length - 1];
+          projected.forEach((b, i) => {
+            should(b.projected!.billedKw).be.approximately(end.charges[i].billedKw, 1e-9);
+            should(b.projected!.amount).be.approximately(end.charges[i].amount, 1e-6);
           });
         },
       ),
@@ -116,12 +129,13 @@ describe('easy-peak: more demand charges', () => {
     });
     site.add(windows);
     const now = windows[2].to + HOUR;
+    const next = { from: windows[2].to, to: windows[2].to + 15 * 60_000 };
     const stored = site.encode();
-    const before = site.bill(own, windows[2].to);
+    const before = site.bill(own, next);
     const store = { ...scope, maxMeters: 128 };
     const again = charges({ pricePerKw: '10' }, [ON_PEAK, { name: 'top 3', top: 3, pricePerKw: 1 }]).site;
     should(again.restore(stored, store, now)).eql([]);
-    should(again.bill(own, windows[2].to)).eql(before);
+    should(again.bill(own, next)).eql(before);
     should(before[1]).match({ name: 'on-peak', billedKw: 6 });
     should(before[2].billedKw).equal(5.5); // (5 + 6) / 2: 15 and 16 July; June's 4 kW is the month before
     // tampered: a peak of the on-peak month at -1 kW; the top-3 charge ranked otherwise (top 2 now)
@@ -129,7 +143,7 @@ describe('easy-peak: more demand charges', () => {
     lines[0][2][2] = -1;
     const tampered = charges({ pricePerKw: '10' }, [ON_PEAK, { name: 'top 3', top: 2, pricePerKw: 1 }]).site;
     should(tampered.restore({ charges: JSON.stringify(lines) }, store, now)).eql(['charge 2', 'charge 3']);
-    should(tampered.bill(own, windows[2].to).map((b) => b.billedKw)).eql([0, 0, 0]);
+    should(tampered.bill(own, next).map((b) => b.billedKw)).eql([0, 0, 0]);
     // not JSON, or not a list: every charge from zero
     should(again.restore({ charges: '[[' }, store, now)).eql(['charge 2', 'charge 3']);
     should(again.restore({ charges: 7 }, store, now)).eql(['charge 2', 'charge 3']);

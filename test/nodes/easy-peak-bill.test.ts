@@ -169,13 +169,15 @@ describe('easy-peak: the bill', function () {
     out = inbox('out');
     // 10:00-10:15 at 8 kW: all hours 8 kW (80); on-peak none (0); a window at 10:15 cannot raise on-peak: the limit is 8
     let p = await feed(at('09:59'), 16, 8);
+    // projected: the window 10:15-10:30 at the latest 8 kW changes nothing (on-peak cannot count it)
     should(p.site.bill).eql({
       billedKw: 8,
       demandCharge: 80,
       raisedAboveKw: 8,
+      projected: { billedKw: 8, demandCharge: 80 },
       charges: [
-        { name: 'charge 1', billedKw: 8, demandCharge: 80, raisedAboveKw: 8 },
-        { name: 'on-peak', billedKw: 0, demandCharge: 0, raisedAboveKw: null },
+        { name: 'charge 1', billedKw: 8, demandCharge: 80, raisedAboveKw: 8, projected: { billedKw: 8, demandCharge: 80 } },
+        { name: 'on-peak', billedKw: 0, demandCharge: 0, raisedAboveKw: null, projected: { billedKw: 0, demandCharge: 0 } },
       ],
     });
     should(p.limitKw).equal(8);
@@ -185,12 +187,22 @@ describe('easy-peak: the bill', function () {
       billedKw: 8,
       demandCharge: 180,
       raisedAboveKw: 5,
+      projected: { billedKw: 8, demandCharge: 180 },
       charges: [
-        { name: 'charge 1', billedKw: 8, demandCharge: 80, raisedAboveKw: 8 },
-        { name: 'on-peak', billedKw: 5, demandCharge: 100, raisedAboveKw: 5 },
+        { name: 'charge 1', billedKw: 8, demandCharge: 80, raisedAboveKw: 8, projected: { billedKw: 8, demandCharge: 80 } },
+        { name: 'on-peak', billedKw: 5, demandCharge: 100, raisedAboveKw: 5, projected: { billedKw: 5, demandCharge: 100 } },
       ],
     });
     should(p.limitKw).equal(5);
+    // 17:15-17:20 at 12 kW: by hand the window's projection (1 kWh + 12 kW x 10 min) / 15 min = 12 kW raises both
+    // charges by the month's end: 12 x 10 + 12 x 20 = 360, while what is billed so far stays 180
+    p = await feed(at('17:15'), 5, 12);
+    should(p.site.window.projectedKw).equal(12);
+    should(p.site.bill).match({
+      demandCharge: 180,
+      projected: { billedKw: 12, demandCharge: 360 },
+      charges: [{ projected: { billedKw: 12, demandCharge: 120 } }, { projected: { billedKw: 12, demandCharge: 240 } }],
+    });
     // restart: the on-peak month is read back, so 18:00-18:15 at 3 kW leaves it at 5 (from zero it would bill 3, 60)
     await context.restart();
     await quiet(50);

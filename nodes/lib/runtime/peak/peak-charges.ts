@@ -10,7 +10,7 @@ import { chargeRule, ChargeRule, DemandCharge } from '../../engine/peak/billing'
 import { isRecord } from '../../engine/common/stored-checks';
 import { roundAmount } from '../../engine/common/format';
 import { MAX_STORED_LINE_CHARS } from '../../engine/common/limits';
-import { addToMonths, ChargeMonths, monthAt, monthBill, MonthPeaks, PeriodScope, RankSettings } from './peak-month';
+import { addToMonths, ChargeMonths, monthAt, monthBill, MonthPeaks, monthValue, Peak, PeriodScope, RankSettings } from './peak-month';
 import { readHistory, readMonth, StoreScope } from './peak-store';
 import type { WindowScope } from './peak-meter';
 
@@ -21,6 +21,8 @@ export interface ChargeBill {
   amount: number;
   /** The kW the current window must beat to raise it; Infinity: it cannot. */
   raiseKw: number;
+  /** At the month's end if the window under way ends at its projection and no later one beats the peaks so far; null: no projection. */
+  projected: { billedKw: number; amount: number } | null;
 }
 
 /** The site's charges: the node's own (its month and months before are the site's) and the more ones, each with its own. */
@@ -66,11 +68,15 @@ export class SiteCharges {
   }
 
   /** Each charge's bill for the window starting at `from`: the own one from the site's month and months before. */
-  bill(own: ChargeMonths, from: number): ChargeBill[] {
+  bill(own: ChargeMonths, window: { from: number; to: number }, projectedKw: number | null = null): ChargeBill[] {
+    const { from } = window;
+    const under: Peak | null = projectedKw === null ? null : { ...window, kw: projectedKw };
     return this.rules.map((rule, i) => {
       const m = i === 0 ? own : this.more[i - 1];
-      const b = monthBill(rule, monthAt(m.month, from, this.scope), m.history, from);
-      return { name: rule.name, billedKw: b.billedKw, amount: b.amount, raiseKw: b.raiseKw };
+      const month = monthAt(m.month, from, this.scope);
+      // the first window of a month under way: the month kept is over, and the bill looks back on it
+      const history = m.month && m.month.from < month.from ? [...m.history, { from: m.month.from, value: monthValue(m.month) }] : m.history;
+      return { name: rule.name, ...monthBill(rule, month, history, from, under) };
     });
   }
 
@@ -117,18 +123,29 @@ export class SiteCharges {
 /** How a more charge ranks its peaks: stored months of another ranking are not its own. */
 const rankText = (r: RankSettings): string => JSON.stringify([r.top, r.distinctDays, r.when ?? null, r.holidays ?? []]);
 
-/** The bill's part of output 1 (`site.bill`): the own charge's billed kW, the charges' total, the least kW that raises any, each charge. */
+/** A window raises the bill when it raises any charge: the least kW that does (Infinity: none can), which the guard keeps under. */
+export const leastRaise = (bills: ChargeBill[]): number => Math.min(...bills.map((b) => b.raiseKw));
+
+/**
+ * The bill's part of output 1 (`site.bill`): the own charge's billed kW, the charges' total,
+ * the least kW that raises any, the same projected to the month's end, and each charge.
+ */
 export function billPayload(bills: ChargeBill[]) {
-  const raise = Math.min(...bills.map((b) => b.raiseKw));
+  const raise = leastRaise(bills);
+  const projected = bills.every((b) => b.projected !== null) ? bills.map((b) => b.projected!) : null;
+  const part = (p: { billedKw: number; amount: number } | null) =>
+    p === null ? null : { billedKw: roundAmount(p.billedKw), demandCharge: roundAmount(p.amount) };
   return {
     billedKw: roundAmount(bills[0].billedKw),
     demandCharge: roundAmount(bills.reduce((sum, b) => sum + b.amount, 0)),
     raisedAboveKw: raise === Infinity ? null : roundAmount(raise),
+    projected: projected && part({ billedKw: projected[0].billedKw, amount: projected.reduce((sum, p) => sum + p.amount, 0) }),
     charges: bills.map((b) => ({
       name: b.name,
       billedKw: roundAmount(b.billedKw),
       demandCharge: roundAmount(b.amount),
       raisedAboveKw: b.raiseKw === Infinity ? null : roundAmount(b.raiseKw),
+      projected: part(b.projected),
     })),
   };
 }

@@ -5,8 +5,8 @@
 // peak now can only be outranked later, never come back (with distinctDays a day that is
 // not among the peaks only changes while it is today, and then by a later window of it).
 import type { DemandWindow } from '../../engine/peak/demand';
-import { monthlyPeaks, PeakHours, PeakWindow } from '../../engine/peak/monthly-peaks';
-import { HOUR_MS, localDayStart, localPeriod, zoneInfo } from '../../engine/time/time';
+import { monthlyPeaks, PeakHours, PeakRanking, PeakWindow, windowCounts } from '../../engine/peak/monthly-peaks';
+import { HOUR_MS, localDayNumber, localDayStart, localPeriod, zoneInfo } from '../../engine/time/time';
 import { BillingPeriods, billingPeriodOf, dayOfDate } from '../../engine/peak/billing-periods';
 import { billedKw, chargeAmount, chargeContext, ChargeRule, PeriodValue, raiseThreshold } from '../../engine/peak/billing';
 
@@ -126,12 +126,38 @@ export function addToMonths(m: ChargeMonths, window: DemandWindow, rank: RankSet
 }
 
 /**
- * The bill of `month` (semantics rule 45) after the months before (`history`): the billed kW
- * and the demand charge so far, and the kW the window starting at `from` must beat to raise
- * it (rule 46; Infinity: it cannot).
+ * The peaks of `peaks` (a month's, ranked by `r`) with one more window `w`: as monthlyPeaks
+ * would rank them (a window `when` or the holidays leave out changes nothing; with
+ * distinctDays a day's higher window replaces its lower one), without compiling anything.
  */
-export function monthBill(charge: ChargeRule, month: MonthPeaks, history: PeriodValue[], from: number) {
+export function withWindow(r: PeakRanking, peaks: readonly Peak[], w: Peak): Peak[] {
+  if (!windowCounts(r, w.from)) return peaks.slice();
+  const pool = peaks.slice();
+  if (r.distinctDays) {
+    const day = localDayNumber(r.zone, w.from);
+    const same = pool.findIndex((p) => localDayNumber(r.zone, p.from) === day);
+    if (same >= 0 && pool[same].kw >= w.kw) return pool;
+    if (same >= 0) pool.splice(same, 1);
+  }
+  pool.push(w);
+  return pool.sort((a, b) => b.kw - a.kw || a.from - b.from).slice(0, r.top);
+}
+
+/**
+ * The bill of `month` (semantics rule 45) after the months before (`history`): the billed kW
+ * and the demand charge so far, the kW the window starting at `from` must beat to raise it
+ * (rule 46; Infinity: it cannot), and projected to the month's end: with the window under
+ * way (`under`) at its projected kW and no later window above the peaks so far (null
+ * without a projection).
+ */
+export function monthBill(charge: ChargeRule, month: MonthPeaks, history: PeriodValue[], from: number, under?: Peak | null) {
   const ctx = chargeContext(charge, month.from, history);
   const billed = billedKw(charge, monthValue(month), ctx);
-  return { billedKw: billed, amount: chargeAmount(charge, billed), raiseKw: raiseThreshold(charge, month.peaks, from, ctx) };
+  const projected = under ? billedKw(charge, monthValue({ ...month, peaks: withWindow(charge.ranking, month.peaks, under) }), ctx) : null;
+  return {
+    billedKw: billed,
+    amount: chargeAmount(charge, billed),
+    raiseKw: raiseThreshold(charge, month.peaks, from, ctx),
+    projected: projected === null ? null : { billedKw: projected, amount: chargeAmount(charge, projected) },
+  };
 }

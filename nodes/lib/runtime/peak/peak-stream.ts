@@ -30,7 +30,7 @@ import {
   windowRecord,
 } from './peak-output';
 import { billCharge, billPeriods, limitOf, PeakSettings } from './peak-settings';
-import { billPayload, SiteCharges } from './peak-charges';
+import { billPayload, leastRaise, SiteCharges } from './peak-charges';
 import {
   closeDue,
   meterLimitError,
@@ -295,9 +295,8 @@ export class PeakStream {
   private evaluate(now: number, mono: number) {
     const site = siteNow(this.meters.values(), this.scope, mono, this.opts.settings.staleMs);
     const month = site ? monthAt(this.site.month, site.window.from, this.scope) : null;
-    const bills = site ? this.charges.bill(this.site, site.window.from) : null;
-    // a window raises the bill when it raises any charge: the guard keeps under the least kW that does
-    const raiseKw = bills ? Math.min(...bills.map((b) => b.raiseKw)) : null;
+    const bills = site ? this.charges.bill(this.site, site.window, site.projectedKw) : null;
+    const raiseKw = bills ? leastRaise(bills) : null;
     const counts = raiseKw !== null && raiseKw !== Infinity;
     const limitKw = site && !counts && this.opts.settings.limit === 'fixed' ? null : limitOf(this.opts.settings, raiseKw);
     const power = site ? sitePowerKw(this.meters.values()) : null;
