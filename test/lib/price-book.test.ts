@@ -79,7 +79,7 @@ describe('encodePrices / decodePrices: the stored line', () => {
     const rnd = lcg(5);
     for (let c = 0; c < 300; c++) {
       const entries = generated(rnd, T0, Math.floor(rnd() * 50));
-      should(decodePrices(encodePrices(entries), T0)).eql({ entries, problem: null });
+      should(decodePrices(encodePrices(entries), T0)).eql({ entries, problem: null, ahead: null });
     }
     const days = Array.from({ length: HISTORY_DAYS * 96 }, (_, i) => ({
       from: T0 + i * Q,
@@ -198,5 +198,87 @@ describe('PriceBook', () => {
     should(warnings).eql([
       `the kept prices were dropped (stored price 3 starts at 2026-11-27T23:00:00.000Z, as stored price 1 does: a duplicate price; send each interval once): send the price list again`,
     ]);
+  });
+});
+
+describe('PriceBook: the kept prices under a clock behind or ahead (the rule every store follows)', () => {
+  /** 67 days of quarter hours to tomorrow's end, each day's list at 13:00 the day before, saved at the last. */
+  async function kept(store: MemoryStore): Promise<{ prices: readonly PriceEntry[]; savedAt: number }> {
+    let now = T0;
+    const book = new PriceBook({ input: {}, store, now: () => now, warn: () => undefined });
+    await book.ready;
+    for (let d = -65; d <= 1; d++) {
+      now = T0 + (d - 1) * DAY + 13 * H;
+      book.accept(quarterList(T0 + d * DAY, 96));
+    }
+    await book.close();
+    return { prices: book.prices(), savedAt: now };
+  }
+
+  it('a restart with the clock 4 months behind keeps every price, says so once; days are let go only once the clock is right and a list comes', async () => {
+    const store = new MemoryStore();
+    const before = await kept(store);
+    should(before.prices.length).equal(HISTORY_DAYS * 96 + 96 + 11 * 4); // the first kept ends after 62 days before the last list
+    should((store.value as { savedAt: number }).savedAt).equal(before.savedAt);
+    let now = before.savedAt - 120 * DAY; // no real-time clock: booted 4 months behind
+    const warnings: string[] = [];
+    const book = new PriceBook({ input: {}, store, now: () => now, warn: (w) => warnings.push(w) });
+    await book.ready;
+    should(book.prices()).eql(before.prices);
+    should(warnings).have.length(1);
+    should(warnings[0]).match(
+      /^kept prices lie 120 days ahead of this machine's clock \(2026-11-28T12:00:00\.000Z; the clock reads 2026-07-31T12:00:00\.000Z\): kept, as this clock is probably behind .*none is let go until lists come with the clock right$/,
+    );
+    // a list while the clock is behind: laid over, nothing let go (62 days before this clock is long before every price)
+    book.accept(quarterList(T0 + DAY, 96, () => 0.5));
+    should(book.prices().length).equal(before.prices.length);
+    should(book.prices()[0]).eql(before.prices[0]);
+    // NTP steps the clock to the right time: still nothing let go until a list comes
+    now = T0 + 2 * DAY + 13 * H;
+    should(book.prices()[0]).eql(before.prices[0]);
+    book.accept(quarterList(T0 + 2 * DAY, 96));
+    should(book.prices()[0].from).equal(now - HISTORY_DAYS * DAY);
+    should(book.prices()[book.prices().length - 1].to).equal(T0 + 3 * DAY);
+    should(warnings).have.length(1);
+    // the next save says when, so the next restart with the clock right says nothing
+    await book.close();
+    const again = new PriceBook({ input: {}, store, now: () => now + H, warn: (w) => warnings.push(w) });
+    await again.ready;
+    should(again.prices()).eql(book.prices());
+    should(warnings).have.length(1);
+  });
+
+  it('a restart with the clock a year ahead lets nothing go (the next list does, once the clock is right or not)', async () => {
+    const store = new MemoryStore();
+    const before = await kept(store);
+    const warnings: string[] = [];
+    const book = new PriceBook({ input: {}, store, now: () => before.savedAt + 365 * DAY, warn: (w) => warnings.push(w) });
+    await book.ready;
+    should(book.prices()).eql(before.prices);
+    should(warnings).eql([]);
+  });
+
+  it('tampered: prices and a save time more than a year ahead are dropped, named once; the rest kept and saved without them', async () => {
+    const store = new MemoryStore();
+    const before = await kept(store);
+    const value = store.value as { prices: string; savedAt: unknown };
+    const far = T0 + 400 * DAY;
+    value.prices += `;${far}/${Q}:1,2,3`;
+    value.savedAt = far;
+    const warnings: string[] = [];
+    const book = new PriceBook({ input: {}, store, now: () => T0, warn: (w) => warnings.push(w) });
+    await book.ready;
+    should(book.prices()).eql(before.prices);
+    should(warnings).eql([
+      "kept prices: dropped 3 from 2028-01-01T23:00:00.000Z on (more than a year ahead of this machine's clock); the time they were saved (2028-01-01T23:00:00.000Z)",
+    ]);
+    await book.close();
+    should((store.value as { prices: string }).prices).equal(encodePrices(before.prices));
+    // a save time that is no instant is said alike
+    (store.value as { savedAt: unknown }).savedAt = '__proto__';
+    const again = new PriceBook({ input: {}, store, now: () => T0, warn: (w) => warnings.push(w) });
+    await again.ready;
+    should(again.prices()).eql(before.prices);
+    should(warnings[1]).equal('kept prices: dropped the time they were saved ("__proto__")');
   });
 });

@@ -13,7 +13,7 @@ import easyCost = require('../../nodes/easy-cost');
 import easyAccount = require('../../nodes/easy-account');
 import { computeCost } from '../../nodes/lib/engine/cost/cost';
 import { priceList } from '../../nodes/lib/engine/prices/price-list';
-import { catchNodes, FakeClock, FlowNode, GATEWAY, helper, inbox, lastStatus, quiet, TOKEN, withSimulator } from './flow-support';
+import { catchNodes, FakeClock, FlowNode, GATEWAY, helper, inbox, lastStatus, quiet, TOKEN, warnings, withSimulator } from './flow-support';
 import { installClock } from '../fake-clock';
 
 const ZONE = 'Europe/Oslo';
@@ -236,5 +236,49 @@ describe('easy-cost on a price stack: its own VAT in stream totals, projection, 
     const [err] = await caught.next(1);
     should(err.error.message).match(/ompare mode with Prices compares the stack over the node's tariff: set Tariff/);
     should(lastStatus('n')).match({ fill: 'red' });
+  });
+
+  it('stream: wrong lists at the cost node reach Catch naming the entry, the readings counted meanwhile at the kept prices, nothing lost', async () => {
+    await start([pricesNode('none', 'stop'), costNode('a', 'none', 'stream')]);
+    const caught = inbox('caught');
+    const out = inbox('a-out');
+    helper.getNode('a').receive({ payload: entries });
+    await quiet(20);
+    const half = readings.length >> 1;
+    for (const [ts, value] of readings.slice(0, half)) helper.getNode('a').receive({ payload: value, ts });
+    await out.next(half);
+    const spoilt: Array<[string, unknown[], RegExp]> = [
+      [
+        'a hole',
+        [...entries.slice(0, 40), ...entries.slice(42)].map(({ start, price }) => ({ start, price })),
+        /payload\[39\].*a hole of 30 min/,
+      ],
+      [
+        'a duplicate',
+        [...entries.slice(0, 41), entries[40], ...entries.slice(41)],
+        /payload\[41\] starts at .* as .*payload\[40\] does: a duplicate price/,
+      ],
+      [
+        'text for a number',
+        entries.map((e, k) => (k === 7 ? { ...e, price: String(e.price) } : e)),
+        /payload\[7\]\.price must be a number/,
+      ],
+    ];
+    for (const [what, list, words] of spoilt) {
+      helper.getNode('a').receive({ payload: list });
+      const [err] = await caught.next(1);
+      should(err.error.message).match(words, `${what}: ${err.error.message}`);
+    }
+    for (const [ts, value] of readings.slice(half)) helper.getNode('a').receive({ payload: value, ts });
+    const last = (await out.next(readings.length - half)).pop()!.payload;
+    // every reading counted, each interval at the list kept before the wrong ones came
+    const month = computeCost(stackRef, readings, { timezone: ZONE });
+    should(last.site.month.energy).be.approximately(month.energy, 1e-9);
+    should(cents(last.site.month.gross)).equal(cents(month.gross));
+    // a whole list per MWh read per kWh is a warning, not a silent bill
+    helper.getNode('a').receive({ payload: entries.map((e) => ({ ...e, price: e.price * 1000 + 500 })) });
+    await quiet(20);
+    should(warnings('a').some((w) => /look 1,000× too high for prices per kWh/.test(w))).be.true();
+    should(caught.received).eql([]);
   });
 });

@@ -7,6 +7,7 @@
 import { DAY_MS, instantText, isNearNow } from '../time/time';
 import { MAX_PRICE_LIST_ENTRIES } from '../common/limits';
 import { checkPriceEntries, PriceEntry, PriceInputError, RawEntry } from './price-checks';
+import { isBeyondStoredAhead } from '../common/stored-checks';
 
 /** Days of prices kept before now: a month's bill and the month before it, late readings and the archive (62). */
 export const HISTORY_DAYS = 62;
@@ -72,16 +73,28 @@ export function encodePrices(entries: readonly PriceEntry[]): string {
   return runs.join(';');
 }
 
+/** Stored prices that start more than MAX_STORED_AHEAD_MS ahead of the clock: how many, the first one's start. */
+export interface AheadDropped {
+  count: number;
+  from: number;
+}
+
 /**
  * A stored line read back: the entries, or null and why (not a line of this shape, too long,
  * instants not near now, entries overlapping or out of order). Checked as a list from a
- * message is, so a tampered store cannot hold what a message could not bring.
+ * message is, so a tampered store cannot hold what a message could not bring. Prices that
+ * start more than a year ahead of `now` (MAX_STORED_AHEAD_MS) are left out and counted in
+ * `ahead`; nearer ones are kept, as every store keeps what a later clock stored.
  */
-export function decodePrices(line: unknown, now: number): { entries: PriceEntry[]; problem: null } | { entries: null; problem: string } {
+export function decodePrices(
+  line: unknown,
+  now: number,
+): { entries: PriceEntry[]; problem: null; ahead: AheadDropped | null } | { entries: null; problem: string } {
   if (typeof line !== 'string') return { entries: null, problem: 'not a line of text' };
   if (line.length > MAX_HISTORY_CHARS) return { entries: null, problem: `longer than ${MAX_HISTORY_CHARS} characters` };
-  if (line === '') return { entries: [], problem: null };
+  if (line === '') return { entries: [], problem: null, ahead: null };
   const raw: RawEntry[] = [];
+  let ahead: AheadDropped | null = null;
   for (const run of line.split(';')) {
     const m = /^(-?\d{1,16})\/(\d{1,12}):([-+0-9.eE,]{1,400000})$/.exec(run);
     if (!m) return { entries: null, problem: `a run that is not "start/length:prices" (${JSON.stringify(run.slice(0, 40))})` };
@@ -95,6 +108,12 @@ export function decodePrices(line: unknown, now: number): { entries: PriceEntry[
       const price = Number(prices[i]);
       if (prices[i] === '' || !Number.isFinite(price))
         return { entries: null, problem: `a price that is not a number at ${instantText(start + i * length)}` };
+      // stored state's rule: up to a year ahead it was kept under a later clock (this one behind); further, let go
+      if (isBeyondStoredAhead(start + i * length, now)) {
+        ahead ??= { count: 0, from: start + i * length };
+        ahead.count++;
+        continue;
+      }
       raw.push({
         from: start + i * length,
         to: start + (i + 1) * length,
@@ -106,7 +125,8 @@ export function decodePrices(line: unknown, now: number): { entries: PriceEntry[
   }
   try {
     // sorted, no duplicates or overlaps; gaps are allowed (kept lists may have them)
-    return { entries: checkPriceEntries(raw, { source: 'list', unit: 'kWh', currency: null }, undefined, false).entries, problem: null };
+    const entries = checkPriceEntries(raw, { source: 'list', unit: 'kWh', currency: null }, undefined, false).entries;
+    return { entries, problem: null, ahead };
   } catch (e) {
     return { entries: null, problem: e instanceof PriceInputError ? e.message : String(e) };
   }

@@ -7,6 +7,9 @@ import { ThrottledSave, SAVE_EVERY_MS } from '../common/throttled-save';
 import { PriceEntry, PriceInputError, PriceInputOptions, PriceListInput, readPriceList } from '../../engine/prices/price-inputs';
 import { decodePrices, encodePrices, HISTORY_DAYS, historyStart, mergePrices } from '../../engine/prices/price-history';
 import { PriceList, priceList } from '../../engine/prices/price-list';
+import { DroppedState, isStoredInstant, StoredAhead, storedInstantText } from '../../engine/common/stored-checks';
+import { groupDigits } from '../../engine/common/format';
+import { instantText } from '../../engine/time/time';
 
 /** Where the book lives across restarts (the node's context). */
 export interface BookStore {
@@ -33,6 +36,8 @@ export interface Accepted {
 interface Stored {
   version: 1;
   prices: string;
+  /** When it was saved (this clock's epoch ms): read back ahead of the clock, this clock is behind (StoredAhead). */
+  savedAt?: number;
 }
 
 export class PriceBook {
@@ -129,25 +134,38 @@ export class PriceBook {
   }
 
   private stored(): Stored {
-    return { version: 1, prices: encodePrices(this.entries) };
+    return { version: 1, prices: encodePrices(this.entries), savedAt: this.now() };
   }
 
   private restore(kept: unknown): void {
     if (kept === undefined || kept === null) return;
-    const version =
-      typeof kept === 'object' && Object.prototype.hasOwnProperty.call(kept, 'version')
-        ? (kept as { version: unknown }).version
-        : undefined;
-    const line =
-      typeof kept === 'object' && Object.prototype.hasOwnProperty.call(kept, 'prices') ? (kept as { prices: unknown }).prices : undefined;
+    const field = (name: string): unknown =>
+      typeof kept === 'object' && Object.prototype.hasOwnProperty.call(kept, name) ? (kept as Record<string, unknown>)[name] : undefined;
     const now = this.now();
-    const read = version === 1 ? decodePrices(line, now) : { entries: null, problem: 'not a store of this node' };
+    const read = field('version') === 1 ? decodePrices(field('prices'), now) : { entries: null, problem: 'not a store of this node' };
     if (read.entries === null) {
       this.opts.warn(`the kept prices were dropped (${read.problem}): send the price list again`);
       return;
     }
+    const dropped = new DroppedState('kept prices');
+    if (read.ahead)
+      dropped.add(
+        `${groupDigits(read.ahead.count)} from ${instantText(read.ahead.from)} on (more than a year ahead of this machine's clock)`,
+      );
+    const savedAt = field('savedAt');
+    if (savedAt !== undefined && !isStoredInstant(savedAt, now)) dropped.add(`the time they were saved (${storedInstantText(savedAt)})`);
+    dropped.tell(this.opts.warn);
+    // stored under a later clock (this one is behind until NTP steps it): kept, said once
+    new StoredAhead(this.opts.warn).tell(
+      'kept prices',
+      isStoredInstant(savedAt, now) ? savedAt : null,
+      now,
+      'prices are looked up at the instants this clock reads, and none is let go until lists come with the clock right',
+    );
+    // nothing is let go at a restart (a clock behind or ahead would lose the history): only as lists come;
     // a list that came while the store was read is newer: laid over the kept one
-    const merged = mergePrices(mergePrices([], read.entries, historyStart(now)), this.entries, historyStart(now));
+    const merged = mergePrices(read.entries, this.entries, -Infinity);
+    if (!dropped.empty) this.saves?.changed(); // what was dropped must not come back with the next restart
     if (!samePrices(merged, this.entries)) {
       this.entries = merged;
       this.version++;
