@@ -7,6 +7,8 @@ import { localPeriod } from '../../nodes/lib/engine/time/time';
 import type { Bucket } from '../../nodes/lib/engine/cost/totals';
 import type { Tariff } from '../../nodes/lib/engine/tariff/tariff';
 import { FC } from './engine-fixtures';
+import { CostStream } from '../../nodes/lib/runtime/cost/cost-stream';
+import { ExportMeters } from '../../nodes/lib/runtime/common/meter-direction';
 
 const ZONES = [
   'Atlantic/Azores',
@@ -109,5 +111,67 @@ describe('stream projection and daily charge: against a walk over the local days
     should(dailyChargeSetting(0)).equal(0);
     for (const bad of ['-1', 'abc', 'Infinity', '1e400'])
       should(() => dailyChargeSetting(bad)).throw(RangeError, { message: /daily charge must be an amount of 0 or more/ });
+  });
+});
+
+describe('stream projection with export (rules 33, 47-48): import, export credit and the net, for each netting', () => {
+  const IMPORT = { id: 'I', name: 'i', vat: 20, currency: 'GBP', rules: [{ priority: 1, price: 0.3 }] } as Tariff;
+  const FEED = { id: 'X', name: 'x', vat: 20, currency: 'GBP', rules: [{ priority: 1, price: 0.1 }] } as Tariff;
+  const start = Date.UTC(2026, 5, 1); // June: 720 hours
+  const HOUR = 3600_000;
+
+  /** Ten days of hourly readings: 1 kWh bought every hour, 1.5 kWh sold each hour from 06:00 to 18:00. */
+  async function tenDays(netting: 'none' | 'interval' | 'period') {
+    const key = 'rate:0.1|vat:false|floor:false';
+    const stream = new CostStream({
+      timezone: 'UTC',
+      tariffId: 'I',
+      store: { load: async () => undefined, save: async () => undefined },
+      warn: (w) => should.fail(w, null),
+      exportMeters: new ExportMeters('pv'),
+      exportPricing: { exportVat: false, floorAtZero: false, key },
+      ledger: { netting, minutes: 60, production: false, key: `${netting}|60|${key}` },
+    });
+    await stream.restore();
+    let sold = 0;
+    for (let h = 0; h <= 240; h++) {
+      const ts = start + h * HOUR;
+      await stream.handle({ topic: 'grid', payload: h, ts }, IMPORT, ts, FEED);
+      await stream.handle({ topic: 'pv', payload: sold, ts }, IMPORT, ts, FEED);
+      if (h % 24 >= 6 && h % 24 < 18) sold += 1.5;
+    }
+    await stream.close();
+    const extras = streamExtras(stream.site(), { vat: 20, currency: 'GBP' }, 'UTC', 1);
+    return (extras.payload as { projection: Record<string, any> }).projection;
+  }
+
+  // import: 240 kWh x 0.36 = 86.4 so far, 11 days begun x 1.20 = 13.2: 99.6; the month x3 + 30 charges: 259.2 + 36 = 295.2
+  // export: 180 kWh x 0.10 = 18 so far, 54 projected
+  it('none: import projected less export projected', async () => {
+    const p = await tenDays('none');
+    should(p.soFar).match({ energy: 240, gross: 99.6 });
+    should(p.projected).match({ energy: 720, gross: 295.2 });
+    should(p.export).match({ soFar: { energy: 180, gross: 18 }, projected: { energy: 540, gross: 54 } });
+    should(p.net).match({ netting: 'none', soFar: { importCost: 99.6, exportCredit: 18, net: 81.6 }, projected: { net: 241.2 } });
+  });
+
+  it('per interval: the netted month per hour so far (12 kWh bought and 6 sold a day after netting)', async () => {
+    const p = await tenDays('interval');
+    // so far: 120 kWh x 0.36 = 43.2 + 13.2; 60 kWh x 0.10 = 6; projected x3: 129.6 + 36, 18
+    should(p.net).match({
+      netting: 'interval',
+      soFar: { importCost: 56.4, exportCredit: 6, net: 50.4 },
+      projected: { importCost: 165.6, exportCredit: 18, net: 147.6 },
+    });
+  });
+
+  it("per month: each side's month projected, then netted at the larger side's average", async () => {
+    const p = await tenDays('period');
+    // so far 240 against 180 kWh: 60 x 0.36 = 21.6 + 13.2; projected 720 against 540: 180 x 0.36 = 64.8 + 36
+    should(p.net).match({
+      netting: 'period',
+      soFar: { importCost: 34.8, exportCredit: 0, net: 34.8 },
+      projected: { importCost: 100.8, exportCredit: 0, net: 100.8 },
+    });
   });
 });

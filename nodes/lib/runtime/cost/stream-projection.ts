@@ -6,7 +6,9 @@ import { isPriceStack, PriceStack } from '../../engine/prices/price-stack';
 import { PriceList, priceList } from '../../engine/prices/price-list';
 import { schedule } from '../../engine/prices/price-source';
 import { knownUntilText } from '../prices/prices-source';
-import type { ShownTerms } from './stream-output';
+import type { ShownTerms, SiteSums } from './stream-output';
+import { netPeriod } from '../../engine/net/net-cost';
+import type { NetSums } from '../../engine/net/net-ledger';
 import { localPeriodIn, zoneInfo, ZoneInfo } from '../../engine/time/time';
 import { localDayNumber } from '../../engine/time/zone-clock';
 import type { Bucket } from '../../engine/cost/totals';
@@ -21,6 +23,9 @@ export interface ProjectionInput {
   total: Bucket | null;
   /** The site's newest reading (epoch ms), null before any. */
   newest: number | null;
+  /** The export meters' sums and the site's netting (rules 47-48), when there are export meters or netting. */
+  export?: SiteSums;
+  ledger?: SiteSums['ledger'];
 }
 
 /** The node's daily charge setting: empty = none, else an amount ≥ 0 per local day, before VAT. */
@@ -144,6 +149,15 @@ export function streamExtras(
       terms.currency,
     ),
   };
+  if (input.export) {
+    const charges = { soFar: chargeSoFar * vatFactor, month: chargeMonth * vatFactor };
+    const importSide = {
+      soFar: energyCost.gross + charges.soFar,
+      projected: projected ? projected.gross : null,
+      projectedEnergy: projected ? projected.energy : null,
+    };
+    Object.assign(out.projection as object, bothWays(input, month, importSide, charges, terms.currency));
+  }
   const shown = projected ? formatMoney(projected.gross, terms.currency)?.display : null;
   const note = shown
     ? ` · month → ${shown}`
@@ -239,3 +253,87 @@ function stackWords(rest: RestOnStack, enough: boolean, newest: number, timezone
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A side's month so far (its period of `month` only) scaled to the whole month by its own counted time (rule 33), or null under an hour. */
+function scaleOf(month: { from: number; to: number }, firstFrom: number | null, newest: number | null): number | null {
+  if (firstFrom === null || newest === null) return null;
+  const basisMs = newest - Math.max(month.from, firstFrom);
+  return basisMs >= MIN_PROJECTION_BASIS_MS ? (month.to - month.from) / basisMs : null;
+}
+
+/**
+ * Rule 33 with export (rules 47-48): `export`, the export meters' credit so far and projected
+ * as the import's (per hour of their own counted time, no daily charge); `net`, the bill so
+ * far and projected as the node nets: none, import projected − export projected; per
+ * interval, the month's netted cost and credit per hour so far; per month, each side's kWh
+ * and amounts projected, then netted as the month will be (netPeriod: the larger side's
+ * rest at its average). The import's daily charges stay on the import side.
+ */
+function bothWays(
+  input: ProjectionInput,
+  month: { from: number; to: number },
+  importSide: { soFar: number; projected: number | null; projectedEnergy: number | null },
+  charges: { soFar: number; month: number },
+  currency: string,
+) {
+  const ex = input.export!;
+  const exMonth = ex.month && ex.month.from === month.from ? ex.month : null;
+  const exScale = scaleOf(month, ex.total ? ex.total.from : null, ex.newest);
+  const credit = { energy: exMonth ? exMonth.energy : 0, net: exMonth ? exMonth.net : 0, gross: exMonth ? exMonth.gross : 0 };
+  const exportProjected =
+    exScale === null
+      ? null
+      : {
+          energy: roundAmount(credit.energy * exScale),
+          net: roundAmount(credit.net * exScale),
+          gross: roundAmount(credit.gross * exScale),
+        };
+  const ledger = input.ledger;
+  const nettedMonth: NetSums | null = ledger && ledger.month && ledger.month.from === month.from ? ledger.month : null;
+  let soFar = { importCost: importSide.soFar, exportCredit: credit.gross };
+  let projected: { importCost: number; exportCredit: number } | null =
+    importSide.projected !== null && exportProjected !== null
+      ? { importCost: importSide.projected, exportCredit: exportProjected.gross }
+      : null;
+  const netting = ledger?.settings.netting ?? 'none';
+  if (netting !== 'none' && ledger) {
+    const m = nettedMonth;
+    soFar = { importCost: (m ? m.importCost : 0) + charges.soFar, exportCredit: m ? m.exportCredit : 0 };
+    if (importSide.projected === null || exportProjected === null) projected = null;
+    else if (netting === 'interval') {
+      // the month's netted cost and credit per hour of the site's counted time (import or export meters' newest reading)
+      const newest = Math.max(input.newest ?? -Infinity, ex.newest ?? -Infinity);
+      const scale = scaleOf(month, ledger.total ? ledger.total.from : null, newest);
+      projected =
+        scale === null ? null : { importCost: (m ? m.importCost : 0) * scale + charges.month, exportCredit: soFar.exportCredit * scale };
+    } else {
+      // each side's month projected (the import's on a stack too), then netted as the month will be
+      const left = netPeriod(
+        { energy: importSide.projectedEnergy!, net: 0, gross: importSide.projected - charges.month },
+        { energy: exportProjected.energy, net: 0, gross: exportProjected.gross },
+      );
+      projected = { importCost: left.importCost + charges.month, exportCredit: left.exportCredit };
+    }
+  }
+  const net = (x: { importCost: number; exportCredit: number }) => ({
+    importCost: roundAmount(x.importCost),
+    exportCredit: roundAmount(x.exportCredit),
+    net: roundAmount(x.importCost - x.exportCredit),
+  });
+  return {
+    export: {
+      basisFromMs: ex.total ? Math.max(month.from, ex.total.from) : null,
+      soFar: { energy: roundAmount(credit.energy), net: roundAmount(credit.net), gross: roundAmount(credit.gross) },
+      projected: exportProjected,
+    },
+    net: {
+      netting,
+      soFar: net(soFar),
+      projected: projected ? net(projected) : null,
+      formatted: formatAmounts(
+        { soFar: soFar.importCost - soFar.exportCredit, projected: projected ? projected.importCost - projected.exportCredit : null },
+        currency,
+      ),
+    },
+  };
+}
