@@ -8,11 +8,14 @@ import { streamReading } from './cost-inputs';
 import { generatorChoice, GeneratorSettings } from './generator-report';
 import { GeneratorStore, StreamGenerator } from './stream-generator';
 import { streamExtras } from './stream-projection';
+import { demandLine, SiteBill, siteBillOf } from '../../engine/peak/bill-message';
 import { importTerms } from './stream-output';
 import type { StoredAhead } from '../../engine/common/stored-checks';
 
 export class StreamReports {
   private generator: StreamGenerator | null = null;
+  /** easy-peak's latest bill wired in (rule 63): in memory, as easy-peak sends one with every reading. */
+  private bill: SiteBill | null = null;
 
   constructor(
     private readonly settings: GeneratorSettings | null,
@@ -70,6 +73,9 @@ export class StreamReports {
    * true when the stream has nothing to do with it (not a sensor the tariff reads).
    */
   async takesMessage(msg: Record<string, unknown>, tariff: Tariff, now: number): Promise<boolean> {
+    // easy-peak's output 1 wired in: its bill kept for the projection (rule 63), never a reading
+    const bill = siteBillOf(msg.payload);
+    if (bill !== undefined) return ((this.bill = bill), true);
     if (!this.settings || typeof msg.payload !== 'object' || msg.payload === null) return false;
     const g = await this.generatorFor(tariff).catch(() => null); // said with the next reading
     let reading;
@@ -88,6 +94,12 @@ export class StreamReports {
     const { site } = out;
     const extras = streamExtras(site, importTerms(tariff, source), this.timezone, this.dailyCharge, source);
     const payload: Record<string, unknown> = { ...out.payload, ...extras.payload };
+    const shown = extras.payload.projection as Parameters<typeof demandLine>[4] | undefined;
+    const demand =
+      this.bill && shown && site.newest !== null
+        ? demandLine(this.bill, site.newest, monthOf(shown), importTerms(tariff, source).vat, shown)
+        : null;
+    if (demand) payload.projection = { ...shown, ...demand };
     let g: StreamGenerator | null;
     try {
       g = await this.generatorFor(tariff);
@@ -129,3 +141,5 @@ export class StreamReports {
     await this.generator?.flush();
   }
 }
+
+const monthOf = (p: Record<string, unknown>) => ({ from: p.fromMs as number, to: p.toMs as number });

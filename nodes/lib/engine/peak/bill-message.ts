@@ -1,0 +1,99 @@
+// easy-peak's bill as another node takes it (semantics rule 63): output 1 wired into
+// easy-cost, whose month-end projection shows the demand charge beside the energy cost.
+// The payload is data from outside: each field read and checked, never trusted.
+import { roundAmount } from '../common/format';
+import { isFiniteNumber, isRecord } from '../common/stored-checks';
+
+/** The site's bill of one billing period, as output 1 of easy-peak says it. */
+export interface SiteBill {
+  unit: 'kW' | 'kVA';
+  from: number;
+  to: number;
+  billedKw: number;
+  demandCharge: number;
+  /** At the period's end if the window under way ends at its projection (null: none yet). */
+  projected: { billedKw: number; demandCharge: number } | null;
+}
+
+const amountOk = (x: unknown): x is number => isFiniteNumber(x) && x >= 0;
+const wrong = (field: string, x: unknown): TypeError =>
+  new TypeError(`easy-peak's site.${field} must be a number of at least 0, got ${JSON.stringify(x) ?? String(x)}`);
+
+/**
+ * The bill of an easy-peak output-1 payload (`{ timezone, minutes, site }`): undefined when
+ * the payload is not one (a reading), null while it has no site yet, else the bill; an
+ * error naming the field when one is wrong (a message edited on its way).
+ */
+export function siteBillOf(payload: unknown): SiteBill | null | undefined {
+  if (!isRecord(payload) || typeof payload.minutes !== 'number' || typeof payload.timezone !== 'string' || !('site' in payload))
+    return undefined;
+  const site = payload.site;
+  if (site === null) return null;
+  if (!isRecord(site) || !isRecord(site.bill) || !isRecord(site.month))
+    throw new TypeError("easy-peak's site must hold its month and bill, as easy-peak's output 1 sends them");
+  const { bill, month } = site;
+  const from = month.fromMs;
+  const to = month.toMs;
+  if (!isFiniteNumber(from) || !isFiniteNumber(to) || !(from < to))
+    throw new TypeError("easy-peak's site.month must say fromMs and toMs, the billing period, as easy-peak sends it");
+  if (site.unit !== 'kW' && site.unit !== 'kVA')
+    throw new TypeError(`easy-peak's site.unit must be "kW" or "kVA", got ${String(site.unit)}`);
+  for (const field of ['billedKw', 'demandCharge'] as const) if (!amountOk(bill[field])) throw wrong(`bill.${field}`, bill[field]);
+  let projected: SiteBill['projected'] = null;
+  if (bill.projected !== null && bill.projected !== undefined) {
+    const p = bill.projected;
+    if (!isRecord(p) || !amountOk(p.billedKw) || !amountOk(p.demandCharge))
+      throw wrong('bill.projected.demandCharge', isRecord(p) ? p.demandCharge : p);
+    projected = { billedKw: p.billedKw, demandCharge: p.demandCharge };
+  }
+  return { unit: site.unit, from, to, billedKw: bill.billedKw as number, demandCharge: bill.demandCharge as number, projected };
+}
+
+interface Amounts {
+  net: number;
+  gross: number;
+}
+
+/**
+ * The demand line of a month-end projection (rule 63) at the newest reading `newest`: the
+ * bill's period, billed kW and demand charge so far and projected (gross with `vatPercent`),
+ * when the newest reading lies in the bill's period (else null: the bill of another period).
+ * Where that period is the projection's month (`month`), `withDemand` adds it to the energy
+ * cost so far and projected; a billing period of its own (a read day) is shown beside, never
+ * added.
+ */
+export function demandLine(
+  bill: SiteBill,
+  newest: number,
+  month: { from: number; to: number },
+  vatPercent: number,
+  energy: { soFar: Amounts; projected: Amounts | null },
+) {
+  if (!(newest >= bill.from && newest < bill.to)) return null;
+  const factor = 1 + vatPercent / 100;
+  const amounts = (net: number): Amounts => ({ net: roundAmount(net), gross: roundAmount(net * factor) });
+  const projected = bill.projected && { billedKw: bill.projected.billedKw, ...amounts(bill.projected.demandCharge) };
+  const samePeriod = bill.from === month.from && bill.to === month.to;
+  const sum = (a: Amounts, b: Amounts): Amounts => ({ net: roundAmount(a.net + b.net), gross: roundAmount(a.gross + b.gross) });
+  return {
+    demand: {
+      unit: bill.unit,
+      from: new Date(bill.from).toISOString(),
+      to: new Date(bill.to).toISOString(),
+      fromMs: bill.from,
+      toMs: bill.to,
+      samePeriod,
+      billedKw: bill.billedKw,
+      soFar: amounts(bill.demandCharge),
+      projected,
+    },
+    ...(samePeriod
+      ? {
+          withDemand: {
+            soFar: sum(energy.soFar, amounts(bill.demandCharge)),
+            projected: energy.projected && projected ? sum(energy.projected, projected) : null,
+          },
+        }
+      : {}),
+  };
+}

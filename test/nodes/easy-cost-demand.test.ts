@@ -1,0 +1,109 @@
+// The demand charge in easy-cost's month-end projection (docs/semantics.md, rule 63)
+// through the real Node-RED runtime: easy-peak's output 1 wired into easy-cost's stream
+// mode, worked by hand; a bill of another month left out; a bill edited on its way at Catch.
+import should from 'should';
+import type { Simulator } from '../../sim/server';
+import { roundAmount } from '../../nodes/lib/engine/common/format';
+import { demandLine, siteBillOf } from '../../nodes/lib/engine/peak/bill-message';
+import easyCost = require('../../nodes/easy-cost');
+import easyPeak = require('../../nodes/easy-peak');
+import { accountNode, catchNodes, helper, inbox, loadFlow, quiet, withSimulator } from './flow-support';
+
+describe('easy-cost: the demand charge beside the energy cost', function () {
+  this.timeout(20_000);
+  let sim: Simulator;
+
+  beforeEach(async () => {
+    sim = await withSimulator({});
+  });
+
+  afterEach(async () => {
+    await helper.unload();
+    await sim.close();
+  });
+
+  it("easy-peak's bill wired in: billed so far and projected, added to the month's energy cost (London, March 2026)", async () => {
+    await loadFlow(
+      [easyCost, easyPeak],
+      [
+        accountNode(sim, 'Europe/London'),
+        { id: 'p', type: 'easy-peak', account: 'acc', minutes: '15', pricePerKw: '10', maxGapMinutes: '20', wires: [['c'], [], []] },
+        { id: 'c', type: 'easy-cost', account: 'acc', tariff: 'DEMO-FLAT', mode: 'stream', wires: [['out'], []] },
+        { id: 'out', type: 'helper' },
+        ...catchNodes(),
+      ],
+    );
+    const out = inbox('out');
+    const caught = inbox('caught');
+    /** A reading to both nodes; easy-cost's message for it (easy-peak's bill reaches easy-cost after it). */
+    const read = async (kwh: number, ts: string, to = ['p', 'c']) => {
+      for (const id of to) helper.getNode(id).receive({ payload: kwh, ts });
+      const [msg] = await out.next(1);
+      await quiet(50);
+      return msg.payload;
+    };
+    await read(0, '2026-03-01T00:00:00Z');
+    await read(1, '2026-03-01T00:15:00Z'); // the window 00:00-00:15 at 4 kW: the month's peak, 40 at 10 a kW
+    await read(1.5, '2026-03-01T00:30:00Z');
+    const p = await read(24, '2026-03-02T00:00:00Z');
+    // by hand: 24 kWh in 24 hours at 0.25 + 20 % VAT: 7.20 so far, 7.20 x 743 / 24 = 222.90 projected (rule 33);
+    // the demand charge 4 kW x 10 = 40, 48 with the tariff's VAT, projected the same (the window under way at 2 kW)
+    should(p.projection).match({
+      soFar: { energy: 24, net: 6, gross: 7.2 },
+      projected: { gross: roundAmount((7.2 * 743) / 24) },
+      demand: {
+        unit: 'kW',
+        from: '2026-03-01T00:00:00.000Z',
+        to: '2026-03-31T23:00:00.000Z', // London's summer time from 29 March
+        samePeriod: true,
+        billedKw: 4,
+        soFar: { net: 40, gross: 48 },
+        projected: { billedKw: 4, net: 40, gross: 48 },
+      },
+      withDemand: { soFar: { net: 46, gross: 55.2 }, projected: { gross: roundAmount((7.2 * 743) / 24 + 48) } },
+    });
+    // April's first reading: the bill easy-cost holds is March's, so no demand line (easy-peak's April bill comes next)
+    const april = await read(30, '2026-03-31T23:30:00Z', ['c']);
+    should(april.projection.from).equal('2026-03-31T23:00:00.000Z');
+    should(april.projection).not.have.property('demand');
+    should(april.projection).not.have.property('withDemand');
+    // a bill edited on its way: at Catch, in words
+    helper.getNode('c').receive({
+      payload: {
+        timezone: 'Europe/London',
+        minutes: 15,
+        site: { unit: 'kW', month: { fromMs: 0, toMs: 1 }, bill: { billedKw: 4, demandCharge: 'x' } },
+      },
+    });
+    const [bad] = await caught.next(1);
+    should(bad.error.message).match(/^Easy-peak's site\.bill\.demandCharge must be a number of at least 0, got "x"/);
+  });
+
+  it('a billing period of its own (a read day) is shown beside the month, never added to it', () => {
+    const bill = siteBillOf({
+      timezone: 'UTC',
+      minutes: 15,
+      site: { unit: 'kVA', month: { fromMs: 100, toMs: 200 }, bill: { billedKw: 5, demandCharge: 20, projected: null } },
+    })!;
+    const energy = { soFar: { net: 1, gross: 1.2 }, projected: { net: 3, gross: 3.6 } };
+    const line = demandLine(bill, 150, { from: 50, to: 250 }, 20, energy)!;
+    should(line).eql({
+      demand: {
+        unit: 'kVA',
+        from: new Date(100).toISOString(),
+        to: new Date(200).toISOString(),
+        fromMs: 100,
+        toMs: 200,
+        samePeriod: false,
+        billedKw: 5,
+        soFar: { net: 20, gross: 24 },
+        projected: null,
+      },
+    });
+    should(demandLine(bill, 200, { from: 50, to: 250 }, 20, energy)).be.null(); // past the bill's period
+    should(siteBillOf({ timezone: 'UTC', minutes: 15, site: null })).be.null(); // no site yet
+    should(siteBillOf({ payload: 5 })).be.undefined(); // not easy-peak's
+    should(siteBillOf(12.5)).be.undefined();
+    should(() => siteBillOf({ timezone: 'UTC', minutes: 15, site: { bill: {} } })).throw(/must hold its month and bill/);
+  });
+});
