@@ -89,11 +89,12 @@ export function peerRuleSaving(k: BestSaveCase, onOff: boolean[]): number | null
 
 /**
  * easy plan's rule (docs/semantics.md rule 36) by the minute: every off minute saves more
- * than 0 and at least minSaving (to 12 significant digits), runs of minMinutesOff to
+ * than 0 and at least minSaving (to 12 significant digits) — or, minSavingOf 'average', each
+ * run's average and first minute, its last minute more than 0 —, runs of minMinutesOff to
  * maxMinutesOff, then on at least max(1 min, the recovery rounded up, at most its cap),
  * inside the window.
  */
-export function oursRuleSaving(k: BestSaveCase, onOff: boolean[]): number | null {
+export function oursRuleSaving(k: BestSaveCase, onOff: boolean[], minSavingOf: 'instant' | 'average' = 'instant'): number | null {
   const { values, minSaving } = k;
   let scale = minSaving;
   for (const v of values) scale = Math.max(scale, Math.abs(v));
@@ -106,9 +107,21 @@ export function oursRuleSaving(k: BestSaveCase, onOff: boolean[]): number | null
     const recovery = Math.min(Math.ceil((c * k.recoveryPercentage) / 100), k.recoveryMaxMinutes ?? Infinity);
     const onUntil = m + c + Math.max(1, recovery);
     if (onUntil > values.length || (r + 1 < runs.length && runs[r + 1][0] < onUntil)) return null;
-    for (let o = 0; o < c; o++) {
-      const save = values[m + o] - values[m + c];
-      if (!(save > scale) || save < minSaving - scale) return null;
+    const saves = (o: number) => values[m + o] - values[m + c];
+    if (minSavingOf === 'average') {
+      const average = runSaving(values, m, c) / c;
+      if (
+        !(saves(0) > scale) ||
+        saves(0) < minSaving - scale ||
+        !(saves(c - 1) > scale) ||
+        !(average > scale) ||
+        average < minSaving - scale
+      ) {
+        return null;
+      }
+    }
+    for (let o = 0; o < c && minSavingOf === 'instant'; o++) {
+      if (!(saves(o) > scale) || saves(o) < minSaving - scale) return null;
     }
     total += runSaving(values, m, c);
   }

@@ -241,6 +241,8 @@ export interface SavingRules {
   minOff?: number;
   minOn: number;
   minSaving: number;
+  /** 'average': minSaving holds the run's average and its first cell, its last cell saves something (rule 36). */
+  minSavingOf?: 'instant' | 'average';
   percent: number;
   recoveryMax: number;
   /** The rules before issue 29 (to count the cases they decide otherwise): the last recovery may run past the window's end… */
@@ -254,7 +256,8 @@ export interface SavingRules {
  * most; equal savings: the fewest off periods, then the one off at the first cell where
  * they differ. A run of off cells [a, b) must end inside the window (cell b priced: the
  * load comes back on at its price), last at least minOff and at most maxOff, every cell
- * in it cost more than cell b by at least minSaving (and more); after it the load stays
+ * in it cost more than cell b by at least minSaving (and more) — or, averaged, its cells'
+ * savings, and its first cell, by at least minSaving (and more), its last more; after it the load stays
  * on at least max(minOn, min(off × percent rounded up to whole minutes, recoveryMax)),
  * all of that inside the window.
  */
@@ -278,11 +281,20 @@ export function referenceSaving(prices: Array<number | null>, unit: number, rule
       const resume = b < n ? prices[b] : null;
       if (resume === null || (b - a) * unit > rules.maxOff || (b - a) * unit < (rules.minOff ?? 0)) ok = false;
       if (!rules.recoveryPastEnd && b * unit + gapAfter((b - a) * unit) > n * unit) ok = false;
+      let runSaving = 0;
       for (let k = a; k < b && ok; k++) {
         const p = prices[k];
-        if (p === null || !(p - resume! >= rules.minSaving && p > resume!)) ok = false;
-        else saving += (p - resume!) * unit;
+        if (p === null) ok = false;
+        else if (rules.minSavingOf !== 'average' && !(p - resume! >= rules.minSaving && p > resume!)) ok = false;
+        else runSaving += p - resume!;
       }
+      if (ok && rules.minSavingOf === 'average') {
+        // the sum of the cells' savings against minSaving × cells: exact for the tests' binary prices
+        const first = prices[a]! - resume!;
+        const last = prices[b - 1]! - resume!;
+        if (!(first >= rules.minSaving && first > 0 && last > 0 && runSaving >= rules.minSaving * (b - a) && runSaving > 0)) ok = false;
+      }
+      saving += runSaving * unit;
       if (ok && lastEnd >= 0 && (a - lastEnd) * unit < gapAfter(lastLength * unit)) ok = false;
       lastEnd = b;
       lastLength = b - a;

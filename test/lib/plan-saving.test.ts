@@ -40,7 +40,7 @@ describe('savingOffWindows', () => {
     maxOff: fc.integer({ min: 1, max: 8 }),
     minOff: fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }),
     minOn: fc.integer({ min: 1, max: 4 }),
-    minSaving: fc.constantFrom(0, 0, 0.25, 0.5),
+    minSaving: fc.constantFrom<number>(0, 0, 0.25, 0.5),
     percent: fc.constantFrom(0, 0, 50, 100, 150),
     recoveryMax: fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }),
   };
@@ -49,34 +49,62 @@ describe('savingOffWindows', () => {
     ...settings,
   });
   type Case = typeof arb extends fc.Arbitrary<infer T> ? T : never;
-  const seen = { cases: 0, withOff: 0, twoOrMore: 0, recovery: 0, minutes: 0, minOffBinds: 0, recoveryAtEnd: 0, fewerPeriods: 0 };
+  const seen = {
+    cases: 0,
+    withOff: 0,
+    twoOrMore: 0,
+    recovery: 0,
+    minutes: 0,
+    minOffBinds: 0,
+    recoveryAtEnd: 0,
+    fewerPeriods: 0,
+    averageDiffers: 0,
+  };
   after(() => console.log(`      savingOffWindows vs brute force: ${JSON.stringify(seen)}`));
 
-  /** The plan against the brute force; counts the cases the rules before issue 29 decide otherwise. */
-  const checkCase = ({ c, maxOff, minOff: minOffCells, minOn, minSaving, percent, recoveryMax }: Case): void => {
-    const prices = cellPrices(c);
-    const minOff = minOffCells === undefined ? undefined : Math.min(minOffCells, maxOff) * c.unit;
+  /** A case's rules in ms and savingOffWindows' plan of it. */
+  const planCase = ({ c, maxOff, minOff, minOn, minSaving, percent, recoveryMax }: Case, minSavingOf?: 'average') => {
     const rules = {
       maxOff: maxOff * c.unit,
-      minOff,
+      minOff: minOff === undefined ? undefined : Math.min(minOff, maxOff) * c.unit,
       minOn: minOn * c.unit,
       minSaving,
+      minSavingOf,
       percent,
       recoveryMax: recoveryMax === undefined ? Infinity : recoveryMax * c.unit,
     };
-    const expected = runsOf(referenceSaving(prices, c.unit, rules), c.from, c.unit);
     const plan = savingOffWindows(c.tariff, {
       timezone: c.zone,
       sensors: c.sensors,
       from: c.from,
       to: c.from + c.cells * c.unit,
       maxOffInRow: rules.maxOff,
-      minOffInRow: minOff,
+      minOffInRow: rules.minOff,
       minOnBetween: rules.minOn,
       minSaving,
+      minSavingOf,
       recoveryPercent: percent,
       recoveryMax: recoveryMax === undefined ? undefined : rules.recoveryMax,
     });
+    return { rules, plan };
+  };
+
+  /** What off runs save per kW, on prices of cells `unit` long from `from`. */
+  const runsSaving = (runs: Array<{ from: number; to: number }>, prices: Array<number | null>, from: number, unit: number) => {
+    let net = 0;
+    for (const r of runs) {
+      const resume = prices[(r.to - from) / unit]!;
+      for (let t = r.from; t < r.to; t += unit) net += (prices[(t - from) / unit]! - resume) * (unit / HOUR);
+    }
+    return net;
+  };
+
+  /** The plan against the brute force; counts the cases the rules before issue 29 decide otherwise. */
+  const checkCase = (x: Case, minSavingOf?: 'average'): void => {
+    const { c, percent } = x;
+    const prices = cellPrices(c);
+    const { rules, plan } = planCase(x, minSavingOf);
+    const expected = runsOf(referenceSaving(prices, c.unit, rules), c.from, c.unit);
     should(plan.slots.map((s) => ({ from: s.from, to: s.to }))).eql(expected);
     // each slot says until when the load stays on after it: the recovery, inside the window
     const gap = (s: { from: number; to: number }) =>
@@ -85,14 +113,11 @@ describe('savingOffWindows', () => {
     if (plan.slots.length) should(plan.slots[plan.slots.length - 1].recoveryEnd).be.belowOrEqual(plan.to);
     const same = (other: Parameters<typeof referenceSaving>[2]) =>
       JSON.stringify(runsOf(referenceSaving(prices, c.unit, other), c.from, c.unit)) === JSON.stringify(expected);
-    if (minOff !== undefined && !same({ ...rules, minOff: undefined })) seen.minOffBinds++;
+    if (rules.minOff !== undefined && !same({ ...rules, minOff: undefined })) seen.minOffBinds++;
     if (!same({ ...rules, recoveryPastEnd: true })) seen.recoveryAtEnd++;
     if (!same({ ...rules, earliestOfEquals: true })) seen.fewerPeriods++;
-    let net = 0;
-    for (const r of expected) {
-      const resume = prices[(r.to - c.from) / c.unit]!;
-      for (let t = r.from; t < r.to; t += c.unit) net += (prices[(t - c.from) / c.unit]! - resume) * (c.unit / HOUR);
-    }
+    if (minSavingOf && !same({ ...rules, minSavingOf: undefined })) seen.averageDiffers++;
+    const net = runsSaving(expected, prices, c.from, c.unit);
     should(plan.saving.net).be.approximately(net, 1e-9);
     should(plan.offTime).equal(expected.reduce((sum, r) => sum + r.to - r.from, 0));
     seen.cases++;
@@ -104,7 +129,10 @@ describe('savingOffWindows', () => {
 
   it('switches off exactly where the brute force over every on/off assignment saves most, with a minimum time off and the recovery inside the window (property)', function () {
     this.timeout(180_000);
-    fc.assert(fc.property(arb, checkCase), { ...FC, numRuns: 2500 });
+    fc.assert(
+      fc.property(arb, (x) => checkCase(x)),
+      { ...FC, numRuns: 2500 },
+    );
     should(seen.minOffBinds).be.above(100);
     should(seen.recoveryAtEnd).be.above(100);
   });
@@ -121,8 +149,62 @@ describe('savingOffWindows', () => {
       recoveryMax: fc.constant(undefined),
     });
     const before = seen.fewerPeriods;
-    fc.assert(fc.property(ties, checkCase), { ...FC, numRuns: 1500 });
+    fc.assert(
+      fc.property(ties, (x) => checkCase(x)),
+      { ...FC, numRuns: 1500 },
+    );
     should(seen.fewerPeriods - before).be.above(50);
+  });
+
+  it("with the least saving of each off period's average (power-saver's rule), exactly where the brute force saves most (property)", function () {
+    this.timeout(60_000);
+    const before = seen.averageDiffers;
+    // a least saving that binds: most off periods of the instant rule would be refused or cut short
+    const averaged = fc.record({
+      ...settings,
+      // a price a minute, often apart: runs that mix cells saving more and less than asked
+      c: fc.oneof({ arbitrary: gridCaseArb([-0.125, 0.25, 0.5, 1, 1.5], [1], [8, 12], [MINUTE]), weight: 3 }, cellCaseArb(12, [-6, 3])),
+      maxOff: fc.integer({ min: 2, max: 8 }),
+      minSaving: fc.constantFrom(0, 0.25, 0.5, 0.75),
+    });
+    fc.assert(
+      fc.property(averaged, (x) => checkCase(x, 'average')),
+      { ...FC, numRuns: 400 },
+    );
+    should(seen.averageDiffers - before).be.above(40);
+  });
+
+  it("with the average rule, no better plan switches between the lattice's points: the brute force on half cells saves no more (property)", function () {
+    this.timeout(60_000);
+    // recoveries that grow a minute every whole minute off (rule 38's caveat aside); 7 cells at most, 14 half cells
+    const halves = fc.record({
+      ...settings,
+      c: fc.oneof(
+        { arbitrary: gridCaseArb([-0.125, 0.25, 0.5, 1, 1.5], [1], [4, 7], [MINUTE]), weight: 3 },
+        cellCaseArb(7, [-6, 3]).filter((c) => c.unit >= 1000),
+      ),
+      minSaving: fc.constantFrom(0, 0.25, 0.5, 0.75),
+      percent: fc.constantFrom(0, 0, 50, 100),
+    });
+    let withOff = 0;
+    let offBetween = 0;
+    fc.assert(
+      fc.property(halves, (x) => {
+        const { c } = x;
+        const { rules, plan } = planCase(x, 'average');
+        const half = c.unit / 2;
+        const prices = cellPrices(c).flatMap((p) => [p, p]);
+        const runs = runsOf(referenceSaving(prices, half, rules), c.from, half);
+        const net = runsSaving(runs, prices, c.from, half);
+        offBetween += runs.filter((r) => (r.from - c.from) % c.unit !== 0 || (r.to - c.from) % c.unit !== 0).length;
+        should(plan.saving.net).be.approximately(net, 1e-9);
+        if (runs.length) withOff++;
+      }),
+      { ...FC, numRuns: 300 },
+    );
+    // equal savings go to the earliest plan: a start half a cell later would be one
+    should(offBetween).equal(0);
+    should(withOff).be.above(60);
   });
 
   it('a saving of at least minSaving holds for prices whose differences are not exact in binary (0.3 − 0.2 saves 0.1)', () => {
@@ -197,6 +279,18 @@ describe('savingOffWindows', () => {
     new Date(x.from).toISOString().slice(11, 16),
     new Date(x.to).toISOString().slice(11, 16),
   ];
+
+  it("rule 36's example of the average rule: 1, 0.9, 1, then 0.5 and a least saving of 0.45", () => {
+    const hourly = (k: number) => `${String(k).padStart(2, '0')}:00`;
+    const rules: Rule[] = [1, 0.9, 1].map((price, k) => ({ priority: 0, price, time_start: hourly(k), time_end: hourly(k + 1) }));
+    const tariff: Tariff = { id: 'A', name: 'average', vat: 0, currency: 'EUR', rules: [...rules, { priority: 1, price: 0.5 }] };
+    const options = { timezone: 'UTC', from: '2026-01-05T00:00:00Z', to: '2026-01-05T05:00:00Z', maxOffInRow: 3 * HOUR, minSaving: 0.45 };
+    const average = savingOffWindows(tariff, { ...options, minSavingOf: 'average' });
+    should(average.slots.map(iso)).eql([['00:00', '03:00']]);
+    should(average.saving.net).be.approximately(1.4, 1e-12);
+    // every instant: 0.9 saves 0.4, and 1 before it saves 0.1 against 0.9
+    should(savingOffWindows(tariff, options).slots.map(iso)).eql([['02:00', '03:00']]);
+  });
 
   it('the worked example: off in the dearest hours, at most 1 h in a row, at least 30 min on between', () => {
     const plan = savingOffWindows(evening, { ...base, maxOffInRow: HOUR, minOnBetween: 30 * MINUTE, minSaving: 0.1 });
@@ -299,6 +393,9 @@ describe('savingOffWindows', () => {
       "maxOffInRow (0.5 ms) is below the plan's resolution of 1 ms",
     );
     should(() => savingOffWindows(evening, { ...ok, minSaving: -1 })).throw('minSaving must be a number of at least 0, got -1');
+    should(() => savingOffWindows(evening, { ...ok, minSavingOf: 'run' as never })).throw(
+      "minSavingOf must be 'instant' or 'average', got run",
+    );
     should(() => savingOffWindows(evening, { ...ok, recoveryPercent: NaN })).throw(/recoveryPercent must be a number of at least 0/);
     should(() => savingOffWindows(evening, { ...ok, minOnBetween: -5 })).throw(/minOnBetween must be a positive number/);
     should(() => savingOffWindows(evening, { ...ok, minOnBetween: 0 })).throw(/minOnBetween must be a positive number/);

@@ -632,6 +632,10 @@ describe('easy-plan node', function () {
       [{ onType: 'json', onValue: '{on' }, 'the on value is not valid JSON: '],
       [{ resendMinutes: 0.5 }, 'resend every must be whole minutes from 0 (never) to 1440, got 0.5'],
       [{ strategy: 'save', maxOffMinutes: 60, minOffMinutes: 90 }, 'the shortest time off (1 h 30 min) is longer than the longest (1 h)'],
+      [
+        { strategy: 'save', minSavingOf: 'run' },
+        `the least saving must hold at every minute off ('instant') or on average over each off period ('average'), got "run"`,
+      ],
       [{ from: '25:00' }, 'the window start must be a local time such as 22:00, got "25:00"'],
       [{ tariff: 'NOPE' }, 'tariff "NOPE" is not on the account (it has NIGHT)'],
     ] as Array<[Record<string, unknown>, string]>) {

@@ -7,7 +7,8 @@
 // time where power-saver drops a block above the maximum price: rules 28-29), and exactly as
 // the library plans it (which the re-run holds optimal). Best Save: the node, switching off
 // where that saves most on the whole list, saves at least as much as power-saver's plan by
-// power-saver's own measure (price off less price back on, minute by minute).
+// power-saver's own measure (price off less price back on, minute by minute) with power-saver's
+// rule of the least saving (on average over each off period); at every minute off, as that allows.
 import should from 'should';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -131,10 +132,13 @@ describe("easy-plan fed power-saver's own fixtures in its input format", functio
     should(asWell).equal(rows.length);
   });
 
-  it(`Best Save: on every fixture (${BEST_SAVE_FIXTURES.length} settings) saves at least as much as power-saver, as its rule allows`, async () => {
+  // every fixture under both rules of the least saving (rule 36): power-saver's ('average') and every instant's
+  const bestSaveRuns = BEST_SAVE_FIXTURES.flatMap((f) => (['average', 'instant'] as const).map((minSavingOf) => ({ f, minSavingOf })));
+
+  it(`Best Save: on every fixture (${BEST_SAVE_FIXTURES.length} settings) saves at least as much as power-saver with its rule of the least saving, and with every instant's as that rule allows`, async () => {
     const found: string[] = [];
-    let atLeastAsMuch = 0;
-    for (const f of BEST_SAVE_FIXTURES) {
+    const atLeastAsMuch = { average: 0, instant: 0 };
+    for (const { f, minSavingOf } of bestSaveRuns) {
       const k = fixtureCase(f);
       const minutes = k.values.length;
       const peer = calculate(k.values, k.maxMinutesOff, k.minMinutesOff, k.recoveryPercentage, k.recoveryMaxMinutes, k.minSaving);
@@ -154,6 +158,7 @@ describe("easy-plan fed power-saver's own fixtures in its input format", functio
           minOffMinutes: k.minMinutesOff,
           minOnMinutes: 1,
           minSaving: k.minSaving,
+          minSavingOf,
           recoveryPercent: k.recoveryPercentage,
           recoveryMaxMinutes: k.recoveryMaxMinutes ?? '',
         },
@@ -166,13 +171,13 @@ describe("easy-plan fed power-saver's own fixtures in its input format", functio
       const node = k.values.map((_, i) => !inSlots(plan, k.startMs + i * MINUTE));
       const ours = planSaving(k.values, node);
       const theirs = planSaving(k.values, peer);
-      const label = `${f.file} (${f.test}): node saves ${ours} in ${node.filter((x) => !x).length} min off, power-saver ${theirs} in ${peer.filter((x) => !x).length}`;
-      // the node keeps its own rule (rule 36) and power-saver's
-      should(oursRuleSaving(k, node) !== null).be.true(label);
+      const label = `${f.file} (${f.test}, least saving ${minSavingOf === 'average' ? 'on average' : 'at every instant'}): node saves ${ours} in ${node.filter((x) => !x).length} min off, power-saver ${theirs} in ${peer.filter((x) => !x).length}`;
+      // the node keeps its own rule (rule 36, with the least saving as set) and power-saver's
+      should(oursRuleSaving(k, node, minSavingOf) !== null).be.true(label);
       should(peerRuleSaving(k, node) !== null).be.true(label);
       should(peerRuleSaving(k, peer) !== null).be.true(label);
-      // at least as much, or less only where power-saver's plan has off minutes that save less than the least saving
-      // (power-saver holds an off run's average to it, rule 36 every instant off): count them
+      // at least as much; at every instant, less only where power-saver's plan has off minutes that save less than the
+      // least saving (power-saver holds an off run's average to it, that rule every instant off): count them
       let under = 0;
       for (let i = 0; i < minutes; i++) {
         let back = i;
@@ -181,11 +186,13 @@ describe("easy-plan fed power-saver's own fixtures in its input format", functio
       }
       const asWell = ours > theirs || sameCost(ours, theirs);
       found.push(`${label}${asWell ? '' : `; power-saver's plan has ${under} off minutes saving less than ${k.minSaving}`}`);
-      should(asWell || under > 0).be.true(label);
-      if (asWell) atLeastAsMuch++;
+      should(asWell || (minSavingOf === 'instant' && under > 0)).be.true(label);
+      if (asWell) atLeastAsMuch[minSavingOf]++;
     }
-    should(found).have.length(BEST_SAVE_FIXTURES.length);
-    // docs/power-saver.md quotes it: 4 of 5 (bug 232's list: power-saver's plan keeps 15 minutes off that save 0.0058 < 0.01)
-    should(atLeastAsMuch).equal(4);
+    should(found).have.length(bestSaveRuns.length);
+    console.log(found.map((x) => `      ${x}`).join('\n'));
+    // docs/power-saver.md quotes it: all 5 with power-saver's rule; 4 of 5 at every instant (bug 232's list: power-saver's
+    // plan keeps 15 minutes off that save 0.0058 < 0.01)
+    should(atLeastAsMuch).eql({ average: BEST_SAVE_FIXTURES.length, instant: 4 });
   });
 });

@@ -2,12 +2,17 @@
 // semantics in docs/semantics.md ("Switching off to save"). The energy a load does not
 // use while off is used when it comes back on, at the price of that instant, so an off
 // period [x, y) saves ∫ (p(s) − p(y)) ds per kW; every instant of it must save at least
-// minSaving per kWh (and something), it lasts at least minOffInRow and at most
-// maxOffInRow, and the load stays on at least the recovery time after it, inside the window.
+// minSaving per kWh (and something), or, with minSavingOf 'average' (power-saver's rule),
+// its first instant and its average must, and its last instant save something; it lasts
+// at least minOffInRow and at most maxOffInRow, and the load stays on at least the
+// recovery time after it, inside the window.
 //
 // Why a lattice: an off period ends where the price drops (else its last instants would
 // save nothing) and begins where the price rose, maxOffInRow or minOffInRow before its
-// end, at `from`, or where the previous recovery ends; with h the gcd of the price
+// end, at `from`, or where the previous recovery ends. With the average rule as well: its
+// last instant saves something, so it ends at a drop; begun inside a run of one price, its
+// first instant saves at least minSaving, so beginning earlier in that run adds instants
+// that save as much, keeps the average and saves more. With h the gcd of the price
 // changes' distances, maxOffInRow, minOffInRow, minOnBetween, recoveryMax and (with a
 // recovery percentage) one minute, all of those lie on the lattice of h except `from`.
 // One pass over the lattice points (the best saving from each onwards and the fewest off
@@ -30,13 +35,21 @@ export interface SavingOptions extends PlanWindowOptions {
   minOffInRow?: number;
   /** Shortest time on between two off periods, ms (more than 0; default 1 min). */
   minOnBetween?: number;
-  /** Least saving per kWh for every instant off (default 0: any saving). */
+  /** Least saving per kWh for every instant off (default 0: any saving)… */
   minSaving?: number;
+  /**
+   * …or ('average', power-saver's rule) for the average of each off period and its first
+   * instant, its last instant saving something (default 'instant': every instant).
+   */
+  minSavingOf?: MinSavingOf;
   /** After an off period, stay on this percentage of its length (default 0), rounded up to whole minutes… */
   recoveryPercent?: number;
   /** …but at most this long, ms (default: no cap). */
   recoveryMax?: number;
 }
+
+/** What the least saving holds: every instant off, or each off period's average (rule 36). */
+export type MinSavingOf = 'instant' | 'average';
 
 export interface SavingSlot {
   /** When the load is off: [from, to). */
@@ -108,6 +121,11 @@ export function savingOffWindows(tariff: unknown, options: SavingOptions, stats?
   // two off periods with no time on between would be one, longer than maxOffInRow allows
   const minOn = options.minOnBetween === undefined ? MINUTE : planLength(options.minOnBetween, 'minOnBetween', false);
   const minSaving = nonNegative(options.minSaving, 'minSaving', 0);
+  const minSavingOf = options.minSavingOf ?? 'instant';
+  if (minSavingOf !== 'instant' && minSavingOf !== 'average') {
+    throw new RangeError(`minSavingOf must be 'instant' or 'average', got ${String(minSavingOf)}`);
+  }
+  const ofAverage = minSavingOf === 'average';
   const percent = nonNegative(options.recoveryPercent, 'recoveryPercent', 0);
   const recoveryMax = options.recoveryMax === undefined ? Infinity : planLength(options.recoveryMax, 'recoveryMax', true);
   const gapAfter = (off: number) => onTimeAfter(off, minOn, percent, recoveryMax);
@@ -182,13 +200,21 @@ export function savingOffWindows(tariff: unknown, options: SavingOptions, stats?
   const offsFrom = (i: number): number => {
     let found = 0;
     let least = Infinity; // the lowest price in [i, j)
+    let sum = 0; // price × ms over [i, j), summed here: the average's rounding stays that of the period
     for (let j = i + 1; j < n - 1 && q[j] - q[i] <= maxOff; j++) {
       steps++;
       least = Math.min(least, price[j - 1]);
       if (Number.isNaN(least)) break;
+      sum += price[j - 1] * (q[j] - q[j - 1]);
       const resume = price[j];
-      if (Number.isNaN(resume) || !(least - resume >= leastSaving && least > resume)) continue;
+      if (Number.isNaN(resume)) continue;
       const off = q[j] - q[i];
+      if (ofAverage) {
+        // the first instant saves at least minSaving, the last something, the average at least minSaving and something
+        const average = sum / off - resume;
+        if (!(price[i] - resume >= leastSaving && price[i] > resume && price[j - 1] > resume)) continue;
+        if (!(average >= leastSaving && average * off > tol)) continue;
+      } else if (!(least - resume >= leastSaving && least > resume)) continue;
       // the recovery after it fits in the window (rule 36)
       const recovered = q[j] + gapAfter(off);
       if (off < minOff || recovered > W) continue;

@@ -62,9 +62,9 @@ export function nothingLeft(ledger: Ledger, settings: PlanSettings): string {
   if (ledger.cancelled) return 'cancelled';
   if (settings.strategy === 'save') {
     // an off period counts with its recovery inside the window, at least Off at least long, saving Save at least at every instant
-    const { minOffInRow, minSaving } = settings.saving;
+    const { minOffInRow, minSaving, minSavingOf } = settings.saving;
     const length = minOffInRow > 0 ? ` of ${runTimeText(minOffInRow)}` : '';
-    const least = minSaving > 0 ? ` ${roundAmount(minSaving)}/kWh` : '';
+    const least = minSaving > 0 ? ` ${roundAmount(minSaving)}/kWh${minSavingOf === 'average' ? ' on average' : ''}` : '';
     return `no off time${length} saves${least} before the window ends`;
   }
   return ledger.cycle.requested === 0 && !ledger.once ? 'the duration is 0' : 'nothing left to run in this window';

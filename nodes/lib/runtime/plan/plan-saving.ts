@@ -45,6 +45,7 @@ export function replanSaving(
       minOffInRow: s.minOffInRow,
       minOnBetween: s.minOnBetween,
       minSaving: s.minSaving,
+      minSavingOf: s.minSavingOf,
       recoveryPercent: s.recoveryPercent,
       recoveryMax: s.recoveryMax,
     });

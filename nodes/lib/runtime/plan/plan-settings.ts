@@ -3,6 +3,7 @@
 // understands.
 import { parseTimeOfDay } from '../../engine/tariff/tariff';
 import { hours } from '../../engine/plan/plan';
+import type { MinSavingOf } from '../../engine/plan/plan-saving';
 import { DAY_MS, HOUR_MS, MINUTE_MS, instantOfLocal, localDayNumber, requireEpochMs, zoneInfo } from '../../engine/time/time';
 
 export type PlanWindow = { kind: 'daily'; fromMs: number; untilMs: number } | { kind: 'rolling'; lengthMs: number };
@@ -26,6 +27,8 @@ export interface PlanSettings {
     minOffInRow: number;
     minOnBetween: number;
     minSaving: number;
+    /** what the least saving holds: every instant off, or each off period's average (power-saver's rule) */
+    minSavingOf: MinSavingOf;
     recoveryPercent: number;
     recoveryMax: number | undefined;
   };
@@ -241,7 +244,17 @@ function savingSettings(config: Record<string, unknown>): PlanSettings['saving']
       'the time on between',
     ),
     minSaving: numberIn(blankAs(config.minSaving, 0), 'the least saving', 0, 1e6),
+    minSavingOf: minSavingOf(config.minSavingOf),
     recoveryPercent: numberIn(blankAs(config.recoveryPercent, 0), 'the recovery (%)', 0, 1000),
     recoveryMax: recoveryMax === -1 ? undefined : numberIn(recoveryMax, 'the longest recovery (minutes)', 0, 1440) * MINUTE_MS,
   };
+}
+
+/** The least saving at every minute off (the default, also for a node saved before the choice) or on average over each off period. */
+function minSavingOf(value: unknown): MinSavingOf {
+  if (value === undefined || value === null || value === '' || value === 'instant') return 'instant';
+  if (value === 'average') return value;
+  throw new Error(
+    `the least saving must hold at every minute off ('instant') or on average over each off period ('average'), got ${JSON.stringify(value)}`,
+  );
 }
