@@ -262,12 +262,19 @@ function build(stack: PriceStack, list: PriceList, feesTariff: CompiledTariff | 
     if (to < b) visit(to, -1);
   };
   // The walk over the whole list, kept per zone (a few zones at most, the oldest let go): a
-  // plan reads its window's part (planSegments) instead of walking the fees and cutting
-  // them at the entries on every call. Only where a walk depends on nothing but the zone:
-  // fees without sensor rules, no fallback beyond the list.
+  // plan reads its window's part (plan-segments.ts) instead of walking the fees and cutting
+  // them at the entries on every call. Only where a walk depends on nothing but the zone
+  // (fees without sensor rules, no fallback beyond the list), and where the slots it meets
+  // stay within MAX_STACK_SLOTS whatever the fees (each entry meets each fee rule at most
+  // once): a short plan never fails where its own window's walk would not.
   const visitsByZone = new Map<string, ListVisits>();
+  const keepsVisits =
+    beyond === null &&
+    (feesTariff === null || feesTariff.sensors.length === 0) &&
+    list.length > 0 &&
+    list.length * Math.max(1, feeRules.length) <= MAX_STACK_SLOTS;
   const listVisits = (zone: ZoneInfo): ListVisits | null => {
-    if (beyond !== null || (feesTariff !== null && feesTariff.sensors.length > 0) || list.length === 0) return null;
+    if (!keepsVisits) return null;
     const kept = visitsByZone.get(zone.name);
     if (kept !== undefined) return kept;
     const starts: number[] = [];
