@@ -185,6 +185,13 @@ export = function register(RED: NodeAPI): void {
         Date.now(),
         generator ? generatorChoice(generator, t) : null,
         await sourceOf(t),
+        // an export meter's range is credited at the export price
+        {
+          meters: exporting.meters,
+          price: async () => exportPriceFor(exporting, t, await tariffs(), exportStacks),
+          exportVat: exporting.exportVat,
+          floorAtZero: exporting.floorAtZero,
+        },
       );
       msg.payload = payload;
       status.now(costStatus(result, period));

@@ -74,7 +74,9 @@ async function main() {
   const { startSimulator } = require(path.join(ROOT, 'dist', 'sim', 'server.js'));
   const RED = require('node-red');
 
-  const sim = await startSimulator({ host: HOST, port: Number(process.env.SIM_PORT || 0) });
+  // the demo account's zone is the machine's (its setting is empty): the simulated sun rises by that clock
+  const { machineTimeZone } = require(path.join(ROOT, 'dist', 'nodes', 'lib', 'engine', 'time', 'time.js'));
+  const sim = await startSimulator({ host: HOST, port: Number(process.env.SIM_PORT || 0), timezone: machineTimeZone() });
   fs.mkdirSync(USER_DIR, { recursive: true });
   linkPackage();
   const { flows, credentials } = exampleFlows(sim.url, DEMO_TOKEN);

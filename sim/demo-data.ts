@@ -1,6 +1,8 @@
 // Demo account of the simulator: tariffs and the sensors of gateway DEMO.
-// Every sensor value is a pure function of the instant, so the live value, the archive
-// for any range and a test's expectation all agree without any state.
+// Every sensor value is a pure function of the instant (and, for the sun, of the demo's
+// zone), so the live value, the archive for any range and a test's expectation all agree
+// without any state.
+import { localDayNumber, toLocalMs, zoneInfo } from '../nodes/lib/engine/time/time';
 
 export const DEMO_GATEWAY = 'DEMO';
 
@@ -190,6 +192,39 @@ export function workshopEnergyKwh(at: number): number {
 }
 
 // ---------------------------------------------------------------------------------------
+// Energy: e3.kwh, the solar export register (the demo's import, export and net per day)
+
+/** The export's power at local noon, kW: a sine from sunrise to sunset by the zone's wall clock. */
+export const SOLAR_PEAK_KW = 4;
+export const SUNRISE_HOUR = 6;
+export const SUNSET_HOUR = 18;
+const SOLAR_START_KWH = 200;
+const SUN_HOURS = SUNSET_HOUR - SUNRISE_HOUR;
+/** kWh exported by the sun's part of a local day up to local hour h (the sine's integral). */
+const solarSoFar = (h: number): number =>
+  ((SOLAR_PEAK_KW * SUN_HOURS) / Math.PI) *
+  (1 - Math.cos((Math.PI * (Math.min(Math.max(h, SUNRISE_HOUR), SUNSET_HOUR) - SUNRISE_HOUR)) / SUN_HOURS));
+/** A whole day's export: every local day the same (no zone changes its clock between 06:00 and 18:00). */
+export const SOLAR_DAY_KWH = solarSoFar(SUNSET_HOUR);
+
+const localHour = (zone: ReturnType<typeof zoneInfo>, at: number): number => mod(toLocalMs(zone, at), DAY) / HOUR;
+
+/** The export's power in kW at `at`: 0 at night, the sine by the local hour of `timezone` in the day. */
+export function solarKw(at: number, timezone: string): number {
+  const h = localHour(zoneInfo(timezone), at);
+  return h <= SUNRISE_HOUR || h >= SUNSET_HOUR ? 0 : SOLAR_PEAK_KW * Math.sin((Math.PI * (h - SUNRISE_HOUR)) / SUN_HOURS);
+}
+
+/** Cumulative export in kWh: whole local days since METER_START's and the sun so far today, exact (no sum over days). */
+export function solarExportKwh(at: number, timezone: string): number {
+  const zone = zoneInfo(timezone);
+  const days = localDayNumber(zone, at) - localDayNumber(zone, METER_START);
+  // whole days and today's share as one number: 18:00's share is exactly 1, so the night never steps back by a rounding
+  const share = (h: number) => solarSoFar(h) / SOLAR_DAY_KWH;
+  return SOLAR_START_KWH + (days + share(localHour(zone, at)) - share(localHour(zone, METER_START))) * SOLAR_DAY_KWH;
+}
+
+// ---------------------------------------------------------------------------------------
 // Sensors of DEMO
 
 export interface DemoSensor {
@@ -214,7 +249,7 @@ function powerFactor(at: number): number {
   return 0.93 + 0.04 * wave(at, 37 * MINUTE);
 }
 
-export const DEMO_SENSORS: DemoSensor[] = [
+const ZONE_FREE_SENSORS: DemoSensor[] = [
   { id: 'e1.kwh', name: 'Main Incomer kWh', unit: 'kWh', interval: 60, valueAt: (at) => round(energyKwh(at), 2) },
   ...PHASES.map((phase) => ({
     id: `e1.v3p@${phase}`,
@@ -254,8 +289,30 @@ export const DEMO_SENSORS: DemoSensor[] = [
   { id: '158', name: 'GSM signal', unit: 'dBm', interval: 300, valueAt: (at) => Math.round(-75 + 8 * wave(at, 47 * MINUTE)) },
 ];
 
-export function findDemoSensor(id: string): DemoSensor | undefined {
-  return DEMO_SENSORS.find((sensor) => sensor.id === id);
+const byZone = new Map<string, DemoSensor[]>();
+
+/** The sensors of DEMO for the demo's zone (the sun rises by its wall clock): the list above and the export register. */
+export function demoSensors(timezone = 'UTC'): DemoSensor[] {
+  let sensors = byZone.get(timezone);
+  if (!sensors) {
+    zoneInfo(timezone); // an unknown zone is an error here, not at the first read
+    const solar: DemoSensor = {
+      id: 'e3.kwh',
+      name: 'Solar export kWh',
+      unit: 'kWh',
+      interval: 60,
+      valueAt: (at) => round(solarExportKwh(at, timezone), 3),
+    };
+    byZone.set(timezone, (sensors = [...ZONE_FREE_SENSORS, solar]));
+  }
+  return sensors;
+}
+
+/** DEMO's sensors in UTC (the simulator's default zone). */
+export const DEMO_SENSORS: DemoSensor[] = demoSensors('UTC');
+
+export function findDemoSensor(id: string, timezone = 'UTC'): DemoSensor | undefined {
+  return demoSensors(timezone).find((sensor) => sensor.id === id);
 }
 
 /** The instant of the last sample at or before `at`. */

@@ -4,7 +4,7 @@
 import * as http from 'http';
 import type { AddressInfo, Socket } from 'net';
 import * as zlib from 'zlib';
-import { DEMO_GATEWAY, DEMO_SENSORS, archive, demoTariffs, findDemoSensor, sensorReading } from './demo-data';
+import { DEMO_GATEWAY, archive, demoSensors, demoTariffs, findDemoSensor, sensorReading } from './demo-data';
 import { DEFAULT_FAULTS, Endpoint, Faults, applyBodyFault, normaliseFaults } from './faults';
 import { CSV_TYPE, Reply, Route, dataCsv, errorReply, jsonReply, parseRoute, parseUtcParam, sensorsCsv } from './routes';
 import { ServedAnswers, answersJson, controlRefusal, readJsonBody, servedAnswers } from './control';
@@ -37,6 +37,8 @@ export interface SimulatorOptions {
   tariffs?: () => unknown[];
   /** How many of the latest requests the log keeps; default DEFAULT_LOG_LIMIT. */
   logLimit?: number;
+  /** The demo's zone: the solar export (e3.kwh) rises and sets by its wall clock; default UTC. */
+  timezone?: string;
 }
 
 export interface RequestRecord {
@@ -94,6 +96,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const now = opts.now ?? Date.now;
   const tokens = opts.tokens ?? DEMO_TOKENS;
   const logLimit = opts.logLimit ?? DEFAULT_LOG_LIMIT;
+  const timezone = opts.timezone ?? 'UTC';
+  demoSensors(timezone); // an unknown zone stops the start
   let faults: Faults = normaliseFaults({ ...DEFAULT_FAULTS, ...opts.faults });
   const requests: RequestRecord[] = [];
   const sockets = new Set<Socket>();
@@ -138,11 +142,11 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       return errorReply(404, 'not_found', `gateway ${route.gatewayId} not found on this account`);
     }
     if (route.endpoint === 'sensors') {
-      const rows = DEMO_SENSORS.map((sensor) => sensorReading(sensor, at));
+      const rows = demoSensors(timezone).map((sensor) => sensorReading(sensor, at));
       const csv = route.format === 'csv' || faults.sensorsCsv;
       return csv ? { status: 200, body: sensorsCsv(rows), contentType: CSV_TYPE } : jsonReply(200, rows);
     }
-    const sensor = findDemoSensor(route.sensorId ?? '');
+    const sensor = findDemoSensor(route.sensorId ?? '', timezone);
     if (!sensor) return errorReply(404, 'not_found', `sensor ${route.sensorId} not found on gateway ${route.gatewayId}`);
     const from = parseUtcParam('from', url.searchParams.get('from'));
     const toParam = url.searchParams.get('to');

@@ -117,7 +117,9 @@ async function setUp(): Promise<void> {
   npm(['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--no-progress'], userDir);
   // 3. the simulator (loopback, any free port)
   const { startSimulator } = require(path.join(ROOT, 'dist', 'sim', 'server.js'));
-  sim = await startSimulator({ host: HOST, port: 0 });
+  // the examples' account zone is the machine's: the simulated sun rises by that clock
+  const { machineTimeZone } = require(path.join(ROOT, 'dist', 'nodes', 'lib', 'engine', 'time', 'time.js'));
+  sim = await startSimulator({ host: HOST, port: 0, timezone: machineTimeZone() });
   // 4. the stock node-red, in its own process
   const port = await freePort(HOST);
   fs.writeFileSync(path.join(userDir, 'settings.js'), settingsFile(port));

@@ -5,7 +5,7 @@
 // batch mode's two registers at the same price; settings that cannot work said at deploy.
 import should from 'should';
 import type { Simulator } from '../../sim/server';
-import { DEMO_TARIFFS } from '../../sim/demo-data';
+import { archive, DEMO_TARIFFS, findDemoSensor } from '../../sim/demo-data';
 import easyCost = require('../../nodes/easy-cost');
 import easyPrices = require('../../nodes/easy-prices');
 import { computeCost } from '../../nodes/lib/engine/cost/cost';
@@ -163,5 +163,28 @@ describe('easy-cost: the export price from a spot list (easy-prices)', function 
     await load({ exportAddOns: 'two cents' });
     await statusSettled();
     should(lastStatus('c')!.text).equal('the export add-ons must be a number per kWh, got "two cents"');
+  });
+
+  it('range mode on spot prices over a flat tariff reads the whole archive: the list prices each interval, not the first instant', async () => {
+    const { node, out } = await load({
+      mode: 'range',
+      prices: 'pr',
+      tariff: 'DEMO-FLAT',
+      exportPrice: '',
+      exportMeters: '',
+      wires: [['out']],
+    });
+    node.receive({ payload: LIST });
+    await quiet(20);
+    node.receive({ gateway: 'DEMO', sensor: 'e1.kwh', from: at(6), to: at(21) });
+    const [msg] = await out.next(1);
+    const flat = DEMO_TARIFFS.find((t) => t.id === 'DEMO-FLAT')!;
+    const readings = archive(findDemoSensor('e1.kwh')!, at(6), at(21)).map(([iso, value]) => [Date.parse(`${iso}Z`), value]);
+    const expected = computeCost({ list: priceList(LIST), addOns: 0.5, vat: flat.vat, currency: flat.currency }, readings, {
+      timezone: 'Europe/London',
+    });
+    should(msg.payload.fetched).match({ shortcut: false });
+    should(msg.payload.net).be.approximately(expected.net, 1e-6);
+    should(msg.payload.parts.spot).be.approximately(expected.parts!.spot, 1e-6);
   });
 });

@@ -10,14 +10,14 @@ import easyTariff = require('../../nodes/easy-tariff');
 import easyPlan = require('../../nodes/easy-plan');
 import { priceAt } from '../../nodes/lib/engine/prices/price-source';
 import { namedPeriod } from '../../nodes/lib/engine/time/time';
-import { DEMO_TARIFFS } from '../../sim/demo-data';
+import { SOLAR_DAY_KWH, DEMO_TARIFFS } from '../../sim/demo-data';
 import { DASHBOARD_CONFIG, exampleFlow, exampleOnSimulator, FlowNode, helper, inbox, loadFlow, withSimulator } from './flow-support';
 
-const CORE = ['common/20-inject.js', 'function/10-switch.js', 'function/15-change.js', 'function/rbe.js'].map((file) =>
-  require(require.resolve(`@node-red/nodes/core/${file}`)),
+const CORE = ['common/20-inject.js', 'function/10-switch.js', 'function/15-change.js', 'function/rbe.js', 'sequence/17-split.js'].map(
+  (file) => require(require.resolve(`@node-red/nodes/core/${file}`)),
 );
 const OURS = new Set(['easy-account', 'easy-sensors', 'easy-cost', 'easy-tariff', 'easy-plan']);
-const CORE_TYPES = new Set(['tab', 'inject', 'switch', 'change', 'rbe', 'debug', 'catch', 'comment', 'function']);
+const CORE_TYPES = new Set(['tab', 'inject', 'switch', 'change', 'rbe', 'debug', 'catch', 'comment', 'function', 'join']);
 const EXAMPLES = fs
   .readdirSync(path.join(__dirname, '..', '..', 'examples'))
   .filter((f) => f.endsWith('.json'))
@@ -243,6 +243,27 @@ describe('examples of easy-sensors and easy-cost', function () {
       should(bars.payload.map((b: { x: string }) => b.x)).eql(Array.from({ length: days }, (_, i) => String(i + 1).padStart(2, '0')));
       const total = bars.payload.reduce((sum: number, b: { y: number }) => sum + b.y, 0);
       should(total).be.approximately(Number(/^GBP ([\d,.]+)/.exec(month.payload)![1].replace(/,/g, '')), 0.01 * days);
+    });
+  });
+
+  describe('price and cost dashboard: import, export and net per day', () => {
+    it('the last 7 days by local day: import cost, export credit (the solar register at 0.15) and the net, export at every whole day', async () => {
+      await loadFlow([easySensors, easyCost, easyTariff, easyPlan, ...CORE], exampleOnSimulator('price-and-cost-dashboard', sim));
+      const [chart] = await inbox('dash-io-chart').next(1, 15_000);
+      should(chart.action).equal('replace');
+      const points = chart.payload as Array<{ x: string; y: number; series: string }>;
+      const of = (series: string) => points.filter((p) => p.series === series);
+      const [imp, exp, net] = ['import', 'export', 'net'].map(of);
+      // a day a bar (UTC here): the 7 days back from now cut to the range, 8 local days
+      should(imp.map((p) => p.x)).eql(exp.map((p) => p.x));
+      should(imp.length).equal(8);
+      // each whole day in between holds its noon: the sun's day at 0.15 a kWh, no VAT on export
+      for (const day of exp.slice(1, -1)) should(day.y).be.approximately(Math.round(SOLAR_DAY_KWH * 0.15 * 100) / 100, 0.011);
+      for (const p of imp) should(p.y).be.above(0);
+      imp.forEach((p, k) => {
+        should(net[k].x).equal(p.x);
+        should(net[k].y).be.approximately(p.y - exp[k].y, 0.011);
+      });
     });
   });
 

@@ -1,7 +1,8 @@
 // easy-cost's range mode without Node-RED: the range a message asks for, the archive
 // fetched through the account hub (only both ends for a flat tariff), the sensors the
 // tariff's rules read (and the generator's) fetched with a lead-in, and the cost of it all.
-import { computeCost, CostResult, SensorTimelines } from '../../engine/cost/cost';
+// An export meter's range (rule 47) is credited at the node's export price.
+import { computeCost, CostOptions, CostResult, SensorTimelines } from '../../engine/cost/cost';
 import { costPayload, isFlatTariff, periodWords, RangeRequest, rangeRequest } from './cost-inputs';
 import { counted, formatAmounts, roundAmount } from '../../engine/common/format';
 import { DEFAULT_MAX_POWER_KW, MAX_SPLIT_DAYS } from '../../engine/common/limits';
@@ -12,6 +13,16 @@ import { dataRecord, nestedField, setNested } from '../../engine/common/id-map';
 import { SensorRef, sensorsUsedBy, Tariff } from '../../engine/tariff/tariff';
 import { priceTerms } from '../../engine/prices/price-source';
 import { GeneratorChoice, generatorReport } from './generator-report';
+import { checkDirection, ExportMeters, messageDirection } from '../common/meter-direction';
+import { meterName } from '../common/meter-reading';
+
+/** What range mode needs of the node's export side: which meters export, their price (rules 47, 61), VAT and the floor. */
+export interface RangeExport {
+  meters: ExportMeters;
+  price: () => Promise<{ source: unknown; shown: Tariff } | null>;
+  exportVat: boolean;
+  floorAtZero: boolean;
+}
 
 /** With a flat tariff, this much is fetched at each end instead of the whole range. */
 export const FLAT_WINDOW_MS = 3600_000;
@@ -51,8 +62,21 @@ export class CostRange {
     now: number,
     generator: GeneratorChoice | null = null,
     source: unknown = tariff,
+    exporting: RangeExport | null = null,
   ): Promise<RangeOutcome> {
     const req = rangeRequest(msg, this.timezone, now);
+    // an export meter's range (its name in Export meters, or msg.direction): credited at the export price
+    const meter = meterName({ gateway: req.gateway, topic: req.sensor });
+    const direction = messageDirection(msg, meter, exporting?.meters ?? new ExportMeters(''));
+    const pricing: Pick<CostOptions, 'direction' | 'exportVat' | 'floorAtZero'> = {};
+    if (direction === 'export') {
+      const price = exporting ? await exporting.price() : null;
+      checkDirection(meter, direction, price !== null);
+      Object.assign(pricing, { direction, exportVat: exporting!.exportVat, floorAtZero: exporting!.floorAtZero });
+      tariff = { ...price!.shown, vat: exporting!.exportVat ? price!.shown.vat : 0 };
+      source = price!.source;
+      generator = null;
+    }
     // before any request: a split the node would refuse costs the service nothing
     const days = req.split === 'day' ? localDays(req.from, req.to, this.timezone) : null;
     const refs = sensorsUsedBy(tariff);
@@ -65,6 +89,7 @@ export class CostRange {
       sensors: fetched.sensors,
       splitBy: generator ? generator.ref : undefined,
       maxPowerKw: this.maxPowerKw,
+      ...pricing,
     });
     const payload: Record<string, unknown> = {
       ...costPayload(result, tariff),
@@ -73,7 +98,8 @@ export class CostRange {
       range: { from: iso(req.from), to: iso(req.to), fromMs: req.from, toMs: req.to },
       fetched: { readings: fetched.readings.length, requests: fetched.requests, shortcut: fetched.shortcut },
     };
-    if (days) payload.days = costByDay(tariff, fetched.readings, fetched.sensors, days, this.timezone, this.maxPowerKw, source);
+    if (direction === 'export') payload.direction = 'export';
+    if (days) payload.days = costByDay(tariff, fetched.readings, fetched.sensors, days, this.timezone, this.maxPowerKw, source, pricing);
     if (generator) {
       payload.generator = generatorReport(
         generator,
@@ -163,6 +189,7 @@ export function costByDay(
   timezone: string,
   maxPowerKw = DEFAULT_MAX_POWER_KW,
   source: unknown = tariff,
+  pricing: Pick<CostOptions, 'direction' | 'exportVat' | 'floorAtZero'> = {},
 ) {
   const runs = countedRuns(readings, maxPowerKw);
   const cursors = runs.map(() => 0);
@@ -178,7 +205,7 @@ export function costByDay(
       cursors[k] = first;
       // the day's readings of the run and the first one after it: the intervals that start in the day, usage all
       if (after === first) return;
-      const part = computeCost(source, run.slice(first, after + 1), { timezone, sensors, maxPowerKw: Infinity });
+      const part = computeCost(source, run.slice(first, after + 1), { timezone, sensors, maxPowerKw: Infinity, ...pricing });
       result.energy += part.energy;
       result.unpricedEnergy += part.unpricedEnergy;
       result.net += part.net;
