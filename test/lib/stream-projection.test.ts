@@ -9,6 +9,7 @@ import type { Tariff } from '../../nodes/lib/engine/tariff/tariff';
 import { FC } from './engine-fixtures';
 import { CostStream } from '../../nodes/lib/runtime/cost/cost-stream';
 import { ExportMeters } from '../../nodes/lib/runtime/common/meter-direction';
+import { priceList } from '../../nodes/lib/engine/prices/price-list';
 
 const ZONES = [
   'Atlantic/Azores',
@@ -173,5 +174,40 @@ describe('stream projection with export (rules 33, 47-48): import, export credit
       soFar: { importCost: 34.8, exportCredit: 0, net: 34.8 },
       projected: { importCost: 100.8, exportCredit: 0, net: 100.8 },
     });
+  });
+});
+
+describe('stream projection on a price stack: the rest of the month kept per stack gives what a fresh one does', () => {
+  it('later readings against a stack seen first: equal to the projection of a new stack object, gaps and the end of the list included', () => {
+    const zone = 'Europe/Oslo';
+    const month = localPeriod('month', Date.UTC(2026, 9, 10), { timezone: zone }); // October 2026: the clocks go back on the 25th
+    const Q = 15 * 60_000;
+    const entries: Array<{ start: number; end: number; price: number }> = [];
+    for (let t = month.from, k = 0; t < month.from + 20 * 86_400_000; t += Q, k++)
+      if (k % 97 !== 5) entries.push({ start: t, end: t + Q, price: Math.round(Math.sin(k) * 1e4) / 1e4 }); // a gap a day
+    const fees: Tariff = {
+      ...TARIFF,
+      rules: [
+        { priority: 1, price: 0.2, time_start: '07:00', time_end: '21:00' },
+        { priority: 2, price: 0.05 },
+      ],
+    };
+    for (const beyond of ['none', 'fees'] as const) {
+      const stack = { list: priceList(entries), fees, addOns: 0.01, vat: 12, currency: 'NOK', beyond };
+      const first = month.from + 3 * 3600_000;
+      const input = (newest: number) => ({
+        day: null,
+        week: null,
+        month: bucket(month.from, month.to, 30),
+        total: bucket(first, null, 60),
+        newest,
+      });
+      streamExtras(input(first + 2 * 3600_000), { vat: 12, currency: 'NOK' }, zone, 1, stack); // kept from here
+      for (let newest = first + 2 * 3600_000; newest < month.to; newest += 7 * 3600_000 + 11 * 60_000) {
+        const kept = streamExtras(input(newest), { vat: 12, currency: 'NOK' }, zone, 1, stack).payload as Record<string, any>;
+        const fresh = streamExtras(input(newest), { vat: 12, currency: 'NOK' }, zone, 1, { ...stack }).payload as Record<string, any>;
+        should(kept.projection).eql(fresh.projection);
+      }
+    }
   });
 });

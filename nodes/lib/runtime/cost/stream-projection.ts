@@ -2,10 +2,9 @@
 // 33-34, and for a price stack the rule "Month-end projection on a price stack"): pure,
 // from the site's sums, the newest reading and what prices them, nothing stored.
 import { formatAmounts, formatMoney, roundAmount } from '../../engine/common/format';
-import { isPriceStack, PriceStack } from '../../engine/prices/price-stack';
-import { PriceList, priceList } from '../../engine/prices/price-list';
-import { schedule } from '../../engine/prices/price-source';
+import { isPriceStack } from '../../engine/prices/price-stack';
 import { knownUntilText } from '../prices/prices-source';
+import { restOnStack, stackWords } from '../prices/stack-rest';
 import type { ShownTerms, SiteSums } from './stream-output';
 import { netPeriod } from '../../engine/net/net-cost';
 import type { NetSums } from '../../engine/net/net-ledger';
@@ -165,91 +164,6 @@ export function streamExtras(
       ? ` · month → not projected (${onStack.knownUntil === null ? 'no price now' : knownUntilText(onStack.knownUntil, newest, timezone)})`
       : '';
   return { payload: out, statusNote: note };
-}
-
-/** The rest of the month on a stack: its energy and net at the use per hour so far, how much of it is on the list, beyond it, unpriced. */
-interface RestOnStack {
-  energy: number;
-  net: number;
-  /** The end of the list's run of prices from the newest reading on (null: the list has no price then). */
-  knownUntil: number | null;
-  /** Of the rest of the month: time priced by the list, by the tariff alone (beyond: 'fees'), and with no price. */
-  listMs: number;
-  beyondMs: number;
-  unpricedMs: number;
-  /** The first instant with no price (null: none), and the energy and net of the rest before it. */
-  unpricedFrom: number | null;
-  energyBefore: number;
-  netBefore: number;
-  beyond: 'none' | 'fees';
-}
-
-function restOnStack(stack: PriceStack, from: number, to: number, timezone: string, kwhPerMs: number): RestOnStack {
-  const list: PriceList = stack.list instanceof PriceList ? stack.list : priceList(stack.list);
-  const rest: RestOnStack = {
-    energy: 0,
-    net: 0,
-    knownUntil: null,
-    listMs: 0,
-    beyondMs: 0,
-    unpricedMs: 0,
-    unpricedFrom: null,
-    energyBefore: 0,
-    netBefore: 0,
-    beyond: stack.beyond === 'fees' ? 'fees' : 'none',
-  };
-  // the run of back-to-back entries that holds the newest reading
-  let k = list.indexAt(from);
-  if (k >= 0) {
-    while (k + 1 < list.length && list.starts[k + 1] === list.ends[k]) k++;
-    rest.knownUntil = list.ends[k];
-  }
-  if (!(from < to)) return rest;
-  // the fees' sensor rules see no sensor value here (the rest is to come): such a rule prices nothing
-  for (const entry of schedule(stack, from, to, { timezone })) {
-    const ms = entry.to - entry.from;
-    if (entry.price === null) {
-      rest.unpricedMs += ms;
-      rest.unpricedFrom ??= entry.from;
-      continue;
-    }
-    if (list.indexAt(entry.from) >= 0) rest.listMs += ms;
-    else rest.beyondMs += ms;
-    rest.energy += kwhPerMs * ms;
-    rest.net += kwhPerMs * ms * entry.price;
-    if (rest.unpricedFrom === null) {
-      rest.energyBefore = rest.energy;
-      rest.netBefore = rest.net;
-    }
-  }
-  return rest;
-}
-
-/** What the projection on a stack used, in numbers and words. */
-function stackWords(rest: RestOnStack, enough: boolean, newest: number, timezone: string) {
-  const hours = (ms: number) => roundAmount(ms / 3600_000);
-  const known = rest.knownUntil === null ? 'the list has no price now' : knownUntilText(rest.knownUntil, newest, timezone);
-  let note: string;
-  if (!enough) note = 'less than an hour counted this month: no projection yet';
-  else if (rest.unpricedMs > 0)
-    note =
-      `not projected: ${hours(rest.unpricedMs)} h of the rest of the month have no price (${known}; ` +
-      (rest.beyond === 'fees'
-        ? 'where the list has no price the tariff alone prices, and no rule of it matches there)'
-        : 'the prices node gives no price beyond the list)');
-  else if (rest.beyondMs > 0)
-    note = `the rest of the month at the stacked prices until the list ends (${known}), then at the tariff alone (the prices node's Beyond the list)`;
-  else note = `the rest of the month at the stacked prices (${known})`;
-  return {
-    knownUntil: rest.knownUntil === null ? null : iso(rest.knownUntil),
-    knownUntilMs: rest.knownUntil,
-    beyond: rest.beyond === 'fees' ? 'tariff' : 'none',
-    listHours: hours(rest.listMs),
-    beyondHours: hours(rest.beyondMs),
-    unpricedHours: hours(rest.unpricedMs),
-    unpricedFrom: rest.unpricedFrom === null ? null : iso(rest.unpricedFrom),
-    note,
-  };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
