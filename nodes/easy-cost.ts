@@ -108,6 +108,7 @@ export = function register(RED: NodeAPI): void {
       ahead,
       maxPowerKw,
       exportMeters: exporting.meters,
+      productionMeters: exporting.production,
       exportPricing: { exportVat: exporting.exportVat, floorAtZero: exporting.floorAtZero, key: exporting.key },
       ledger: ledgerSettings(exporting),
     });

@@ -310,3 +310,38 @@ describe('CostStream: the stored netting as hostile data', () => {
     should(again.site().ledger!.total).match({ exportEnergy: 8 });
   });
 });
+
+describe('CostStream: production meters (rule 64)', () => {
+  it('msg.direction "production" counts an unpriced meter and the self-consumption; stored positions read back checked', async () => {
+    const zone = 'UTC';
+    const t0 = Date.parse('2026-06-10T08:00:00Z');
+    const now = t0 + 10 * HOUR;
+    const store = memoryStore();
+    const warnings: string[] = [];
+    const stream = await streamOf(store, zone, 'none', 60, warnings);
+    for (let h = 0; h <= 4; h++) {
+      const ts = t0 + h * HOUR;
+      await stream.handle({ topic: 'grid', payload: 10 + h, ts }, IMPORT, now, EXPORT);
+      await stream.handle({ topic: 'pv', payload: 20 + 2 * h, ts }, IMPORT, now, EXPORT);
+      await stream.handle({ topic: 'inv', payload: 30 + (h === 4 ? 9 : 3 * h), direction: 'production', ts }, IMPORT, now, EXPORT);
+    }
+    // made 3, 3, 3, 0 (the last hour's counter: 39 - 39); sold 2 an hour: 1, 1, 1, 0; bought 4
+    const site = stream.site();
+    should(site).match({ meters: 1, day: { energy: 4 }, production: { meters: 1, day: { energy: 9, gross: 0 } } });
+    should(site.ledger!.day).match({ production: 9, selfConsumption: 3 });
+    await stream.close();
+    should(warnings).eql([]);
+    should(store.saved).match({ productions: [2], exports: [1] });
+    for (const productions of [[1], [3], ['2'], [-1]]) {
+      const copy = memoryStore();
+      copy.saved = { ...(store.saved as object), productions };
+      const w: string[] = [];
+      const again = await streamOf(copy, zone, 'none', 60, w);
+      should(w).eql(['running totals started from zero: stored totals are unreadable']);
+      await again.close();
+    }
+    const again = await streamOf(store, zone, 'none', 60, []);
+    should(again.site()).match({ production: { meters: 1, day: { energy: 9 } } });
+    should(again.site().ledger!.day).match({ selfConsumption: 3 });
+  });
+});

@@ -134,7 +134,7 @@ describe('easy-cost with export meters', function () {
     node.receive({ topic: 'a', payload: 4, ts: at(9), direction: 'import' });
     const errors = await caught.next(3);
     should(errors.map((m) => m.error.message)).eql([
-      'msg.direction must be "import" or "export", got "sideways" (meter a).',
+      'msg.direction must be "import", "export" or "production", got "sideways" (meter a).',
       'An export reading of meter pv, but the node has no export tariff or rate: set one (Export), or count the meter as import.',
       'An export reading of meter a, but the node has no export tariff or rate: set one (Export), or count the meter as import.',
     ]);

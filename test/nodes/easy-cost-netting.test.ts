@@ -50,7 +50,7 @@ describe('easy-cost stream mode netting', function () {
   });
 
   /** The day through a node netting as `netting` says, restarted after the reading at `restartAfter`; its last message. */
-  async function solarDay(netting: Record<string, unknown>, restartAfter: [number, number]) {
+  async function solarDay(netting: Record<string, unknown>, restartAfter: [number, number], made?: (h: number) => number) {
     context = new FileContext('easy-cost-netting-');
     const node: FlowNode = {
       id: 'c',
@@ -72,8 +72,9 @@ describe('easy-cost stream mode netting', function () {
         n.receive({ topic: 'grid-in', payload: bought(h, m), ts: at(h, m) });
         // the export register reads on the hour only
         if (m === 0) n.receive({ topic: 'grid-out', payload: sold(h, m), ts: at(h, m) });
+        if (m === 0 && made) n.receive({ topic: 'inverter', payload: made(h), ts: at(h, m) });
       }
-      return times.reduce((k, [, m]) => k + (m === 0 ? 2 : 1), 0);
+      return times.reduce((k, [, m]) => k + (m === 0 ? (made ? 3 : 2) : 1), 0);
     };
     const caughtBefore = inbox('caught');
     const before = await inbox('out').next(send(TIMES.slice(0, cut)));
@@ -120,5 +121,39 @@ describe('easy-cost stream mode netting', function () {
     should(last.site.net.month.gross).equal(-0.434210526);
     // a day is not netted per month: today's net stays import gross − export gross
     should(last.site.net.today.gross).equal(2.466);
+  });
+
+  it('production (rule 64): self-consumption per interval and the self-sufficiency share, across a restart at noon', async () => {
+    // the inverter makes 1, 3, 4, 5, 3, 4, 3, 2, 1 kWh in the hours from 08:00 to 17:00 (26 kWh)
+    const perHour: Record<number, number> = { 8: 1, 9: 3, 10: 4, 11: 5, 12: 3, 13: 4, 14: 3, 15: 2, 16: 1 };
+    const made = (h: number) => {
+      let v = 7000;
+      for (let k = 6; k < h; k++) v += perHour[k] ?? 0;
+      return v;
+    };
+    const { before, last } = await solarDay({ productionMeters: 'inverter' }, [12, 0], made);
+    // to noon: made 13, sold 9 (2, 3, 4 from 09:00), 1 kWh self-consumed each hour 08-12: 4; bought 3: 4 / 7
+    should(before.site.production.today).match({ energy: 13, selfConsumption: 4, selfSufficiency: 0.571428571 });
+    // the day: 1 a hour, but 12:00-13:00 made 3 and sold 4 (0, never -1): 8 (production - export is 7); bought 14: 8 / 22
+    should(last.site.production).match({ meters: 1, today: { energy: 26, selfConsumption: 8, selfSufficiency: 0.363636364 } });
+    should(last.site.production.total).match({ energy: 26, selfConsumption: 8 });
+    // production is never priced nor counted as import: the site's sums are the grid meters'
+    should(last.site).match({ meters: 1, today: { energy: 14, gross: 4.116 }, export: { today: { energy: 19 } } });
+    // batch mode on the same three registers: the same figures
+    await context!.unload();
+    context = null;
+    await loadFlow(
+      [easyCost],
+      [
+        accountNode(sim, 'Europe/London'),
+        { id: 'b', type: 'easy-cost', account: 'acc', tariff: 'DEMO-NIGHT', mode: 'batch', exportTariff: 'FEED-IN', wires: [['out']] },
+        { id: 'out', type: 'helper' },
+      ],
+    );
+    const batch = inbox('out');
+    const rows = (f: (h: number, m: number) => number) => TIMES.filter(([, m]) => m === 0).map(([h]): [number, number] => [at(h), f(h, 0)]);
+    helper.getNode('b').receive({ payload: { import: rows(bought), export: rows(sold), production: rows(made) } });
+    const [msg] = await batch.next(1);
+    should(msg.payload.production).eql({ energy: 26, selfConsumption: 8, selfSufficiency: 0.363636364 });
   });
 });

@@ -59,6 +59,7 @@ const NODES = [
       'floorAtZero',
       'netting',
       'nettingMinutes',
+      'productionMeters',
       'records',
       'recordsDevice',
       'recordsTopic',

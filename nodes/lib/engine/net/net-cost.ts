@@ -332,3 +332,43 @@ function byPeriod(
     periods,
   };
 }
+
+/** Rule 64: an inverter's production and the site's self-consumption over a range of readings. */
+export interface SelfConsumption {
+  /** kWh the production register counted. */
+  production: number;
+  /** Σ over settlement intervals of max(0, production − export). */
+  selfConsumption: number;
+  /** selfConsumption ÷ (selfConsumption + imported kWh), null when both are 0. */
+  selfSufficiency: number | null;
+}
+
+/**
+ * Rule 64 for readings at hand (batch mode): production and export shared by time among the
+ * settlement intervals of `minutes` on the zone's clock (demandWindows, rule 40: judged as
+ * computeCost judges them), self-consumption the production less the export in each,
+ * never below 0; the self-sufficiency share against `importKwh`. Production is never priced.
+ */
+export function selfConsumption(
+  production: readonly unknown[],
+  exported: readonly unknown[],
+  importKwh: number,
+  options: { timezone: string; minutes?: DemandMinutes; maxPowerKw?: number },
+): SelfConsumption {
+  const range = span(production, exported);
+  const windowOptions = {
+    timezone: options.timezone,
+    minutes: demandMinutes(options.minutes ?? 15),
+    maxPowerKw: options.maxPowerKw,
+    ...range,
+  };
+  const made = range ? demandWindows(production, windowOptions) : [];
+  const sold = range ? demandWindows(exported, windowOptions) : [];
+  let produced = 0;
+  let self = 0;
+  made.forEach((w, k) => {
+    produced += w.energy;
+    self += Math.max(0, w.energy - Math.max(0, sold[k].energy));
+  });
+  return { production: produced, selfConsumption: self, selfSufficiency: self + importKwh > 0 ? self / (self + importKwh) : null };
+}

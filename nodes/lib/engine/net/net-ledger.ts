@@ -1,5 +1,5 @@
 // The site's two directions (and its production) settled as a stream goes (semantics rules
-// 48 and 61): every interval a meter counts is told here (totals.ts's IntervalObserver), its
+// 48 and 64): every interval a meter counts is told here (totals.ts's IntervalObserver), its
 // energy shared by time among settlement intervals (rule 40's share) or put whole in the
 // month it starts in (rule 11); each slot touched is netted again with net-cost.ts's
 // netInterval / netPeriod, and what that changed is added to the site's day, week, month and
@@ -31,7 +31,7 @@ type Field = (typeof FIELDS)[number];
 const WIDTH = FIELDS.length;
 const AT: Record<Field, number> = Object.fromEntries(FIELDS.map((f, k) => [f, k])) as Record<Field, number>;
 
-/** One period's sums (rule 48 after netting; rule 61 production and self-consumption), `to` null for the total. */
+/** One period's sums (rule 48 after netting; rule 64 production and self-consumption), `to` null for the total. */
 export type NetSums = Record<Field, number> & { from: number; to: number | null };
 
 /** How a netted remainder is priced: `kWh` bought (import) or sold (export) over [from, to). */
@@ -61,7 +61,7 @@ export interface LedgerSettings {
   netting: Netting;
   /** The settlement interval (interval netting, self-consumption). */
   minutes: 15 | 30 | 60;
-  /** Whether production meters are counted (rule 61). */
+  /** Whether production meters are counted (rule 64). */
   production: boolean;
   /** Names what the stored state was counted at (netting, minutes, export price): another starts from zero. */
   key: string;

@@ -61,16 +61,23 @@ export function matchesWildcard(parts: readonly string[], name: string): boolean
   return true;
 }
 
+/** What a meter counts: energy bought or sold (rule 47), or an inverter's production (never priced, rule 64). */
+export type MeterSide = MeterDirection | 'production';
+
 /**
- * The direction of a message's meter: `msg.direction` when given ("import" or "export"; any
- * other value is a TypeError naming it), else the setting's.
+ * The direction of a message's meter: `msg.direction` when given ("import" or "export", and
+ * "production" where the node counts production: `production` given; any other value is a
+ * TypeError naming it), else the settings' (export meters, then production meters).
  */
-export function messageDirection(msg: { direction?: unknown }, name: string, setting: ExportMeters): MeterDirection {
+export function messageDirection(msg: { direction?: unknown }, name: string, setting: ExportMeters): MeterDirection;
+export function messageDirection(msg: { direction?: unknown }, name: string, setting: ExportMeters, production: ExportMeters): MeterSide;
+export function messageDirection(msg: { direction?: unknown }, name: string, setting: ExportMeters, production?: ExportMeters): MeterSide {
   const given = msg.direction;
-  if (given === undefined || given === null || given === '') return setting.matches(name) ? 'export' : 'import';
-  if (given === 'import' || given === 'export') return given;
+  if (given === undefined || given === null || given === '')
+    return setting.matches(name) ? 'export' : production?.matches(name) ? 'production' : 'import';
+  if (given === 'import' || given === 'export' || (given === 'production' && production)) return given;
   throw new TypeError(
-    `msg.direction must be "import" or "export", got ${typeof given === 'string' ? JSON.stringify(shortText(given, 40)) : typeof given} (meter ${shortText(name)})`,
+    `msg.direction must be "import"${production ? ', "export" or "production"' : ' or "export"'}, got ${typeof given === 'string' ? JSON.stringify(shortText(given, 40)) : typeof given} (meter ${shortText(name)})`,
   );
 }
 
@@ -79,7 +86,7 @@ export function messageDirection(msg: { direction?: unknown }, name: string, set
  * an export reading with no export price set (`priced` false), or a meter that already
  * counts the other way (`counts`: kept with its totals; a reset lets it count anew).
  */
-export function checkDirection(name: string, direction: MeterDirection, priced: boolean, counts: MeterDirection = direction): void {
+export function checkDirection(name: string, direction: MeterSide, priced: boolean, counts: MeterSide = direction): void {
   if (direction === 'export' && !priced)
     throw new Error(
       `an export reading of meter ${shortText(name)}, but the node has no export tariff or rate: set one (Export), or count the meter as import`,

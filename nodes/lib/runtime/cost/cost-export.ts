@@ -2,7 +2,7 @@
 // meters export, the export price: a tariff, a fixed rate or an easy-prices node's spot list
 // with add-ons; VAT on export, the floor, the netting), the export meters' price, and batch
 // mode's two registers netted.
-import { computeNetCost, exportTariffOf, Netting, NETTINGS } from '../../engine/net/net-cost';
+import { computeNetCost, exportTariffOf, Netting, NETTINGS, selfConsumption } from '../../engine/net/net-cost';
 import type { LedgerSettings, NetPricer } from '../../engine/net/net-ledger';
 import { computeCost, CostOptions, RejectedInterval, SensorTimelines } from '../../engine/cost/cost';
 import type { IntervalCost, Reading } from '../../engine/cost/totals';
@@ -20,6 +20,8 @@ import type { PricesLink } from '../prices/prices-link';
 
 export interface ExportSettings {
   meters: ExportMeters;
+  /** Rule 63: the inverter's production counters (never priced). */
+  production: ExportMeters;
   /** The account tariff export meters are credited by, or null. */
   tariffId: string | null;
   /** A fixed export rate (the import tariff's currency), or null. */
@@ -48,6 +50,7 @@ const typedNumber = (t: string): number => (/^[+-]?(\d+\.?\d*|\.\d+)$/.test(t) ?
 /** The node's export settings checked at deploy; an Error says which one is wrong. */
 export function exportSettings(config: Record<string, unknown>): ExportSettings {
   const meters = new ExportMeters(text(config.exportMeters));
+  const production = new ExportMeters(text(config.productionMeters));
   const kind = text(config.exportPrice);
   if (!(EXPORT_PRICES as readonly string[]).includes(kind))
     throw new Error(`the export price must be tariff, rate or prices, got ${JSON.stringify(kind.slice(0, 40))}`);
@@ -76,6 +79,7 @@ export function exportSettings(config: Record<string, unknown>): ExportSettings 
     tariffId !== null ? `tariff:${tariffId}` : rate !== null ? `rate:${rate}` : pricesId !== null ? `prices:${pricesId}+${addOns}` : '';
   return {
     meters,
+    production,
     tariffId,
     rate,
     pricesId,
@@ -154,7 +158,7 @@ export function ledgerSettings(settings: ExportSettings): LedgerSettings {
   return {
     netting: settings.netting,
     minutes: settings.intervalMinutes,
-    production: false,
+    production: !settings.production.empty,
     key: `${settings.netting}|${settings.intervalMinutes}|${settings.key}`,
   };
 }
@@ -172,13 +176,18 @@ export function exportTariffFor(settings: ExportSettings, importTariff: Tariff, 
 }
 
 /** Whether a batch payload is a site's two registers: `{ import: [...], export: [...] }`. */
-export function isSitePayload(payload: unknown): payload is { import?: unknown; export?: unknown } {
-  return typeof payload === 'object' && payload !== null && !Array.isArray(payload) && ('import' in payload || 'export' in payload);
+export function isSitePayload(payload: unknown): payload is { import?: unknown; export?: unknown; production?: unknown } {
+  return (
+    typeof payload === 'object' &&
+    payload !== null &&
+    !Array.isArray(payload) &&
+    ('import' in payload || 'export' in payload || 'production' in payload)
+  );
 }
 
 /** Batch mode on `{ import, export }`: both registers costed and netted as the node says (rule 48). */
 export function costSiteBatch(
-  payload: { import?: unknown; export?: unknown },
+  payload: { import?: unknown; export?: unknown; production?: unknown },
   sensors: unknown,
   tariff: Tariff,
   exportPrice: ExportPrice | null,
@@ -197,7 +206,17 @@ export function costSiteBatch(
     exportVat: settings.exportVat,
     floorAtZero: settings.floorAtZero,
   });
-  if (r.import.intervals === 0 && r.export.intervals === 0)
+  if (payload.production !== undefined && !Array.isArray(payload.production))
+    throw new Error('msg.payload.production must be an array of [timestamp, kWh] readings of the production counter');
+  // rule 64: production is never priced; the self-consumption per settlement interval of the netting's length
+  const made = Array.isArray(payload.production)
+    ? selfConsumption(payload.production, Array.isArray(payload.export) ? payload.export : [], r.import.energy, {
+        timezone,
+        minutes: settings.intervalMinutes,
+        maxPowerKw,
+      })
+    : null;
+  if (r.import.intervals === 0 && r.export.intervals === 0 && !made)
     throw new Error('batch mode needs at least two readings of the import or the export register');
   const money = (x: number) => formatMoney(x, r.currency)?.display ?? 'no amount';
   return {
@@ -213,6 +232,15 @@ export function costSiteBatch(
       net: roundAmount(r.net),
       formatted: { importCost: money(r.importCost), exportCredit: money(r.exportCredit), net: money(r.net) },
       ...(r.oneSided !== undefined ? { oneSided: r.oneSided, intervals: r.intervals } : {}),
+      ...(made
+        ? {
+            production: {
+              energy: roundAmount(made.production),
+              selfConsumption: roundAmount(made.selfConsumption),
+              selfSufficiency: made.selfSufficiency === null ? null : roundAmount(made.selfSufficiency),
+            },
+          }
+        : {}),
       ...(r.periods
         ? {
             periods: r.periods.map((p) => ({

@@ -10,7 +10,17 @@ import type { RejectedInterval } from '../../engine/cost/cost';
 import { groupDigits, shortText } from '../../engine/common/format';
 import { isFromFuture } from '../../engine/common/future-readings';
 import { SensorRef, Tariff } from '../../engine/tariff/tariff';
-import { AddResult, addReading, MAX_KEPT, newTotals, PERIODS, rebaseTotals, TotalsState, windowStart } from '../../engine/cost/totals';
+import {
+  AddResult,
+  addReading,
+  MAX_KEPT,
+  newTotals,
+  PERIODS,
+  Reading,
+  rebaseTotals,
+  TotalsState,
+  windowStart,
+} from '../../engine/cost/totals';
 import { ClockStep, clockSteps } from '../../engine/time/clock-steps';
 import { rejectedPayload, SensorHistory, streamReading } from './cost-inputs';
 import {
@@ -22,6 +32,7 @@ import {
   ShownTerms,
   SiteSums,
   siteExportPayload,
+  siteProductionPayload,
   siteStatus,
   siteSums,
   StreamStatus,
@@ -30,7 +41,7 @@ import { RefusalBurst, RefusedReading } from '../common/refusal-burst';
 import { isKwhReading, meterOf, NotMeterWarnings } from '../common/meter-reading';
 import { intervalCoster, netPricer } from './cost-export';
 import { LedgerSettings, NetLedger } from '../../engine/net/net-ledger';
-import { checkDirection, ExportMeters, messageDirection } from '../common/meter-direction';
+import { checkDirection, ExportMeters, messageDirection, MeterSide } from '../common/meter-direction';
 import { DroppedState, StoredAhead } from '../../engine/common/stored-checks';
 import { runInSlices } from '../../engine/common/slices';
 import {
@@ -86,6 +97,8 @@ export interface CostStreamOptions {
   ahead?: StoredAhead;
   /** Rule 10: a rise faster than this (kW) is a jump, held until a later reading decides it; default DEFAULT_MAX_POWER_KW. */
   maxPowerKw?: number;
+  /** Rule 63: the meters that count production (never priced) by the setting (msg.direction "production" too). */
+  productionMeters?: ExportMeters;
   /** Rule 47: the meters that count export by the setting (msg.direction overrides it). */
   exportMeters?: ExportMeters;
   /** How export meters are priced: VAT on export, negative prices floored; `key` names the export price in the store. */
@@ -98,6 +111,9 @@ export interface CostStreamOptions {
 export type ExportTariff = Tariff | null;
 
 type StreamMessage = Record<string, unknown>;
+
+/** A production meter's intervals (rule 64): the energy counted, never priced. */
+const countedOnly = (from: Reading, to: Reading) => ({ energy: to.value - from.value, net: 0, gross: 0, unpricedEnergy: 0, resets: 0 });
 
 const NO_EXPORT_METERS = new ExportMeters(undefined);
 
@@ -165,7 +181,7 @@ export class CostStream {
       this.legacy = restored.legacy;
       for (const item of restored.dropped) dropped.add(item);
       newest = this.holdAhead(now);
-      this.ledger = this.newLedger();
+      this.ledger = this.newLedger(restored.net !== undefined);
       const netProblem = restored.net !== undefined && this.ledger ? this.ledger.restore(restored.net, now) : null;
       if (netProblem !== null) {
         this.ledger = this.newLedger();
@@ -219,9 +235,10 @@ export class CostStream {
     );
   }
 
-  private newLedger(): NetLedger | null {
-    const settings = this.opts.ledger;
-    return settings && NetLedger.wanted(settings) ? new NetLedger(settings, this.opts.timezone) : null;
+  /** The site's ledger when the node nets or counts production (`anyway`: a production meter or a stored ledger came), else null. */
+  private newLedger(anyway = false): NetLedger | null {
+    const settings = this.opts.ledger ?? { netting: 'none', minutes: 15, production: true, key: 'none' };
+    return anyway || NetLedger.wanted(settings) ? new NetLedger({ ...settings, production: true }, this.opts.timezone) : null;
   }
 
   /** Hands what changed since the last save to the store now. */
@@ -284,13 +301,20 @@ export class CostStream {
       this.notMeters.ignored(id);
       return null;
     }
-    const direction = messageDirection(msg, meterName(id), this.opts.exportMeters ?? NO_EXPORT_METERS);
+    const direction = messageDirection(
+      msg,
+      meterName(id),
+      this.opts.exportMeters ?? NO_EXPORT_METERS,
+      this.opts.productionMeters ?? NO_EXPORT_METERS,
+    );
     checkDirection(meterName(id), direction, exportTariff !== null);
     const meter = this.meterFor(id, direction);
     if (!meter) throw new RefusedReading(this.overLimit.refuse(meterName(id)));
     checkDirection(meterName(id), direction, true, meter.direction ?? 'import');
     const priced = direction === 'export' ? (exportTariff as Tariff) : tariff;
     const rejected: RejectedInterval[] = [];
+    // the first production meter brings the site's self-consumption with it (rule 64)
+    if (direction === 'production' && !this.ledger) this.ledger = this.newLedger(true);
     // the meter's state is replaced by the result: its lists may be updated in place
     const added: AddResult =
       meter.tooLateBefore !== undefined && reading.ts < meter.tooLateBefore
@@ -298,13 +322,15 @@ export class CostStream {
         : addReading(
             meter.totals,
             { ts: reading.ts, value: reading.value },
-            intervalCoster(
-              direction === 'export' ? exportSource : source,
-              this.opts.timezone,
-              this.sensors.timelines(),
-              rejected,
-              direction === 'export' ? this.opts.exportPricing : null,
-            ),
+            direction === 'production'
+              ? countedOnly
+              : intervalCoster(
+                  direction === 'export' ? exportSource : source,
+                  this.opts.timezone,
+                  this.sensors.timelines(),
+                  rejected,
+                  direction === 'export' ? this.opts.exportPricing : null,
+                ),
             this.maxKept,
             true,
             this.opts.maxPowerKw ?? DEFAULT_MAX_POWER_KW,
@@ -336,7 +362,9 @@ export class CostStream {
     if (site.export) Object.assign(payload.site as object, siteExportPayload(site, bought, this.shownAs(exportTariff ?? tariff, true)));
     // an interval whose energy or amounts would not be finite counts nothing: said, never Infinity
     if (rejected.length) payload.rejected = rejected.map(rejectedPayload);
-    const bars = PERIODS.filter((name) => added.closed[name]).map((name) =>
+    if (site.production) Object.assign(payload.site as object, siteProductionPayload(site));
+    // production is never priced: no cost bars of its own
+    const bars = PERIODS.filter((name) => added.closed[name] && direction !== 'production').map((name) =>
       meterBar(name, added.closed[name]!, shown, this.opts.timezone, meter),
     );
     const note = added.ignored ?? (rejected.length ? 'interval rejected' : (glitchNote(added) ?? undefined));
@@ -360,12 +388,12 @@ export class CostStream {
   }
 
   /** The meter's totals, a new meter's (counting `direction`), or null when the node counts as many meters as it may. */
-  private meterFor(id: MeterId, direction: 'import' | 'export'): Meter | null {
+  private meterFor(id: MeterId, direction: MeterSide): Meter | null {
     const key = meterKey(id);
     const known = this.meters.get(key);
     if (known) return known;
     if (this.meters.size >= this.maxMeters) return null;
-    if (direction === 'export') {
+    if (direction !== 'import') {
       const meter: Meter = { ...id, totals: newTotals(this.opts.timezone, this.opts.tariffId), direction };
       this.meters.set(key, meter);
       return meter;
@@ -453,10 +481,13 @@ export class CostStream {
   site(): SiteSums {
     const all: TotalsState[] = [];
     const exported: TotalsState[] = [];
-    for (const m of this.meters.values()) (m.direction === 'export' ? exported : all).push(m.totals);
+    const produced: TotalsState[] = [];
+    for (const m of this.meters.values())
+      (m.direction === 'export' ? exported : m.direction === 'production' ? produced : all).push(m.totals);
     if (this.legacy) all.push(this.legacy);
     const site = siteSums(all, this.opts.timezone);
-    const withExport = exported.length ? { ...site, export: siteSums(exported, this.opts.timezone) } : site;
+    const withExport: SiteSums = exported.length ? { ...site, export: siteSums(exported, this.opts.timezone) } : site;
+    if (produced.length) withExport.production = siteSums(produced, this.opts.timezone);
     return this.ledger ? { ...withExport, ledger: { settings: this.ledger.settings, ...this.ledger.periods() } } : withExport;
   }
 }

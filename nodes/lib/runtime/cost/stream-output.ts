@@ -26,7 +26,9 @@ export interface SiteSums {
   newest: number | null;
   /** Rule 47: the export meters' sums, apart (the fields above are the import meters'); only when there are any. */
   export?: SiteSums;
-  /** Rules 48 and 61: the site's sums after netting, and its production, when the node nets or counts production. */
+  /** Rule 64: the production meters' sums (energy only), apart; only when there are any. */
+  production?: SiteSums;
+  /** Rules 48 and 63: the site's sums after netting, and its production, when the node nets or counts production. */
   ledger?: { settings: LedgerSettings; day: NetSums | null; week: NetSums | null; month: NetSums | null; total: NetSums | null };
 }
 
@@ -90,7 +92,7 @@ export function siteSums(all: TotalsState[], timezone: string): SiteSums {
 export function meterPayload(
   t: ShownTerms,
   timezone: string,
-  meter: MeterId & { totals: TotalsState; direction?: 'export' },
+  meter: MeterId & { totals: TotalsState; direction?: 'export' | 'production' },
   site: SiteSums,
   added?: AddResult,
   reading?: Reading,
@@ -192,6 +194,29 @@ function nettingPayload(site: SiteSums) {
       total: one('total'),
     },
   };
+}
+
+/**
+ * Rule 64: `site.production` per period: the production meters' energy, the self-consumption
+ * (production less export, never below 0 per settlement interval) and the self-sufficiency
+ * share (self-consumption ÷ (self-consumption + the import meters' energy); null with neither).
+ */
+export function siteProductionPayload(site: SiteSums) {
+  const produced = site.production;
+  if (!produced) return {};
+  const one = (name: PeriodName | 'total') => {
+    const p = produced[name];
+    const ledger = site.ledger?.[name];
+    if (!p || !ledger) return null;
+    const bought = site[name] && (name === 'total' || site[name]!.from === ledger.from) ? site[name]!.energy : 0;
+    const self = ledger.selfConsumption;
+    return {
+      energy: roundAmount(p.energy),
+      selfConsumption: roundAmount(self),
+      selfSufficiency: self + bought > 0 ? roundAmount(self / (self + bought)) : null,
+    };
+  };
+  return { production: { meters: produced.meters, today: one('day'), week: one('week'), month: one('month'), total: one('total') } };
 }
 
 /** What the status says of a reading rule 10 held, or of held readings it showed to be glitches (null: nothing). */

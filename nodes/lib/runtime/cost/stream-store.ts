@@ -38,8 +38,8 @@ export interface StoredMeter extends MeterId {
    * and bounded by what is real (periods, rules), never by readings.
    */
   extras?: unknown;
-  /** Export meters (rule 47) only; absent: import. */
-  direction?: 'export';
+  /** Export meters (rule 47) and production meters (rule 64) only; absent: import. */
+  direction?: 'export' | 'production';
 }
 
 /** What is stored: every meter as one line of text, in arrival order (meter names are data, never keys). */
@@ -53,6 +53,8 @@ interface StoredV3 {
   exportPrice?: string;
   /** The site's netting and production (NetLedger's line), when the node nets or counts production. */
   net?: string;
+  /** The positions in `meters` of production meters (rule 64), only when there are any. */
+  productions?: number[];
 }
 
 /** What versions 0.1.x stored: every meter's whole state, a reading window of up to 3,000 readings each. */
@@ -180,6 +182,8 @@ export function encodeStored(
   };
   const exportAt = list.flatMap((m, index) => (m.direction === 'export' ? [index] : []));
   if (exportAt.length > 0) Object.assign(stored, { exports: exportAt, exportPrice: scope.exportPrice ?? '' });
+  const productionAt = list.flatMap((m, index) => (m.direction === 'production' ? [index] : []));
+  if (productionAt.length > 0) stored.productions = productionAt;
   // what a reading after a restart can reach: from the oldest reading stored of any meter
   let keepFrom = Infinity;
   for (const m of list)
@@ -221,7 +225,9 @@ function* decodeV3(s: Partial<StoredV3>, scope: StoreScope, now: number): Steps<
   const dropped: string[] = [];
   const seen = new Set<string>();
   const exportAt = storedExports(s, s.meters.length);
-  if (exportAt === null) return none('stored totals are unreadable');
+  const productionAt = storedPositions(s.productions, s.meters.length);
+  if (exportAt === null || productionAt === null || [...productionAt].some((i) => exportAt.has(i)))
+    return none('stored totals are unreadable');
   const samePrice = s.exportPrice === (scope.exportPrice ?? '');
   let parsed = 0;
   for (const [index, text] of s.meters.entries()) {
@@ -257,10 +263,17 @@ function* decodeV3(s: Partial<StoredV3>, scope: StoreScope, now: number): Steps<
         topic: meter.topic,
         totals: checked.state,
         ...('extras' in meter ? { extras: meter.extras } : {}),
-        ...(exported ? { direction: 'export' as const } : {}),
+        ...(exported ? { direction: 'export' as const } : productionAt.has(index) ? { direction: 'production' as const } : {}),
       });
   }
   return { meters, legacy: null, problem: null, dropped, ...(s.net !== undefined ? { net: s.net } : {}) };
+}
+
+/** Stored positions of meters (none when absent), or null when they are not positions of `count` meters. */
+function storedPositions(x: unknown, count: number): Set<number> | null {
+  if (x === undefined) return new Set();
+  const ok = Array.isArray(x) && x.length <= count && x.every((i) => Number.isSafeInteger(i) && i >= 0 && i < count);
+  return ok ? new Set(x as number[]) : null;
 }
 
 /** The stored positions of export meters (none when absent), or null when they are not positions of `count` meters. */
