@@ -120,6 +120,10 @@ describe('records', () => {
       ]);
       should(rangeCostPoints(payload, undefined)[0].tags.period).equal('range');
       should(rangeCostPoints(payload, '__proto__')[0].tags.period).equal('range');
+      for (const p of points) should(p.tags).not.have.property('direction');
+      // an export meter's range (and each of its days) is tagged as its credit, as in stream mode
+      const exported = rangeCostPoints({ ...payload, direction: 'export' }, 'last-month');
+      should(exported.map((p) => p.tags.direction)).eql(['export', 'export', 'export']);
     });
 
     it('a plan is a point at its window start; the switch a point with on 1/0', () => {

@@ -120,6 +120,8 @@ export function rangeCostPoints(payload: unknown, period: unknown): RecordPoint[
     currency: str(payload.currency),
     gateway: str(payload.gateway),
     meter: str(payload.sensor),
+    // an export meter's range is its credit, as in stream mode (rule 47)
+    ...(payload.direction === 'export' ? { direction: 'export' } : {}),
   };
   const points = [costPoint(series, namedPeriodKind(period) ?? 'range', payload)];
   if (Array.isArray(payload.days)) for (const day of payload.days) points.push(costPoint(series, 'day', day));
