@@ -97,6 +97,12 @@ describe('easy-plan words', function () {
     should(lastStatus('p')).match({ fill: 'yellow', text: 'no plan: no off time saves 0.05/kWh before the window ends' });
   });
 
+  it('the same with the least saving on average over each off period: the words say so', async () => {
+    const payload = await firstPlan('2026-01-12T10:00:00Z', savingExample({ tariff: 'SMOOTH', minSavingOf: 'average' }), [SMOOTH]);
+    should(payload).match({ slots: [], reason: 'no off time saves 0.05/kWh on average in the window' });
+    should(lastStatus('p')!.text).equal('no plan: no off time saves 0.05/kWh on average in the window');
+  });
+
   it('the saving example with flat prices and no least saving: no off time saves', async () => {
     const payload = await firstPlan('2026-01-12T10:00:00Z', savingExample({ tariff: 'FLAT', minSaving: '' }), [FLAT]);
     should(payload).match({ slots: [], reason: 'no off time saves before the window ends' });

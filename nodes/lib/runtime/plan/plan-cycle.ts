@@ -64,7 +64,9 @@ export function nothingLeft(ledger: Ledger, settings: PlanSettings): string {
     // an off period counts with its recovery inside the window, at least Off at least long, saving Save at least at every instant
     const { minOffInRow, minSaving, minSavingOf } = settings.saving;
     const length = minOffInRow > 0 ? ` of ${runTimeText(minOffInRow)}` : '';
-    const least = minSaving > 0 ? ` ${roundAmount(minSaving)}/kWh${minSavingOf === 'average' ? ' on average' : ''}` : '';
+    const least = minSaving > 0 ? ` ${roundAmount(minSaving)}/kWh` : '';
+    // the status line holds 60 characters: the average's words take the place of "before … ends"
+    if (minSavingOf === 'average' && minSaving > 0) return `no off time${length} saves${least} on average in the window`;
     return `no off time${length} saves${least} before the window ends`;
   }
   return ledger.cycle.requested === 0 && !ledger.once ? 'the duration is 0' : 'nothing left to run in this window';
