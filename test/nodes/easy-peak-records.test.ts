@@ -114,10 +114,11 @@ describe('easy-peak records', function () {
     should(near(rows)).eql([
       { ...meter('e1.kwh'), ...w1, average: 6, energy: 1.5, month_value: 6, rank: 1 },
       { ...meter('e2.kwh'), ...w1, average: 2, energy: 0.5, month_value: 2, rank: 1 },
-      { ...site, ...w1, average: 8, energy: 2, month_value: 8, rank: 1 },
+      // a site's window with the bill after it closed: 8 kW billed, no price set (0)
+      { ...site, ...w1, average: 8, energy: 2, month_value: 8, rank: 1, billed_kw: 8, demand_charge: 0 },
       { ...meter('e1.kwh'), ...w2, average: 6, energy: 1.5, month_value: 6 }, // a tie is ranked by the earlier window
       { ...meter('e2.kwh'), ...w2, average: 1, energy: 0.25, month_value: 2 },
-      { ...site, ...w2, average: 7, energy: 1.75, month_value: 8 },
+      { ...site, ...w2, average: 7, energy: 1.75, month_value: 8, billed_kw: 8, demand_charge: 0 },
     ]);
     // readings that close nothing send nothing on output 4; output 1 is unchanged by the setting
     should(got).have.length(6);

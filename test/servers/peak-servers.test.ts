@@ -78,6 +78,7 @@ describe('easy-peak records on the real servers', function () {
           account: 'acc',
           minutes: '15',
           limit: 'peak',
+          pricePerKw: '4',
           records: 'influx-batch',
           wires: [['out'], [], [], ['ifx', 'rec']],
         },
@@ -114,6 +115,13 @@ describe('easy-peak records on the real servers', function () {
           [from + 15 * MIN, 'site', 3, 0.75, true, 6, null, from + 30 * MIN],
         ]);
         for (const r of got) should(r).match({ site: 'barn', minutes: '15', unit: 'kW' });
+        // the site's windows carry the bill after they closed: 6 kW billed, 6 x 4 = 24 (the 3 kW window raises nothing)
+        should(got.map((r) => [r.scope, r.billed_kw ?? null, r.demand_charge ?? null])).eql([
+          ['meter', null, null],
+          ['site', 6, 24],
+          ['meter', null, null],
+          ['site', 6, 24],
+        ]);
         should(got.filter((r) => r.scope === 'meter').every((r) => r.gateway === 'G' && r.meter === 'e1.kwh')).be.true();
         should(got.filter((r) => r.scope === 'site').every((r) => r.gateway === null && r.meter === null)).be.true();
       };
@@ -129,7 +137,9 @@ describe('easy-peak records on the real servers', function () {
       const types = await influxQuery(influx.port, DB, 'SHOW FIELD KEYS FROM energy_peak');
       should(Object.fromEntries(types.map((r) => [r.fieldKey, r.fieldType]))).eql({
         average: 'float',
+        billed_kw: 'float',
         complete: 'boolean',
+        demand_charge: 'float',
         end_ms: 'float',
         energy: 'float',
         month_value: 'float',

@@ -230,7 +230,8 @@ export function switchPoints(state: unknown, plan: string, at: number): RecordPo
  * id), scope (`meter` or `site`), gateway and meter (a meter's), minutes and unit (`kW`,
  * `kVA` for a kVAh counter), at the window's start: its average, energy, whether readings
  * covered it, and the month's value and the window's rank among the month's peaks when it
- * closed. A window closes once; closed again after a restart it overwrites its point.
+ * closed; a site window the bill after it closed (billed kW and demand charge, its month's).
+ * A window closes once; closed again after a restart it overwrites its point.
  */
 export function peakPoints(windows: unknown, site: string): RecordPoint[] {
   if (!isObject(windows) || !Array.isArray(windows.closed)) return [];
@@ -250,7 +251,16 @@ export function peakPoints(windows: unknown, site: string): RecordPoint[] {
           minutes,
           unit: str(w.unit),
         },
-        { average: w.kw, energy: w.energy, complete: w.complete, month_value: w.monthValue, rank: w.rank, end_ms: w.toMs },
+        {
+          average: w.kw,
+          energy: w.energy,
+          complete: w.complete,
+          month_value: w.monthValue,
+          rank: w.rank,
+          end_ms: w.toMs,
+          billed_kw: w.billedKw,
+          demand_charge: w.demandCharge,
+        },
         num(w.fromMs) ?? NaN,
       ),
     );

@@ -196,15 +196,21 @@ export function closedRecords(
   siteUnit: 'kW' | 'kVA',
   minutes: number,
   where: string | PeriodScope,
+  /** The site's bill after the reading, and its month: a site window of that month carries its billed kW and demand charge. */
+  bill?: { bill: { billedKw: number; demandCharge: number }; month: { fromMs: number; toMs: number } } | null,
 ) {
   if (!own.closed.length && !site.closed.length) return null;
   const series = { scope: 'meter' as const, gateway: meter.gateway, topic: meter.topic, unit: meterUnit(meter) };
   const whole = { scope: 'site' as const, unit: siteUnit };
+  const billOf = (w: DemandWindow) =>
+    bill && w.from >= bill.month.fromMs && w.from < bill.month.toMs
+      ? { billedKw: bill.bill.billedKw, demandCharge: bill.bill.demandCharge }
+      : {};
   return {
     minutes,
     closed: [
       ...own.closed.map((w, i) => windowRecord(w, series, own.months[i], where)),
-      ...site.closed.map((w, i) => windowRecord(w, whole, site.months[i], where)),
+      ...site.closed.map((w, i) => ({ ...windowRecord(w, whole, site.months[i], where), ...billOf(w) })),
     ],
   };
 }
@@ -228,13 +234,7 @@ export function windowRecord(
 }
 
 /** Output 1's `site`: its meters, unit, window so far (complete when every meter covers it), month and bill. */
-export function sitePayload(
-  meters: Iterable<MeterPeaks>,
-  site: SiteNow,
-  powerKw: number | null,
-  month: MonthPeaks,
-  bill: Record<string, unknown>,
-) {
+export function sitePayload<Bill>(meters: Iterable<MeterPeaks>, site: SiteNow, powerKw: number | null, month: MonthPeaks, bill: Bill) {
   const all = [...meters];
   return {
     meters: all.length,

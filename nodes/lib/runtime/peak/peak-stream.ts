@@ -264,7 +264,7 @@ export class PeakStream {
       records:
         this.opts.records === false
           ? null
-          : closedRecords(meter, advance, site, siteUnit(this.meters.values()), this.scope.minutes, this.scope),
+          : closedRecords(meter, advance, site, siteUnit(this.meters.values()), this.scope.minutes, this.scope, out.sitePart),
     };
   }
 
