@@ -106,4 +106,19 @@ describe('easy-cost: the demand charge beside the energy cost', function () {
     should(siteBillOf(12.5)).be.undefined();
     should(() => siteBillOf({ timezone: 'UTC', minutes: 15, site: { bill: {} } })).throw(/must hold its month and bill/);
   });
+
+  it("a bill period from outside is held against now: past a Date's range, or years from now, it is refused naming the field", () => {
+    const now = Date.parse('2026-03-15T12:00:00Z');
+    const withMonth = (fromMs: number, toMs: number) => ({
+      timezone: 'UTC',
+      minutes: 15,
+      site: { unit: 'kW', month: { fromMs, toMs }, bill: { billedKw: 5, demandCharge: 20, projected: null } },
+    });
+    const march = withMonth(Date.parse('2026-03-01T00:00:00Z'), Date.parse('2026-04-01T00:00:00Z'));
+    should(siteBillOf(march, now)).match({ billedKw: 5, demandCharge: 20 });
+    // a period of all time would price every reading, and its text would fail each projection
+    should(() => siteBillOf(withMonth(-1e300, 1e300))).throw(/site\.month must say fromMs and toMs/);
+    should(() => siteBillOf(withMonth(-1e300, 1e300), now)).throw(/site\.month must say fromMs and toMs/);
+    should(() => siteBillOf(withMonth(now - 1e15, now + 1e15), now)).throw(/site\.month must lie within \d+ years of now/);
+  });
 });

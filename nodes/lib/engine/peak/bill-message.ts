@@ -3,6 +3,7 @@
 // The payload is data from outside: each field read and checked, never trusted.
 import { roundAmount } from '../common/format';
 import { isFiniteNumber, isRecord } from '../common/stored-checks';
+import { isNearNow, NEAR_NOW_YEARS } from '../time/time';
 
 /** The site's bill of one billing period, as output 1 of easy-peak says it. */
 export interface SiteBill {
@@ -15,6 +16,9 @@ export interface SiteBill {
   projected: { billedKw: number; demandCharge: number } | null;
 }
 
+/** The furthest instant a Date holds. */
+const MAX_DATE_MS = 8.64e15;
+
 const amountOk = (x: unknown): x is number => isFiniteNumber(x) && x >= 0;
 const wrong = (field: string, x: unknown): TypeError =>
   new TypeError(`easy-peak's site.${field} must be a number of at least 0, got ${JSON.stringify(x) ?? String(x)}`);
@@ -22,9 +26,11 @@ const wrong = (field: string, x: unknown): TypeError =>
 /**
  * The bill of an easy-peak output-1 payload (`{ timezone, minutes, site }`): undefined when
  * the payload is not one (a reading), null while it has no site yet, else the bill; an
- * error naming the field when one is wrong (a message edited on its way).
+ * error naming the field when one is wrong (a message edited on its way). With `now`, the
+ * period's ends must lie near it, as any instant from outside (else a period of all time
+ * would price every reading, and instants past a Date's range would fail each projection).
  */
-export function siteBillOf(payload: unknown): SiteBill | null | undefined {
+export function siteBillOf(payload: unknown, now?: number): SiteBill | null | undefined {
   if (!isRecord(payload) || typeof payload.minutes !== 'number' || typeof payload.timezone !== 'string' || !('site' in payload))
     return undefined;
   const site = payload.site;
@@ -34,8 +40,10 @@ export function siteBillOf(payload: unknown): SiteBill | null | undefined {
   const { bill, month } = site;
   const from = month.fromMs;
   const to = month.toMs;
-  if (!isFiniteNumber(from) || !isFiniteNumber(to) || !(from < to))
+  if (!isFiniteNumber(from) || !isFiniteNumber(to) || !(from < to) || Math.max(Math.abs(from), Math.abs(to)) > MAX_DATE_MS)
     throw new TypeError("easy-peak's site.month must say fromMs and toMs, the billing period, as easy-peak sends it");
+  if (now !== undefined && !(isNearNow(from, now) && isNearNow(to, now)))
+    throw new TypeError(`easy-peak's site.month must lie within ${NEAR_NOW_YEARS} years of now, got ${from} to ${to}`);
   if (site.unit !== 'kW' && site.unit !== 'kVA')
     throw new TypeError(`easy-peak's site.unit must be "kW" or "kVA", got ${String(site.unit)}`);
   for (const field of ['billedKw', 'demandCharge'] as const) if (!amountOk(bill[field])) throw wrong(`bill.${field}`, bill[field]);

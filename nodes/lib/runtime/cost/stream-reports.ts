@@ -74,7 +74,7 @@ export class StreamReports {
    */
   async takesMessage(msg: Record<string, unknown>, tariff: Tariff, now: number): Promise<boolean> {
     // easy-peak's output 1 wired in: its bill kept for the projection (rule 63), never a reading
-    const bill = siteBillOf(msg.payload);
+    const bill = siteBillOf(msg.payload, now);
     if (bill !== undefined) return ((this.bill = bill), true);
     if (!this.settings || typeof msg.payload !== 'object' || msg.payload === null) return false;
     const g = await this.generatorFor(tariff).catch(() => null); // said with the next reading
