@@ -573,8 +573,17 @@ describe('easy-tariff node', function () {
           return n.type === 'debug' ? { id: n.id, z: n.z, type: 'helper' } : n;
         });
         await helper.load([easyAccount, easyTariff, ...CORE], flow, { 'easy-example-account': { token: TOKEN } });
+        // Each relay message is stamped with the price's validFrom, read off the tariff's message on its way to the
+        // switch: the fake clock may have moved on an hour by the time a message that waited on loopback I/O arrives.
         const seen: Array<{ on: boolean; at: string }> = [];
-        helper.getNode('relay-out').on('input', (msg: any) => seen.push({ on: msg.payload, at: new Date(Date.now()).toISOString() }));
+        let validFrom: string | null = null;
+        helper.getNode('relay-switch').on('input', (msg: any) => (validFrom = msg.payload.validFrom));
+        let latestMs = 0; // how long after its validFrom a message arrived, at most: one tick
+        helper.getNode('relay-out').on('input', (msg: any) => {
+          const at = seen.length === 0 ? new Date(Date.now()).toISOString() : String(validFrom);
+          latestMs = Math.max(latestMs, Date.now() - Date.parse(at));
+          seen.push({ on: msg.payload, at });
+        });
         await until('the price on deploy', () => seen.length === 1);
         // through a whole week: the relay's state at every message, and where it changed
         const end = Date.parse('2026-03-08T12:00:00Z');
@@ -582,6 +591,7 @@ describe('easy-tariff node', function () {
           await clock.tickAsync(Math.min(HOUR_MS, end - Date.now()));
           await quiet(5);
         }
+        should(latestMs).belowOrEqual(HOUR_MS);
         const switched = seen.filter((s, k) => k === 0 || s.on !== seen[k - 1].on);
         const weekdays = ['02', '03', '04', '05', '06'];
         should(switched).eql([
