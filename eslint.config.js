@@ -74,14 +74,16 @@ const layers = [
 // imports another node's. What several share is in common/; every node talks to its
 // account through account/'s hub (the config node's face, as Node-RED's MQTT broker node
 // is its clients'); easy-plan follows the price with easy-tariff's own TariffWatch, so
-// plan/ may import tariff/. Nothing else crosses, so no part can lean on a sibling.
+// plan/ may import tariff/; easy-cost's generator report is a part of its own (generator/),
+// which cost/ imports. Nothing else crosses, so no part can lean on a sibling.
 const RUNTIME_PARTS = {
   common: [],
   account: ['common'],
   prices: ['common'],
   tariff: ['common', 'account', 'prices'],
   sensors: ['common', 'account'],
-  cost: ['common', 'account', 'prices'],
+  generator: [],
+  cost: ['common', 'account', 'prices', 'generator'],
   plan: ['common', 'account', 'tariff', 'prices'],
   peak: ['common', 'account'],
 };

@@ -7,7 +7,7 @@
 import { compareTariffs } from '../nodes/lib/engine/reports/compare';
 import { computeCost } from '../nodes/lib/engine/cost/cost';
 import { sensorRuns } from '../nodes/lib/engine/reports/sensor-runs';
-import { StreamGenerator } from '../nodes/lib/runtime/cost/stream-generator';
+import { StreamGenerator } from '../nodes/lib/runtime/generator/stream-generator';
 import { DEMO_TARIFFS } from '../sim/demo-data';
 import { BASELINE_TARIFF, interleaved } from './measure';
 

@@ -14,7 +14,7 @@ import { costBatch, costStatus } from './lib/runtime/cost/cost-batch';
 import { periodWords } from './lib/runtime/cost/cost-inputs';
 import { CostRange } from './lib/runtime/cost/cost-range';
 import { compareCost } from './lib/runtime/cost/cost-compare';
-import { generatorChoice, GeneratorSettings } from './lib/runtime/cost/generator-report';
+import { generatorChoice, GeneratorSettings } from './lib/runtime/generator/generator-report';
 import { dailyChargeSetting } from './lib/runtime/cost/stream-projection';
 import { maxPowerSetting } from './lib/runtime/common/node-settings';
 import { StreamReports } from './lib/runtime/cost/stream-reports';

@@ -7,7 +7,7 @@
 import should from 'should';
 import { FakeClock, installClock } from '../fake-clock';
 import { CostStream } from '../../nodes/lib/runtime/cost/cost-stream';
-import { StreamGenerator } from '../../nodes/lib/runtime/cost/stream-generator';
+import { StreamGenerator } from '../../nodes/lib/runtime/generator/stream-generator';
 import { PeakStream } from '../../nodes/lib/runtime/peak/peak-stream';
 import { peakSettings } from '../../nodes/lib/runtime/peak/peak-settings';
 import { decodePeaks, encodePeaks } from '../../nodes/lib/runtime/peak/peak-store';

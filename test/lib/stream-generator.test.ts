@@ -4,7 +4,7 @@
 // every few minutes.
 import should from 'should';
 import fc from 'fast-check';
-import { StreamGenerator, GeneratorState, GENERATOR_SAVE_MS } from '../../nodes/lib/runtime/cost/stream-generator';
+import { StreamGenerator, GeneratorState, GENERATOR_SAVE_MS } from '../../nodes/lib/runtime/generator/stream-generator';
 import { localPeriod } from '../../nodes/lib/engine/time/time';
 import { FC } from './engine-fixtures';
 

@@ -12,7 +12,7 @@ import type { AccountHub } from '../account/hub';
 import { dataRecord, nestedField, setNested } from '../../engine/common/id-map';
 import { SensorRef, sensorsUsedBy, Tariff } from '../../engine/tariff/tariff';
 import { priceTerms } from '../../engine/prices/price-source';
-import { GeneratorChoice, generatorReport } from './generator-report';
+import { GeneratorChoice, generatorReport } from '../generator/generator-report';
 import { checkDirection, ExportMeters, messageDirection } from '../common/meter-direction';
 import { meterName } from '../common/meter-reading';
 

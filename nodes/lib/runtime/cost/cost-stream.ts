@@ -10,17 +10,7 @@ import type { RejectedInterval } from '../../engine/cost/cost';
 import { groupDigits, shortText } from '../../engine/common/format';
 import { isFromFuture } from '../../engine/common/future-readings';
 import { SensorRef, Tariff } from '../../engine/tariff/tariff';
-import {
-  AddResult,
-  addReading,
-  MAX_KEPT,
-  newTotals,
-  PERIODS,
-  Reading,
-  rebaseTotals,
-  TotalsState,
-  windowStart,
-} from '../../engine/cost/totals';
+import { AddResult, addReading, MAX_KEPT, newTotals, PERIODS, Reading, TotalsState } from '../../engine/cost/totals';
 import { ClockStep, clockSteps } from '../../engine/time/clock-steps';
 import { rejectedPayload, SensorHistory, streamReading } from './cost-inputs';
 import {
@@ -34,27 +24,17 @@ import {
   siteExportPayload,
   siteProductionPayload,
   siteStatus,
-  siteSums,
   StreamStatus,
 } from './stream-output';
 import { RefusalBurst, RefusedReading } from '../common/refusal-burst';
 import { isKwhReading, meterOf, NotMeterWarnings } from '../common/meter-reading';
 import { intervalCoster, netPricer } from './cost-export';
 import { LedgerSettings, NetLedger } from '../../engine/net/net-ledger';
-import { checkDirection, ExportMeters, messageDirection, MeterSide } from '../common/meter-direction';
+import { checkDirection, ExportMeters, messageDirection } from '../common/meter-direction';
 import { DroppedState, StoredAhead } from '../../engine/common/stored-checks';
 import { runInSlices } from '../../engine/common/slices';
-import {
-  decodeSteps,
-  encodeStored,
-  MeterId,
-  meterKey,
-  meterName,
-  SAVE_EVERY_MS,
-  StoredMeter,
-  ThrottledSave,
-  TotalsStore,
-} from './stream-store';
+import { decodeSteps, encodeStored, MeterId, meterName, SAVE_EVERY_MS, ThrottledSave, TotalsStore } from './stream-store';
+import { Meter, StreamMeters } from './stream-meters';
 
 export type { MeterId, TotalsStore } from './stream-store';
 export type { StreamStatus } from './stream-output';
@@ -62,16 +42,6 @@ export { meterName } from './stream-store';
 export { RefusedReading } from '../common/refusal-burst';
 export { StoredAhead } from '../../engine/common/stored-checks';
 export { MAX_METERS };
-
-type Meter = StoredMeter & {
-  /**
-   * Set when the meter's totals were restored from a later clock (their newest reading lies
-   * ahead of this one, StoredAhead): a reading before it is too_late, so one this clock
-   * stamps is never placed among readings the later clock stamped (it would count again
-   * what the interval spanning it holds).
-   */
-  tooLateBefore?: number;
-};
 
 export interface StreamOutput {
   payload: Record<string, unknown>;
@@ -118,11 +88,7 @@ const countedOnly = (from: Reading, to: Reading) => ({ energy: to.value - from.v
 const NO_EXPORT_METERS = new ExportMeters(undefined);
 
 export class CostStream {
-  private readonly meters = new Map<string, Meter>();
-  /** Totals stored in the single-meter shape, taken over by the first meter that reports. */
-  private legacy: TotalsState | null = null;
-  /** The legacy totals' tooLateBefore (see Meter). */
-  private legacyTooLateBefore: number | undefined;
+  private readonly meters: StreamMeters;
   private sensors = new SensorHistory([]);
   private readonly notMeters: NotMeterWarnings;
   private readonly maxMeters: number;
@@ -139,6 +105,7 @@ export class CostStream {
   constructor(private readonly opts: CostStreamOptions) {
     this.maxMeters = opts.maxMeters ?? MAX_METERS;
     this.maxKept = opts.maxKept ?? MAX_KEPT;
+    this.meters = new StreamMeters(opts.timezone, opts.tariffId, this.maxMeters);
     this.notMeters = new NotMeterWarnings('stream mode', opts.warn);
     this.saver = new ThrottledSave(() => this.save(), opts.saveEveryMs ?? SAVE_EVERY_MS, opts.warn);
     this.overLimit = new RefusalBurst(
@@ -177,10 +144,9 @@ export class CostStream {
       // in slices: a forged store of 128 huge meters must not hold the event loop at deploy
       const restored = await runInSlices(decodeSteps(stored, scope));
       problem = restored.problem;
-      for (const meter of restored.meters) this.meters.set(meterKey(meter), meter);
-      this.legacy = restored.legacy;
+      this.meters.restore(restored.meters, restored.legacy);
       for (const item of restored.dropped) dropped.add(item);
-      newest = this.holdAhead(now);
+      newest = this.meters.holdAhead(now);
       this.ledger = this.newLedger(restored.net !== undefined);
       const netProblem = restored.net !== undefined && this.ledger ? this.ledger.restore(restored.net, now) : null;
       if (netProblem !== null) {
@@ -205,23 +171,6 @@ export class CostStream {
     else if (stored === undefined || stored === null)
       this.opts.log?.('running totals start from zero: none are stored (a first deploy, or the context store lost them)');
     return restoredStatus(this.site());
-  }
-
-  /** Marks the meters restored ahead of `now` (isFromFuture: from a later clock) and gives the newest stored reading. */
-  private holdAhead(now: number): number | null {
-    let newest: number | null = null;
-    for (const meter of this.meters.values()) {
-      if (!meter.totals.kept.length) continue;
-      const ts = meter.totals.kept.newestTs();
-      if (isFromFuture(ts, now)) meter.tooLateBefore = ts;
-      newest = Math.max(newest ?? ts, ts);
-    }
-    if (this.legacy?.kept.length) {
-      const ts = this.legacy.kept.newestTs();
-      if (isFromFuture(ts, now)) this.legacyTooLateBefore = ts;
-      newest = Math.max(newest ?? ts, ts);
-    }
-    return newest;
   }
 
   private async save(): Promise<void> {
@@ -308,7 +257,7 @@ export class CostStream {
       this.opts.productionMeters ?? NO_EXPORT_METERS,
     );
     checkDirection(meterName(id), direction, exportTariff !== null);
-    const meter = this.meterFor(id, direction);
+    const meter = this.meters.meterFor(id, direction);
     if (!meter) throw new RefusedReading(this.overLimit.refuse(meterName(id)));
     checkDirection(meterName(id), direction, true, meter.direction ?? 'import');
     const priced = direction === 'export' ? (exportTariff as Tariff) : tariff;
@@ -347,11 +296,11 @@ export class CostStream {
           rejected,
           this.opts.exportPricing,
         );
-        this.ledger.settle(pricer, this.newestReading());
-        this.ledger.forgetBefore(this.oldestKept());
+        this.ledger.settle(pricer, this.meters.newestReading());
+        this.ledger.forgetBefore(this.meters.oldestKept());
       }
       // a late reading may still need the sensor values of the whole window
-      this.sensors.forget(this.oldestPlaceable());
+      this.sensors.forget(this.meters.oldestPlaceable());
       this.saver.changed();
     }
     const site = this.site(); // once per reading: a sum over every meter
@@ -373,37 +322,7 @@ export class CostStream {
 
   /** After a step back of the wall clock, meters stamped ahead of it count on from their last value (rebaseTotals). */
   private clockStepped(step: ClockStep): void {
-    if (step.by >= 0) return;
-    let rebased = false;
-    for (const meter of this.meters.values()) {
-      const state = rebaseTotals(meter.totals, step.by, step.now);
-      if (state) {
-        meter.totals = state;
-        // the readings it held back for were stamped by the clock that was ahead: it counts on from the moved one
-        delete meter.tooLateBefore;
-      }
-      rebased ||= state !== null;
-    }
-    if (rebased) this.saver.changed();
-  }
-
-  /** The meter's totals, a new meter's (counting `direction`), or null when the node counts as many meters as it may. */
-  private meterFor(id: MeterId, direction: MeterSide): Meter | null {
-    const key = meterKey(id);
-    const known = this.meters.get(key);
-    if (known) return known;
-    if (this.meters.size >= this.maxMeters) return null;
-    if (direction !== 'import') {
-      const meter: Meter = { ...id, totals: newTotals(this.opts.timezone, this.opts.tariffId), direction };
-      this.meters.set(key, meter);
-      return meter;
-    }
-    const meter: Meter = this.legacy
-      ? { ...id, totals: this.legacy, ...(this.legacyTooLateBefore !== undefined ? { tooLateBefore: this.legacyTooLateBefore } : {}) }
-      : { ...id, totals: newTotals(this.opts.timezone, this.opts.tariffId) };
-    this.legacy = null;
-    this.meters.set(key, meter);
-    return meter;
+    if (this.meters.rebase(step)) this.saver.changed();
   }
 
   /** `msg.reset = true` zeroes every meter; a topic (with msg.gateway, if given) zeroes that meter. */
@@ -411,24 +330,10 @@ export class CostStream {
     let reset: Meter | null = null;
     if (msg.reset === true) {
       this.meters.clear();
-      this.legacy = null;
       this.ledger = this.newLedger();
     } else if (typeof msg.reset === 'string' && msg.reset !== '') {
       const gateway = typeof msg.gateway === 'string' && msg.gateway !== '' ? msg.gateway : undefined;
-      const matching = [...this.meters.entries()].filter(
-        ([, m]) => (m.topic ?? 'default') === msg.reset && (gateway === undefined || m.gateway === gateway),
-      );
-      if (matching.length === 0) {
-        const known = [...this.meters.values()].map(meterName);
-        throw new Error(
-          `msg.reset names no meter of this node: "${shortText(msg.reset, 60)}"${known.length ? ` (it counts ${known.slice(0, 10).join(', ')}${known.length > 10 ? ', …' : ''})` : ''}`,
-        );
-      }
-      for (const [key, m] of matching) {
-        this.meters.delete(key);
-        reset = m;
-      }
-      if (matching.length > 1) reset = null;
+      reset = this.meters.removeNamed(msg.reset, gateway);
     } else {
       throw new TypeError('msg.reset must be true (every meter) or the topic of one meter (with msg.gateway to pick the gateway)');
     }
@@ -445,7 +350,7 @@ export class CostStream {
 
   /** One meter's totals, if it has counted anything. */
   totalsOf(id: MeterId): TotalsState | undefined {
-    return this.meters.get(meterKey(id))?.totals;
+    return this.meters.totalsOf(id);
   }
 
   // -------------------------------------------------------------------------------------
@@ -456,38 +361,9 @@ export class CostStream {
     return exported && !this.opts.exportPricing?.exportVat ? { ...t, vat: 0 } : t;
   }
 
-  /** The earliest instant any meter can still place a reading at. */
-  private oldestPlaceable(): number {
-    let oldest = Infinity;
-    for (const m of this.meters.values()) oldest = Math.min(oldest, windowStart(m.totals));
-    return oldest;
-  }
-
-  /** The oldest reading any meter keeps: no interval starts before it. */
-  private oldestKept(): number {
-    let oldest = Infinity;
-    for (const m of this.meters.values()) if (m.totals.kept.length) oldest = Math.min(oldest, m.totals.kept.ts(0));
-    return oldest;
-  }
-
-  /** The newest reading of any meter. */
-  private newestReading(): number {
-    let newest = -Infinity;
-    for (const m of this.meters.values()) if (m.totals.kept.length) newest = Math.max(newest, m.totals.kept.newestTs());
-    return newest;
-  }
-
   /** The sum over meters of each period that contains the site's newest reading, and of every total; the netted sums with a ledger. */
   site(): SiteSums {
-    const all: TotalsState[] = [];
-    const exported: TotalsState[] = [];
-    const produced: TotalsState[] = [];
-    for (const m of this.meters.values())
-      (m.direction === 'export' ? exported : m.direction === 'production' ? produced : all).push(m.totals);
-    if (this.legacy) all.push(this.legacy);
-    const site = siteSums(all, this.opts.timezone);
-    const withExport: SiteSums = exported.length ? { ...site, export: siteSums(exported, this.opts.timezone) } : site;
-    if (produced.length) withExport.production = siteSums(produced, this.opts.timezone);
+    const withExport = this.meters.sums();
     return this.ledger ? { ...withExport, ledger: { settings: this.ledger.settings, ...this.ledger.periods() } } : withExport;
   }
 }
