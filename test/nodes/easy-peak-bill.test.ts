@@ -179,6 +179,7 @@ describe('easy-peak: the bill', function () {
         { name: 'charge 1', billedKw: 8, demandCharge: 80, raisedAboveKw: 8, projected: { billedKw: 8, demandCharge: 80 } },
         { name: 'on-peak', billedKw: 0, demandCharge: 0, raisedAboveKw: null, projected: { billedKw: 0, demandCharge: 0 } },
       ],
+      reactive: null, // a kW site: no kvarh counter
     });
     should(p.limitKw).equal(8);
     // 17:00-17:15 at 5 kW: all hours still 8 (80), on-peak 5 kW (100): 180; at 17:15 a window must beat 5 to raise on-peak
@@ -192,6 +193,7 @@ describe('easy-peak: the bill', function () {
         { name: 'charge 1', billedKw: 8, demandCharge: 80, raisedAboveKw: 8, projected: { billedKw: 8, demandCharge: 80 } },
         { name: 'on-peak', billedKw: 5, demandCharge: 100, raisedAboveKw: 5, projected: { billedKw: 5, demandCharge: 100 } },
       ],
+      reactive: null,
     });
     should(p.limitKw).equal(5);
     // 17:15-17:20 at 12 kW: by hand the window's projection (1 kWh + 12 kW x 10 min) / 15 min = 12 kW raises both

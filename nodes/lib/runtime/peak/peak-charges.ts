@@ -4,7 +4,6 @@
 // with its own month's peaks and months before. The bill now: per charge the billed kW
 // and the demand charge, their total, and the least kW a window must beat to raise any
 // (rule 46), which the guard keeps under.
-import type { DemandWindow } from '../../engine/peak/demand';
 import type { BillingPeriods } from '../../engine/peak/billing-periods';
 import { chargeRule, ChargeRule, DemandCharge } from '../../engine/peak/billing';
 import { isRecord } from '../../engine/common/stored-checks';
@@ -13,6 +12,7 @@ import { MAX_STORED_LINE_CHARS } from '../../engine/common/limits';
 import { addToMonths, ChargeMonths, monthAt, monthBill, MonthPeaks, monthValue, Peak, PeriodScope, RankSettings } from './peak-month';
 import { readHistory, readMonth, StoreScope } from './peak-store';
 import type { WindowScope } from './peak-meter';
+import { ReactiveSettings, SiteReactive, SiteWindow } from './peak-reactive';
 
 /** One charge's part of the bill now. */
 export interface ChargeBill {
@@ -30,12 +30,16 @@ export class SiteCharges {
   private readonly rules: ChargeRule[];
   private readonly ranks: RankSettings[];
   private more: ChargeMonths[];
+  /** The reactive energy charge of the site's billing period (rule 65): kvarh beyond the free share, the average power factor. */
+  readonly reactive: SiteReactive;
 
   constructor(
     own: ChargeRule,
     more: DemandCharge[],
     private readonly scope: PeriodScope & { periods?: BillingPeriods },
+    reactive: ReactiveSettings = { minPowerFactor: 0.95, pricePerKvarh: 0 },
   ) {
+    this.reactive = new SiteReactive(reactive, scope);
     this.rules = [own, ...more.map((c, i) => chargeRule(c, i + 1, { timezone: scope.timezone, periods: scope.periods }))];
     this.ranks = more.map((c) => ({
       timezone: scope.timezone,
@@ -49,14 +53,16 @@ export class SiteCharges {
     this.more = more.map(() => ({ month: null, history: [] }));
   }
 
-  /** The windows the site closed, in order, added to each more charge's month. */
-  add(closed: readonly DemandWindow[]): void {
+  /** The windows the site closed, in order, added to each more charge's month, and to the reactive energy when the site pairs kWh with kvarh. */
+  add(closed: readonly SiteWindow[], paired = false): void {
     for (const w of closed) this.more.forEach((m, i) => addToMonths(m, w, this.ranks[i]));
+    this.reactive.add(closed, paired);
   }
 
   /** From zero (msg.reset). */
   clear(): void {
     this.more = this.more.map(() => ({ month: null, history: [] }));
+    this.reactive.clear();
   }
 
   /** After a step back of the clock: months ahead of `now` let go, as rebaseSite does. */
@@ -65,6 +71,7 @@ export class SiteCharges {
       if (m.month && m.month.from > now) m.month = null;
       m.history = m.history.filter((h) => h.from <= now);
     }
+    this.reactive.rebase(now);
   }
 
   /** Each charge's bill for the window starting at `from`: the own one from the site's month and months before. */
@@ -81,8 +88,8 @@ export class SiteCharges {
   }
 
   /** What a restart needs: per more charge how it ranks peaks, its month and months before; none without more charges. */
-  encode(): { charges?: string } {
-    if (this.more.length === 0) return {};
+  encode(): { charges?: string; reactive?: string } {
+    if (this.more.length === 0) return this.reactive.encode();
     const flat = (month: MonthPeaks | null) => (month ? month.peaks.flatMap((p) => [p.from, p.to, p.kw]) : []);
     const lines = this.more.map((m, i) => [
       rankText(this.ranks[i]),
@@ -90,7 +97,7 @@ export class SiteCharges {
       flat(m.month),
       m.history.flatMap((h) => [h.from, h.value]),
     ]);
-    return { charges: JSON.stringify(lines) };
+    return { charges: JSON.stringify(lines), ...this.reactive.encode() };
   }
 
   /** The stored months read back (checked as the site's); a charge whose part fails, or was ranked otherwise, starts from zero, named. */
@@ -130,7 +137,7 @@ export const leastRaise = (bills: ChargeBill[]): number => Math.min(...bills.map
  * The bill's part of output 1 (`site.bill`): the own charge's billed kW, the charges' total,
  * the least kW that raises any, the same projected to the month's end, and each charge.
  */
-export function billPayload(bills: ChargeBill[]) {
+export function billPayload(bills: ChargeBill[], reactive: ReturnType<SiteReactive['payload']> = null) {
   const raise = leastRaise(bills);
   const projected = bills.every((b) => b.projected !== null) ? bills.map((b) => b.projected!) : null;
   const part = (p: { billedKw: number; amount: number } | null) =>
@@ -147,5 +154,6 @@ export function billPayload(bills: ChargeBill[]) {
       raisedAboveKw: b.raiseKw === Infinity ? null : roundAmount(b.raiseKw),
       projected: part(b.projected),
     })),
+    reactive,
   };
 }

@@ -8,6 +8,7 @@ import { BilledBasis, chargeRule, ChargeRule, DemandCharge, MAX_CHARGES } from '
 import { maxPowerSetting } from '../common/node-settings';
 import type { BillingPeriods } from '../../engine/peak/billing-periods';
 import { periodsOf } from './peak-month';
+import type { ReactiveSettings } from './peak-reactive';
 
 export type { DemandMinutes } from '../../engine/peak/demand-window';
 /** The most peaks a month's value may average (Norway: 3; nobody bills on more than a handful). */
@@ -45,6 +46,8 @@ export interface PeakSettings {
   shedKw: number | null;
   /** How the bill is made from the periods' peaks (semantics rule 45); the guard keeps under what would raise it (rule 46). */
   bill: BillSettings;
+  /** The reactive energy charge (semantics rule 65): free down to a power factor, beyond it a price per kvarh. */
+  reactive: ReactiveSettings;
 }
 
 export interface BillSettings {
@@ -213,6 +216,12 @@ export function billCharge(settings: Pick<PeakSettings, 'top' | 'distinctDays' |
   }
 }
 
+/** The reactive energy charge's settings (rule 65): the power factor down to which kvarh are free (default 0.95) and the price per kvarh beyond (default 0). */
+function reactiveSettings(config: Record<string, unknown>): ReactiveSettings {
+  const minPowerFactor = numberSetting(config.minPowerFactor, 'the power factor free of charge', 0.01, 1, 0.95)!;
+  return { minPowerFactor, pricePerKvarh: numberSetting(config.pricePerKvarh, 'the price per kvarh', 0, 1e9, 0)! };
+}
+
 /** The node's settings, or an Error a user understands naming the first setting that is wrong. */
 export function peakSettings(config: Record<string, unknown>): PeakSettings {
   // one of three values: a range in the words ("from 15 to 60") would let 20 seem right
@@ -263,6 +272,7 @@ export function peakSettings(config: Record<string, unknown>): PeakSettings {
     restoreValue: config.restoreType === undefined ? 'restore' : typedValue(config.restoreValue, config.restoreType, 'the restore value'),
     shedKw: numberSetting(config.shedKw, 'the shed load (kW)', 0.001, 1e6, null),
     bill,
+    reactive: reactiveSettings(config),
   };
   billCharge(settings, 'UTC'); // checked as the engine checks it, so a wrong step or holiday is said at deploy
   return settings;

@@ -11,6 +11,7 @@ import { EnergyUnit, meterName } from '../common/meter-reading';
 import { isCovered, isFresh, MeterPeaks, projectMeter, WindowScope } from './peak-meter';
 import { addToMonths, MonthPeaks } from './peak-month';
 import type { PeriodValue } from '../../engine/peak/billing';
+import type { SiteWindow } from './peak-reactive';
 
 /** A window some meters have closed, waiting for the others. */
 export interface PendingWindow {
@@ -92,7 +93,7 @@ export function closeDue(
   meters: Iterable<MeterPeaks>,
   scope: WindowScope,
   staleMs: number,
-): { closed: DemandWindow[]; newPeak: boolean; months: MonthPeaks[] } {
+): { closed: SiteWindow[]; newPeak: boolean; months: MonthPeaks[] } {
   let oldest = Infinity;
   let newest = -Infinity;
   let count = 0;
@@ -102,7 +103,7 @@ export function closeDue(
     oldest = Math.min(oldest, m.last.ts);
     newest = Math.max(newest, m.last.ts);
   }
-  const closed: DemandWindow[] = [];
+  const closed: SiteWindow[] = [];
   const months: MonthPeaks[] = [];
   let newPeak = false;
   const due = [...site.pending.values()].sort((a, b) => a.from - b.from);
@@ -113,13 +114,14 @@ export function closeDue(
     site.closedUntil = Math.max(site.closedUntil, p.to);
     // kWh alone, or paired with the reactive meters' kvarh into kVAh (rule 56)
     const energy = p.reactive > 0 ? Math.hypot(p.energy, p.reactive) : p.energy;
-    const w: DemandWindow = {
+    const w: SiteWindow = {
       from: p.from,
       to: p.to,
       energy,
       kw: energy / ((p.to - p.from) / HOUR_MS),
       complete: passedByAll && p.complete && p.reported >= count,
       ...(p.gap ? { gap: p.gap } : {}),
+      shares: { energy: p.energy, reactive: p.reactive }, // the reactive energy's sums (peak-reactive)
     };
     closed.push(w);
     const added = addToMonths(site, w, scope);
@@ -204,6 +206,12 @@ export function sitePowerKw(meters: Iterable<MeterPeaks>): number | null {
 export function siteUnit(meters: Iterable<MeterPeaks>): 'kW' | 'kVA' {
   for (const m of meters) if (m.unit !== 'kWh') return 'kVA';
   return 'kW';
+}
+
+/** Whether the site pairs kWh with kvarh (rule 56): its windows then carry active and reactive energy (peak-reactive). */
+export function sitePairs(meters: Iterable<MeterPeaks>): boolean {
+  for (const m of meters) if (m.unit === 'kvarh') return true;
+  return false;
 }
 
 /** Whether a meter counting `unit` may join a site of `meters`: kWh (kW), kVAh (kVA), or kWh with kvarh (kVA); kVAh with neither. */

@@ -41,6 +41,7 @@ import {
   SiteNow,
   siteNow,
   sitePowerKw,
+  sitePairs,
   siteUnit,
   unitJoins,
   SiteState,
@@ -132,10 +133,8 @@ export class PeakStream {
       maxPowerKw: settings.maxPowerKw,
       maxGapMs: settings.maxGapMs,
     };
-    this.charges = new SiteCharges(billCharge(settings, opts.timezone), settings.bill.more, {
-      ...this.scope,
-      periods: billPeriods(settings.bill),
-    });
+    const periods = billPeriods(settings.bill);
+    this.charges = new SiteCharges(billCharge(settings, opts.timezone), settings.bill.more, { ...this.scope, periods }, settings.reactive);
     this.maxMeters = opts.maxMeters ?? MAX_METERS;
     this.mono = opts.monotonic ?? (() => performance.now());
     this.clockReports = new ClockReports(opts.warn);
@@ -163,17 +162,19 @@ export class PeakStream {
     this.site = restored.site ?? newSite();
     // held suspects are judged again as they were: held again (or decided, were the settings changed)
     const dropped = this.charges.restore(stored, { ...this.scope, maxMeters: this.maxMeters }, at);
+    const reactiveProblem = this.charges.reactive.restore(stored, at);
     for (const { meter, rows } of restored.held)
       for (const [ts, value] of rows)
         for (const w of advanceMeter(meter, { ts, value }, this.scope).closed)
           shareWindow(this.site, w, meterName(meter), meter.unit === 'kvarh');
-    if (restored.held.length > 0)
-      this.charges.add(closeDue(this.site, this.meters.values(), this.scope, this.opts.settings.staleMs).closed);
+    const site = restored.held.length > 0 && closeDue(this.site, this.meters.values(), this.scope, this.opts.settings.staleMs);
+    if (site) this.charges.add(site.closed, sitePairs(this.meters.values()));
     this.guard = new PeakGuard(this.opts.settings, restored.guard);
     this.ready = true;
     // closed while the store loaded (a redeploy): nothing may hold on to this stream
     if (!this.closed) this.stopSteps = clockSteps.onStep((step) => this.clockStepped(step));
     if (restored.problem) this.opts.warn(restored.problem);
+    if (reactiveProblem) this.opts.warn(reactiveProblem);
     if (dropped.length)
       this.opts.warn(`stored peaks: ${dropped.join(', ')} of the more demand charges from zero (ranked otherwise, or failed their checks)`);
     const ended = readDatesEnded(this.scope, at);
@@ -235,7 +236,7 @@ export class PeakStream {
     if (!advance.ignored && !advance.held) this.arrived(meter, reading.ts, now, mono);
     for (const w of advance.closed) shareWindow(this.site, w, meterName(meter), meter.unit === 'kvarh');
     const site = closeDue(this.site, this.meters.values(), this.scope, this.opts.settings.staleMs);
-    this.charges.add(site.closed);
+    this.charges.add(site.closed, sitePairs(this.meters.values()));
     if (!advance.ignored) this.saver.changed();
     const out = this.evaluate(now, mono);
     const payload: Record<string, unknown> = {
@@ -317,7 +318,8 @@ export class PeakStream {
     const value = decision.state === 'shed' ? this.opts.settings.shedValue : this.opts.settings.restoreValue;
     const guardMessage: GuardMessage | null = send ? { topic: 'guard', payload: value, ...fields, changed: decision.changed } : null;
     this.armRecheck(decision, site, now, mono);
-    const sitePart = site && month && bills ? sitePayload(this.meters.values(), site, power, month, billPayload(bills)) : null;
+    const reactive = site && this.charges.reactive.payload(site.window.from, sitePairs(this.meters.values()));
+    const sitePart = site && month && bills ? sitePayload(this.meters.values(), site, power, month, billPayload(bills, reactive)) : null;
     return { now: site, decision, limitKw, fields, guardMessage, sitePart };
   }
 

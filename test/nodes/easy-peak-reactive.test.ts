@@ -1,0 +1,159 @@
+// easy-peak's reactive energy through the runtime (docs/semantics.md, rules 57 and 65): a
+// kWh and a kvarh counter of one supply, rule 57's half hours worked by hand in output 1's
+// site.bill.reactive, the period's sums kept across a restart, tampered sums dropped on their
+// own, and bad settings said at deploy.
+import should from 'should';
+import type { Simulator } from '../../sim/server';
+import easyPeak = require('../../nodes/easy-peak');
+import {
+  accountNode,
+  catchNodes,
+  FakeClock,
+  FileContext,
+  helper,
+  inbox,
+  installClock,
+  loadFlow,
+  quiet,
+  startedPast,
+  warnings,
+  withSimulator,
+} from './flow-support';
+
+const MIN = 60_000;
+const ZONE = 'Europe/London';
+/** 14 January 2026 09:00 in London (GMT): rule 57's first half hour starts. */
+const T0 = Date.parse('2026-01-14T09:00:00Z');
+/** The kvarh free per kWh down to a power factor of 0.95: √(1/0.95² − 1). */
+const FREE = Math.sqrt(1 / 0.95 ** 2 - 1);
+/** January's hours (no clock change in it). */
+const JANUARY_HOURS = 31 * 24;
+
+describe('easy-peak: reactive energy and the power factor', function () {
+  this.timeout(30_000);
+  let sim: Simulator;
+  let clock: FakeClock | null = null;
+  let context: FileContext | null = null;
+
+  beforeEach(async () => {
+    sim = await withSimulator();
+  });
+
+  afterEach(async () => {
+    await (context ? context.unload() : helper.unload());
+    context = null;
+    clock?.uninstall();
+    clock = null;
+    await sim.close();
+  });
+
+  async function load(over: Record<string, unknown> = {}, extra: unknown[] = []) {
+    const peak = { id: 'p', type: 'easy-peak', account: 'acc', minutes: '30', maxGapMinutes: '60', wires: [['out'], [], []], ...over };
+    await loadFlow([easyPeak, ...extra], [accountNode(sim, ZONE), peak, { id: 'out', type: 'helper' }, ...catchNodes()]);
+    await startedPast('p', 'restoring the peaks…');
+    return { out: inbox('out'), caught: inbox('caught') };
+  }
+
+  /** The kWh and the kvarh counter read at `ts` (the clock moved there first); output 1's payload after the second. */
+  async function read(out: ReturnType<typeof inbox>, ts: number, kwh: number, kvarh: number) {
+    if (ts > Date.now()) await clock!.tickAsync(ts - Date.now());
+    const node = helper.getNode('p');
+    node.receive({ gateway: 'G', topic: 'e1.kwh', payload: kwh, ts });
+    node.receive({ gateway: 'G', topic: 'e1.kvarh', payload: kvarh, ts });
+    const [, second] = await out.next(2);
+    return second.payload;
+  }
+
+  it("rule 57's half hours by hand: 27.13 chargeable kvarh at 0.5 a kvarh, the month's power factor 0.923, kept across a restart", async () => {
+    clock = installClock(T0 - MIN);
+    context = new FileContext('easy-peak-reactive-');
+    const { out } = await load({ pricePerKvarh: '0.5' }, [context.use()]);
+    // the kWh counter alone: a kW site, no reactive part
+    helper.getNode('p').receive({ gateway: 'G', topic: 'e1.kwh', payload: 1000, ts: T0 });
+    const [first] = await out.next(1);
+    should(first.payload.site.bill.reactive).be.null();
+    helper.getNode('p').receive({ gateway: 'G', topic: 'e1.kvarh', payload: 500, ts: T0 });
+    const [paired] = await out.next(1);
+    should(paired.payload.site.unit).equal('kVA');
+    should(paired.payload.site.bill.reactive).match({ windows: 0, activeEnergy: 0, powerFactor: null, amount: 0, projected: null });
+    // 09:00-09:30: 100 kWh and 60 kvarh (rule 56: 116.62 kVAh, power factor 0.857)
+    let p = await read(out, T0 + 30 * MIN, 1100, 560);
+    const chargeable = 60 - FREE * 100; // 27.13
+    should(p.site.bill.reactive).match({ minPowerFactor: 0.95, pricePerKvarh: 0.5, windows: 1, activeEnergy: 100, reactiveEnergy: 60 });
+    should(p.site.bill.reactive.apparentEnergy).be.approximately(116.619, 1e-3);
+    should(p.site.bill.reactive.powerFactor).be.approximately(0.857, 1e-3);
+    should(p.site.bill.reactive.chargeableKvarh).be.approximately(27.13, 1e-2);
+    should(p.site.bill.reactive.amount).be.approximately(chargeable * 0.5, 1e-6); // 13.6 p
+    should(p.site.bill.reactive.projected).be.null(); // half an hour counted: too little to project
+    // 09:30-10:00: 100 kWh and no kvarh. 60 kvarh against 200 kWh is under 33 %, yet 27.13 stay chargeable
+    p = await read(out, T0 + 60 * MIN, 1200, 560);
+    should(p.site.bill.reactive).match({ windows: 2, activeEnergy: 200, reactiveEnergy: 60 });
+    should(p.site.bill.reactive.apparentEnergy).be.approximately(216.619, 1e-3);
+    should(p.site.bill.reactive.powerFactor).be.approximately(200 / (100 + Math.hypot(100, 60)), 1e-9); // 0.923
+    should(p.site.bill.reactive.chargeableKvarh).be.approximately(chargeable, 1e-9);
+    // projected: the hour counted at its pace over January's 744 hours; the power factor as so far
+    should(p.site.bill.reactive.projected.chargeableKvarh).be.approximately(chargeable * JANUARY_HOURS, 1e-6);
+    should(p.site.bill.reactive.projected.amount).be.approximately(chargeable * 0.5 * JANUARY_HOURS, 1e-6);
+    should(p.site.bill.reactive.projected.powerFactor).be.approximately(p.site.bill.reactive.powerFactor, 1e-9);
+    // a restart inside the period: the sums are kept, and the next half hour adds to them
+    await clock.tickAsync(2 * MIN); // saved within the minute
+    await context.restart();
+    await quiet(50);
+    const again = inbox('out');
+    p = await read(again, T0 + 90 * MIN, 1300, 620);
+    should(p.site.bill.reactive).match({ windows: 3, activeEnergy: 300, reactiveEnergy: 120 });
+    should(p.site.bill.reactive.chargeableKvarh).be.approximately(2 * chargeable, 1e-9);
+    should(p.site.bill.reactive.amount).be.approximately(chargeable, 1e-6);
+    should(warnings('p').filter((w) => w.includes('reactive'))).eql([]);
+  });
+
+  it("tampered sums are dropped on their own, said once; the peaks are kept; a new month's sums start from zero", async () => {
+    clock = installClock(T0 - MIN);
+    context = new FileContext('easy-peak-reactive-');
+    const { out } = await load({ pricePerKvarh: '0.5' }, [context.use()]);
+    await read(out, T0, 1000, 500);
+    await read(out, T0 + 30 * MIN, 1100, 560);
+    await clock.tickAsync(2 * MIN);
+    const store = helper.getNode('p').context();
+    // edited once the node saved on close, before it starts again
+    await context.restart(async () => {
+      const stored = await new Promise<any>((resolve) => store.get('peaks', (_err: unknown, v: unknown) => resolve(v)));
+      const line = JSON.parse(stored.reactive);
+      line[8] = line[6] + 1; // more chargeable kvarh than kvarh
+      stored.reactive = JSON.stringify(line);
+      await new Promise<void>((resolve) => store.set('peaks', stored, () => resolve()));
+    });
+    await quiet(50);
+    should(warnings('p').filter((w) => w.startsWith('stored peaks'))).eql([
+      "stored peaks: the reactive energy's sums from zero (failed their checks)",
+    ]);
+    const again = inbox('out');
+    const p = await read(again, T0 + 60 * MIN, 1200, 560);
+    should(p.site.month.peaks).have.length(1); // the peaks were kept
+    should(p.site.bill.reactive).match({ windows: 1, activeEnergy: 100, reactiveEnergy: 0, chargeableKvarh: 0 });
+    // February: the window under way is of a new period, its sums from zero
+    const feb = Date.parse('2026-02-01T00:00:00Z');
+    const next = await read(again, feb + 10 * MIN, 1300, 600);
+    should(next.site.month.fromMs).equal(feb);
+    should(next.site.bill.reactive).match({ windows: 0, activeEnergy: 0, chargeableKvarh: 0, powerFactor: null });
+  });
+
+  it('bad settings at deploy: an error at Catch names the setting, nothing is counted', async () => {
+    for (const [over, words] of [
+      [{ pricePerKvarh: '-1' }, 'the price per kvarh must be a number from 0 to 1000000000, got "-1"'],
+      [{ pricePerKvarh: 'cheap' }, 'the price per kvarh must be a number from 0 to 1000000000, got "cheap"'],
+      [{ minPowerFactor: '0' }, 'the power factor free of charge must be a number from 0.01 to 1, got "0"'],
+      [{ minPowerFactor: '1.5' }, 'the power factor free of charge must be a number from 0.01 to 1, got "1.5"'],
+      [{ minPowerFactor: 'high' }, 'the power factor free of charge must be a number from 0.01 to 1, got "high"'],
+    ] as const) {
+      const { out, caught } = await load(over);
+      const [atDeploy] = await caught.next(1);
+      should(atDeploy.error.message).equal(words);
+      helper.getNode('p').receive({ gateway: 'G', topic: 'e1.kwh', payload: 1, ts: Date.now() });
+      const [onReading] = await caught.next(1);
+      should(onReading.error.message).equal(`${words[0].toUpperCase()}${words.slice(1)}.`); // as a sentence, as every message's error
+      should(out.received).have.length(0);
+      await helper.unload();
+    }
+  });
+});
