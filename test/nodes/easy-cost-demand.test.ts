@@ -2,31 +2,21 @@
 // through the real Node-RED runtime: easy-peak's output 1 wired into easy-cost's stream
 // mode, worked by hand; a bill of another month left out; a bill edited on its way at Catch.
 import should from 'should';
-import type { Simulator } from '../../sim/server';
 import { roundAmount } from '../../nodes/lib/engine/common/format';
 import { demandLine, siteBillOf } from '../../nodes/lib/engine/peak/bill-message';
 import easyCost = require('../../nodes/easy-cost');
 import easyPeak = require('../../nodes/easy-peak');
-import { accountNode, catchNodes, helper, inbox, loadFlow, quiet, withSimulator } from './flow-support';
+import { accountNode, catchNodes, helper, inbox, loadFlow, quiet, simulatorHooks } from './flow-support';
 
 describe('easy-cost: the demand charge beside the energy cost', function () {
   this.timeout(20_000);
-  let sim: Simulator;
-
-  beforeEach(async () => {
-    sim = await withSimulator({});
-  });
-
-  afterEach(async () => {
-    await helper.unload();
-    await sim.close();
-  });
+  const suite = simulatorHooks();
 
   it("easy-peak's bill wired in: billed so far and projected, added to the month's energy cost (London, March 2026)", async () => {
     await loadFlow(
       [easyCost, easyPeak],
       [
-        accountNode(sim, 'Europe/London'),
+        accountNode(suite.sim, 'Europe/London'),
         { id: 'p', type: 'easy-peak', account: 'acc', minutes: '15', pricePerKw: '10', maxGapMinutes: '20', wires: [['c'], [], []] },
         { id: 'c', type: 'easy-cost', account: 'acc', tariff: 'DEMO-FLAT', mode: 'stream', wires: [['out'], []] },
         { id: 'out', type: 'helper' },

@@ -4,29 +4,13 @@
 // nothing paid where spot < 0 (the floor), across a restart (the list and the totals kept);
 // batch mode's two registers at the same price; settings that cannot work said at deploy.
 import should from 'should';
-import type { Simulator } from '../../sim/server';
 import { archive, DEMO_TARIFFS, findDemoSensor } from '../../sim/demo-data';
-import easyCost = require('../../nodes/easy-cost');
 import easyPrices = require('../../nodes/easy-prices');
 import { computeCost } from '../../nodes/lib/engine/cost/cost';
 import { priceList } from '../../nodes/lib/engine/prices/price-list';
-import {
-  accountNode,
-  catchNodes,
-  FakeClock,
-  FileContext,
-  FlowNode,
-  helper,
-  inbox,
-  lastStatus,
-  loadFlow,
-  quiet,
-  statusSettled,
-  withSimulator,
-} from './flow-support';
-import { installClock } from '../fake-clock';
+import { FileContext, helper, lastStatus, quiet, simulatorHooks, statusSettled } from './flow-support';
+import { at, costNode, loadCost, restartCost, sendSolarDay, SOLAR_EXPORT, SOLAR_IMPORT } from './cost-flows';
 
-const at = (hh: number) => Date.parse(`2026-06-10T${String(hh).padStart(2, '0')}:00:00+01:00`); // Europe/London in summer
 /** The day's hourly spot prices from 06:00 to 22:00: 0.12, below 0 at noon, 0.01 at 13:00. */
 const SPOT: Record<number, number> = { 11: -0.03, 12: -0.03, 13: 0.01 };
 const LIST = Array.from({ length: 16 }, (_, k) => ({
@@ -34,102 +18,59 @@ const LIST = Array.from({ length: 16 }, (_, k) => ({
   end: new Date(at(7 + k)).toISOString(),
   price: SPOT[6 + k] ?? 0.12,
 }));
-/** The registers: import 1 kWh an hour 06-09 and 2 an hour 16-21; export 2, 3, 4, 4, 3, 2, 1 kWh in the hours from 09:00. */
-const IMPORT: Array<[number, number]> = [];
-const EXPORT: Array<[number, number]> = [];
-{
-  const sold: Record<number, number> = { 9: 2, 10: 3, 11: 4, 12: 4, 13: 3, 14: 2, 15: 1 };
-  let bought = 1000;
-  let exported = 500;
-  for (let h = 6; h <= 21; h++) {
-    IMPORT.push([at(h), bought]);
-    EXPORT.push([at(h), exported]);
-    bought += h < 9 ? 1 : h >= 16 ? 2 : 0;
-    exported += sold[h] ?? 0;
-  }
-}
 
 describe('easy-cost: the export price from a spot list (easy-prices)', function () {
   this.timeout(30_000);
-  let sim: Simulator;
-  let clock: FakeClock | null = null;
-  let context: FileContext | null = null;
-
-  beforeEach(async () => {
-    clock = installClock(Date.parse('2026-06-10T21:30:00+01:00'));
-    sim = await withSimulator({ tariffs: () => JSON.parse(JSON.stringify(DEMO_TARIFFS)), now: () => Date.now() });
-  });
-  afterEach(async () => {
-    await (context ? context.unload() : helper.unload());
-    context = null;
-    clock?.uninstall();
-    clock = null;
-    await sim.close();
+  const suite = simulatorHooks({
+    clockAt: Date.parse('2026-06-10T21:30:00+01:00'),
+    simulator: () => ({ tariffs: () => JSON.parse(JSON.stringify(DEMO_TARIFFS)), now: () => Date.now() }),
   });
 
-  async function load(over: Record<string, unknown>, extra: unknown[] = []) {
-    const nodes: FlowNode[] = [
-      accountNode(sim, 'Europe/London'),
-      { id: 'pr', type: 'easy-prices', unit: 'kWh', fees: 'none', addOns: 0.5, vat: 'tariff', whenOut: 'stop' },
-      {
-        id: 'c',
-        type: 'easy-cost',
-        account: 'acc',
-        tariff: 'DEMO-NIGHT',
-        mode: 'stream',
-        exportMeters: 'grid-out',
-        exportPrice: 'prices',
-        exportPrices: 'pr',
-        exportAddOns: '-0.02',
-        floorAtZero: true,
-        wires: [['out'], []],
-        ...over,
-      },
-      { id: 'out', type: 'helper' },
-      ...catchNodes(),
-    ];
-    await loadFlow([easyPrices, easyCost, ...extra], nodes);
-    return { node: helper.getNode('c'), out: inbox('out'), caught: inbox('caught') };
-  }
+  const load = (over: Record<string, unknown>, modules: unknown[] = []) =>
+    loadCost(suite.sim, over, {
+      modules: [easyPrices, ...modules],
+      nodes: [
+        { id: 'pr', type: 'easy-prices', unit: 'kWh', fees: 'none', addOns: 0.5, vat: 'tariff', whenOut: 'stop' },
+        costNode({
+          exportMeters: 'grid-out',
+          exportPrice: 'prices',
+          exportPrices: 'pr',
+          exportAddOns: '-0.02',
+          floorAtZero: true,
+          ...over,
+        }),
+      ],
+    });
 
   // by hand: 09-11 and 14-16 at 0.12 - 0.02 = 0.10 (2 + 3 + 2 + 1 kWh: 0.80); 11-13 spot -0.03 and
   // 13:00's 0.01 - 0.02 < 0 floored (11 kWh at 0); no VAT on export; the prices node's add-ons are the import's, not used
   const CREDIT = 0.8;
 
   it('a solar day: export credited at spot + add-ons with the floor, import at the tariff, the net, across a restart at noon', async () => {
-    context = new FileContext('easy-cost-export-prices-');
+    const context = (suite.context = new FileContext('easy-cost-export-prices-'));
     const { node, out, caught } = await load({}, [context.use()]);
     node.receive({ payload: LIST });
     await quiet(20);
-    // the two registers' readings in time order, import before export at each hour
-    const readings = IMPORT.flatMap(([ts, value], k) => [
-      { topic: 'grid-in', payload: value, ts },
-      { topic: 'grid-out', payload: EXPORT[k][1], ts },
-    ]);
-    const send = (n: typeof node, upTo: (ts: number) => boolean) =>
-      readings.filter((m) => upTo(m.ts)).map((m) => n.receive({ ...m })).length;
-    const before = await out.next(send(node, (ts) => ts <= at(12)));
+    const before = await out.next(sendSolarDay(node, (ts) => ts <= at(12)));
     // to noon: 2 + 3 kWh at 0.10, 11:00's 4 kWh floored
     should(before[before.length - 1].payload).match({
       direction: 'export',
       tariffId: 'spot prices',
       today: { energy: 9, net: 0.5, gross: 0.5, vat: 0, unpricedEnergy: 0 },
     });
-    await context.restart();
-    await quiet(50);
-    const again = inbox('out');
-    const after = await again.next(send(helper.getNode('c'), (ts) => ts > at(12)));
+    const restarted = await restartCost(context);
+    const after = await restarted.out.next(sendSolarDay(restarted.node, (ts) => ts > at(12)));
     const last = after[after.length - 1].payload;
     should(last).match({ direction: 'export', today: { energy: 19, net: CREDIT, gross: CREDIT, unpricedEnergy: 0 } });
     // the engine on the same stack says the same
     const stack = { list: priceList(LIST), addOns: -0.02, vat: 5, currency: 'GBP' };
-    const engine = computeCost(stack, EXPORT, { timezone: 'Europe/London', direction: 'export', floorAtZero: true });
+    const engine = computeCost(stack, SOLAR_EXPORT, { timezone: 'Europe/London', direction: 'export', floorAtZero: true });
     should(engine.gross).be.approximately(CREDIT, 1e-9);
-    should(computeCost(stack, EXPORT, { timezone: 'Europe/London', direction: 'export' }).gross).be.approximately(0.37, 1e-9);
+    should(computeCost(stack, SOLAR_EXPORT, { timezone: 'Europe/London', direction: 'export' }).gross).be.approximately(0.37, 1e-9);
     // import: 3 + 10 kWh at 0.28, VAT 5 %: 3.822; the net 3.822 - 0.80
     should(last.site).match({ today: { energy: 13, gross: 3.822 }, export: { today: { energy: 19, gross: CREDIT } } });
     should(last.site.net.today).match({ gross: 3.022, formatted: 'GBP 3.02' });
-    await clock!.tickAsync(1_500); // the routine status is paced: one a second
+    await suite.clock!.tickAsync(1_500); // the routine status is paced: one a second
     await statusSettled();
     should(lastStatus('c')!.text).startWith('today GBP 3.82 · 13.00 kWh · export 19.00 kWh GBP 0.80 · 2 meters');
     should(caught.received).eql([]);
@@ -139,7 +80,7 @@ describe('easy-cost: the export price from a spot list (easy-prices)', function 
     const { node, out } = await load({ mode: 'batch', exportVat: true, wires: [['out']] });
     node.receive({ payload: LIST });
     await quiet(20);
-    node.receive({ payload: { import: IMPORT, export: EXPORT } });
+    node.receive({ payload: { import: SOLAR_IMPORT, export: SOLAR_EXPORT } });
     const [msg] = await out.next(1);
     should(msg.payload.exportCredit).be.approximately(CREDIT * 1.05, 1e-9);
     should(msg.payload.export).match({ energy: 19, direction: 'export', vat: 5, tariffId: 'spot prices', parts: { spot: 0.96 } });
@@ -148,7 +89,7 @@ describe('easy-cost: the export price from a spot list (easy-prices)', function 
 
   it('before a list comes the export is unpriced, never 0; settings that cannot work are said at deploy', async () => {
     const { node, out } = await load({ mode: 'batch', wires: [['out']] });
-    node.receive({ payload: { export: EXPORT } });
+    node.receive({ payload: { export: SOLAR_EXPORT } });
     const [msg] = await out.next(1);
     should(msg.payload).match({ exportCredit: 0, export: { energy: 19, unpricedEnergy: 19 } });
     await helper.unload();

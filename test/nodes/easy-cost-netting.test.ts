@@ -2,24 +2,10 @@
 // solar day that also buys 1 kWh while it sells at noon, netted per hour (restarted in the
 // middle of the noon hour) and per month (restarted at noon), against figures worked by hand.
 import should from 'should';
-import type { Simulator } from '../../sim/server';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
-import easyCost = require('../../nodes/easy-cost');
-import { accountNode, catchNodes, FileContext, FlowNode, helper, inbox, loadFlow, quiet, withSimulator } from './flow-support';
+import { FileContext, helper, inbox, quiet, simulatorHooks } from './flow-support';
+import { at, costNode, FEED_IN, loadCost, restartCost } from './cost-flows';
 
-/** Feed-in: 0.15 a kWh, -0.02 from 11:00 to 13:00 (floored to 0 here), VAT not applied to export. */
-const FEED_IN = {
-  id: 'FEED-IN',
-  name: 'Feed-in',
-  vat: 20,
-  currency: 'GBP',
-  rules: [
-    { priority: 1, price: -0.02, time_start: '11:00', time_end: '13:00' },
-    { priority: 2, price: 0.15 },
-  ],
-};
-
-const at = (hh: number, mm = 0) => Date.parse(`2026-06-10T${String(hh).padStart(2, '0')}:${String(mm).padStart(2, '0')}:00+01:00`);
 /** Import: 1 kWh an hour 06-09, 0.5 kWh each half hour 12:00-13:00, 2 kWh an hour 16-21 (14 kWh). */
 const bought = (h: number, m: number) => {
   const t = h + m / 60;
@@ -37,34 +23,18 @@ for (let h = 6; h <= 21; h++) TIMES.push([h, 0], ...(h === 12 ? ([[12, 30]] as A
 
 describe('easy-cost stream mode netting', function () {
   this.timeout(30_000);
-  let sim: Simulator;
-  let context: FileContext | null = null;
-
-  beforeEach(async () => {
-    sim = await withSimulator({ tariffs: () => [...JSON.parse(JSON.stringify(DEMO_TARIFFS)), FEED_IN] });
-  });
-  afterEach(async () => {
-    await (context ? context.unload() : helper.unload());
-    context = null;
-    await sim.close();
-  });
+  const suite = simulatorHooks({ simulator: () => ({ tariffs: () => [...JSON.parse(JSON.stringify(DEMO_TARIFFS)), FEED_IN] }) });
 
   /** The day through a node netting as `netting` says, restarted after the reading at `restartAfter`; its last message. */
   async function solarDay(netting: Record<string, unknown>, restartAfter: [number, number], made?: (h: number) => number) {
-    context = new FileContext('easy-cost-netting-');
-    const node: FlowNode = {
-      id: 'c',
-      type: 'easy-cost',
-      account: 'acc',
-      tariff: 'DEMO-NIGHT',
-      mode: 'stream',
-      exportMeters: 'grid-out',
-      exportTariff: 'FEED-IN',
-      floorAtZero: true,
-      ...netting,
-      wires: [['out'], []],
-    };
-    await loadFlow([easyCost, context.use()], [accountNode(sim, 'Europe/London'), node, { id: 'out', type: 'helper' }, ...catchNodes()]);
+    const context = (suite.context = new FileContext('easy-cost-netting-'));
+    await loadCost(
+      suite.sim,
+      { exportMeters: 'grid-out', exportTariff: 'FEED-IN', floorAtZero: true, ...netting, wires: [['out'], []] },
+      {
+        modules: [context.use()],
+      },
+    );
     const cut = TIMES.findIndex(([h, m]) => h === restartAfter[0] && m === restartAfter[1]) + 1;
     const send = (times: Array<[number, number]>) => {
       const n = helper.getNode('c');
@@ -79,10 +49,8 @@ describe('easy-cost stream mode netting', function () {
     const caughtBefore = inbox('caught');
     const before = await inbox('out').next(send(TIMES.slice(0, cut)));
     should(caughtBefore.received).eql([]);
-    await context.restart();
-    await quiet(50);
-    const caught = inbox('caught');
-    const after = await inbox('out').next(send(TIMES.slice(cut)));
+    const { caught, out } = await restartCost(context);
+    const after = await out.next(send(TIMES.slice(cut)));
     await quiet(50);
     should(caught.received).eql([]);
     return { before: before[before.length - 1].payload, last: after[after.length - 1].payload };
@@ -140,16 +108,9 @@ describe('easy-cost stream mode netting', function () {
     // production is never priced nor counted as import: the site's sums are the grid meters'
     should(last.site).match({ meters: 1, today: { energy: 14, gross: 4.116 }, export: { today: { energy: 19 } } });
     // batch mode on the same three registers: the same figures
-    await context!.unload();
-    context = null;
-    await loadFlow(
-      [easyCost],
-      [
-        accountNode(sim, 'Europe/London'),
-        { id: 'b', type: 'easy-cost', account: 'acc', tariff: 'DEMO-NIGHT', mode: 'batch', exportTariff: 'FEED-IN', wires: [['out']] },
-        { id: 'out', type: 'helper' },
-      ],
-    );
+    await suite.context!.unload();
+    suite.context = null;
+    await loadCost(suite.sim, {}, { nodes: [costNode({ id: 'b', mode: 'batch', exportTariff: 'FEED-IN', wires: [['out']] })] });
     const batch = inbox('out');
     const rows = (f: (h: number, m: number) => number) => TIMES.filter(([, m]) => m === 0).map(([h]): [number, number] => [at(h), f(h, 0)]);
     helper.getNode('b').receive({ payload: { import: rows(bought), export: rows(sold), production: rows(made) } });

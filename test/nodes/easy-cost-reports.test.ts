@@ -2,51 +2,31 @@
 // compare mode, the generator report (range and stream), the month-end projection and
 // the daily charge, and bad input reaching Catch in words.
 import should from 'should';
-import type { Simulator } from '../../sim/server';
-import { archive, demoTariffs, findDemoSensor, GENERATOR_ON_MS, GENERATOR_PERIOD_MS } from '../../sim/demo-data';
+import { demoTariffs, GENERATOR_ON_MS, GENERATOR_PERIOD_MS } from '../../sim/demo-data';
 import { compareTariffs } from '../../nodes/lib/engine/reports/compare';
 import { computeCost } from '../../nodes/lib/engine/cost/cost';
 import { sensorRuns } from '../../nodes/lib/engine/reports/sensor-runs';
 import { namedPeriod } from '../../nodes/lib/engine/time/time';
 import { roundAmount } from '../../nodes/lib/engine/common/format';
-import easyCost = require('../../nodes/easy-cost');
-import { accountNode, catchNodes, GATEWAY, helper, inbox, lastStatus, loadFlow, quiet, statusSettled, withSimulator } from './flow-support';
+import { GATEWAY, helper, inbox, lastStatus, quiet, simulatorHooks, statusSettled } from './flow-support';
+import { archived, costNode, loadCost } from './cost-flows';
 
 const lastStatusText = (id: string) => lastStatus(id)?.text ?? '';
 
 const HOUR = 3600_000;
 const LEAD = HOUR; // range mode fetches sensors this long before the range
 
-/** The simulator's archive of a sensor as the client returns it: [epoch ms, value]. */
-function archived(sensorId: string, from: number, to: number): Array<[number, number]> {
-  return archive(findDemoSensor(sensorId)!, from, to).map(([iso, value]) => [Date.parse(`${iso}Z`), value]);
-}
-
 describe('easy-cost reports', function () {
   this.timeout(20_000);
-  let sim: Simulator;
-
-  beforeEach(async () => {
-    sim = await withSimulator({});
-  });
-
-  afterEach(async () => {
-    await helper.unload();
-    await sim.close();
-  });
+  const suite = simulatorHooks();
 
   async function load(over: Record<string, unknown>, timezone = 'Europe/London') {
-    await loadFlow(
-      [easyCost],
-      [
-        accountNode(sim, timezone),
-        { id: 'c', type: 'easy-cost', account: 'acc', tariff: 'DEMO-GENERATOR', mode: 'range', wires: [['out'], ['chart']], ...over },
-        { id: 'out', type: 'helper' },
-        { id: 'chart', type: 'helper' },
-        ...catchNodes(),
-      ],
-    );
-    return { node: helper.getNode('c'), out: inbox('out'), chart: inbox('chart'), caught: inbox('caught') };
+    const nodes = [
+      costNode({ tariff: 'DEMO-GENERATOR', mode: 'range', wires: [['out'], ['chart']], ...over }),
+      { id: 'chart', type: 'helper' },
+    ];
+    const loaded = await loadCost(suite.sim, {}, { timezone, nodes });
+    return { ...loaded, chart: inbox('chart') };
   }
 
   describe('compare', () => {
@@ -86,7 +66,7 @@ describe('easy-cost reports', function () {
 
     it('fetches a named period of the archive, with the sensors of every tariff, and needs no tariff of its own', async () => {
       const { node, out } = await load({ mode: 'compare', tariff: '' }, 'America/New_York');
-      sim.resetRequests();
+      suite.sim.resetRequests();
       node.receive({ gateway: GATEWAY, period: 'yesterday' });
       const [msg] = await out.next(1);
       const { from, to } = namedPeriod('yesterday', Date.now(), { timezone: 'America/New_York' });
@@ -97,7 +77,7 @@ describe('easy-cost reports', function () {
       should(msg.payload.range).match({ fromMs: from, toMs: to });
       should(msg.payload.rows.every((r: { current: boolean }) => !r.current)).be.true();
       // the meter once, the generator's input once (two tariffs reading one sensor fetch it once)
-      should(sim.requests.filter((r) => r.endpoint === 'data')).have.length(2);
+      should(suite.sim.requests.filter((r) => r.endpoint === 'data')).have.length(2);
     });
 
     it('hands bad input to Catch in words: nothing to compare, one reading, a bad period', async () => {

@@ -92,7 +92,37 @@ export function quiet(ms = 200): Promise<void> {
 }
 
 export { FakeClock, installClock } from '../fake-clock';
-import { until } from '../fake-clock';
+import { FakeClock, installClock, until } from '../fake-clock';
+
+/** What the tests of a suite share (simulatorHooks): the simulator, the fake clock and the file context store a test made. */
+export interface SuiteState {
+  sim: Simulator;
+  clock: FakeClock | null;
+  context: FileContext | null;
+}
+
+/**
+ * The hooks of a suite run against the simulator: before each test a fake clock at `clockAt`
+ * (when given) and a simulator started with `simulator()`'s options (read then, so they see
+ * that clock); after each the flow unloaded (through the test's file context when it set
+ * one), the clock put back and the simulator closed. A test sets `clock` or `context` on the
+ * state it returns to have them ended with it.
+ */
+export function simulatorHooks(opts: { simulator?: () => Parameters<typeof startSimulator>[0]; clockAt?: number } = {}): SuiteState {
+  const state: SuiteState = { sim: undefined as unknown as Simulator, clock: null, context: null };
+  beforeEach(async () => {
+    if (opts.clockAt !== undefined) state.clock = installClock(opts.clockAt);
+    state.sim = await withSimulator(opts.simulator?.());
+  });
+  afterEach(async () => {
+    await (state.context ? state.context.unload() : helper.unload());
+    state.context = null;
+    state.clock?.uninstall();
+    state.clock = null;
+    await state.sim.close();
+  });
+  return state;
+}
 
 /** Waits out stream mode's status pacing, so the status shown is the latest (runtime/paced-status). */
 export function statusSettled(): Promise<void> {

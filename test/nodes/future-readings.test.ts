@@ -2,24 +2,11 @@
 // Node-RED runtime: a gateway whose clock jumped a year ahead must not stop a meter's totals,
 // neither while it runs nor after a restart, nor from totals an older version stored.
 import should from 'should';
-import type { Simulator } from '../../sim/server';
 import { addReading, newTotals } from '../../nodes/lib/engine/cost/totals';
 import { encodeStored } from '../../nodes/lib/runtime/cost/stream-store';
 import { localPeriod } from '../../nodes/lib/engine/time/time';
-import easyCost = require('../../nodes/easy-cost');
-import {
-  accountNode,
-  catchNodes,
-  FileContext,
-  helper,
-  inbox,
-  lastStatus,
-  loadFlow,
-  quiet,
-  statusSettled,
-  warnings,
-  withSimulator,
-} from './flow-support';
+import { FileContext, lastStatus, quiet, simulatorHooks, statusSettled, warnings } from './flow-support';
+import { loadCost, restartCost } from './cost-flows';
 
 const MIN = 60_000;
 const YEAR = 366 * 24 * 3600_000;
@@ -27,31 +14,9 @@ const YEAR = 366 * 24 * 3600_000;
 const FLAT_PRICE = 0.25;
 
 describe('readings from the future (easy-cost stream mode, real runtime)', function () {
-  let sim: Simulator;
-  let context: FileContext | null = null;
+  const suite = simulatorHooks();
 
-  beforeEach(async () => {
-    sim = await withSimulator();
-  });
-
-  afterEach(async () => {
-    await (context ? context.unload() : helper.unload());
-    context = null;
-    await sim.close();
-  });
-
-  async function load(extra: unknown[] = []) {
-    await loadFlow(
-      [easyCost, ...extra],
-      [
-        accountNode(sim, 'UTC'),
-        { id: 'c', type: 'easy-cost', account: 'acc', tariff: 'DEMO-FLAT', mode: 'stream', wires: [['out']] },
-        { id: 'out', type: 'helper' },
-        ...catchNodes(),
-      ],
-    );
-    return { node: helper.getNode('c'), out: inbox('out'), caught: inbox('caught') };
-  }
+  const load = (modules: unknown[] = []) => loadCost(suite.sim, { tariff: 'DEMO-FLAT', wires: [['out']] }, { timezone: 'UTC', modules });
 
   /** 360 real readings a minute apart ending a minute ago, 0.01 kWh each. */
   function realReadings(now: number): Array<{ payload: number; ts: number }> {
@@ -83,7 +48,7 @@ describe('readings from the future (easy-cost stream mode, real runtime)', funct
   });
 
   it('after a restart the totals go on from the real readings, the future one never stored', async () => {
-    context = new FileContext();
+    const context = (suite.context = new FileContext());
     const { node, out, caught } = await load([context.use()]);
     await quiet(50);
     const readings = realReadings(Date.now());
@@ -92,20 +57,17 @@ describe('readings from the future (easy-cost stream mode, real runtime)', funct
     await out.next(200, 10_000);
     should((await caught.next(1))[0].error.message).match(/lies in the future/);
     should(lastStatus('c')!.text).match(/future/);
-    await context.restart();
-    await quiet(50);
-    const restarted = helper.getNode('c');
+    const restarted = await restartCost(context);
     should(warnings('c')).eql([]);
-    const again = inbox('out');
-    for (const r of readings.slice(200)) restarted.receive(r);
-    const msgs = await again.next(160, 10_000);
+    for (const r of readings.slice(200)) restarted.node.receive(r);
+    const msgs = await restarted.out.next(160, 10_000);
     should(msgs.filter((m) => m.payload.ignored)).be.empty();
     should(msgs[159].payload.total.energy).be.approximately(3.59, 1e-9);
     should(msgs[159].payload.today.from).equal(today(readings[359].ts));
   });
 
   it('totals an older version stored with a reading from the future: repaired with one warning, the next real readings count', async () => {
-    context = new FileContext();
+    const context = (suite.context = new FileContext());
     const { node, out } = await load([context.use()]);
     await quiet(50);
     const readings = realReadings(Date.now());
@@ -120,16 +82,13 @@ describe('readings from the future (easy-cost stream mode, real runtime)', funct
     should(totals.day!.from).be.above(Date.now() + YEAR); // the broken state this test repairs
     node.context().set('totals', encodeStored([{ gateway: null, topic: null, totals }], { timezone: 'UTC', tariffId: 'DEMO-FLAT' }));
     await out.next(0);
-    await context.restart();
-    await quiet(50);
-    const restarted = helper.getNode('c');
+    const restarted = await restartCost(context);
     should(warnings('c')).have.length(1);
     should(warnings('c')[0]).match(
       /^stored running totals: dropped a reading more than a year ahead \(the newest 21\d\d-.*\) with the intervals ending at them.*\(default\)$/,
     );
-    const again = inbox('out');
-    for (const r of readings.slice(100)) restarted.receive(r);
-    const msgs = await again.next(260, 10_000);
+    for (const r of readings.slice(100)) restarted.node.receive(r);
+    const msgs = await restarted.out.next(260, 10_000);
     should(msgs.filter((m) => m.payload.ignored)).be.empty();
     const last = msgs[259].payload;
     should(last.total.energy).be.approximately(3.59, 1e-9);
