@@ -286,6 +286,8 @@ describe('CostStream: the stored netting as hostile data', () => {
       JSON.stringify([...line.slice(0, 5), [1, 2]]), // months where none are kept
       JSON.stringify(['period|15|other', ...line.slice(1)]),
       JSON.stringify([line[0], 1e20, ...line.slice(2)]),
+      // near now (100 years) but further ahead than stored state may be (a year): as every store, refused
+      JSON.stringify([line[0], Date.now() + 2 * 366 * 24 * HOUR, ...line.slice(2)]),
       JSON.stringify([...line.slice(0, 4), [t0 + 7 * MINUTE, ...new Array(slotWidth - 1).fill(0)], null]), // not a boundary
       JSON.stringify([...line.slice(0, 4), new Array(401 * slotWidth).fill(0), null]),
       saved.net.replace(/\d+\.\d+/, '"x"'),

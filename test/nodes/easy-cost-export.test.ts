@@ -58,8 +58,8 @@ describe('easy-cost with export meters', function () {
     const errors = await caught.next(3);
     should(errors.map((m) => m.error.message)).eql([
       'msg.direction must be "import", "export" or "production", got "sideways" (meter a).',
-      'An export reading of meter pv, but the node has no export tariff or rate: set one (Export), or count the meter as import.',
-      'An export reading of meter a, but the node has no export tariff or rate: set one (Export), or count the meter as import.',
+      "An export reading of meter pv, but the node has no export price: set an export tariff, a fixed rate or an easy-prices node's list (Export), or count the meter as import.",
+      "An export reading of meter a, but the node has no export price: set an export tariff, a fixed rate or an easy-prices node's list (Export), or count the meter as import.",
     ]);
     const msgs = await out.next(2);
     // the refused readings counted nothing and no meter was made of them: 06:00 -> 09:00 is 3 kWh

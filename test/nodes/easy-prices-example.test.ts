@@ -10,7 +10,8 @@ import easyTariff = require('../../nodes/easy-tariff');
 import easyPlan = require('../../nodes/easy-plan');
 import easyPrices = require('../../nodes/easy-prices');
 import easyAccount = require('../../nodes/easy-account');
-import { exampleFlow, exampleOnSimulator, helper, inbox, quiet, TOKEN, withSimulator } from './flow-support';
+import { exampleFlow, exampleOnSimulator, helper, inbox, TOKEN, withSimulator } from './flow-support';
+import { until } from '../fake-clock';
 
 const NAME = 'run-the-heater-on-spot-prices-plus-the-grid-fees';
 const CORE = ['common/20-inject.js', 'function/10-function.js', 'function/10-switch.js', 'function/15-change.js'].map((file) =>
@@ -49,6 +50,43 @@ describe(`the example "${NAME}"`, function () {
     should(flow.find((n) => n.id === 'spot-price')).match({ chart: true, chartDays: 2 });
   });
 
+  it("the plan's blocks as chart points: one flat list, three points a block, for a plan of any number of blocks", async () => {
+    // both examples draw the plan so; a plan of several blocks made nested lists (one per block) before, which the chart cannot draw
+    const nodes = [...exampleFlow(NAME), ...exampleFlow('price-and-cost-dashboard')].filter((n) =>
+      n.name?.toString().match(/as chart points$/),
+    );
+    should(nodes.map((n) => n.id)).eql(['spotdash-plan-points', 'dash-plan-points']);
+    const flow = [
+      { id: 'tab', type: 'tab' },
+      ...nodes.flatMap(({ g: _group, ...n }) => [
+        { ...n, z: 'tab', wires: [[`${n.id}-out`]] },
+        { id: `${n.id}-out`, type: 'helper', z: 'tab' },
+      ]),
+    ];
+    await helper.load(CORE, flow, {});
+    const block = (h: number, price: number) => ({
+      from: new Date(Date.UTC(2026, 0, 1, h)).toISOString(),
+      to: new Date(Date.UTC(2026, 0, 1, h, 45)).toISOString(),
+      price,
+    });
+    for (const n of nodes) {
+      const out = inbox(`${n.id}-out`);
+      for (const slots of [[], [block(1, 0.1)], [block(1, 0.1), block(3, 0.12), block(5, 0.09)]]) {
+        helper.getNode(n.id).receive({ payload: { slots } });
+        const [msg] = await out.next(1);
+        should(msg).match({ topic: 'heater planned', action: 'append' });
+        should(msg.payload).eql(
+          slots.flatMap((b) => [
+            { x: Date.parse(b.from), y: b.price },
+            { x: Date.parse(b.to), y: b.price },
+            { x: Date.parse(b.to), y: null },
+          ]),
+          `${n.id}: ${slots.length} blocks`,
+        );
+      }
+    }
+  });
+
   it('as shipped: the stack priced and planned, its page fed the price and its parts, the known hours and the plan', async () => {
     sim = await withSimulator();
     const flow = exampleOnSimulator(NAME, sim, 'Europe/London');
@@ -64,8 +102,10 @@ describe(`the example "${NAME}"`, function () {
     ].map(inbox);
     // the sample list comes half a second after deploy; the price with its parts after it
     let priced: Record<string, any> | undefined;
+    let prices = 0; // each price is put in words on the page: as many texts
     while (!priced) {
       const [msg] = await price.next(1, 5000);
+      prices++;
       if (msg.payload.spot !== null) priced = msg;
     }
     should(priced.payload).match({ tariffId: 'DEMO-NIGHT', currency: 'GBP', addOns: 0.01, vat: 5, reason: null });
@@ -73,13 +113,28 @@ describe(`the example "${NAME}"`, function () {
     should([0.12, 0.28]).containEql(priced.payload.fees);
     // the two local days of the sample, back to back: prices known until the end of tomorrow (this machine's midnight)
     should(priced.payload.pricesKnownUntilMs - Date.now()).be.within(22 * 3_600_000, 50 * 3_600_000); // days of 23 to 25 hours
-    await quiet(100);
-    const plan = plans.received[plans.received.length - 1].payload;
+    // the plan made on the list (the one on deploy had no prices), and what the page made of it: waited for, not slept on
+    const onList = () => plans.received.filter((m) => m.payload.pricesKnownUntilMs === priced!.payload.pricesKnownUntilMs);
+    await until('the plan on the list', () => onList().length > 0);
+    const plan = onList()[onList().length - 1].payload;
     // 3 h asked; all of it unless the test runs in the last hours of a night window (any hour of the day must pass)
     should(plan).match({ tariffId: 'DEMO-NIGHT', requested: 3 * 3_600_000 });
     should(plan.planned).be.above(0);
     should(plan.pricesKnownUntilMs).equal(priced.payload.pricesKnownUntilMs);
 
+    // the page: each price's and plan's words, and the list plan's blocks drawn after the chart was replaced (known by their first point)
+    const sent = chart.received;
+    const last = () => sent.map((m) => m.topic).lastIndexOf('net GBP/kWh');
+    const firstX = plan.slots.length ? Date.parse(plan.slots[0].from) : null;
+    await until(
+      'the page fed the plan',
+      () =>
+        heaterText.received.length >= plans.received.length &&
+        knownText.received.length >= prices &&
+        priceText.received.length >= prices &&
+        last() >= 0 &&
+        sent.slice(last()).some((m) => m.topic === 'heater planned' && (m.payload[0]?.x ?? null) === firstX),
+    );
     // the page: the stacked price in words with its parts, the list's end, the heater's quarter hours
     const gbp = (n: number) => String(n.toFixed(4)).replace(/0{1,2}$/, '');
     const p = priced.payload;
@@ -92,15 +147,13 @@ describe(`the example "${NAME}"`, function () {
       /^(\d+ h( \d+ min)?|\d+ min): (\d\d:\d\d–\d\d:\d\d(, )?)+ at [\d.]+ GBP\/kWh(; .+)?$/,
     );
     // the chart: the list charted when it came (the four lines of the stack, replacing the chart), then the plan's blocks
-    const sent = chart.received;
-    const last = sent.map((m) => m.topic).lastIndexOf('net GBP/kWh');
-    should(sent.slice(last, last + 4).map((m) => [m.topic, m.action])).eql([
+    should(sent.slice(last(), last() + 4).map((m) => [m.topic, m.action])).eql([
       ['net GBP/kWh', 'replace'],
       ['gross GBP/kWh', 'append'],
       ['spot GBP/kWh', 'append'],
       ['fees GBP/kWh', 'append'],
     ]);
-    const [net, , spot, fees] = sent.slice(last, last + 4).map((m) => m.payload as Point[]);
+    const [net, , spot, fees] = sent.slice(last(), last() + 4).map((m) => m.payload as Point[]);
     // the known hours: spot and fees add up to the total (with the add-ons) at each step; gaps only beyond the list
     const known = net.filter((pt) => pt.y !== null);
     should(known.length).be.above(40);
@@ -112,7 +165,7 @@ describe(`the example "${NAME}"`, function () {
       else should(yAt(spot)! + yAt(fees)! + 0.01).be.approximately(net[k].y!, 1e-9);
     }
     // the plan's blocks drawn after the chart was replaced: a step at the block's price, a gap after each
-    const blocks = sent.slice(last).filter((m) => m.topic === 'heater planned');
+    const blocks = sent.slice(last()).filter((m) => m.topic === 'heater planned');
     should(blocks.length).be.above(0);
     const points = blocks[blocks.length - 1].payload as Point[];
     should(points.length).equal(plan.slots.length * 3);

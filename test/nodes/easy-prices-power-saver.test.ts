@@ -9,6 +9,7 @@
 // where that saves most on the whole list, saves at least as much as power-saver's plan by
 // power-saver's own measure (price off less price back on, minute by minute) with power-saver's
 // rule of the least saving (on average over each off period); at every minute off, as that allows.
+// Wrong lists in that format sent to easy-plan itself reach Catch naming the entry, the plan unchanged.
 import should from 'should';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -53,12 +54,8 @@ describe("easy-plan fed power-saver's own fixtures in its input format", functio
   }
   afterEach(unload);
 
-  /**
-   * Deploys easy-plan (`settings` over its account, prices and outputs) on an easy-prices
-   * node with no fees at `atMs`, sends it `payload` as power-saver's strategy nodes take it
-   * (msg.payload = { priceData: [...] }), and gives the plan made on the list; nothing caught.
-   */
-  async function planOn(atMs: number, settings: Record<string, unknown>, payload: unknown, label: string): Promise<Plan> {
+  /** Deploys easy-plan `p` (`settings` over its account, prices and outputs) on an easy-prices node with no fees at `atMs`. */
+  async function deploy(atMs: number, settings: Record<string, unknown>) {
     clock = installClock(atMs);
     sim = await withSimulator({ tariffs: () => [NOK], now: () => Date.now() });
     const account = { id: 'acc', type: 'easy-account', name: 'demo', baseUrl: sim.url, timezone: ZONE, timeoutMs: 7 * 86_400_000 };
@@ -74,8 +71,16 @@ describe("easy-plan fed power-saver's own fixtures in its input format", functio
       ],
       { acc: { token: TOKEN } },
     );
-    const plans = inbox('plan');
-    const caught = inbox('caught');
+    return { plans: inbox('plan'), caught: inbox('caught') };
+  }
+
+  /**
+   * Deploys easy-plan as `deploy` does, sends it `payload` as power-saver's strategy nodes
+   * take it (msg.payload = { priceData: [...] }), and gives the plan made on the list;
+   * nothing caught.
+   */
+  async function planOn(atMs: number, settings: Record<string, unknown>, payload: unknown, label: string): Promise<Plan> {
+    const { plans, caught } = await deploy(atMs, settings);
     helper.getNode('p').receive({ payload });
     // the plan made on the list (the one on deploy, before it, has no prices)
     await until(
@@ -88,6 +93,63 @@ describe("easy-plan fed power-saver's own fixtures in its input format", functio
     await unload();
     return plan;
   }
+
+  it("wrong lists in power-saver's format (msg.payload.priceData) reach Catch naming the entry; the plan stays as it was", async () => {
+    const good = (): { priceData: Array<Record<string, unknown>> } =>
+      JSON.parse(fs.readFileSync(path.join(FIXTURES, 'converted-prices.json'), 'utf8'));
+    const daily = { durationHours: 2, durationMinutes: 0, mode: 'daily', from: '22:00', until: '07:00', contiguous: false, maxPrice: '' };
+    const { plans, caught } = await deploy(Date.parse('2021-10-11T10:00:00+02:00'), daily);
+    helper.getNode('p').receive({ payload: good() });
+    await until('a plan on the list', () => plans.received.some((m) => m.payload.pricesKnownUntilMs !== null));
+    const first = plans.received.findIndex((m) => m.payload.pricesKnownUntilMs !== null);
+    const planned = plans.received[first].payload;
+    should(planned.slots.map((x: Slot) => [x.fromMs, x.toMs])).eql([
+      [Date.parse('2021-10-12T02:00:00+02:00'), Date.parse('2021-10-12T04:00:00+02:00')],
+    ]);
+    // each spoils the night's two cheapest hours (02:00 and 03:00), so a list taken would change the plan
+    const hostile: Array<[string, (list: Array<Record<string, unknown>>) => void, RegExp]> = [
+      [
+        'a hole',
+        (list) => list.splice(26, 2),
+        /priceData\[25\] \(2021-10-11T23:00:00\.000Z\): the next price starts 180 min later, where the entries around it last 60 min: a hole of 120 min/,
+      ],
+      [
+        'a duplicate hour',
+        (list) => list.splice(26, 0, list[26]),
+        /priceData\[27\] starts at 2021-10-12T00:00:00\.000Z, as .*priceData\[26\] does: a duplicate price/,
+      ],
+      [
+        'a price per MWh',
+        (list) => (list[27].value = 812.4),
+        /priceData\[27\] \(2021-10-12T01:00:00\.000Z\): 812\.4 per kWh is over 300× the list's other prices/,
+      ],
+      [
+        'text for a number',
+        (list) => (list[3].value = '0.81'),
+        /priceData\[3\]\.value must be a number \(a number, not text\), got "0\.81"/,
+      ],
+      ['no start', (list) => delete list[5].start, /priceData\[5\]\.start must be an ISO 8601 time or epoch ms, got undefined/],
+    ];
+    for (const [what, spoil, words] of hostile) {
+      const payload = good();
+      spoil(payload.priceData);
+      helper.getNode('p').receive({ payload });
+      const [err] = await caught.next(1);
+      should(err.error.message).match(words, `${what}: ${err.error.message}`);
+    }
+    for (const payload of [{ priceData: 'not a list' }, { priceData: [42] }]) {
+      helper.getNode('p').receive({ payload });
+      should((await caught.next(1))[0].error.message).match(/msg\.payload\.priceData/);
+    }
+    // planning again on the kept prices gives the plan as it was (and so did any plan since: none came of a wrong list)
+    helper.getNode('p').receive({ payload: 'plan' });
+    await until('the plan asked for', () => plans.received.some((m) => m.payload.cause === 'message'));
+    for (const m of plans.received.slice(first)) {
+      should(m.payload.slots).eql(planned.slots);
+      should(m.payload.pricesKnownUntilMs).equal(planned.pricesKnownUntilMs);
+    }
+    should(caught.received).eql([]);
+  });
 
   /** Whether a plan's slots cover the minute from `t`. */
   const inSlots = (plan: Plan, t: number) => plan.slots.some((s) => s.fromMs <= t && t + MINUTE <= s.toMs);

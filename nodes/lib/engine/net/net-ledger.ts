@@ -8,7 +8,8 @@
 import type { CostRow, IntervalObserver } from '../cost/totals';
 import { windowShare } from '../peak/demand';
 import { windowOfIn } from '../peak/demand-window';
-import { isNearNow, localPeriodIn, zoneInfo, ZoneInfo } from '../time/time';
+import { localPeriodIn, zoneInfo, ZoneInfo } from '../time/time';
+import { isStoredInstant } from '../common/stored-checks';
 import { MINUTE_MS } from '../time/time-instant';
 import { netInterval, Netting, netPeriod } from './net-cost';
 
@@ -284,7 +285,8 @@ export class NetLedger {
     const finite = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && Math.abs(x) < 1e15;
     const numbers = (x: unknown, width: number): x is number[] => Array.isArray(x) && x.length % width === 0 && x.every(finite);
     if (newest === null) return null;
-    if (!finite(newest) || !isNearNow(newest, now)) return 'its newest instant is not near now';
+    // near now and at most a year ahead (stored under a later clock), as every store's instants
+    if (!isStoredInstant(newest, now)) return 'its newest instant is no instant near now, or more than a year ahead';
     if (!finite(totalFrom) || totalFrom > newest) return 'not a stored line';
     if (!Array.isArray(sums) || sums.length !== 4 || !sums.every((b) => b === null || (numbers(b, WIDTH) && b.length === WIDTH)))
       return 'its sums are not numbers';

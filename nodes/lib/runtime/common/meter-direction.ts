@@ -89,7 +89,7 @@ export function messageDirection(msg: { direction?: unknown }, name: string, set
 export function checkDirection(name: string, direction: MeterSide, priced: boolean, counts: MeterSide = direction): void {
   if (direction === 'export' && !priced)
     throw new Error(
-      `an export reading of meter ${shortText(name)}, but the node has no export tariff or rate: set one (Export), or count the meter as import`,
+      `an export reading of meter ${shortText(name)}, but the node has no export price: set an export tariff, a fixed rate or an easy-prices node's list (Export), or count the meter as import`,
     );
   if (counts !== direction)
     throw new Error(`meter ${shortText(name)} counts ${counts}, not ${direction}: reset it (msg.reset) to count it the other way`);
