@@ -1,6 +1,7 @@
 // The demand charge in easy-cost's month-end projection (docs/semantics.md, rule 63)
 // through the real Node-RED runtime: easy-peak's output 1 wired into easy-cost's stream
 // mode, worked by hand; a bill of another month left out; a bill edited on its way at Catch.
+// The reactive energy charge beside it (rule 65), and a kvarh counter wired into easy-cost.
 import should from 'should';
 import { roundAmount } from '../../nodes/lib/engine/common/format';
 import { demandLine, siteBillOf } from '../../nodes/lib/engine/peak/bill-message';
@@ -110,5 +111,83 @@ describe('easy-cost: the demand charge beside the energy cost', function () {
     should(() => siteBillOf(withMonth(-1e300, 1e300))).throw(/site\.month must say fromMs and toMs/);
     should(() => siteBillOf(withMonth(-1e300, 1e300), now)).throw(/site\.month must say fromMs and toMs/);
     should(() => siteBillOf(withMonth(now - 1e15, now + 1e15), now)).throw(/site\.month must lie within \d+ years of now/);
+  });
+
+  it("the reactive energy charge beside the demand charge, added to the month's energy cost (rule 57's half hours)", async () => {
+    await loadFlow(
+      [easyCost, easyPeak],
+      [
+        accountNode(sim, 'Europe/London'),
+        { id: 'p', type: 'easy-peak', account: 'acc', minutes: '30', maxGapMinutes: '60', pricePerKvarh: '0.5', wires: [['c'], [], []] },
+        { id: 'c', type: 'easy-cost', account: 'acc', tariff: 'DEMO-FLAT', mode: 'stream', wires: [['out'], []] },
+        { id: 'out', type: 'helper' },
+        ...catchNodes(),
+      ],
+    );
+    const out = inbox('out');
+    const caught = inbox('caught');
+    /** The kWh and kvarh counters read at `ts` by easy-peak (its bills reach easy-cost), then the kWh one by easy-cost: its payload. */
+    const read = async (ts: string, kwh: number, kvarh: number) => {
+      helper.getNode('p').receive({ gateway: 'G', topic: 'e1.kwh', payload: kwh, ts });
+      helper.getNode('p').receive({ gateway: 'G', topic: 'e1.kvarh', payload: kvarh, ts });
+      await quiet(50);
+      helper.getNode('c').receive({ gateway: 'G', topic: 'e1.kwh', payload: kwh, ts });
+      const [msg] = await out.next(1);
+      return msg.payload;
+    };
+    await read('2026-01-14T09:00:00Z', 1000, 500);
+    await read('2026-01-14T09:30:00Z', 1100, 560); // 100 kWh and 60 kvarh
+    const p = await read('2026-01-14T10:00:00Z', 1200, 560); // 100 kWh and none
+    // by hand: 200 kWh at 0.25 + 20 %: 60 so far, 60 x 744 h of January projected (rule 33); 60 - 0.3287 x 100 = 27.13
+    // chargeable kvarh at 0.5: 13.57, 16.28 gross, at the same pace 744 times that; no demand charge (no price per kW)
+    const chargeable = 60 - Math.sqrt(1 / 0.95 ** 2 - 1) * 100;
+    const reactive = p.projection.reactive;
+    should(reactive).match({ activeEnergy: 200, reactiveEnergy: 60, soFar: { net: roundAmount(chargeable * 0.5) } });
+    should(reactive.powerFactor).be.approximately(0.923, 1e-3);
+    should(reactive.chargeableKvarh).be.approximately(chargeable, 1e-9);
+    should(reactive.soFar.gross).be.approximately(chargeable * 0.6, 1e-6);
+    should(reactive.projected.chargeableKvarh).be.approximately(chargeable * 744, 1e-6);
+    should(reactive.projected.gross).be.approximately(chargeable * 0.6 * 744, 1e-6);
+    should(p.projection).match({ soFar: { energy: 200, gross: 60 }, demand: { samePeriod: true, soFar: { net: 0 } } });
+    should(p.projection.withDemand.soFar.gross).be.approximately(60 + chargeable * 0.6, 1e-6);
+    should(p.projection.withDemand.projected.gross).be.approximately((60 + chargeable * 0.6) * 744, 1e-5);
+    // a kvarh counter wired into easy-cost itself: never priced as kWh, said at Catch once naming it and where it belongs
+    helper.getNode('c').receive({ gateway: 'G', topic: 'e1.kvarh', payload: 600, ts: '2026-01-14T10:30:00Z' });
+    const [err] = await caught.next(1);
+    should(err.error.message).match(
+      /^Stream mode prices kWh only: meter "G\/e1\.kvarh" counts kvarh \(reactive energy\).*wire it to easy-peak/,
+    );
+    helper.getNode('c').receive({ gateway: 'G', topic: 'e1.kvarh', payload: 610, ts: '2026-01-14T11:00:00Z' });
+    helper.getNode('c').receive({ payload: { id: 'e1.kvah', value: 900, ts: Date.parse('2026-01-14T11:00:00Z'), unit: 'kVAh' } });
+    const [kvah] = await caught.next(1);
+    should(kvah.error.message).match(/meter "e1\.kvah" counts kVAh \(apparent energy\)/);
+    await quiet(50);
+    should(caught.received).have.length(0); // the kvarh counter's second reading: said once already
+    const again = await read('2026-01-14T10:30:00Z', 1300, 620);
+    should(again.projection.soFar.energy).equal(300); // the kWh alone were priced
+  });
+
+  it("easy-peak's reactive part read as data: a figure that is no number of at least 0 is refused, naming it", () => {
+    const bill = (reactive: unknown) => ({
+      timezone: 'UTC',
+      minutes: 30,
+      site: { unit: 'kVA', month: { fromMs: 100, toMs: 200 }, bill: { billedKw: 5, demandCharge: 20, projected: null, reactive } },
+    });
+    const good = { activeEnergy: 200, reactiveEnergy: 60, apparentEnergy: 216.6, powerFactor: 0.92, chargeableKvarh: 27, amount: 13.5 };
+    should(siteBillOf(bill({ ...good, projected: null }))!.reactive).eql({ ...good, projected: null });
+    should(siteBillOf(bill(null))!.reactive).be.null();
+    should(() => siteBillOf(bill({ ...good, amount: -1 }))).throw(/site\.bill\.reactive\.amount must be a number of at least 0, got -1/);
+    should(() => siteBillOf(bill({ ...good, powerFactor: 1.5 }))).throw(
+      /site\.bill\.reactive\.powerFactor must be null or a number from 0 to 1/,
+    );
+    should(() => siteBillOf(bill({ ...good, projected: { amount: 'x' } }))).throw(/site\.bill\.reactive\.projected\.amount/);
+    should(() => siteBillOf(bill(7))).throw(/site\.bill\.reactive must be a number/);
+    // beside a read-day period the reactive charge is shown, never added to the month
+    const line = demandLine(siteBillOf(bill({ ...good, projected: null }))!, 150, { from: 50, to: 250 }, 0, {
+      soFar: { net: 1, gross: 1 },
+      projected: null,
+    })!;
+    should(line).have.property('reactive');
+    should(line).not.have.property('withDemand');
   });
 });

@@ -4,6 +4,7 @@
 import { roundAmount } from '../common/format';
 import { isFiniteNumber, isRecord } from '../common/stored-checks';
 import { isNearNow, NEAR_NOW_YEARS } from '../time/time';
+import type { ReactivePeriod } from './apparent';
 
 /** The site's bill of one billing period, as output 1 of easy-peak says it. */
 export interface SiteBill {
@@ -14,7 +15,15 @@ export interface SiteBill {
   demandCharge: number;
   /** At the period's end if the window under way ends at its projection (null: none yet). */
   projected: { billedKw: number; demandCharge: number } | null;
+  /** The reactive energy of the period (rule 65); null on a site without kvarh (or from an easy-peak before it). */
+  reactive: SiteReactive | null;
 }
+
+/** easy-peak's `site.bill.reactive`: the period's energies, average power factor, chargeable kvarh and their amount, and projected. */
+export type SiteReactive = Pick<
+  ReactivePeriod,
+  'activeEnergy' | 'reactiveEnergy' | 'apparentEnergy' | 'powerFactor' | 'chargeableKvarh' | 'amount'
+> & { projected: { chargeableKvarh: number; amount: number } | null };
 
 /** The furthest instant a Date holds. */
 const MAX_DATE_MS = 8.64e15;
@@ -54,7 +63,34 @@ export function siteBillOf(payload: unknown, now?: number): SiteBill | null | un
       throw wrong('bill.projected.demandCharge', isRecord(p) ? p.demandCharge : p);
     projected = { billedKw: p.billedKw, demandCharge: p.demandCharge };
   }
-  return { unit: site.unit, from, to, billedKw: bill.billedKw as number, demandCharge: bill.demandCharge as number, projected };
+  const reactive = reactiveOf(bill.reactive);
+  return { unit: site.unit, from, to, billedKw: bill.billedKw as number, demandCharge: bill.demandCharge as number, projected, reactive };
+}
+
+/** The bill's reactive part read as data: each figure a number of at least 0 (the power factor null or at most 1), or an error naming it. */
+function reactiveOf(r: unknown): SiteReactive | null {
+  if (r === null || r === undefined) return null;
+  if (!isRecord(r)) throw wrong('bill.reactive', r);
+  const fields = ['activeEnergy', 'reactiveEnergy', 'apparentEnergy', 'chargeableKvarh', 'amount'] as const;
+  for (const field of fields) if (!amountOk(r[field])) throw wrong(`bill.reactive.${field}`, r[field]);
+  const pf = r.powerFactor;
+  if (pf !== null && !(amountOk(pf) && pf <= 1))
+    throw new TypeError(
+      `easy-peak's site.bill.reactive.powerFactor must be null or a number from 0 to 1, got ${JSON.stringify(pf) ?? String(pf)}`,
+    );
+  const p = r.projected;
+  if (p !== null && p !== undefined && !(isRecord(p) && amountOk(p.chargeableKvarh) && amountOk(p.amount)))
+    throw wrong('bill.reactive.projected.amount', isRecord(p) ? p.amount : p);
+  const [activeEnergy, reactiveEnergy, apparentEnergy, chargeableKvarh, amount] = fields.map((f) => r[f] as number);
+  return {
+    activeEnergy,
+    reactiveEnergy,
+    apparentEnergy,
+    powerFactor: pf as number | null,
+    chargeableKvarh,
+    amount,
+    projected: isRecord(p) ? { chargeableKvarh: p.chargeableKvarh as number, amount: p.amount as number } : null,
+  };
 }
 
 interface Amounts {
@@ -65,10 +101,10 @@ interface Amounts {
 /**
  * The demand line of a month-end projection (rule 63) at the newest reading `newest`: the
  * bill's period, billed kW and demand charge so far and projected (gross with `vatPercent`),
- * when the newest reading lies in the bill's period (else null: the bill of another period).
- * Where that period is the projection's month (`month`), `withDemand` adds it to the energy
- * cost so far and projected; a billing period of its own (a read day) is shown beside, never
- * added.
+ * and beside it the reactive energy charge (rule 65), when the newest reading lies in the
+ * bill's period (else null: the bill of another period). Where that period is the
+ * projection's month (`month`), `withDemand` adds both to the energy cost so far and
+ * projected; a billing period of its own (a read day) is shown beside, never added.
  */
 export function demandLine(
   bill: SiteBill,
@@ -83,6 +119,17 @@ export function demandLine(
   const projected = bill.projected && { billedKw: bill.projected.billedKw, ...amounts(bill.projected.demandCharge) };
   const samePeriod = bill.from === month.from && bill.to === month.to;
   const sum = (a: Amounts, b: Amounts): Amounts => ({ net: roundAmount(a.net + b.net), gross: roundAmount(a.gross + b.gross) });
+  const r = bill.reactive;
+  const reactive = r && {
+    activeEnergy: r.activeEnergy,
+    reactiveEnergy: r.reactiveEnergy,
+    apparentEnergy: r.apparentEnergy,
+    powerFactor: r.powerFactor,
+    chargeableKvarh: r.chargeableKvarh,
+    soFar: amounts(r.amount),
+    projected: r.projected && { chargeableKvarh: r.projected.chargeableKvarh, ...amounts(r.projected.amount) },
+  };
+  const none: Amounts = { net: 0, gross: 0 };
   return {
     demand: {
       unit: bill.unit,
@@ -95,11 +142,15 @@ export function demandLine(
       soFar: amounts(bill.demandCharge),
       projected,
     },
+    ...(reactive ? { reactive } : {}),
     ...(samePeriod
       ? {
           withDemand: {
-            soFar: sum(energy.soFar, amounts(bill.demandCharge)),
-            projected: energy.projected && projected ? sum(energy.projected, projected) : null,
+            soFar: sum(sum(energy.soFar, amounts(bill.demandCharge)), reactive?.soFar ?? none),
+            projected:
+              energy.projected && projected && (!reactive || reactive.projected)
+                ? sum(sum(energy.projected, projected), reactive?.projected ?? none)
+                : null,
           },
         }
       : {}),

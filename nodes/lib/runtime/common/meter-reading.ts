@@ -105,16 +105,16 @@ export function readingUnit(msg: { payload?: unknown; unit?: unknown }, topic: s
 }
 
 /**
- * Whether a message is a kWh reading a tariff may price (easy-cost's stream mode): energy by
- * its payload (isEnergyReading) and kWh by readingUnit. A kVAh or kvarh counter (said by its
- * unit or its topic, `e1.kvarh`) or a number with another `msg.unit` is none: pricing its
- * register as kWh would charge apparent or reactive energy as active.
+ * What a reading counts, for easy-cost's stream mode, which prices only kWh: energy by its
+ * payload (isEnergyReading), the unit by readingUnit; null for no energy meter and for a
+ * number with a `msg.unit` that is no energy unit. A kVAh or kvarh counter (said by its unit
+ * or its topic, `e1.kvarh`) is never priced: that would charge apparent or reactive energy as active.
  */
-export function isKwhReading(msg: { payload?: unknown; unit?: unknown }, topic: string | null): boolean {
+export function energyUnitOf(msg: { payload?: unknown; unit?: unknown }, topic: string | null): EnergyUnit | null {
   try {
-    return readingUnit(msg, topic, 'stream mode') === 'kWh';
+    return readingUnit(msg, topic, 'stream mode');
   } catch {
-    return false; // a msg.unit that is no energy unit
+    return null; // a msg.unit that is no energy unit
   }
 }
 
@@ -182,15 +182,15 @@ export class NotMeterWarnings {
     return this.warned.size;
   }
 
-  /** A message of sensor `id` that is no energy meter was ignored. */
-  ignored(id: MeterId): void {
+  /** A message of sensor `id` that is no energy meter was ignored; `words`: what to say of it instead of the default. */
+  ignored(id: MeterId, words?: string): void {
     if (this.saidTheRest) return; // the set is full and the rest was said: nothing left to do
     const full = meterKey(id);
     const key = full.length > MAX_ID_CHARS ? `${full.slice(0, MAX_ID_CHARS)}…${full.length}` : full;
     if (this.warned.has(key)) return;
     if (this.warned.size < this.max) {
       this.warned.add(key);
-      this.warn(`${this.who} ignores sensor ${shortText(meterName(id))}: it is not an energy meter in kWh ${FILTER_HINT}`);
+      this.warn(words ?? `${this.who} ignores sensor ${shortText(meterName(id))}: it is not an energy meter in kWh ${FILTER_HINT}`);
     } else {
       this.saidTheRest = true;
       this.warn(

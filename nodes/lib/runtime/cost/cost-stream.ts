@@ -27,7 +27,7 @@ import {
   StreamStatus,
 } from './stream-output';
 import { RefusalBurst, RefusedReading } from '../common/refusal-burst';
-import { isKwhReading, meterOf, NotMeterWarnings } from '../common/meter-reading';
+import { EnergyUnit, energyUnitOf, meterOf, NotMeterWarnings } from '../common/meter-reading';
 import { intervalCoster, netPricer } from './cost-export';
 import { LedgerSettings, NetLedger } from '../../engine/net/net-ledger';
 import { checkDirection, ExportMeters, messageDirection } from '../common/meter-direction';
@@ -91,6 +91,10 @@ export class CostStream {
   private readonly meters: StreamMeters;
   private sensors = new SensorHistory([]);
   private readonly notMeters: NotMeterWarnings;
+  /** kVAh and kvarh counters: said at Catch once each (as notMeters, bounded), never priced as kWh. */
+  private readonly otherUnits = new NotMeterWarnings('stream mode', (text) => {
+    throw new TypeError(text);
+  });
   private readonly maxMeters: number;
   private readonly maxKept: number;
   private ready = false;
@@ -246,8 +250,10 @@ export class CostStream {
       return null;
     }
     const id: MeterId = meterOf(msg, reading);
-    if (!isKwhReading(msg, id.topic)) {
-      this.notMeters.ignored(id);
+    const unit = energyUnitOf(msg, id.topic);
+    if (unit !== 'kWh') {
+      if (unit === null) this.notMeters.ignored(id);
+      else this.otherUnits.ignored(id, otherUnitWords(meterName(id), unit));
       return null;
     }
     const direction = messageDirection(
@@ -367,3 +373,9 @@ export class CostStream {
     return this.ledger ? { ...withExport, ledger: { settings: this.ledger.settings, ...this.ledger.periods() } } : withExport;
   }
 }
+
+/** A kVAh or kvarh counter wired in: where its energy belongs (easy-peak), since pricing it as kWh would bill apparent or reactive energy as active. */
+const otherUnitWords = (name: string, unit: Exclude<EnergyUnit, 'kWh'>): string =>
+  `stream mode prices kWh only: meter "${shortText(name)}" counts ${unit} (${unit === 'kvarh' ? 'reactive' : 'apparent'} energy), ` +
+  'which is never priced as kWh (its readings are ignored); wire it to easy-peak beside the kWh meter, whose output 1 brings ' +
+  "the power factor and the reactive energy charge into this node's month (semantics rule 65)";
