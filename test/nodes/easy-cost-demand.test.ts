@@ -117,7 +117,7 @@ describe('easy-cost: the demand charge beside the energy cost', function () {
     await loadFlow(
       [easyCost, easyPeak],
       [
-        accountNode(sim, 'Europe/London'),
+        accountNode(suite.sim, 'Europe/London'),
         { id: 'p', type: 'easy-peak', account: 'acc', minutes: '30', maxGapMinutes: '60', pricePerKvarh: '0.5', wires: [['c'], [], []] },
         { id: 'c', type: 'easy-cost', account: 'acc', tariff: 'DEMO-FLAT', mode: 'stream', wires: [['out'], []] },
         { id: 'out', type: 'helper' },
