@@ -40,3 +40,65 @@ export function interleaved(rounds: number, variants: Array<{ fn: () => unknown;
   }
   return times.map(median);
 }
+
+/** Per-call times of variants measured in batches: medians, and each round's times for paired ratios. */
+export interface Batched {
+  /** Median µs a call of each variant. */
+  medians: number[];
+  /** µs a call of each variant in each round (rounds[r][k]). */
+  rounds: number[][];
+  /** The calls in each variant's batch. */
+  calls: number[];
+}
+
+let sink: unknown;
+/** The last result of a timed call, kept so that no call is optimised away. */
+export const lastResult = (): unknown => sink;
+
+const WARM_MS = 100;
+const WARM_CALLS = 1000;
+
+function timeBatch(fn: () => unknown, calls: number): number {
+  const t0 = process.hrtime.bigint();
+  for (let c = 0; c < calls; c++) sink = fn();
+  return Number(process.hrtime.bigint() - t0) / 1e3 / calls;
+}
+
+/**
+ * Variants timed in interleaved rounds, each a batch of calls lasting about `batchUs` (one
+ * call of a few µs is below what a clock read resolves; batches of the same length for every
+ * variant, so that the machine's other work interrupts each as often), after `warmup`
+ * untimed rounds; the order of the variants turns every round, so none always runs first.
+ * No collection is forced: each side's garbage is collected as it comes, in its own batches.
+ */
+export function batched(rounds: number, variants: Array<() => unknown>, options: { warmup: number; batchUs: number }): Batched {
+  const n = variants.length;
+  // a first measure of each variant sets its batch (the warm-up then runs at that size)
+  // each variant first runs for WARM_MS and at least WARM_CALLS calls (the JIT optimises it), then its time a call sets its batch
+  const calls = variants.map((fn) => {
+    const t0 = process.hrtime.bigint();
+    let made = 0;
+    while (made < WARM_CALLS || Number(process.hrtime.bigint() - t0) < WARM_MS * 1e6) {
+      sink = fn();
+      made++;
+    }
+    const part = Math.max(1, Math.round(made / 20));
+    const once = Math.min(timeBatch(fn, part), timeBatch(fn, part), timeBatch(fn, part));
+    return Math.max(1, Math.round(options.batchUs / Math.max(once, 1e-3)));
+  });
+  const out: number[][] = [];
+  for (let r = -options.warmup; r < rounds; r++) {
+    const times = new Array<number>(n);
+    for (let i = 0; i < n; i++) {
+      const k = (i + (r < 0 ? 0 : r)) % n;
+      times[k] = timeBatch(variants[k], calls[k]);
+    }
+    if (r >= 0) out.push(times);
+  }
+  return { medians: variants.map((_, k) => median(out.map((t) => t[k]))), rounds: out, calls };
+}
+
+/** The median over rounds of `a`'s time over `b`'s in the same round: a ratio that survives the machine's speed changing between rounds. */
+export function pairedRatio(result: Batched, a: number, b: number): number {
+  return median(result.rounds.map((t) => t[a] / t[b]));
+}

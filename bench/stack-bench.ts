@@ -5,13 +5,14 @@
 // the memory a 62-day quarter-hour history takes as a list and as a walked stack. Every
 // comparison in one run, interleaved rounds, medians and ratios.
 import * as os from 'os';
+import * as v8 from 'v8';
 import { cheapestWindows } from '../nodes/lib/engine/plan/plan';
 import { priceAt, schedule } from '../nodes/lib/engine/prices/price-source';
 import { priceList } from '../nodes/lib/engine/prices/price-list';
 import { compileStack, PriceStack } from '../nodes/lib/engine/prices/price-stack';
 import { zoneInfo } from '../nodes/lib/engine/time/zone-data';
 import { computeCost } from '../nodes/lib/engine/cost/cost';
-import { interleaved } from './measure';
+import { batched, interleaved, pairedRatio } from './measure';
 import { doPlanning, getBestContinuous, getBestX, wholeDayNode } from './peer-lowest-price';
 
 const ZONE = 'Europe/Oslo';
@@ -29,10 +30,6 @@ const GRID = {
 };
 const FROM = Date.parse('2026-10-24T22:00:00Z'); // Sunday 25 October 2026 00:00 in Oslo: a 25-hour day
 const spot = (k: number) => Math.round((0.05 + ((k * 7919) % 1009) / 1000 - 0.15) * 1e4) / 1e4; // some negative
-
-/** `peer / ours` as a person reads it. */
-const against = (ours: number, peer: number) =>
-  peer >= ours ? `${(peer / ours).toFixed(1)} x faster` : `${(ours / peer).toFixed(1)} x slower`;
 
 function stackOf(quarters: number): PriceStack {
   const list = priceList(
@@ -52,9 +49,23 @@ function asGood(what: string, ours: { costPerKw: { net: number }; planned: numbe
   }
 }
 
+/** How long each timed batch of calls lasts, µs. */
+const BATCH_US = 300;
+
+/** `peer / ours` as a person reads it. */
+const times = (ours: number, peer: number) =>
+  peer >= ours ? `${(peer / ours).toFixed(1)} x faster` : `${(ours / peer).toFixed(1)} x slower`;
+const us = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
+
 function planning(): void {
   console.log(
-    `price stacks: quarter-hour spot prices + a 2-rule grid tariff + add-ons, ${ZONE} (a 25-hour day in the window), a sixth of the window to run (node ${process.version}, load average ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} cores)`,
+    `price stacks: quarter-hour spot prices + a 2-rule grid tariff + add-ons, ${ZONE} (a 25-hour day in the window), a sixth of the window to run (node ${process.version}, load average ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} cores)\n` +
+      `  the same question on the same prices: ours is cheapestWindows(stack, window), from the stack and the window to the plan the node sends ` +
+      `(the window's stacked prices, the search, the block's priced pieces and slots, run time, cost per kW net and gross, average price, the cost of starting now and the saving); ` +
+      `power-saver's search gets the stacked prices already in an array, one a quarter hour, and the number of slots, and returns one on/off flag a slot (no times, no cost). ` +
+      `Batches of calls of about ${BATCH_US} µs (a slower call: fewer calls), every variant in every round, the order turned every round, after 20 warm-up rounds; ` +
+      `no GC forced while timing (each side's garbage is collected as it comes, in its own batches: a full GC between rounds made power-saver's search some 25 % slower here); ` +
+      `medians of the time a call, and the median of each round's ratio (paired)`,
   );
   for (const quarters of [192, 672]) {
     const stack = stackOf(quarters);
@@ -68,43 +79,32 @@ function planning(): void {
     asGood(`one block, ${quarters}`, cheapestWindows(stack, block), peerCost(values, getBestContinuous(values, count)), window.duration);
     const priceData = values.map((value, k) => ({ value, start: new Date(FROM + k * Q).toISOString() }));
     const node = wholeDayNode(count);
-    const rounds = quarters > 192 ? 150 : 300;
-    const [ours, peer, oursBlock, peerBlock] = interleaved(rounds, [
-      { fn: () => cheapestWindows(stack, window) },
-      { fn: () => getBestX(values, count) },
-      { fn: () => cheapestWindows(stack, block) },
-      { fn: () => getBestContinuous(values, count) },
-    ]);
-    const [oursAgain, peerNode] = interleaved(rounds / 3, [
-      { fn: () => cheapestWindows(stack, window) },
-      { fn: () => doPlanning(node, priceData) },
-    ]);
-    // one block in a run of its own: CPU time of many calls (the machine's other work left out) and their median wall time
-    const calls = quarters > 192 ? 2000 : 5000;
-    const [blockCpu, peerCpu] = [() => cheapestWindows(stack, block), () => getBestContinuous(values, count)].map((fn) =>
-      cpuPerCall(fn, calls),
+    const small = quarters <= 192;
+    const search = batched(
+      small ? 200 : 120,
+      [
+        () => cheapestWindows(stack, block),
+        () => getBestContinuous(values, count),
+        () => cheapestWindows(stack, window),
+        () => getBestX(values, count),
+      ],
+      { warmup: 20, batchUs: BATCH_US },
     );
-    const [blockAlone, peerAlone] = interleaved(rounds, [
-      { fn: () => cheapestWindows(stack, block) },
-      { fn: () => getBestContinuous(values, count) },
-    ]);
+    const [oursBlock, peerBlock, oursSplit, peerSplit] = search.medians;
+    const fromList = batched(small ? 40 : 20, [() => cheapestWindows(stack, window), () => doPlanning(node, priceData)], {
+      warmup: 3,
+      batchUs: BATCH_US,
+    });
+    const [oursAgain, peerNode] = fromList.medians;
     console.log(
-      `  ${quarters} quarter hours: split ${ours.toFixed(3)} ms, power-saver's search (getBestX) ${peer.toFixed(3)} ms: ours ${against(ours, peer)}; ` +
-        `one block ${oursBlock.toFixed(3)} ms, its getBestContinuous ${peerBlock.toFixed(3)} ms: ours ${against(oursBlock, peerBlock)}; ` +
-        `its planning from the list (doPlanning) ${peerNode.toFixed(3)} ms against ${oursAgain.toFixed(3)} ms: ours ${against(oursAgain, peerNode)} (goal: at least 10 x on every size)\n` +
-        `    one block against getBestContinuous alone: ${(blockAlone * 1000).toFixed(1)} against ${(peerAlone * 1000).toFixed(1)} µs a call (medians): ours ${against(blockAlone, peerAlone)}; ` +
-        `CPU ${blockCpu.toFixed(1)} against ${peerCpu.toFixed(1)} µs a call (${calls} calls each): ours ${against(blockCpu, peerCpu)}; the plans as cheap as the peer's (checked)`,
+      `  ${quarters} quarter hours (${count} to run):\n` +
+        `    one block: ours ${us(oursBlock)} µs a plan, power-saver's getBestContinuous ${us(peerBlock)} µs: ours ${times(oursBlock, peerBlock)} ` +
+        `(paired rounds ${pairedRatio(search, 1, 0).toFixed(1)} x; goal: at least 10 x; ${search.calls[0]} and ${search.calls[1]} calls a batch)\n` +
+        `    split: ours ${us(oursSplit)} µs a plan, its getBestX ${us(peerSplit)} µs: ours ${times(oursSplit, peerSplit)} (paired rounds ${pairedRatio(search, 3, 2).toFixed(1)} x; goal: at least 10 x)\n` +
+        `    its planning from the list with the slots' start times (doPlanning, split) ${(peerNode / 1000).toFixed(2)} ms against ours ${(oursAgain / 1000).toFixed(3)} ms: ours ${times(oursAgain, peerNode)}; ` +
+        `the plans as cheap as the peer's (checked)`,
     );
   }
-}
-
-/** CPU time (user + system) per call of fn over `calls` calls, in µs. */
-function cpuPerCall(fn: () => unknown, calls: number): number {
-  for (let k = 0; k < 200; k++) fn();
-  const start = process.cpuUsage();
-  for (let k = 0; k < calls; k++) fn();
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / calls;
 }
 
 /** priceAt of the stack against priceAt of the grid tariff alone, at the same instants. */
@@ -176,6 +176,9 @@ function memory(): void {
   if (list.length !== quarters || (stack as { list: unknown }).list !== list) throw new Error('unreachable');
 }
 
+// the memory figures count what the history keeps: V8 otherwise drops the bytecode of functions not run for a few
+// collections, and the heap read before the list then held bytes the heap after it did not (a list of -330 kB)
+v8.setFlagsFromString('--no-flush-bytecode');
 planning();
 pricing();
 costing();

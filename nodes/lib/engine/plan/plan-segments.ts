@@ -9,6 +9,11 @@ import type { ZoneInfo } from '../time/time';
 import { MAX_PLAN_SEGMENTS } from '../common/limits';
 import { groupDigits } from '../common/format';
 import { hours } from './plan-text';
+import { UsablePieces } from './plan-block-work';
+import { HOUR_MS } from '../time/time';
+
+/** Plans are exact to the millisecond; the searches' work depends on the price changes, not on this. */
+export const PLAN_RESOLUTION_MS = 1;
 
 /** The most segments whose arrays are kept between plans (2 × 8 bytes each). */
 const KEPT_SEGMENTS = 2048;
@@ -117,4 +122,110 @@ function firstAbove(starts: Float64Array, length: number, at: number, orEqual: b
     else hi = mid;
   }
   return lo;
+}
+
+/**
+ * A kept walk's priced pieces over the whole list as plans read them (plan.ts
+ * usablePieces): each visit's time with its ends at the nearest ms, the unpriced and
+ * empty ones left out. Made once per walk (24 bytes a piece) and let go with it.
+ */
+interface KeptPieces {
+  from: Float64Array;
+  to: Float64Array;
+  price: Float64Array;
+  length: number;
+}
+
+const piecesOfWalk = new WeakMap<ListVisits, KeptPieces>();
+
+function keptPieces(kept: ListVisits): KeptPieces {
+  const known = piecesOfWalk.get(kept);
+  if (known !== undefined) return known;
+  const { starts, prices, length } = kept;
+  const from = new Float64Array(length);
+  const to = new Float64Array(length);
+  const price = new Float64Array(length);
+  let n = 0;
+  for (let k = 0; k < length; k++) {
+    if (prices[k] !== prices[k]) continue; // NaN: no price
+    const a = onResolution(starts[k]);
+    const b = onResolution(k + 1 < length ? starts[k + 1] : kept.to);
+    if (b <= a) continue;
+    from[n] = a;
+    to[n] = b;
+    price[n++] = prices[k];
+  }
+  const pieces = { from: from.slice(0, n), to: to.slice(0, n), price: price.slice(0, n), length: n };
+  piecesOfWalk.set(kept, pieces);
+  return pieces;
+}
+
+/** An instant at the nearest whole ms (the plans' resolution). */
+export const onResolution = (at: number): number => Math.round(at / PLAN_RESOLUTION_MS) * PLAN_RESOLUTION_MS;
+
+/**
+ * A window's usable pieces read from a stack's kept walk: the pieces plan.ts usablePieces
+ * makes of keptSegments' segments (prices times `sign`, none above `signedLimit`), taken
+ * from the walk's own (the first cut at `from`, the last at the window's or the list's
+ * end; copied at once where no limit or sign leaves any out), the window's segments counted
+ * against MAX_PLAN_SEGMENTS as keptSegments counts them. Null where the source keeps no
+ * walk. `from` and `to` are whole ms (planWindow).
+ */
+export function keptUsablePieces(
+  ct: CompiledTariff,
+  zone: ZoneInfo,
+  from: number,
+  to: number,
+  signedLimit: number | undefined,
+  sign: number,
+): { usable: UsablePieces; kept: ListVisits } | null {
+  const kept = ct.listVisits !== undefined ? ct.listVisits(zone) : null;
+  if (kept === null) return null;
+  const a = Math.max(from, kept.from);
+  const b = Math.min(to, kept.to);
+  // the window's segments are at most the walk's visits and one unpriced one either side
+  if (a < b && kept.length + 3 > MAX_PLAN_SEGMENTS) {
+    const inside = firstAbove(kept.starts, kept.length, b, true) - firstAbove(kept.starts, kept.length, a, false);
+    if ((from < a ? 1 : 0) + 1 + inside + (b < to ? 1 : 0) > MAX_PLAN_SEGMENTS) throw tooManyChanges(from, to);
+  }
+  const all = keptPieces(kept);
+  // the pieces that end after a and start before b (each is non-empty, so cut to [a, b) they still are)
+  const lo = firstAbove(all.to, all.length, a, false);
+  const hi = a < b ? firstAbove(all.from, all.length, b, true) : lo;
+  const usable = UsablePieces.forCount(hi - lo);
+  if (hi === lo) return { usable, kept };
+  const start = onResolution(a);
+  const end = onResolution(b);
+  if (sign === 1 && signedLimit === undefined) {
+    usable.from.set(all.from.subarray(lo, hi));
+    usable.to.set(all.to.subarray(lo, hi));
+    usable.price.set(all.price.subarray(lo, hi));
+    usable.length = hi - lo;
+    usable.from[0] = Math.max(usable.from[0], start);
+    usable.to[hi - lo - 1] = Math.min(usable.to[hi - lo - 1], end);
+    return { usable, kept };
+  }
+  for (let k = lo; k < hi; k++) {
+    const price = sign * all.price[k];
+    if (signedLimit === undefined || !(price > signedLimit)) usable.push(Math.max(all.from[k], start), Math.min(all.to[k], end), price);
+  }
+  return { usable, kept };
+}
+
+/**
+ * What running from `from` to `end` costs (price × hours) on a kept walk, read as
+ * plan.ts startingNow reads the window's segments (the same sums in the same order); null
+ * when part of it has no price. `end` is at most the window's end.
+ */
+export function keptCostFrom(kept: ListVisits, from: number, end: number): number | null {
+  if (from < kept.from || end > kept.to || !(from < kept.to)) return null;
+  const { starts, prices, length } = kept;
+  let net = 0;
+  for (let k = firstAbove(starts, length, from, false) - 1, at = from; k < length && at < end; k++) {
+    if (prices[k] !== prices[k]) return null; // NaN: no price
+    const next = k + 1 < length && starts[k + 1] < end ? starts[k + 1] : end;
+    net += prices[k] * ((next - at) / HOUR_MS);
+    at = next;
+  }
+  return net;
 }

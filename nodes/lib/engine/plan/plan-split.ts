@@ -77,7 +77,7 @@ export function cheapestBlock(usable: UsablePieces, duration: number): Piece[] {
   for (let k = 0; k < n; k++) if (Math.abs(P[k]) > maxAbsPrice) maxAbsPrice = Math.abs(P[k]);
   let bestCost = 0;
   let bestStart = -1; // none yet
-  let bestRun = 0; // the first piece of the best block's run
+  let bestHead = 0; // the piece holding the best block's start
   let longest = 0; // the longest run: its first piece and its span (the earliest of equals)
   let longestSpan = 0;
   for (let first = 0; first < n;) {
@@ -120,7 +120,7 @@ export function cheapestBlock(usable: UsablePieces, duration: number): Piece[] {
           if (bestStart < 0 || cost < bestCost - tolerance) {
             bestCost = cost;
             bestStart = F[i];
-            bestRun = run;
+            bestHead = i;
           }
           i++;
           j++;
@@ -144,15 +144,15 @@ export function cheapestBlock(usable: UsablePieces, duration: number): Piece[] {
       if (bestStart < 0 || cost < bestCost - tolerance) {
         bestCost = cost;
         bestStart = start;
-        bestRun = run;
+        bestHead = head;
       }
     }
   }
   if (bestStart < 0) return clip(usable, longest, -Infinity, Infinity);
-  return clip(usable, bestRun, bestStart, bestStart + duration);
+  return clip(usable, bestHead, bestStart, bestStart + duration);
 }
 
-/** The run of pieces from `first` (those touching each other) cut to [a, b), as new pieces. */
+/** The run of pieces from `first` (those touching each other; `first` holds `a` or is the run's first) cut to [a, b), as new pieces. */
 function clip({ from, to, price, length }: UsablePieces, first: number, a: number, b: number): Piece[] {
   const out: Piece[] = [];
   for (let k = first; k < length && (k === first || to[k - 1] === from[k]) && from[k] < b; k++) {

@@ -7,7 +7,15 @@
 import { scheduleEntries, PriceOptions, ScheduleEntry } from '../tariff/price';
 import { engineContext } from '../prices/price-source';
 import { MAX_PLAN_SEGMENTS } from '../common/limits';
-import { walkedSegments, windowSegments, WindowSegments } from './plan-segments';
+import {
+  keptCostFrom,
+  keptUsablePieces,
+  onResolution,
+  PLAN_RESOLUTION_MS,
+  walkedSegments,
+  windowSegments,
+  WindowSegments,
+} from './plan-segments';
 import { describe, HOUR_MS, requireEpochMs } from '../time/time';
 import { cheapestBlocks } from './plan-blocks';
 import { blockedCapacity, Piece, UsablePieces } from './plan-block-work';
@@ -18,9 +26,6 @@ import { hours } from './plan-text';
 export { hours };
 
 type EngineContext = ReturnType<typeof engineContext>;
-
-/** Plans are exact to the millisecond; the searches' work depends on the price changes, not on this. */
-const PLAN_RESOLUTION_MS = 1;
 
 export interface PlanWindowOptions extends PriceOptions {
   from: number | Date | string;
@@ -157,11 +162,13 @@ function plan(tariff: unknown, options: PlanOptions, direction: Direction): Plan
   const busy = planBusy(options.busy);
   const window = to - from;
   const wanted = Math.min(requested, window);
-  const segments = wanted > 0 ? windowSegments(ct, context.zone, from, to, options) : WindowSegments.forCount(0);
   // dearest: the same search on negated prices, the real prices put back afterwards
   const sign = direction === 'cheapest' ? 1 : -1;
   const signedLimit = limit === undefined ? undefined : sign * limit;
-  const found = usablePieces(segments, to, signedLimit, sign);
+  // a stack's kept walk gives the usable pieces as they are; else the window's segments are walked
+  const kept = wanted > 0 ? keptUsablePieces(ct, context.zone, from, to, signedLimit, sign) : null;
+  const segments = kept !== null || wanted === 0 ? WindowSegments.forCount(0) : windowSegments(ct, context.zone, from, to, options);
+  const found = kept !== null ? kept.usable : usablePieces(segments, to, signedLimit, sign);
   let chosen: Piece[] = [];
   if (wanted > 0 && options.contiguous) {
     // the one-block search reads the pieces as arrays; the others take objects
@@ -183,8 +190,10 @@ function plan(tariff: unknown, options: PlanOptions, direction: Direction): Plan
   // every search's pieces are new objects: a cheapest plan's are the result's as they are
   const pieces = sign === 1 ? chosen : chosen.map((p) => ({ from: p.from, to: p.to, price: sign * p.price }));
   const slots = mergeSlots(pieces);
-  const planned = slots.reduce((sum, s) => sum + (s.to - s.from), 0);
-  const net = pieces.reduce((sum, p) => sum + p.price * ((p.to - p.from) / HOUR_MS), 0);
+  let planned = 0;
+  for (const s of slots) planned += s.to - s.from;
+  let net = 0;
+  for (const p of pieces) net += p.price * ((p.to - p.from) / HOUR_MS);
   const grossOf = (x: number) => x * (1 + ct.vat / 100);
   return {
     slots,
@@ -205,7 +214,18 @@ function plan(tariff: unknown, options: PlanOptions, direction: Direction): Plan
     }),
     averagePrice: planned > 0 ? net / (planned / HOUR_MS) : null,
     costPerKw: { net, gross: grossOf(net) },
-    comparedToNow: startingNow(segments, from, planned, net, grossOf, sign),
+    comparedToNow: startingNow(
+      planned === 0
+        ? null
+        : kept !== null
+          ? keptCostFrom(kept.kept, from, from + planned)
+          : segmentsCostFrom(segments, from, from + planned),
+      from,
+      planned,
+      net,
+      grossOf,
+      sign,
+    ),
     currency: ct.currency,
     vat: ct.vat,
     from,
@@ -239,29 +259,36 @@ function shortfallText(x: {
 }
 
 /**
- * Running `planned` ms from `from` in one block, whatever the price; null when part of it
- * has no price. Read from the window's segments (the walk's own instants, not yet on whole
- * ms): planned <= the window, so they hold [from, from + planned).
+ * Running `planned` ms from `from` in one block, whatever the price (its cost `net`, null
+ * when part of it has no price), against the plan's cost.
  */
 function startingNow(
-  segments: WindowSegments,
+  net: number | null,
   from: number,
   planned: number,
   planNet: number,
   grossOf: (x: number) => number,
   sign: number,
 ): PlanResult['comparedToNow'] {
-  if (planned === 0) return null;
+  if (planned === 0 || net === null) return null;
+  const saving = sign * (net - planNet);
+  return { from, to: from + planned, net, gross: grossOf(net), saving, savingGross: grossOf(saving) };
+}
+
+/**
+ * What running from `from` to `end` costs (price × hours), read from the window's
+ * segments (the walk's own instants, not yet on whole ms): end is at most the window's
+ * end, so they hold [from, end). Null when part of it has no price.
+ */
+function segmentsCostFrom(segments: WindowSegments, from: number, end: number): number | null {
   const { starts, prices, length } = segments;
-  const end = from + planned;
   let net = 0;
   for (let k = 0; k < length && starts[k] < end; k++) {
     if (prices[k] !== prices[k]) return null; // NaN: no price
     const to = k + 1 < length && starts[k + 1] < end ? starts[k + 1] : end;
     net += prices[k] * ((to - starts[k]) / HOUR_MS);
   }
-  const saving = sign * (net - planNet);
-  return { from, to: end, net, gross: grossOf(net), saving, savingGross: grossOf(saving) };
+  return net;
 }
 
 /**
@@ -276,8 +303,8 @@ function usablePieces(segments: WindowSegments, to: number, signedLimit: number 
     const price = sign * prices[k];
     if (price !== price) continue; // NaN: no price
     if (signedLimit !== undefined && price > signedLimit) continue;
-    const a = Math.round(starts[k] / PLAN_RESOLUTION_MS) * PLAN_RESOLUTION_MS;
-    const b = Math.round((k + 1 < length ? starts[k + 1] : to) / PLAN_RESOLUTION_MS) * PLAN_RESOLUTION_MS;
+    const a = onResolution(starts[k]);
+    const b = onResolution(k + 1 < length ? starts[k + 1] : to);
     if (b > a) out.push(a, b, price);
   }
   return out;
@@ -334,18 +361,19 @@ function withoutBusy(pieces: Piece[], busy: ReadonlyArray<{ from: number; to: nu
 
 /** Pieces that touch become one slot priced by their time-weighted average. */
 export function mergeSlots(pieces: Piece[]): PlanSlot[] {
-  const slots: Array<PlanSlot & { priceMs: number }> = [];
-  for (const p of pieces) {
-    const last = slots[slots.length - 1];
-    const priceMs = p.price * (p.to - p.from);
-    if (last && last.to === p.from) {
-      last.to = p.to;
-      last.priceMs += priceMs;
-    } else {
-      slots.push({ from: p.from, to: p.to, price: 0, priceMs });
+  const slots: PlanSlot[] = [];
+  const n = pieces.length;
+  for (let k = 0; k < n;) {
+    const from = pieces[k].from;
+    let to = pieces[k].to;
+    let priceMs = pieces[k].price * (to - from);
+    for (k++; k < n && pieces[k].from === to; k++) {
+      priceMs += pieces[k].price * (pieces[k].to - pieces[k].from);
+      to = pieces[k].to;
     }
+    slots.push({ from, to, price: priceMs / (to - from) });
   }
-  return slots.map((s) => ({ from: s.from, to: s.to, price: s.priceMs / (s.to - s.from) }));
+  return slots;
 }
 
 /**
