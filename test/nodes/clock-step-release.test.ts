@@ -9,6 +9,7 @@ import easyPlan = require('../../nodes/easy-plan');
 import easyCost = require('../../nodes/easy-cost');
 import easyPeak = require('../../nodes/easy-peak');
 import { accountNode, helper, inbox, loadFlow, quiet, TOKEN, withSimulator } from './flow-support';
+import { guardNode } from './peak-flows';
 import { until } from '../fake-clock';
 import { clockSteps } from '../../nodes/lib/engine/time/clock-steps';
 import { CostStream } from '../../nodes/lib/runtime/cost/cost-stream';
@@ -70,18 +71,7 @@ describe('clock-step check released when the nodes close', function () {
         wires: [[], []],
       },
       { id: 'c', type: 'easy-cost', account: 'acc', tariff: 'DEMO-FLAT', mode: 'stream', wires: [[], []] },
-      {
-        id: 'k',
-
-        type: 'easy-peak',
-        account: 'acc',
-        minutes: '15',
-        limit: 'fixed',
-        limitKw: '10',
-        marginPercent: '0',
-        hysteresisPercent: '10',
-        wires: [[], [], []],
-      },
+      guardNode({ id: 'k', wires: [[], [], []] }),
     ];
     const base = clockSteps.watching;
     await loadFlow([easyTariff, easyPlan, easyCost, easyPeak], flow);

@@ -21,6 +21,7 @@ import {
   startedPast,
   withSimulator,
 } from './flow-support';
+import { guardNode } from './peak-flows';
 import { until } from '../fake-clock';
 import { clockSteps, LOOK_EVERY_MS } from '../../nodes/lib/engine/time/clock-steps';
 
@@ -295,22 +296,7 @@ describe('clock steps through the real runtime (fake clock stepped as NTP steps 
     await start(
       Date.parse('2026-03-04T09:00:00Z'),
       [easyPeak],
-      [
-        {
-          id: 'p',
-          type: 'easy-peak',
-          account: 'acc',
-          minutes: '15',
-          limit: 'fixed',
-          limitKw: '10',
-          marginPercent: '0',
-          hysteresisPercent: '10',
-          wires: [['out'], ['guard'], ['chart']],
-        },
-        { id: 'out', type: 'helper' },
-        { id: 'guard', type: 'helper' },
-        { id: 'chart', type: 'helper' },
-      ],
+      [guardNode(), { id: 'out', type: 'helper' }, { id: 'guard', type: 'helper' }, { id: 'chart', type: 'helper' }],
     );
     await startedPast('p', 'restoring the peaks…');
     const out = inbox('out');

@@ -3,22 +3,8 @@
 // floor (Flanders' capacity tariff, shortened to 3 months), the months before kept across a
 // restart, and the guard's limit from what would raise the bill, worked by hand.
 import should from 'should';
-import type { Simulator } from '../../sim/server';
-import easyPeak = require('../../nodes/easy-peak');
-import {
-  accountNode,
-  catchNodes,
-  FakeClock,
-  FileContext,
-  helper,
-  inbox,
-  installClock,
-  loadFlow,
-  quiet,
-  startedPast,
-  warnings,
-  withSimulator,
-} from './flow-support';
+import { FileContext, helper, inbox, installClock, quiet, simulatorHooks, warnings } from './flow-support';
+import { loadPeak, peakNode } from './peak-flows';
 
 const MIN = 60_000;
 const ZONE = 'Europe/Brussels';
@@ -27,9 +13,7 @@ const READ = Date.parse('2026-03-14T23:00:00Z');
 
 describe('easy-peak: the bill', function () {
   this.timeout(60_000);
-  let sim: Simulator;
-  let clock: FakeClock | null = null;
-  let context: FileContext | null = null;
+  const suite = simulatorHooks();
   let out: ReturnType<typeof inbox>;
   let kwh = 100;
 
@@ -39,34 +23,21 @@ describe('easy-peak: the bill', function () {
     for (let i = 0; i <= minutes; i++) {
       if (i > 0) kwh += kw / 60;
       const ts = from + i * MIN;
-      await clock!.tickAsync(ts - Date.now());
+      await suite.clock!.tickAsync(ts - Date.now());
       helper.getNode('p').receive({ payload: kwh, ts });
       [last] = await out.next(1);
     }
     return last.payload;
   }
 
-  beforeEach(async () => {
-    sim = await withSimulator();
+  beforeEach(() => {
     kwh = 100;
   });
 
-  afterEach(async () => {
-    await (context ? context.unload() : helper.unload());
-    context = null;
-    clock?.uninstall();
-    clock = null;
-    await sim.close();
-  });
-
   it('months from the 15th, a rolling average of 3 months at least 2.5 kW, the months before kept across a restart', async () => {
-    clock = installClock(READ - 61 * MIN);
-    context = new FileContext('easy-peak-bill-');
-    const config = {
-      id: 'p',
-      type: 'easy-peak',
-      account: 'acc',
-      minutes: '15',
+    suite.clock = installClock(READ - 61 * MIN);
+    suite.context = new FileContext('easy-peak-bill-');
+    const config = peakNode({
       readDay: '15',
       basis: 'rolling',
       rollingPeriods: '3',
@@ -75,11 +46,8 @@ describe('easy-peak: the bill', function () {
       marginPercent: '0',
       hysteresisPercent: '0',
       wires: [['out'], ['guard'], []],
-    };
-    const flow = [accountNode(sim, ZONE), config, { id: 'out', type: 'helper' }, { id: 'guard', type: 'helper' }, ...catchNodes()];
-    await loadFlow([easyPeak, context.use()], flow);
-    await startedPast('p', 'restoring the peaks…');
-    out = inbox('out');
+    });
+    ({ out } = await loadPeak(suite.sim, ZONE, config, { modules: [suite.context.use()], helpers: ['out', 'guard'] }));
     // the hour before the read day's midnight: 6 kW, the month's peak (the month from 15 February)
     let p = await feed(READ - 60 * MIN, 59, 6);
     should(p.site.month).match({ fromMs: Date.parse('2026-02-14T23:00:00Z'), toMs: READ, value: 6 });
@@ -92,7 +60,7 @@ describe('easy-peak: the bill', function () {
     should(p.site.bill).match({ billedKw: 4.25, demandCharge: 17, raisedAboveKw: 2.5 });
     should(p.limitKw).equal(2.5);
     // restart: the month before is read back with the peaks
-    await context.restart();
+    await suite.context.restart();
     await quiet(50);
     out = inbox('out');
     // 15 minutes at 3 kW (the minute before none): the window 30-45 min closes at 3 kW, the month's value 3;
@@ -105,22 +73,15 @@ describe('easy-peak: the bill', function () {
   it('months from a list of read dates; from the last date monthly on its day, said in the log at deploy', async () => {
     // read dates 10 February and 12 March 2026 in Brussels: the month 10 February-12 March, then 12 March-12 April
     const march12 = Date.parse('2026-03-11T23:00:00Z');
-    clock = installClock(march12 - 32 * MIN);
-    context = new FileContext('easy-peak-dates-');
-    const config = {
-      id: 'p',
-      type: 'easy-peak',
-      account: 'acc',
-      minutes: '15',
+    suite.clock = installClock(march12 - 32 * MIN);
+    suite.context = new FileContext('easy-peak-dates-');
+    const config = peakNode({
       readDates: '2026-02-10, 2026-03-12',
       pricePerKw: '4',
       wires: [['out'], [], []],
-    };
-    const flow = [accountNode(sim, ZONE), config, { id: 'out', type: 'helper' }, ...catchNodes()];
-    await loadFlow([easyPeak, context.use()], flow);
-    await startedPast('p', 'restoring the peaks…');
+    });
+    ({ out } = await loadPeak(suite.sim, ZONE, config, { modules: [suite.context.use()] }));
     should(warnings('p').filter((w) => /read dates end/.test(w))).eql([]); // the last date is ahead
-    out = inbox('out');
     // the half hour before 12 March at 5 kW: the month from 10 February (local midnight, 9 February 23:00Z)
     let p = await feed(march12 - 31 * MIN, 30, 5);
     should(p.site.month).match({ fromMs: Date.parse('2026-02-09T23:00:00Z'), toMs: march12, value: 5 });
@@ -133,7 +94,7 @@ describe('easy-peak: the bill', function () {
     should(p.site.bill.billedKw).be.approximately(28 / 15, 1e-6);
     should(p.site.bill.demandCharge).be.approximately((4 * 28) / 15, 1e-6);
     // redeployed after the last date: the log says the list has run out, and the month is read back
-    await context.restart();
+    await suite.context.restart();
     await quiet(50);
     should(warnings('p').filter((w) => /read dates end/.test(w))).eql([
       "the read dates end on 2026-03-12: from it the months run monthly from day 12 of the month; add the next read dates in the node's settings",
@@ -147,26 +108,17 @@ describe('easy-peak: the bill', function () {
   it('two demand charges at once (PG&E B-19: all hours and on-peak 16:00-21:00 weekdays): each billed, the total, the guard under the least', async () => {
     // Wednesday 15 July 2026 in Los Angeles (PDT, UTC-7)
     const at = (hhmm: string) => Date.parse(`2026-07-15T${hhmm}:00-07:00`);
-    clock = installClock(at('09:58'));
-    context = new FileContext('easy-peak-charges-');
+    suite.clock = installClock(at('09:58'));
+    suite.context = new FileContext('easy-peak-charges-');
     const onPeak = { name: 'on-peak', when: { time_start: '16:00', time_end: '21:00', weekdays: [1, 2, 3, 4, 5] }, pricePerKw: 20 };
-    const config = {
-      id: 'p',
-      type: 'easy-peak',
-      account: 'acc',
-      minutes: '15',
+    const config = peakNode({
       pricePerKw: '10',
       moreCharges: JSON.stringify([onPeak]),
       marginPercent: '0',
       hysteresisPercent: '0',
       wires: [['out'], [], []],
-    };
-    await loadFlow(
-      [easyPeak, context.use()],
-      [accountNode(sim, 'America/Los_Angeles'), config, { id: 'out', type: 'helper' }, ...catchNodes()],
-    );
-    await startedPast('p', 'restoring the peaks…');
-    out = inbox('out');
+    });
+    ({ out } = await loadPeak(suite.sim, 'America/Los_Angeles', config, { modules: [suite.context.use()] }));
     // 10:00-10:15 at 8 kW: all hours 8 kW (80); on-peak none (0); a window at 10:15 cannot raise on-peak: the limit is 8
     let p = await feed(at('09:59'), 16, 8);
     // projected: the window 10:15-10:30 at the latest 8 kW changes nothing (on-peak cannot count it)
@@ -206,7 +158,7 @@ describe('easy-peak: the bill', function () {
       charges: [{ projected: { billedKw: 12, demandCharge: 120 } }, { projected: { billedKw: 12, demandCharge: 240 } }],
     });
     // restart: the on-peak month is read back, so 18:00-18:15 at 3 kW leaves it at 5 (from zero it would bill 3, 60)
-    await context.restart();
+    await suite.context.restart();
     await quiet(50);
     out = inbox('out');
     p = await feed(at('18:00'), 15, 3);

@@ -1,10 +1,9 @@
 // easy-peak's example flows, run as shipped (the account pointed at the simulator, debug
 // nodes and Dashboard 2 widgets swapped for helper nodes to read what arrives).
 import should from 'should';
-import type { Simulator } from '../../sim/server';
 import easyPeak = require('../../nodes/easy-peak');
 import easySensors = require('../../nodes/easy-sensors');
-import { DASHBOARD_CONFIG, exampleFlow, exampleOnSimulator, helper, inbox, loadFlow, withSimulator } from './flow-support';
+import { DASHBOARD_CONFIG, exampleFlow, exampleOnSimulator, helper, inbox, loadFlow, simulatorHooks } from './flow-support';
 
 const CORE = ['function/10-switch.js', 'function/15-change.js'].map((file) => require(require.resolve(`@node-red/nodes/core/${file}`)));
 const ALLOWED = new Set(['tab', 'easy-account', 'easy-sensors', 'easy-peak', 'switch', 'change', 'debug', 'catch', 'ui-text', 'ui-chart']);
@@ -13,19 +12,10 @@ const MIN = 60_000;
 const example = exampleFlow;
 
 describe('examples of easy-peak', function () {
-  let sim: Simulator;
-
-  beforeEach(async () => {
-    sim = await withSimulator();
-  });
-
-  afterEach(async () => {
-    await helper.unload();
-    await sim.close();
-  });
+  const suite = simulatorHooks();
 
   async function run(name: string) {
-    await loadFlow([easySensors, easyPeak, ...CORE], exampleOnSimulator(name, sim, 'Europe/Brussels'));
+    await loadFlow([easySensors, easyPeak, ...CORE], exampleOnSimulator(name, suite.sim, 'Europe/Brussels'));
   }
 
   /** Readings of `node` from `minutes` ago until now at `kw`, after a reset (the meter's first poll came at now). */

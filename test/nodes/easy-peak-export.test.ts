@@ -1,37 +1,18 @@
 // easy-peak with export meters (semantics rule 47) through the real runtime: energy sold
 // makes no demand peak unless the node counts it; a wrong direction is an error at Catch.
 import should from 'should';
-import type { Simulator } from '../../sim/server';
-import easyPeak = require('../../nodes/easy-peak');
-import { accountNode, catchNodes, helper, inbox, loadFlow, quiet, startedPast, warnings, withSimulator } from './flow-support';
+import { helper, quiet, simulatorHooks, warnings } from './flow-support';
+import { loadPeak, peakNode } from './peak-flows';
 
 const MIN = 60_000;
 const T0 = Date.parse('2026-03-04T09:00:00Z');
 
 describe('easy-peak with export meters', function () {
   this.timeout(30_000);
-  let sim: Simulator;
-  beforeEach(async () => {
-    sim = await withSimulator();
-  });
-  afterEach(async () => {
-    await helper.unload();
-    await sim.close();
-  });
+  const suite = simulatorHooks();
 
-  async function load(over: Record<string, unknown>) {
-    await loadFlow(
-      [easyPeak],
-      [
-        accountNode(sim, 'Europe/Brussels'),
-        { id: 'p', type: 'easy-peak', account: 'acc', minutes: '15', limit: 'fixed', limitKw: '10', wires: [['out'], [], []], ...over },
-        { id: 'out', type: 'helper' },
-        ...catchNodes(),
-      ],
-    );
-    await startedPast('p', 'restoring the peaks…');
-    return { node: helper.getNode('p'), out: inbox('out'), caught: inbox('caught') };
-  }
+  const load = (over: Record<string, unknown>) =>
+    loadPeak(suite.sim, 'Europe/Brussels', peakNode({ limit: 'fixed', limitKw: '10', ...over }));
 
   /** The grid import at 4 kW and the solar export at 30 kW, a reading of each every 5 minutes. */
   function sendDay(node: ReturnType<typeof helper.getNode>, exportDirection?: string) {

@@ -6,9 +6,8 @@
 // every load exactly and sheds at the latest safe moment (the last 10 s tick from which
 // shedding still keeps the window under), restoring at each window's start.
 import should from 'should';
-import type { Simulator } from '../../sim/server';
-import easyPeak = require('../../nodes/easy-peak');
-import { accountNode, catchNodes, FakeClock, helper, inbox, installClock, loadFlow, startedPast, withSimulator } from './flow-support';
+import { helper, installClock, simulatorHooks } from './flow-support';
+import { loadPeak, peakNode } from './peak-flows';
 import { demandWindowOf } from '../../nodes/lib/engine/peak/demand-window';
 import { wallClock } from '../lib/demand-reference';
 import { prng } from '../lib/engine-fixtures';
@@ -116,34 +115,16 @@ function referenceGuard(r: Replay, limit: (from: number) => number | null) {
 describe('easy-peak guard on load replays', function () {
   // a day of readings every 10 s through the runtime
   this.timeout(600_000);
-  let sim: Simulator;
-  let clock: FakeClock | null = null;
 
-  beforeEach(async () => {
-    sim = await withSimulator();
-  });
-
-  afterEach(async () => {
-    await helper.unload();
-    clock?.uninstall();
-    clock = null;
-    await sim.close();
-  });
+  const suite = simulatorHooks();
 
   /** Runs the replay through easy-peak: the relay follows output 2; returns it per tick, the node's limit per window and the sheds. */
   async function run(r: Replay, settings: Record<string, unknown>) {
-    clock = installClock(r.start - MIN);
-    const flow = [
-      accountNode(sim, ZONE),
-      { id: 'p', type: 'easy-peak', account: 'acc', minutes: '15', wires: [['out'], ['guard'], []], ...settings },
-      { id: 'out', type: 'helper' },
-      { id: 'guard', type: 'helper' },
-      ...catchNodes(),
-    ];
-    await loadFlow([easyPeak], flow);
-    await startedPast('p', 'restoring the peaks…');
-    const out = inbox('out');
-    const guard = inbox('guard');
+    suite.clock = installClock(r.start - MIN);
+    const peak = peakNode({ wires: [['out'], ['guard'], []], ...settings });
+    const loaded = await loadPeak(suite.sim, ZONE, peak, { helpers: ['out', 'guard'] });
+    const out = loaded.out;
+    const guard = loaded.inbox('guard');
     const relayOn = new Uint8Array(r.ticks);
     const limits = new Map<number, number | null>();
     const sheds: number[] = [];
@@ -163,7 +144,7 @@ describe('easy-peak guard on load replays', function () {
     const node = helper.getNode('p');
     for (let i = 0; i <= r.ticks; i++) {
       const at = r.start + i * TICK;
-      await clock.tickAsync(at - Date.now());
+      await suite.clock.tickAsync(at - Date.now());
       apply(); // a change the node made without a reading (the minute since the last one was over)
       if (i > 0) kwh += ((otherKw(r, i - 1) + (r.thermostat[i - 1] && relayOn[i - 1] ? HEATER_KW : 0)) * TICK) / 3600_000;
       node.receive({ payload: kwh, ts: at });

@@ -3,22 +3,8 @@
 // site.bill.reactive, the period's sums kept across a restart, tampered sums dropped on their
 // own, and bad settings said at deploy.
 import should from 'should';
-import type { Simulator } from '../../sim/server';
-import easyPeak = require('../../nodes/easy-peak');
-import {
-  accountNode,
-  catchNodes,
-  FakeClock,
-  FileContext,
-  helper,
-  inbox,
-  installClock,
-  loadFlow,
-  quiet,
-  startedPast,
-  warnings,
-  withSimulator,
-} from './flow-support';
+import { FileContext, helper, inbox, installClock, quiet, simulatorHooks, warnings } from './flow-support';
+import { loadPeak, peakNode } from './peak-flows';
 
 const MIN = 60_000;
 const ZONE = 'Europe/London';
@@ -31,32 +17,15 @@ const JANUARY_HOURS = 31 * 24;
 
 describe('easy-peak: reactive energy and the power factor', function () {
   this.timeout(30_000);
-  let sim: Simulator;
-  let clock: FakeClock | null = null;
-  let context: FileContext | null = null;
 
-  beforeEach(async () => {
-    sim = await withSimulator();
-  });
+  const suite = simulatorHooks();
 
-  afterEach(async () => {
-    await (context ? context.unload() : helper.unload());
-    context = null;
-    clock?.uninstall();
-    clock = null;
-    await sim.close();
-  });
-
-  async function load(over: Record<string, unknown> = {}, extra: unknown[] = []) {
-    const peak = { id: 'p', type: 'easy-peak', account: 'acc', minutes: '30', maxGapMinutes: '60', wires: [['out'], [], []], ...over };
-    await loadFlow([easyPeak, ...extra], [accountNode(sim, ZONE), peak, { id: 'out', type: 'helper' }, ...catchNodes()]);
-    await startedPast('p', 'restoring the peaks…');
-    return { out: inbox('out'), caught: inbox('caught') };
-  }
+  const load = (over: Record<string, unknown> = {}, modules: unknown[] = []) =>
+    loadPeak(suite.sim, ZONE, peakNode({ minutes: '30', maxGapMinutes: '60', ...over }), { modules });
 
   /** The kWh and the kvarh counter read at `ts` (the clock moved there first); output 1's payload after the second. */
   async function read(out: ReturnType<typeof inbox>, ts: number, kwh: number, kvarh: number) {
-    if (ts > Date.now()) await clock!.tickAsync(ts - Date.now());
+    if (ts > Date.now()) await suite.clock!.tickAsync(ts - Date.now());
     const node = helper.getNode('p');
     node.receive({ gateway: 'G', topic: 'e1.kwh', payload: kwh, ts });
     node.receive({ gateway: 'G', topic: 'e1.kvarh', payload: kvarh, ts });
@@ -65,9 +34,9 @@ describe('easy-peak: reactive energy and the power factor', function () {
   }
 
   it("rule 57's half hours by hand: 27.13 chargeable kvarh at 0.5 a kvarh, the month's power factor 0.923, kept across a restart", async () => {
-    clock = installClock(T0 - MIN);
-    context = new FileContext('easy-peak-reactive-');
-    const { out } = await load({ pricePerKvarh: '0.5' }, [context.use()]);
+    suite.clock = installClock(T0 - MIN);
+    suite.context = new FileContext('easy-peak-reactive-');
+    const { out } = await load({ pricePerKvarh: '0.5' }, [suite.context.use()]);
     // the kWh counter alone: a kW site, no reactive part
     helper.getNode('p').receive({ gateway: 'G', topic: 'e1.kwh', payload: 1000, ts: T0 });
     const [first] = await out.next(1);
@@ -96,8 +65,8 @@ describe('easy-peak: reactive energy and the power factor', function () {
     should(p.site.bill.reactive.projected.amount).be.approximately(chargeable * 0.5 * JANUARY_HOURS, 1e-6);
     should(p.site.bill.reactive.projected.powerFactor).be.approximately(p.site.bill.reactive.powerFactor, 1e-9);
     // a restart inside the period: the sums are kept, and the next half hour adds to them
-    await clock.tickAsync(2 * MIN); // saved within the minute
-    await context.restart();
+    await suite.clock.tickAsync(2 * MIN); // saved within the minute
+    await suite.context.restart();
     await quiet(50);
     const again = inbox('out');
     p = await read(again, T0 + 90 * MIN, 1300, 620);
@@ -108,15 +77,15 @@ describe('easy-peak: reactive energy and the power factor', function () {
   });
 
   it("tampered sums are dropped on their own, said once; the peaks are kept; a new month's sums start from zero", async () => {
-    clock = installClock(T0 - MIN);
-    context = new FileContext('easy-peak-reactive-');
-    const { out } = await load({ pricePerKvarh: '0.5' }, [context.use()]);
+    suite.clock = installClock(T0 - MIN);
+    suite.context = new FileContext('easy-peak-reactive-');
+    const { out } = await load({ pricePerKvarh: '0.5' }, [suite.context.use()]);
     await read(out, T0, 1000, 500);
     await read(out, T0 + 30 * MIN, 1100, 560);
-    await clock.tickAsync(2 * MIN);
+    await suite.clock.tickAsync(2 * MIN);
     const store = helper.getNode('p').context();
     // edited once the node saved on close, before it starts again
-    await context.restart(async () => {
+    await suite.context.restart(async () => {
       const stored = await new Promise<any>((resolve) => store.get('peaks', (_err: unknown, v: unknown) => resolve(v)));
       const line = JSON.parse(stored.reactive);
       line[8] = line[6] + 1; // more chargeable kvarh than kvarh

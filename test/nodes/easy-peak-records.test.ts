@@ -3,20 +3,8 @@
 // node-red-contrib-influxdb, or the site's month peak and projection as Home Assistant
 // discovery and states for `mqtt out`. The real servers' side is test/servers/peak-servers.test.ts.
 import should from 'should';
-import type { Simulator } from '../../sim/server';
-import easyPeak = require('../../nodes/easy-peak');
-import {
-  accountNode,
-  catchNodes,
-  FakeClock,
-  helper,
-  inbox,
-  installClock,
-  loadFlow,
-  quiet,
-  startedPast,
-  withSimulator,
-} from './flow-support';
+import { helper, inbox, installClock, quiet, simulatorHooks } from './flow-support';
+import { loadPeak, peakNode } from './peak-flows';
 
 /** The errors node `id` reported (the helper spies on the prototype shared by every node). */
 function errors(id: string): string[] {
@@ -31,41 +19,13 @@ const T0 = Date.parse('2026-03-04T09:00:00Z');
 
 describe('easy-peak records', function () {
   this.timeout(60_000);
-  let sim: Simulator;
-  let clock: FakeClock | null = null;
 
-  beforeEach(async () => {
-    sim = await withSimulator();
-  });
-  afterEach(async () => {
-    await helper.unload();
-    clock?.uninstall();
-    clock = null;
-    await sim.close();
-  });
+  const suite = simulatorHooks();
 
   async function load(over: Record<string, unknown>) {
-    await loadFlow(
-      [easyPeak],
-      [
-        accountNode(sim, ZONE),
-        {
-          id: 'p',
-          type: 'easy-peak',
-          name: 'workshop',
-          account: 'acc',
-          minutes: '15',
-          limit: 'peak',
-          wires: [['out'], [], [], ['rec']],
-          ...over,
-        },
-        { id: 'out', type: 'helper' },
-        { id: 'rec', type: 'helper' },
-        ...catchNodes(),
-      ],
-    );
-    await startedPast('p', 'restoring the peaks…'); // the stored peaks are read at deploy
-    return { out: inbox('out'), rec: inbox('rec'), caught: inbox('caught') };
+    const peak = peakNode({ name: 'workshop', limit: 'peak', wires: [['out'], [], [], ['rec']], ...over });
+    const loaded = await loadPeak(suite.sim, ZONE, peak, { helpers: ['out', 'rec'] });
+    return { out: loaded.out, rec: loaded.inbox('rec'), caught: loaded.caught };
   }
 
   /** Two meters read every minute from T0 for `minutes` minutes at kw1(i) and kw2(i); returns output 1's messages. */
@@ -73,7 +33,7 @@ describe('easy-peak records', function () {
     const values = [100, 50];
     for (let i = 0; i <= minutes; i++) {
       const ts = T0 + i * MIN;
-      if (ts > Date.now()) await clock!.tickAsync(ts - Date.now());
+      if (ts > Date.now()) await suite.clock!.tickAsync(ts - Date.now());
       if (i > 0) {
         values[0] += kw1(i) / 60;
         values[1] += kw2(i) / 60;
@@ -85,7 +45,7 @@ describe('easy-peak records', function () {
   }
 
   it('influx-out: each closed window once, per meter and for the site, at its start in ms, with the month value and rank', async () => {
-    clock = installClock(T0 - MIN);
+    suite.clock = installClock(T0 - MIN);
     const { out, rec, caught } = await load({ records: 'influx-out' });
     // window 1: 6 + 2 kW; window 2: 6 + 1 kW (not a peak: top 1); the reading at T0 + 30 min closes window 2
     await feed(
@@ -126,11 +86,11 @@ describe('easy-peak records', function () {
   });
 
   it('influx-batch: one message for the windows one reading closes; a counter named kvah is kVA', async () => {
-    clock = installClock(T0 - MIN);
+    suite.clock = installClock(T0 - MIN);
     const { out, rec } = await load({ records: 'influx-batch' });
     const values = [10, 10];
     for (const [i, ts] of [T0, T0 + 20 * MIN, T0 + 50 * MIN].entries()) {
-      if (ts > Date.now()) await clock.tickAsync(ts - Date.now());
+      if (ts > Date.now()) await suite.clock.tickAsync(ts - Date.now());
       values[0] += i * 3;
       helper.getNode('p').receive({ gateway: 'G', topic: 'e1.kvah', payload: values[0], ts });
     }
@@ -155,7 +115,7 @@ describe('easy-peak records', function () {
   });
 
   it('homeassistant: the month peak and the projection as power entities of the device, configs once, states each reading', async () => {
-    clock = installClock(T0 - MIN);
+    suite.clock = installClock(T0 - MIN);
     const { out, rec } = await load({ records: 'homeassistant', recordsDevice: 'barn' });
     const msgs = await feed(
       16,
@@ -192,7 +152,7 @@ describe('easy-peak records', function () {
   });
 
   it('a records setting it does not know is an error at Catch once and sends no records', async () => {
-    clock = installClock(T0 - MIN);
+    suite.clock = installClock(T0 - MIN);
     const { out, rec } = await load({ records: 'csv' });
     await feed(
       16,

@@ -1,21 +1,6 @@
 import should from 'should';
-import type { Simulator } from '../../sim/server';
-import easyPeak = require('../../nodes/easy-peak');
-import {
-  accountNode,
-  catchNodes,
-  FakeClock,
-  FileContext,
-  helper,
-  inbox,
-  installClock,
-  lastStatus,
-  loadFlow,
-  quiet,
-  startedPast,
-  warnings,
-  withSimulator,
-} from './flow-support';
+import { FileContext, helper, inbox, installClock, lastStatus, quiet, simulatorHooks, warnings } from './flow-support';
+import { guardNode, loadPeak } from './peak-flows';
 import { until } from '../fake-clock';
 import { shortText } from '../../nodes/lib/engine/common/format';
 
@@ -33,59 +18,20 @@ const spanOf = (from: number, to: number) => ({
   toMs: to,
 });
 
-function peakNode(over: Record<string, unknown> = {}) {
-  return {
-    id: 'p',
-    type: 'easy-peak',
-    account: 'acc',
-    minutes: '15',
-    limit: 'fixed',
-    limitKw: '10',
-    marginPercent: '0',
-    hysteresisPercent: '10',
-    wires: [['out'], ['guard'], ['chart']],
-    ...over,
-  };
-}
-
 describe('easy-peak node', function () {
   // 128 and 2,000 meters through the runtime: seconds on a loaded machine
   this.timeout(120_000);
-  let sim: Simulator;
-  let clock: FakeClock | null = null;
-  let context: FileContext | null = null;
 
-  beforeEach(async () => {
-    sim = await withSimulator();
-  });
+  const suite = simulatorHooks();
 
-  afterEach(async () => {
-    await (context ? context.unload() : helper.unload());
-    context = null;
-    clock?.uninstall();
-    clock = null;
-    await sim.close();
-  });
-
-  async function load(over: Record<string, unknown> = {}, extra: unknown[] = []) {
-    await loadFlow(
-      [easyPeak, ...extra],
-      [
-        accountNode(sim, ZONE),
-        peakNode(over),
-        { id: 'out', type: 'helper' },
-        { id: 'guard', type: 'helper' },
-        { id: 'chart', type: 'helper' },
-        ...catchNodes(),
-      ],
-    );
-    await startedPast('p', 'restoring the peaks…'); // the stored peaks are read at deploy
-    return { node: helper.getNode('p'), out: inbox('out'), guard: inbox('guard'), chart: inbox('chart'), caught: inbox('caught') };
+  async function load(over: Record<string, unknown> = {}, modules: unknown[] = []) {
+    const loaded = await loadPeak(suite.sim, ZONE, guardNode(over), { modules, helpers: ['out', 'guard', 'chart'] });
+    return { ...loaded, guard: loaded.inbox('guard'), chart: loaded.inbox('chart') };
   }
 
   /** Moves the fake clock to `ts` (firing what is due on the way) and sends a reading taken then. */
   async function readingAt(ts: number, kwh: number, extra: Record<string, unknown> = {}) {
-    if (ts > Date.now()) await clock!.tickAsync(ts - Date.now());
+    if (ts > Date.now()) await suite.clock!.tickAsync(ts - Date.now());
     helper.getNode('p').receive({ payload: kwh, ts, ...extra });
   }
 
@@ -111,7 +57,7 @@ describe('easy-peak node', function () {
   }
 
   it('sheds a load that ramps up inside a window before its average passes the limit, not before the projection does', async () => {
-    clock = installClock(T0 - MIN);
+    suite.clock = installClock(T0 - MIN);
     const { out, guard } = await load();
     await readingAt(T0 - 30_000, 100);
     await out.next(1);
@@ -136,7 +82,7 @@ describe('easy-peak node', function () {
   });
 
   it('restores with hysteresis once the shed load (2 kW, set) fits in the window, at most one change a minute, and does not flap on noisy power', async () => {
-    clock = installClock(T0 - MIN);
+    suite.clock = installClock(T0 - MIN);
     const { out, guard } = await load({ shedKw: '2' });
     await readingAt(T0, 100);
     await out.next(1);
@@ -159,7 +105,7 @@ describe('easy-peak node', function () {
   });
 
   it('waits for the minute since the last change, then changes without a reading to wake it', async () => {
-    clock = installClock(T0 - MIN);
+    suite.clock = installClock(T0 - MIN);
     const { out, guard } = await load({ hysteresisPercent: '0', shedKw: '1' });
     await readingAt(T0, 100);
     await out.next(1);
@@ -175,31 +121,31 @@ describe('easy-peak node', function () {
     await feed(T0 + 70_000, value, 1, 10_000, () => 12, out);
     await quiet(30);
     should(guard.received).have.length(0);
-    await clock.tickAsync(50_000 - 1);
+    await suite.clock.tickAsync(50_000 - 1);
     await quiet(30);
     should(guard.received).have.length(0);
-    await clock.tickAsync(1);
+    await suite.clock.tickAsync(1);
     const [again] = await guard.next(1);
     should(again).match({ guard: 'shed', changed: true });
     should(Date.now() - T0).equal(130_000);
   });
 
   it('restores when the data goes stale while shed', async () => {
-    clock = installClock(T0 - MIN);
+    suite.clock = installClock(T0 - MIN);
     const { out, guard } = await load({ staleMinutes: '2' });
     await readingAt(T0, 100);
     await out.next(1);
     await feed(T0, 100, 1, 10_000, () => 12, out);
     should((await guard.next(2))[1]).match({ guard: 'shed' });
-    await clock.tickAsync(2 * MIN); // the latest power is exactly "stale after" old: still fresh
+    await suite.clock.tickAsync(2 * MIN); // the latest power is exactly "stale after" old: still fresh
     await quiet(30);
     should(guard.received).have.length(0);
-    await clock.tickAsync(1);
+    await suite.clock.tickAsync(1);
     should((await guard.next(1))[0]).match({ guard: 'restore', reason: 'stale data', stale: ['default'] });
   });
 
   it('never sheds on stale data: a reading after a gap longer than "stale after" gives no power to act on', async () => {
-    clock = installClock(T0 - MIN);
+    suite.clock = installClock(T0 - MIN);
     const { out, guard } = await load({ staleMinutes: '5' });
     await readingAt(T0, 100);
     await readingAt(T0 + 6 * MIN, 100 + 1.5); // 15 kW over 6 minutes: too old to act on
@@ -210,7 +156,7 @@ describe('easy-peak node', function () {
   });
 
   it('a 45-minute outage across an 8 kW burst: the windows it spans are not complete, never a peak; the gap in the message and the status', async () => {
-    clock = installClock(T0 - MIN);
+    suite.clock = installClock(T0 - MIN);
     const { out, chart } = await load({ maxGapMinutes: '10' });
     // 1 kW, a reading a minute, from 10:00 to 10:15
     const before = await feed(T0 - MIN, 100, 16, MIN, () => 1, out);
@@ -235,14 +181,14 @@ describe('easy-peak node', function () {
   });
 
   it('a gateway clock 6 minutes slow: its readings are fresh as they arrive, 8 kW against 5 kW sheds and stays shed; said once; silent, stale after "stale after"', async () => {
-    clock = installClock(T0);
+    suite.clock = installClock(T0);
     const { node, out, guard } = await load({ limitKw: '5', shedKw: '3' }); // shedding 3 of 8 kW never fits under 5: shed throughout
     const SLOW = 6 * MIN;
     let value = 100;
     const sent: Array<Record<string, any>> = [];
     // 20 minutes of readings every 10 s, each sent as it is taken, stamped by a clock 6 minutes behind this one
     for (let i = 0; i <= 120; i++) {
-      if (i > 0) await clock.tickAsync(10_000);
+      if (i > 0) await suite.clock.tickAsync(10_000);
       value += i > 0 ? (8 * 10_000) / 3600_000 : 0;
       node.receive({ payload: value, ts: Date.now() - SLOW, gateway: 'GW' });
       sent.push(...(await out.next(1)));
@@ -259,19 +205,19 @@ describe('easy-peak node', function () {
     ]);
     should(lastStatus('p')).match({ fill: 'red', text: /^shed · projected 8\.00 kW · limit 5\.00 kW · gateway clock 6 min slow$/ });
     // the meter stops sending: still shed for "stale after" (5 minutes) from its last arrival, restored after it
-    await clock.tickAsync(5 * MIN);
+    await suite.clock.tickAsync(5 * MIN);
     await quiet(30);
     should(guard.received).have.length(2);
-    await clock.tickAsync(1);
+    await suite.clock.tickAsync(1);
     const [restored] = await guard.next(1);
     should(restored).match({ guard: 'restore', reason: 'stale data', stale: ['GW/default'] });
   });
 
   it('a gateway clock 3 minutes fast is said once too; one on time is not', async () => {
-    clock = installClock(T0);
+    suite.clock = installClock(T0);
     const { node, out } = await load();
     for (let i = 0; i <= 40; i++) {
-      if (i > 0) await clock.tickAsync(10_000);
+      if (i > 0) await suite.clock.tickAsync(10_000);
       node.receive({ payload: 100 + i * 0.01, ts: Date.now() + 3 * MIN, gateway: 'FAST' });
       node.receive({ payload: 100 + i * 0.01, ts: Date.now(), gateway: 'RIGHT' });
       await out.next(2);
@@ -299,7 +245,7 @@ describe('easy-peak node', function () {
   }
 
   it('a failed read (0), a 10x spike, a negative reading between normal ones: held, then dropped; no peak of thousands of kW, the limit unchanged, nothing lost', async () => {
-    clock = installClock(T0 - MIN);
+    suite.clock = installClock(T0 - MIN);
     // 31 minutes: two whole windows and the start of a third
     const odd = new Map<number, (v: number) => number>([
       [30, () => 0], // a Modbus read that failed
@@ -328,7 +274,7 @@ describe('easy-peak node', function () {
   });
 
   it('a counter reset and a meter swap count as semantics rule 10 says: the interval to the new base counts nothing', async () => {
-    clock = installClock(T0 - MIN);
+    suite.clock = installClock(T0 - MIN);
     const { sent } = await meterAt8kW(60, (i, v) => (i < 20 ? v : i < 40 ? v - 12_345 : v - 12_345 + 50_000));
     // a reset at reading 20 (0.044 kWh): held, then the next reading goes on from it
     should(sent[20].payload.held).equal('low');
@@ -346,14 +292,14 @@ describe('easy-peak node', function () {
       ['a glitch', 0, { glitches: [{ value: 0, kind: 'low' }] }],
       ['a reset', 0.02, { resets: [{ kind: 'reset' }] }],
     ] as const) {
-      clock = installClock(T0 - MIN);
-      context = new FileContext('easy-peak-');
-      const { out } = await load({}, [context.use()]);
+      suite.clock = installClock(T0 - MIN);
+      suite.context = new FileContext('easy-peak-');
+      const { out } = await load({}, [suite.context.use()]);
       for (let i = 0; i <= 10; i++) await readingAt(T0 + i * 10_000, 12_345 + i * 0.02);
       await readingAt(T0 + 110_000, value);
       const sent = await out.next(12);
       should(sent[11].payload.held).equal('low', what);
-      await context.restart();
+      await suite.context.restart();
       await quiet(50);
       const again = inbox('out');
       await readingAt(T0 + 120_000, what === 'a glitch' ? 12_345 + 12 * 0.02 : 0.04);
@@ -361,22 +307,22 @@ describe('easy-peak node', function () {
       should(msg.payload).match(expect, what);
       // a glitch: 12 intervals of 0.02 kWh; a reset: 10 and the one from its base, the interval to it nothing
       should(msg.payload.meter.window.energy).be.approximately(what === 'a glitch' ? 0.24 : 0.22, 1e-9, what);
-      await context.unload();
-      context = null;
-      clock.uninstall();
-      clock = null;
+      await suite.context.unload();
+      suite.context = null;
+      suite.clock.uninstall();
+      suite.clock = null;
     }
   });
 
   it("keeps the window's energy and the month's peaks across a restart inside a window", async () => {
-    clock = installClock(T0 - MIN);
-    context = new FileContext('easy-peak-');
-    const { out } = await load({ limit: 'peak' }, [context.use()]);
+    suite.clock = installClock(T0 - MIN);
+    suite.context = new FileContext('easy-peak-');
+    const { out } = await load({ limit: 'peak' }, [suite.context.use()]);
     await readingAt(T0, 100);
     // a whole window at 8 kW, then 7 minutes at 4 kW
     let { value } = await feed(T0, 100, 15, MIN, () => 8, out);
     ({ value } = await feed(T0 + 15 * MIN, value, 7, MIN, () => 4, out));
-    await context.restart();
+    await suite.context.restart();
     await quiet(50);
     const again = inbox('out');
     await readingAt(T0 + 23 * MIN, value + 4 / 60);
@@ -390,7 +336,7 @@ describe('easy-peak node', function () {
 
   it('starts a new month from zero', async () => {
     const end = Date.parse('2026-03-31T22:00:00Z'); // midnight in Brussels (CEST)
-    clock = installClock(end - 40 * MIN);
+    suite.clock = installClock(end - 40 * MIN);
     const { out } = await load({ limit: 'peak' });
     await readingAt(end - 30 * MIN, 100);
     let { value } = await feed(end - 30 * MIN, 100, 30, MIN, () => 6, out);
@@ -403,12 +349,12 @@ describe('easy-peak node', function () {
   });
 
   it("sums 128 meters per window: the site's peak is the peak of the sum, not the sum of the peaks", async () => {
-    clock = installClock(T0 - MIN);
+    suite.clock = installClock(T0 - MIN);
     const { out, chart } = await load({ limit: 'peak' });
     const values = new Array(128).fill(1000);
     for (let step = 0; step <= 31; step++) {
       const ts = T0 + step * MIN;
-      if (ts > Date.now()) await clock.tickAsync(ts - Date.now());
+      if (ts > Date.now()) await suite.clock.tickAsync(ts - Date.now());
       for (let m = 0; m < 128; m++) {
         // meter m draws 2 kW in the first window when it is even, in the second when it is odd
         const high = step > 0 && (step <= 15 ? m % 2 === 0 : step <= 30 && m % 2 === 1);
@@ -435,7 +381,7 @@ describe('easy-peak node', function () {
   });
 
   it('refuses non-numbers, far and future timestamps with a clear error and loses nothing', async () => {
-    clock = installClock(T0);
+    suite.clock = installClock(T0);
     const { node, out, caught } = await load();
     await readingAt(T0 + MIN, 100);
     await readingAt(T0 + 2 * MIN, 100.1);
@@ -456,11 +402,11 @@ describe('easy-peak node', function () {
   });
 
   it('an unfiltered gateway of 2,000 meters: 128 counted, one error for the rest per burst, the counted ones lose nothing', async () => {
-    clock = installClock(T0);
+    suite.clock = installClock(T0);
     const { node, out, caught } = await load();
     for (let m = 0; m < 2000; m++) node.receive({ topic: m === 7 ? '__proto__' : `e${m}.kwh`, payload: 5, ts: T0 });
     await out.next(128, 60_000);
-    await clock.tickAsync(2000);
+    await suite.clock.tickAsync(2000);
     const [err] = await caught.next(1, 60_000);
     should(err.error.message).match(
       /^Meter limit reached: 1,872 sensors ignored, "e128.kwh" the first \(easy-peak counts at most 128 meters/,
@@ -473,7 +419,7 @@ describe('easy-peak node', function () {
   });
 
   it('a kVAh counter beside kWh meters: one error at Catch naming the meters, counted nowhere; the kWh site goes on', async () => {
-    clock = installClock(T0);
+    suite.clock = installClock(T0);
     const { node, out, caught } = await load();
     node.receive({ gateway: 'G', topic: 'e1.kwh', payload: 100, ts: T0 });
     node.receive({ gateway: 'G', topic: 'e2.kwh', payload: 50, ts: T0 });
@@ -481,7 +427,7 @@ describe('easy-peak node', function () {
     // an easy-sensors message of an apparent-energy sensor, and a number with msg.unit
     node.receive({ gateway: 'G', topic: 'e3.kvah', payload: { id: 'e3.kvah', value: 70, ts: T0, unit: 'kVAh' } });
     node.receive({ topic: 'incomer', unit: 'kVAh', payload: 80, ts: T0 });
-    await clock.tickAsync(1500); // the burst of refusals is over
+    await suite.clock.tickAsync(1500); // the burst of refusals is over
     const [err] = await caught.next(1);
     should(err.error.message).equal(
       '"G/e3.kvah" and 1 more meters count kVAh, but this easy-peak sums kWh ("G/e1.kwh", "G/e2.kwh"): kW and kVA do not add up ' +
@@ -497,7 +443,7 @@ describe('easy-peak node', function () {
   });
 
   it("a kWh and a kvarh counter of one supply: a kVA site, its windows √(kWh² + kvarh²), the month's peak in kVA", async () => {
-    clock = installClock(T0 - MIN);
+    suite.clock = installClock(T0 - MIN);
     const { node, out, chart } = await load();
     // 8 kW and 6 kvar for 16 minutes: every window 10 kVA
     for (let k = 0; k <= 16; k++) {
@@ -558,7 +504,7 @@ describe('easy-peak node', function () {
       },
     });
     try {
-      clock = installClock(T0 - MIN);
+      suite.clock = installClock(T0 - MIN);
       const { out } = await load({}, [() => helper._redNodes.loadContextsPlugin()]);
       should(warnings('p')).containEql('peaks started from zero: the stored peaks could not be read (EIO: i/o error, read)');
       should(lastStatus('p')).eql({ fill: 'yellow', shape: 'ring', text: 'peaks from zero: the stored ones could not be read' });
@@ -576,16 +522,16 @@ describe('easy-peak node', function () {
   });
 
   it('drops tampered stored state part by part with one warning, and keeps the rest', async () => {
-    clock = installClock(T0 - MIN);
-    context = new FileContext('easy-peak-');
-    const { out } = await load({ limit: 'peak' }, [context.use()]);
+    suite.clock = installClock(T0 - MIN);
+    suite.context = new FileContext('easy-peak-');
+    const { out } = await load({ limit: 'peak' }, [suite.context.use()]);
     await readingAt(T0, 100, { topic: 'a' });
     await readingAt(T0, 50, { topic: 'b' });
     await readingAt(T0 + MIN, 101, { topic: 'a' });
     await readingAt(T0 + MIN, 50.5, { topic: 'b' });
     await out.next(4);
     const store = helper.getNode('p').context();
-    await clock.tickAsync(2 * MIN); // saved within the minute
+    await suite.clock.tickAsync(2 * MIN); // saved within the minute
     const stored = await new Promise<any>((resolve) => store.get('peaks', (_err: unknown, v: unknown) => resolve(v)));
     should(stored.meters).have.length(2);
     const lines = stored.meters.map((l: string) => JSON.parse(l));
@@ -593,7 +539,7 @@ describe('easy-peak node', function () {
     stored.meters = lines.map((l: unknown) => JSON.stringify(l));
     stored.site = '[null,[],[],0,"melt",null]'; // a guard state that does not exist
     await new Promise<void>((resolve) => store.set('peaks', stored, () => resolve()));
-    await context.restart();
+    await suite.context.restart();
     await quiet(50);
     const said = warnings('p').filter((w) => w.startsWith('stored peaks'));
     should(said).eql(["stored peaks: dropped meter line 2 (failed its checks); the guard's state (failed its checks)"]);
