@@ -118,6 +118,58 @@ export function energyUnitOf(msg: { payload?: unknown; unit?: unknown }, topic: 
   }
 }
 
+// A power-factor reading (semantics, the peak node: kVA from kWh and a power factor)
+/** A message's stated unit of a power factor, as written: lower case, without spaces or `_` (`cos φ`, `Power_Factor`). */
+const PF_UNITS = new Set(['pf', 'cosφ', 'cosphi', 'powerfactor']);
+/** A meter whose name ends so, saying no unit, reads a power factor (`e1.pf`, the gateway's modbus subsensor). */
+const PF_TOPIC = /(?:^|[^a-z0-9])(?:pf|cosφ|cosphi|power_?factor)$/i;
+
+const statedUnit = (x: unknown): string | null => (typeof x === 'string' ? x.toLowerCase().replace(/[\s_]+/g, '') : null);
+
+/**
+ * Whether a message is a power-factor reading: its stated unit (`msg.unit` beside a number,
+ * an easy-sensors message's `unit`) is `pf`, `cos φ`, `cosphi` or `power factor`; or,
+ * stating none, an easy-sensors message of a modbus power-factor subsensor, or a meter
+ * whose name ends in `pf`, `cosphi` or `power_factor` after a separator (`e1.pf`).
+ */
+export function isPowerFactorReading(msg: { payload?: unknown; unit?: unknown; topic?: unknown }): boolean {
+  const { payload } = msg;
+  const sensor = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>) : null;
+  const stated = sensor ? sensor.unit : msg.unit;
+  if (stated !== undefined && stated !== null && stated !== '') return PF_UNITS.has(statedUnit(stated) ?? '');
+  const decoded = sensor?.decoded as { kind?: unknown; quantity?: unknown } | undefined;
+  if (decoded && typeof decoded === 'object' && decoded.kind === 'modbus') return decoded.quantity === 'power_factor';
+  const topic = typeof msg.topic === 'string' && msg.topic !== '' ? msg.topic : typeof sensor?.id === 'string' ? sensor.id : '';
+  return PF_TOPIC.test(topic);
+}
+
+/**
+ * A power-factor reading's value: a number above 0 and at most 1 (a string of one, or an
+ * easy-sensors message's value). Anything else is refused, naming the meter and the value:
+ * a failed read of 0 would make kVA infinite, a percentage (95) or a signed one (−0.9) is
+ * no power factor here.
+ */
+export function powerFactorValue(msg: { payload?: unknown }, id: MeterId): number {
+  const { payload } = msg;
+  const sensor = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>) : null;
+  const raw = sensor ? sensor.value : payload;
+  const value = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+  if (!(value > 0 && value <= 1))
+    throw new TypeError(
+      `power factor meter "${shortText(meterName(id))}" read ${describe(raw)}: a power factor is a number above 0 and at most 1 ` +
+        '(not a percentage, not signed), so the reading is not counted; the last good one holds until the next, and a window ' +
+        'it does not cover is not complete',
+    );
+  return value;
+}
+
+/** The meter of a power-factor reading: msg.gateway, and msg.topic or the easy-sensors sensor id (as meterOf). */
+export function powerFactorMeterOf(msg: { gateway?: unknown; topic?: unknown; payload?: unknown }): MeterId {
+  const { payload } = msg;
+  const id = typeof payload === 'object' && payload !== null ? (payload as { id?: unknown }).id : undefined;
+  return meterOf(msg, { ts: 0, value: 0, sensorId: typeof id === 'string' ? id : undefined });
+}
+
 export function describe(x: unknown): string {
   if (x === undefined) return 'nothing';
   if (x === null) return 'null';

@@ -318,3 +318,56 @@ export function projectMeter(m: MeterPeaks, w: { from: number; to: number }): Pr
 export function isFresh(m: MeterPeaks, mono: number, staleMs: number): boolean {
   return m.power !== null && m.power.to - m.power.from <= staleMs && arrivedFresh(m.clock, mono, staleMs);
 }
+
+// The power-factor meter (semantics, the peak node): its readings hold from their stamp until
+// the next; their time-weighted average per window is counted as the kWh meters count energy,
+// the cumulative ∫pf dt fed to advanceMeter, so windows, gaps, coverage and closing are theirs.
+
+/** A power-factor meter: its ∫pf dt as a meter (kWh standing for pf·h), and the newest reading's power factor, which holds from it on. */
+export interface PfMeter {
+  meter: MeterPeaks;
+  value: number;
+}
+
+/** A closed window of the power-factor meter: the part of it its readings covered (hours) and the weighted sum over it (pf·h). */
+export interface PfShare {
+  weighted: number;
+  hours: number;
+}
+
+export const newPfMeter = (id: MeterId): PfMeter => ({ meter: newMeter(id, 'kWh'), value: 1 });
+
+/**
+ * One power-factor reading counted: the interval since the last reading holds the last
+ * reading's power factor (added to ∫pf dt), and from now on this one's. The meter code
+ * shares the interval among windows by time and closes the windows it passes; the rise of
+ * ∫pf dt (at most 1 an hour) is never judged a jump. `shares[i]` is closed[i]'s covered
+ * part: the first closed window from where the readings began to cover it, the later ones whole.
+ */
+export function advancePowerFactor(
+  pf: PfMeter,
+  reading: { ts: number; value: number },
+  scope: WindowScope,
+): { advance: MeterAdvance; shares: PfShare[] } {
+  const { meter } = pf;
+  const open = meter.window;
+  const last = meter.last;
+  const cumulative = last === null ? 0 : last.value + (pf.value * (reading.ts - last.ts)) / HOUR_MS;
+  const advance = advanceMeter(meter, { ts: reading.ts, value: cumulative }, { ...scope, maxPowerKw: Infinity });
+  if (!advance.ignored) pf.value = reading.value;
+  const shares = advance.closed.map((w) => {
+    const from = open && w.from === open.from ? Math.max(w.from, open.coveredFrom) : w.from;
+    return { weighted: w.energy, hours: (w.to - from) / HOUR_MS };
+  });
+  return { advance, shares };
+}
+
+/** The power factor of the meter in window `w` so far and held to its end (the newest reading's for the rest): the projection's. */
+export function projectedPowerFactor(pf: PfMeter, w: { from: number; to: number }): number {
+  const m = pf.meter;
+  const inside = m.window !== null && m.last !== null && m.window.from === w.from;
+  if (!inside) return pf.value;
+  const covered = m.last!.ts - m.window!.coveredFrom;
+  const rest = w.to - w.from - covered;
+  return (m.window!.energy * HOUR_MS + pf.value * rest) / (w.to - w.from);
+}

@@ -7,7 +7,7 @@ import { roundAmount, roundAmountOrNull } from '../../engine/common/format';
 import { periodLabel } from '../../engine/reports/chart';
 import { MeterId, meterName } from '../common/meter-reading';
 import type { GuardDecision } from './peak-guard';
-import { isCovered, MeterAdvance, MeterPeaks, Projection } from './peak-meter';
+import { isCovered, MeterAdvance, MeterPeaks, PfMeter, Projection } from './peak-meter';
 import { monthAt, MonthPeaks, monthValue, PeriodScope } from './peak-month';
 import { siteCovered, SiteNow, siteUnit } from './peak-site';
 
@@ -142,8 +142,6 @@ export interface PeakStatus {
   text: string;
 }
 
-const kw = (x: number | null): string => (x === null ? '–' : `${x.toFixed(2)} kW`);
-
 /** The site in a line: the projection against the limit, and the guard. */
 export function peakStatus(
   site: SiteNow | null,
@@ -154,7 +152,10 @@ export function peakStatus(
   reading?: string | null,
   /** A hint such as a gateway clock that is off. */
   hint?: string | null,
+  /** The site's unit: kVA where it is billed on kVA (rules 56, 65). */
+  unit: 'kW' | 'kVA' = 'kW',
 ): PeakStatus {
+  const kw = (x: number | null): string => (x === null ? '–' : `${x.toFixed(2)} ${unit}`);
   if (!site) return { fill: 'grey', shape: 'ring', text: 'waiting for readings' };
   const of = limitKw === null ? 'no limit yet' : `limit ${kw(limitKw)}`;
   const who = meters > 1 ? ` · ${meters} meters` : '';
@@ -180,6 +181,28 @@ export function meterPart(m: MeterPeaks & MeterId, projection: Projection, month
         }
       : null,
     month: monthPayload(month),
+  };
+}
+
+/** A power-factor meter's part of output 1 (rule 65): its newest reading, and its window's time-weighted power factor so far. */
+export function powerFactorPart(pf: PfMeter, value: number) {
+  const m = pf.meter;
+  const w = m.window;
+  const covered = w && m.last ? m.last.ts - w.coveredFrom : 0;
+  return {
+    name: meterName(m),
+    gateway: m.gateway,
+    topic: m.topic,
+    unit: 'pf' as const,
+    value,
+    window: w
+      ? {
+          ...span(w.from, w.to),
+          powerFactor: covered > 0 ? roundAmount((w.energy * 3_600_000) / covered) : null,
+          complete: isCovered(w),
+          ...(w.gap ? { gap: gapPart(w.gap) } : {}),
+        }
+      : null,
   };
 }
 
@@ -234,11 +257,18 @@ export function windowRecord(
 }
 
 /** Output 1's `site`: its meters, unit, window so far (complete when every meter covers it), month and bill. */
-export function sitePayload<Bill>(meters: Iterable<MeterPeaks>, site: SiteNow, powerKw: number | null, month: MonthPeaks, bill: Bill) {
+export function sitePayload<Bill>(
+  meters: Iterable<MeterPeaks>,
+  site: SiteNow,
+  powerKw: number | null,
+  month: MonthPeaks,
+  bill: Bill,
+  unit?: 'kW' | 'kVA',
+) {
   const all = [...meters];
   return {
     meters: all.length,
-    unit: siteUnit(all),
+    unit: unit ?? siteUnit(all),
     window: windowPayload(site.window, site, powerKw, siteCovered(all, site.window)),
     month: monthPayload(month),
     bill,

@@ -48,6 +48,8 @@ export interface PeakSettings {
   bill: BillSettings;
   /** The reactive energy charge (semantics rule 65): free down to a power factor, beyond it a price per kvarh. */
   reactive: ReactiveSettings;
+  /** The contract's power factor (0 < pf ≤ 1): the site's kWh windows are billed as kVA, kVAh = kWh ÷ pf (rule 65); null: none. */
+  powerFactor: number | null;
 }
 
 export interface BillSettings {
@@ -222,6 +224,16 @@ function reactiveSettings(config: Record<string, unknown>): ReactiveSettings {
   return { minPowerFactor, pricePerKvarh: numberSetting(config.pricePerKvarh, 'the price per kvarh', 0, 1e9, 0)! };
 }
 
+/** The *power factor* setting: empty for none, else a number above 0 and at most 1 (a contract's declared power factor). */
+function powerFactorSetting(raw: unknown): number | null {
+  const t = text(raw);
+  if (t === '') return null;
+  const pf = /^[+-]?(\d+\.?\d*|\.\d+)$/.test(t) ? Number(t) : NaN;
+  if (!(pf > 0 && pf <= 1))
+    throw new Error(`the power factor must be a number above 0 and at most 1 (empty: none), got ${JSON.stringify(raw)}`);
+  return pf;
+}
+
 /** The node's settings, or an Error a user understands naming the first setting that is wrong. */
 export function peakSettings(config: Record<string, unknown>): PeakSettings {
   // one of three values: a range in the words ("from 15 to 60") would let 20 seem right
@@ -273,6 +285,7 @@ export function peakSettings(config: Record<string, unknown>): PeakSettings {
     shedKw: numberSetting(config.shedKw, 'the shed load (kW)', 0.001, 1e6, null),
     bill,
     reactive: reactiveSettings(config),
+    powerFactor: powerFactorSetting(config.powerFactor),
   };
   billCharge(settings, 'UTC'); // checked as the engine checks it, so a wrong step or holiday is said at deploy
   return settings;

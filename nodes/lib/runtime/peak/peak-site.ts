@@ -7,8 +7,20 @@ import type { DemandWindow } from '../../engine/peak/demand';
 import { demandWindowOf } from '../../engine/peak/demand-window';
 import { HOUR_MS } from '../../engine/time/time';
 import { groupDigits, shortText } from '../../engine/common/format';
-import { EnergyUnit, meterName } from '../common/meter-reading';
-import { isCovered, isFresh, MeterPeaks, projectMeter, WindowScope } from './peak-meter';
+import { EnergyUnit, MeterId, meterKey, meterName } from '../common/meter-reading';
+import { RefusalBurst, RefusedReading } from '../common/refusal-burst';
+import { reactivePerActive } from '../../engine/peak/apparent';
+import {
+  isCovered,
+  isFresh,
+  MeterPeaks,
+  newPfMeter,
+  PfMeter,
+  PfShare,
+  projectedPowerFactor,
+  projectMeter,
+  WindowScope,
+} from './peak-meter';
 import { addToMonths, MonthPeaks } from './peak-month';
 import type { PeriodValue } from '../../engine/peak/billing';
 import type { SiteWindow } from './peak-reactive';
@@ -20,6 +32,8 @@ export interface PendingWindow {
   energy: number;
   /** The kvarh of its reactive meters (paired with the kWh into kVAh when it closes: rule 56). */
   reactive: number;
+  /** The power-factor meter's share (rule 65): Σ pf × hours over the part its readings covered, and those hours. */
+  pf: PfShare;
   /** How many meters have handed it over, and whether each had covered all of it. */
   reported: number;
   complete: boolean;
@@ -47,6 +61,9 @@ export interface SiteNow {
   stale: MeterPeaks[];
 }
 
+/** No power factor: kWh windows are kW. */
+export const NO_POWER_FACTOR: SitePowerFactor = { fixed: null, meter: null };
+
 export const newSite = (): SiteState => ({ pending: new Map(), closedUntil: -Infinity, month: null, history: [] });
 
 export { MAX_HISTORY } from './peak-month';
@@ -68,16 +85,22 @@ export function rebaseSite(site: SiteState, now: number, scope: WindowScope): vo
   site.history = site.history.filter((h) => h.from <= now);
 }
 
-/** A meter's closed window (of the meter named `meter`; `reactive`: its kvarh), added to the site's sum for that window. */
-export function shareWindow(site: SiteState, w: DemandWindow, meter: string, reactive = false): void {
+/**
+ * A meter's closed window (of the meter named `meter`; `reactive`: its kvarh; `pf`: the
+ * power-factor meter's share of it), added to the site's sum for that window.
+ */
+export function shareWindow(site: SiteState, w: DemandWindow, meter: string, reactive = false, pf?: PfShare): void {
   if (w.to <= site.closedUntil) return;
   let p = site.pending.get(w.from);
   if (!p) {
-    p = { from: w.from, to: w.to, energy: 0, reactive: 0, reported: 0, complete: true };
+    p = { from: w.from, to: w.to, energy: 0, reactive: 0, pf: { weighted: 0, hours: 0 }, reported: 0, complete: true };
     site.pending.set(w.from, p);
   }
   if (reactive) p.reactive += w.energy;
-  else p.energy += w.energy;
+  else if (pf) {
+    p.pf.weighted += pf.weighted;
+    p.pf.hours += pf.hours;
+  } else p.energy += w.energy;
   p.reported += 1;
   p.complete &&= w.complete;
   if (w.gap && (!p.gap || p.gap.to - p.gap.from < w.gap.to - w.gap.from)) p.gap = { ...w.gap, meter };
@@ -93,11 +116,13 @@ export function closeDue(
   meters: Iterable<MeterPeaks>,
   scope: WindowScope,
   staleMs: number,
+  pf: SitePowerFactor = NO_POWER_FACTOR,
 ): { closed: SiteWindow[]; newPeak: boolean; months: MonthPeaks[] } {
   let oldest = Infinity;
   let newest = -Infinity;
   let count = 0;
-  for (const m of meters) {
+  // the power-factor meter is one of the site's: a window closes when its readings passed it too
+  for (const m of pf.meter ? [...meters, pf.meter.meter] : meters) {
     if (!m.last) continue;
     count++;
     oldest = Math.min(oldest, m.last.ts);
@@ -112,16 +137,17 @@ export function closeDue(
     if (!passedByAll && newest < p.to + staleMs && due.length - i <= MAX_PENDING) break;
     site.pending.delete(p.from);
     site.closedUntil = Math.max(site.closedUntil, p.to);
-    // kWh alone, or paired with the reactive meters' kvarh into kVAh (rule 56)
-    const energy = p.reactive > 0 ? Math.hypot(p.energy, p.reactive) : p.energy;
+    // kWh alone, paired with the reactive meters' kvarh into kVAh (rule 56), or billed with the power factor (rule 65)
+    const paired = pairedEnergy(p, pf);
     const w: SiteWindow = {
       from: p.from,
       to: p.to,
-      energy,
-      kw: energy / ((p.to - p.from) / HOUR_MS),
-      complete: passedByAll && p.complete && p.reported >= count,
+      energy: paired.energy,
+      kw: paired.energy / ((p.to - p.from) / HOUR_MS),
+      // a window the power-factor meter's readings do not cover has no power factor: never billed on a guess
+      complete: passedByAll && p.complete && p.reported >= count && paired.known,
       ...(p.gap ? { gap: p.gap } : {}),
-      shares: { energy: p.energy, reactive: p.reactive }, // the reactive energy's sums (peak-reactive)
+      shares: paired.shares, // the reactive energy's sums (peak-reactive)
     };
     closed.push(w);
     const added = addToMonths(site, w, scope);
@@ -129,6 +155,21 @@ export function closeDue(
     newPeak ||= added.newPeak;
   }
   return { closed, newPeak, months };
+}
+
+/**
+ * A window's kVAh from its meters' shares: kWh alone (kW); √(kWh² + kvarh²) with reactive
+ * meters (rule 56); kWh ÷ pf with a power factor (rule 65), the meter's the time-weighted
+ * average over the part it covered (none covered: kVAh = kWh, and `known` false).
+ */
+function pairedEnergy(p: PendingWindow, pf: SitePowerFactor) {
+  if (hasPowerFactor(pf)) {
+    const factor = pf.fixed ?? sharedPowerFactor(p.pf);
+    const kvah = p.energy / (factor ?? 1);
+    return { energy: kvah, known: factor !== null, shares: { energy: p.energy, reactive: p.energy * reactivePerActive(factor ?? 1) } };
+  }
+  const energy = p.reactive > 0 ? Math.hypot(p.energy, p.reactive) : p.energy;
+  return { energy, known: true, shares: { energy: p.energy, reactive: p.reactive } };
 }
 
 /** The words for readings of meters beyond the node's `max` (`count` refused together, `first` the first one's name). */
@@ -164,7 +205,13 @@ export function otherUnitError(first: string, count: number, meters: Iterable<Me
 }
 
 /** The site's current window (the one holding the newest reading of any meter) and its projection; `mono`: this machine's monotonic clock now. */
-export function siteNow(meters: Iterable<MeterPeaks>, scope: WindowScope, mono: number, staleMs: number): SiteNow | null {
+export function siteNow(
+  meters: Iterable<MeterPeaks>,
+  scope: WindowScope,
+  mono: number,
+  staleMs: number,
+  pf: SitePowerFactor = NO_POWER_FACTOR,
+): SiteNow | null {
   const all = [...meters].filter((m) => m.last !== null);
   if (all.length === 0) return null;
   const newest = Math.max(...all.map((m) => m.last!.ts));
@@ -180,8 +227,20 @@ export function siteNow(meters: Iterable<MeterPeaks>, scope: WindowScope, mono: 
     projections[k] = projections[k] === null || p.projectedKw === null ? null : projections[k]! + p.projectedKw;
     if (!isFresh(m, mono, staleMs)) stale.push(m);
   }
-  const energy = Math.hypot(energies[0], energies[1]);
-  const projected = projections[0] === null || projections[1] === null ? null : Math.hypot(projections[0], projections[1]);
+  let energy = Math.hypot(energies[0], energies[1]);
+  let projected = projections[0] === null || projections[1] === null ? null : Math.hypot(projections[0], projections[1]);
+  if (pf.meter && pf.meter.meter.last) {
+    // kWh over the meter's power factor: so far, the average over what its readings covered; projected, held to the end
+    const m = pf.meter.meter;
+    const so = m.window && m.window.from === window.from ? m.window : null;
+    const soFar = so && m.last!.ts > so.coveredFrom ? (so.energy * HOUR_MS) / (m.last!.ts - so.coveredFrom) : pf.meter.value;
+    energy /= Math.min(1, soFar);
+    if (projected !== null) projected /= projectedPowerFactor(pf.meter, window);
+    if (!isFresh(m, mono, staleMs)) stale.push(m);
+  } else if (pf.fixed !== null) {
+    energy /= pf.fixed;
+    if (projected !== null) projected /= pf.fixed;
+  }
   const elapsed = newest - window.from;
   return { window, newest, energy, averageKwSoFar: elapsed > 0 ? energy / (elapsed / HOUR_MS) : null, projectedKw: projected, stale };
 }
@@ -192,24 +251,28 @@ export function siteCovered(meters: Iterable<MeterPeaks>, w: { from: number }): 
   return true;
 }
 
-/** The sum of the meters' latest power (kVA of the kW and kvar sums where reactive meters are paired); null while any has none. */
-export function sitePowerKw(meters: Iterable<MeterPeaks>): number | null {
+/** The sum of the meters' latest power (kVA of the kW and kvar sums where reactive meters are paired, of the kW over the power factor); null while any has none. */
+export function sitePowerKw(meters: Iterable<MeterPeaks>, pf: SitePowerFactor = NO_POWER_FACTOR): number | null {
   const sums = [0, 0];
   for (const m of meters) {
     if (m.power === null) return null;
     sums[m.unit === 'kvarh' ? 1 : 0] += m.power.kw;
   }
-  return Math.hypot(sums[0], sums[1]);
+  if (!hasPowerFactor(pf)) return Math.hypot(sums[0], sums[1]);
+  const factor = currentPowerFactor(pf);
+  return factor === null ? null : sums[0] / factor;
 }
 
-/** The site's unit: kW of kWh meters, kVA of kVAh meters or of kWh and kvarh ones (rule 56); kW before any. */
-export function siteUnit(meters: Iterable<MeterPeaks>): 'kW' | 'kVA' {
+/** The site's unit: kW of kWh meters, kVA of kVAh meters or of kWh and kvarh ones (rule 56) or of kWh with a power factor (rule 65); kW before any. */
+export function siteUnit(meters: Iterable<MeterPeaks>, pf: SitePowerFactor = NO_POWER_FACTOR): 'kW' | 'kVA' {
+  if (hasPowerFactor(pf)) return 'kVA';
   for (const m of meters) if (m.unit !== 'kWh') return 'kVA';
   return 'kW';
 }
 
-/** Whether the site pairs kWh with kvarh (rule 56): its windows then carry active and reactive energy (peak-reactive). */
-export function sitePairs(meters: Iterable<MeterPeaks>): boolean {
+/** Whether the site pairs kWh with kvarh (rule 56) or with a power factor (rule 65): its windows then carry active and reactive energy (peak-reactive). */
+export function sitePairs(meters: Iterable<MeterPeaks>, pf: SitePowerFactor = NO_POWER_FACTOR): boolean {
+  if (hasPowerFactor(pf)) return true;
   for (const m of meters) if (m.unit === 'kvarh') return true;
   return false;
 }
@@ -218,4 +281,79 @@ export function sitePairs(meters: Iterable<MeterPeaks>): boolean {
 export function unitJoins(meters: Iterable<MeterPeaks>, unit: EnergyUnit): boolean {
   for (const m of meters) if ((m.unit === 'kVAh') !== (unit === 'kVAh')) return false;
   return true;
+}
+
+/** The site's power factor: the node's fixed one, or a meter's (at most one of them; neither: none). */
+export interface SitePowerFactor {
+  fixed: number | null;
+  meter: PfMeter | null;
+}
+
+/** A window's power factor from the meter's share of it: the time-weighted average over the part covered; null: none covered. */
+export const sharedPowerFactor = (s: PfShare): number | null => (s.hours > 0 ? Math.min(1, s.weighted / s.hours) : null);
+
+/** Whether the site has a power factor: its kWh windows are then kVA (rule 65). */
+export const hasPowerFactor = (pf: SitePowerFactor): boolean => pf.fixed !== null || pf.meter !== null;
+
+/** The power factor of the site now, for its power: the fixed one, or the meter's newest (null: none). */
+export const currentPowerFactor = (pf: SitePowerFactor): number | null => pf.fixed ?? (pf.meter?.meter.last ? pf.meter.value : null);
+
+/**
+ * The site's power factor as the stream keeps it (rule 65): the node's fixed one, or the
+ * power-factor meter made at its first reading. One source of kVA a site: a power factor
+ * and kvarh counters are two sources of one figure, one power-factor meter a site, none
+ * beside kVAh counters; what is refused is one error a burst, naming it and the source.
+ */
+export class PowerFactorSource implements SitePowerFactor {
+  meter: PfMeter | null = null;
+  private readonly refusals = new RefusalBurst((count, first) => this.conflict(first, count));
+
+  /** `meters`: the site's energy meters now. */
+  constructor(
+    readonly fixed: number | null,
+    private readonly meters: () => Iterable<MeterPeaks>,
+  ) {}
+
+  /** The power-factor meter for a reading of `id`, made at its first reading; refused (RefusedReading) beside another source of kVA. */
+  meterFor(id: MeterId): PfMeter {
+    const known = this.meter;
+    if (known && meterKey(known.meter) === meterKey(id)) return known;
+    if (known || this.fixed !== null || [...this.meters()].some((m) => m.unit !== 'kWh'))
+      throw new RefusedReading(this.refusals.refuse(JSON.stringify([meterName(id), 'reads a power factor'])));
+    this.meter = newPfMeter(id);
+    return this.meter;
+  }
+
+  /** A new meter counting `unit` joins the site: refused (RefusedReading) when it is kvarh or kVAh and the site has a power factor. */
+  admit(id: MeterId, unit: EnergyUnit): void {
+    if (unit !== 'kWh' && hasPowerFactor(this))
+      throw new RefusedReading(this.refusals.refuse(JSON.stringify([meterName(id), `counts ${unit}`])));
+  }
+
+  /** Ends a burst of refusals now (the node closes). */
+  end(): void {
+    this.refusals.end();
+  }
+
+  /** The refusal's words; `first` is `[name, what it counts]` as JSON (the burst's key). */
+  private conflict(first: string, count: number): TypeError {
+    const [name, what] = JSON.parse(first) as [string, string];
+    const who = count > 1 ? `"${shortText(name)}" and ${count - 1} more meters` : `"${shortText(name)}"`;
+    return new TypeError(
+      `${who} ${what}, but this easy-peak ${this.source()}: one source of kVA a site, so the reading is not counted. ` +
+        'Clear the power factor setting (or send the other meters to an easy-peak of their own) to count it',
+    );
+  }
+
+  /** What the site's kVA comes from, in words: the fixed power factor, the meter's, kvarh or kVAh counters. */
+  private source(): string {
+    if (this.fixed !== null) return `bills its kWh as kVA with the power factor of its setting (${this.fixed})`;
+    if (this.meter) return `bills its kWh as kVA with the power factor of "${shortText(meterName(this.meter.meter))}"`;
+    const other = [...this.meters()].filter((m) => m.unit !== 'kWh');
+    const names = other.slice(0, 3).map((m) => `"${shortText(meterName(m))}"`);
+    const more = other.length > 3 ? ` and ${other.length - 3} more` : '';
+    return other.some((m) => m.unit === 'kvarh')
+      ? `pairs its kWh with kvarh counters (${names.join(', ')}${more}) into kVA`
+      : `sums kVAh counters (${names.join(', ')}${more}), apparent energy already`;
+  }
 }

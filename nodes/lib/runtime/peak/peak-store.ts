@@ -7,14 +7,15 @@ import { demandWindowOf } from '../../engine/peak/demand-window';
 import { DroppedState, isFiniteNumber, isStoredInstant } from '../../engine/common/stored-checks';
 import { EnergyUnit, MeterId, meterKey, meterName, storedMeterName, unitOfTopic } from '../common/meter-reading';
 import { MAX_CLOCK_AHEAD_MS, MAX_STORED_LINE_CHARS } from '../../engine/common/limits';
-import { DAY_MS } from '../../engine/time/time';
+import { DAY_MS, HOUR_MS } from '../../engine/time/time';
 import { isFromFuture } from '../../engine/common/future-readings';
 import { restoredClock, storedLag } from './peak-clock';
 import { storedHeld } from '../../engine/cost/meter-glitches';
 import type { GuardMemory } from './peak-guard';
-import type { MeterPeaks, WindowScope } from './peak-meter';
+import type { MeterPeaks, PfMeter, WindowScope } from './peak-meter';
 import { MonthPeaks, monthOf, Peak } from './peak-month';
 import type { PendingWindow, SiteState } from './peak-site';
+
 import { MAX_HISTORY, MAX_PENDING } from './peak-site';
 import type { PeriodValue } from '../../engine/peak/billing';
 
@@ -29,6 +30,8 @@ interface StoredV1 {
   scope: string;
   meters: string[];
   site: string;
+  /** The power-factor meter (rule 65): `[its newest reading's power factor, its meter line]` as JSON; absent: none. */
+  powerFactor?: string;
 }
 
 export interface RestoredPeaks {
@@ -37,6 +40,8 @@ export interface RestoredPeaks {
   held: Array<{ meter: MeterPeaks; rows: Array<[number, number]> }>;
   site: SiteState | null;
   guard: GuardMemory | null;
+  /** The power-factor meter (null: none, or dropped). */
+  powerFactor: PfMeter | null;
   /** What was dropped, in words; null when everything was read (or nothing was stored). */
   problem: string | null;
   /** The newest instant kept (a meter's reading, the site's closed windows, the guard's change): ahead of now, stored under a later clock. */
@@ -91,6 +96,8 @@ type SiteLine = [
   [number | null, [number, number, number | null, 0 | 1] | null],
   /** The pending windows' kvarh, in their order (reactive meters paired into kVA); a line of 6 to 8 has none. */
   number[],
+  /** The pending windows' power-factor shares `[weighted, hours]` flat, in their order (rule 65); a line of 6 to 9 has none. */
+  number[],
 ];
 
 /** `clocks`: this machine's wall and monotonic clocks now (the meters' arrivals are monotonic). */
@@ -100,27 +107,12 @@ export function encodePeaks(
   guard: GuardMemory,
   scope: WindowScope,
   clocks: { now: number; mono: number },
+  pf: PfMeter | null = null,
 ): StoredV1 {
   const lines: string[] = [];
   for (const m of meters) {
-    if (!m.last || !m.window) continue;
-    const line: MeterLine = [
-      m.gateway,
-      m.topic,
-      m.last.ts,
-      m.last.value,
-      m.power?.from ?? null,
-      m.power?.kw ?? null,
-      m.window.energy,
-      m.window.coveredFrom,
-      m.month?.from ?? null,
-      flatPeaks(m.month),
-      storedLag(m.clock, clocks.now, clocks.mono),
-      m.judge.held.map((h): [number, number] => [h.ts, h.value]),
-      m.unit,
-      m.window.gap ? [m.window.gap.from, m.window.gap.to] : null,
-    ];
-    lines.push(JSON.stringify(line));
+    const line = meterLine(m, clocks);
+    if (line !== null) lines.push(line);
   }
   const pending = [...site.pending.values()].flatMap((p) => [p.from, p.energy, p.reported, p.complete ? 1 : 0]);
   const siteLine: SiteLine = [
@@ -133,8 +125,38 @@ export function encodePeaks(
     site.history.flatMap((h) => [h.from, h.value]),
     [guard.learnedKw ?? null, guard.shed ? [guard.shed.window, guard.shed.at, guard.shed.powerKw, guard.shed.learned ? 1 : 0] : null],
     [...site.pending.values()].map((p) => p.reactive),
+    [...site.pending.values()].flatMap((p) => [p.pf.weighted, p.pf.hours]),
   ];
-  return { version: 1, scope: scopeText(scope), meters: lines, site: JSON.stringify(siteLine) };
+  const pfLine = pf ? meterLine(pf.meter, clocks) : null;
+  return {
+    version: 1,
+    scope: scopeText(scope),
+    meters: lines,
+    site: JSON.stringify(siteLine),
+    ...(pf && pfLine ? { powerFactor: JSON.stringify([pf.value, pfLine]) } : {}),
+  };
+}
+
+/** A meter's line (null before its first reading). */
+function meterLine(m: MeterPeaks, clocks: { now: number; mono: number }): string | null {
+  if (!m.last || !m.window) return null;
+  const line: MeterLine = [
+    m.gateway,
+    m.topic,
+    m.last.ts,
+    m.last.value,
+    m.power?.from ?? null,
+    m.power?.kw ?? null,
+    m.window.energy,
+    m.window.coveredFrom,
+    m.month?.from ?? null,
+    flatPeaks(m.month),
+    storedLag(m.clock, clocks.now, clocks.mono),
+    m.judge.held.map((h): [number, number] => [h.ts, h.value]),
+    m.unit,
+    m.window.gap ? [m.window.gap.from, m.window.gap.to] : null,
+  ];
+  return JSON.stringify(line);
 }
 
 function parse(text: unknown): unknown[] | null {
@@ -271,9 +293,19 @@ function readGuardExtra(raw: unknown, now: number): Pick<GuardMemory, 'learnedKw
 
 function readSite(text: unknown, scope: WindowScope, now: number): { site: SiteState; guard: GuardMemory | null; newest: number } | null {
   const line = parse(text);
-  if (!line || line.length < 6 || line.length > 9) return null;
-  const [monthFrom, peaks, pendingFlat, closedUntil, state, changedAt, historyFlat = [], guardExtra = [null, null], reactiveRaw = null] =
-    line;
+  if (!line || line.length < 6 || line.length > 10) return null;
+  const [
+    monthFrom,
+    peaks,
+    pendingFlat,
+    closedUntil,
+    state,
+    changedAt,
+    historyFlat = [],
+    guardExtra = [null, null],
+    reactiveRaw = null,
+    pfRaw = null,
+  ] = line;
   const month = readMonth(monthFrom, peaks, scope, now);
   const history = month === undefined ? null : readHistory(historyFlat, month, scope, now);
   if (history === null) return null;
@@ -284,15 +316,21 @@ function readSite(text: unknown, scope: WindowScope, now: number): { site: SiteS
   const pending = new Map<number, PendingWindow>();
   const reactives = reactiveRaw === null ? pendingFlat.map(() => 0) : reactiveRaw;
   if (!Array.isArray(reactives) || (reactiveRaw !== null && reactives.length !== pendingFlat.length / 4)) return null;
+  const pfs: unknown = pfRaw === null ? new Array<number>(pendingFlat.length / 2).fill(0) : pfRaw;
+  if (!Array.isArray(pfs) || pfs.length !== pendingFlat.length / 2) return null;
   for (let i = 0; i < pendingFlat.length; i += 4) {
     const w = windowAt(pendingFlat[i], scope, now);
     const [energy, reported, complete] = pendingFlat.slice(i + 1, i + 4);
     const reactive: unknown = reactives[i / 4] ?? 0;
     if (!isFiniteNumber(reactive) || reactive < 0) return null;
+    // Σ pf × hours over the hours covered: at most those hours (pf ≤ 1), the hours at most the window's
+    const [weighted, hours] = [pfs[i / 2], pfs[i / 2 + 1]];
+    if (!isFiniteNumber(weighted) || !isFiniteNumber(hours) || weighted < 0 || hours < 0) return null;
+    if (w && (hours > (w.to - w.from) / HOUR_MS + 1e-9 || weighted > hours + 1e-9)) return null;
     // a window at or before closedUntil was added to the month already: pending again, it would count twice
     if (!w || pending.has(w.from) || (closedUntil !== 0 && w.to <= closedUntil) || !isFiniteNumber(energy) || energy < 0) return null;
     if (!Number.isInteger(reported) || (reported as number) < 1 || (complete !== 0 && complete !== 1)) return null;
-    pending.set(w.from, { ...w, energy, reactive, reported: reported as number, complete: complete === 1 });
+    pending.set(w.from, { ...w, energy, reactive, pf: { weighted, hours }, reported: reported as number, complete: complete === 1 });
   }
   const site: SiteState = { pending, closedUntil: closedUntil === 0 ? -Infinity : closedUntil, month, history };
   const extra = readGuardExtra(guardExtra, now);
@@ -306,10 +344,35 @@ function readSite(text: unknown, scope: WindowScope, now: number): { site: SiteS
   };
 }
 
+/**
+ * The power-factor meter as stored (rule 65): its newest power factor (0 < pf ≤ 1) and its
+ * ∫pf dt as a meter line, which can rise at most 1 an hour (pf ≤ 1): the open window's sum
+ * at most the hours it covered, the latest "power" at most 1, nothing held. Undefined when wrong.
+ */
+function readPowerFactor(text: unknown, scope: WindowScope, now: number, mono: number): PfMeter | undefined {
+  const line = parse(text);
+  if (!line || line.length !== 2 || !isFiniteNumber(line[0]) || !(line[0] > 0 && line[0] <= 1)) return undefined;
+  const read = readMeter(line[1], scope, now, mono);
+  if (!read || read.meter.unit !== 'kWh' || read.held.length > 0) return undefined;
+  const { meter } = read;
+  const w = meter.window!;
+  if (w.energy * HOUR_MS > (meter.last!.ts - w.coveredFrom) * (1 + 1e-9) + 1e-6 || (meter.power && meter.power.kw > 1 + 1e-9))
+    return undefined;
+  return { meter, value: line[0] };
+}
+
 /** Reads what was stored; every part that fails its checks is dropped, and `problem` is the one warning naming them. */
 /** `mono`: this machine's monotonic clock now (restored meters' arrivals are placed on it). */
 export function decodePeaks(stored: unknown, scope: StoreScope, now: number, mono: number): RestoredPeaks {
-  const none = (problem: string | null): RestoredPeaks => ({ meters: [], held: [], site: null, guard: null, problem, newest: null });
+  const none = (problem: string | null): RestoredPeaks => ({
+    meters: [],
+    held: [],
+    site: null,
+    guard: null,
+    powerFactor: null,
+    problem,
+    newest: null,
+  });
   if (stored === undefined || stored === null) return none(null);
   const s = stored as Partial<StoredV1>;
   if (typeof stored !== 'object' || s.version !== 1 || !Array.isArray(s.meters)) return none('stored peaks: dropped them all (unreadable)');
@@ -332,14 +395,18 @@ export function decodePeaks(stored: unknown, scope: StoreScope, now: number, mon
   const site = readSite(s.site, scope, now);
   if (!site) dropped.add("the site's peaks (failed their checks)");
   else if (!site.guard) dropped.add("the guard's state (failed its checks)");
+  const powerFactor = s.powerFactor === undefined ? null : readPowerFactor(s.powerFactor, scope, now, mono);
+  if (powerFactor === undefined || (powerFactor && seen.has(meterKey(powerFactor.meter))))
+    dropped.add('the power factor meter (failed its checks)');
   let newest = site?.newest ?? -Infinity;
-  for (const m of meters) newest = Math.max(newest, m.last!.ts);
+  for (const m of powerFactor ? [...meters, powerFactor.meter] : meters) newest = Math.max(newest, m.last!.ts);
   for (const h of held) for (const [at] of h.rows) newest = Math.max(newest, at);
   return {
     meters,
     held,
     site: site?.site ?? null,
     guard: site?.guard ?? null,
+    powerFactor: powerFactor && !seen.has(meterKey(powerFactor.meter)) ? powerFactor : null,
     problem: dropped.warning(),
     newest: Number.isFinite(newest) ? newest : null,
   };

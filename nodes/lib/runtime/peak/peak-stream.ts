@@ -6,11 +6,23 @@ import { shortText } from '../../engine/common/format';
 import { DeadlineTimer } from '../../engine/time/long-timer';
 import { ClockStep, clockSteps } from '../../engine/time/clock-steps';
 import { ExportMeters, ExportSkips } from '../common/meter-direction';
-import { EnergyUnit, MeterId, meterKey, meterName, meterOf, NotMeterWarnings, readingUnit, streamReading } from '../common/meter-reading';
+import {
+  EnergyUnit,
+  isPowerFactorReading,
+  MeterId,
+  meterKey,
+  meterName,
+  meterOf,
+  NotMeterWarnings,
+  powerFactorMeterOf,
+  powerFactorValue,
+  readingUnit,
+  streamReading,
+} from '../common/meter-reading';
 import { RefusalBurst, RefusedReading } from '../common/refusal-burst';
 import { SAVE_EVERY_MS, ThrottledSave } from '../common/throttled-save';
 import { GuardDecision, PeakGuard } from './peak-guard';
-import { advanceMeter, MeterPeaks, newMeter, projectMeter, rebaseMeter, WindowScope } from './peak-meter';
+import { advanceMeter, advancePowerFactor, MeterPeaks, newMeter, projectMeter, rebaseMeter, WindowScope } from './peak-meter';
 import { arrive, ClockReports, staleFrom } from './peak-clock';
 import { monthAt, monthValue, readDatesEnded } from './peak-month';
 import {
@@ -21,6 +33,7 @@ import {
   guardFields,
   meterPart,
   monthPayload,
+  powerFactorPart,
   PeakStatus,
   peakStatus,
   readingNote,
@@ -36,6 +49,7 @@ import {
   meterLimitError,
   newSite,
   otherUnitError,
+  PowerFactorSource,
   rebaseSite,
   shareWindow,
   SiteNow,
@@ -106,6 +120,8 @@ export class PeakStream {
   private readonly saver: ThrottledSave;
   private readonly overLimit: RefusalBurst;
   private readonly otherUnit = new RefusalBurst((count, first) => otherUnitError(first, count, this.meters.values()));
+  /** The site's power factor (rule 65): the node's fixed one, or its power-factor meter's readings. */
+  private readonly pf: PowerFactorSource;
   private readonly recheck = new DeadlineTimer();
   private readonly notMeters: NotMeterWarnings;
   private readonly exported: ExportSkips;
@@ -139,6 +155,7 @@ export class PeakStream {
     this.mono = opts.monotonic ?? (() => performance.now());
     this.clockReports = new ClockReports(opts.warn);
     this.guard = new PeakGuard(settings);
+    this.pf = new PowerFactorSource(settings.powerFactor, () => this.meters.values());
     this.saver = new ThrottledSave(() => this.save(), opts.saveEveryMs ?? SAVE_EVERY_MS, opts.warn, 'peaks');
     this.overLimit = new RefusalBurst((count, first) => meterLimitError(first, count, this.maxMeters));
   }
@@ -160,6 +177,9 @@ export class PeakStream {
     const restored = decodePeaks(stored, { ...this.scope, maxMeters: this.maxMeters }, at, this.mono());
     for (const m of restored.meters) this.meters.set(meterKey(m), m);
     this.site = restored.site ?? newSite();
+    // a stored power-factor meter is no source beside the node's fixed power factor or kvarh counters
+    if (restored.powerFactor && this.pf.fixed === null && ![...this.meters.values()].some((m) => m.unit !== 'kWh'))
+      this.pf.meter = restored.powerFactor;
     // held suspects are judged again as they were: held again (or decided, were the settings changed)
     const dropped = this.charges.restore(stored, { ...this.scope, maxMeters: this.maxMeters }, at);
     const reactiveProblem = this.charges.reactive.restore(stored, at);
@@ -167,8 +187,8 @@ export class PeakStream {
       for (const [ts, value] of rows)
         for (const w of advanceMeter(meter, { ts, value }, this.scope).closed)
           shareWindow(this.site, w, meterName(meter), meter.unit === 'kvarh');
-    const site = restored.held.length > 0 && closeDue(this.site, this.meters.values(), this.scope, this.opts.settings.staleMs);
-    if (site) this.charges.add(site.closed, sitePairs(this.meters.values()));
+    const site = restored.held.length > 0 && closeDue(this.site, this.meters.values(), this.scope, this.opts.settings.staleMs, this.pf);
+    if (site) this.charges.add(site.closed, sitePairs(this.meters.values(), this.pf));
     this.guard = new PeakGuard(this.opts.settings, restored.guard);
     this.ready = true;
     // closed while the store loaded (a redeploy): nothing may hold on to this stream
@@ -186,16 +206,16 @@ export class PeakStream {
       "a reading older than its meter's newest stored one is too_late, and that meter's power is stale; the peaks go on once the clock passes it",
     );
     if (unreadable) return { fill: 'yellow', shape: 'ring', text: 'peaks from zero: the stored ones could not be read' };
-    const now = siteNow(this.meters.values(), this.scope, this.mono(), this.opts.settings.staleMs);
+    const now = siteNow(this.meters.values(), this.scope, this.mono(), this.opts.settings.staleMs, this.pf);
     if (!now) return { fill: 'grey', shape: 'ring', text: 'waiting for readings' };
     const value = monthValue(monthAt(this.site.month, now.window.from, this.scope));
-    return { fill: 'grey', shape: 'dot', text: `restored · month's peak ${value === null ? '–' : `${value.toFixed(2)} kW`}` };
+    return { fill: 'grey', shape: 'dot', text: `restored · month's peak ${value === null ? '–' : `${value.toFixed(2)} ${this.unit()}`}` };
   }
 
   private async save(): Promise<void> {
     const clocks = { now: Date.now(), mono: this.mono() };
     await this.opts.store.save({
-      ...encodePeaks(this.meters.values(), this.site, this.guard.remember(), this.scope, clocks),
+      ...encodePeaks(this.meters.values(), this.site, this.guard.remember(), this.scope, clocks, this.pf.meter),
       ...this.charges.encode(),
     });
   }
@@ -211,6 +231,7 @@ export class PeakStream {
     this.recheck.cancel();
     this.overLimit.end();
     this.otherUnit.end();
+    this.pf.end();
     await this.saver.close();
   }
 
@@ -220,6 +241,41 @@ export class PeakStream {
     if (msg.reset !== undefined && msg.reset !== false) return this.reset(msg, now);
     // a step not yet seen by the heartbeat is seen before the reading is stamped with the new clock
     if (clockSteps.look()) now = Date.now();
+    const mono = this.mono();
+    const counted = isPowerFactorReading(msg) ? this.countPowerFactor(msg, now, mono) : this.countEnergy(msg, now, mono);
+    if (!counted) return null;
+    const { meter, reading, advance, own } = counted;
+    const site = closeDue(this.site, this.meters.values(), this.scope, this.opts.settings.staleMs, this.pf);
+    this.charges.add(site.closed, sitePairs(this.meters.values(), this.pf));
+    if (!advance.ignored) this.saver.changed();
+    const out = this.evaluate(now, mono);
+    const payload: Record<string, unknown> = {
+      timezone: this.opts.timezone,
+      minutes: this.scope.minutes,
+      reading: readingPart(reading),
+      meter: counted.part(),
+      site: out.sitePart,
+      ...out.fields,
+      ...(advance.ignored ? { ignored: advance.ignored } : {}),
+      ...(advance.held ? { held: advance.held } : {}),
+      ...(advance.glitches ? { glitches: advance.glitches.map(readingPart) } : {}),
+      ...(advance.resets ? { resets: advance.resets.map((r) => ({ ...spanPart(r.from, r.to), kind: r.kind })) } : {}),
+      ...(advance.gap ? { gap: gapPart(advance.gap) } : {}),
+      ...(own.closed.length ? { closed: closedPayload(own.closed[own.closed.length - 1]), closedCount: own.closed.length } : {}),
+    };
+    const charts = closedCharts(site.closed, site.newPeak, this.site.month, this.scope.minutes, this.opts.timezone);
+    return {
+      payload,
+      guard: out.guardMessage,
+      charts,
+      status: this.statusOf(out, readingNote(advance)),
+      records:
+        this.opts.records === false ? null : closedRecords(meter, own, site, this.unit(), this.scope.minutes, this.scope, out.sitePart),
+    };
+  }
+
+  /** An energy reading (kWh, kVAh or kvarh) counted in its meter; its closed windows handed to the site. null: not counted here. */
+  private countEnergy(msg: Record<string, unknown>, now: number, mono: number) {
     const reading = streamReading(msg, now, 'easy-peak');
     // a reading from the future (MAX_CLOCK_AHEAD_MS) was refused by streamReading: it changes nothing
     const id = meterOf(msg, reading);
@@ -230,43 +286,38 @@ export class PeakStream {
       return null;
     }
     const meter = this.meterFor(id, unit);
-    const mono = this.mono();
     const advance = advanceMeter(meter, reading, this.scope);
     // a held suspect is no arrival: the meter's newest reading is still the one before it
     if (!advance.ignored && !advance.held) this.arrived(meter, reading.ts, now, mono);
     for (const w of advance.closed) shareWindow(this.site, w, meterName(meter), meter.unit === 'kvarh');
-    const site = closeDue(this.site, this.meters.values(), this.scope, this.opts.settings.staleMs);
-    this.charges.add(site.closed, sitePairs(this.meters.values()));
-    if (!advance.ignored) this.saver.changed();
-    const out = this.evaluate(now, mono);
-    const payload: Record<string, unknown> = {
-      timezone: this.opts.timezone,
-      minutes: this.scope.minutes,
-      reading: readingPart(reading),
-      meter: meterPart(meter, projectMeter(meter, meter.window!), monthAt(meter.month, meter.window!.from, this.scope)),
-      site: out.sitePart,
-      ...out.fields,
-      ...(advance.ignored ? { ignored: advance.ignored } : {}),
-      ...(advance.held ? { held: advance.held } : {}),
-      ...(advance.glitches ? { glitches: advance.glitches.map(readingPart) } : {}),
-      ...(advance.resets ? { resets: advance.resets.map((r) => ({ ...spanPart(r.from, r.to), kind: r.kind })) } : {}),
-      ...(advance.gap ? { gap: gapPart(advance.gap) } : {}),
-      ...(advance.closed.length
-        ? { closed: closedPayload(advance.closed[advance.closed.length - 1]), closedCount: advance.closed.length }
-        : {}),
-    };
-    const charts = closedCharts(site.closed, site.newPeak, this.site.month, this.scope.minutes, this.opts.timezone);
-    const status = peakStatus(out.now, out.decision, out.limitKw, this.meters.size, readingNote(advance), this.clockReports.hint());
-    return {
-      payload,
-      guard: out.guardMessage,
-      charts,
-      status,
-      records:
-        this.opts.records === false
-          ? null
-          : closedRecords(meter, advance, site, siteUnit(this.meters.values()), this.scope.minutes, this.scope, out.sitePart),
-    };
+    const part = () => meterPart(meter, projectMeter(meter, meter.window!), monthAt(meter.month, meter.window!.from, this.scope));
+    return { meter, reading, advance, own: advance, part };
+  }
+
+  /**
+   * A power-factor reading (rule 65): checked (0 < pf ≤ 1, else an error naming the meter
+   * and value, changing nothing), counted in the power-factor meter's windows, whose shares
+   * the site pairs with its kWh windows. The meter's own windows are no demand: none recorded.
+   */
+  private countPowerFactor(msg: Record<string, unknown>, now: number, mono: number) {
+    const id = powerFactorMeterOf(msg);
+    const value = powerFactorValue(msg, id);
+    const reading = { ts: streamReading(msg, now, 'easy-peak').ts, value };
+    const pf = this.pf.meterFor(id);
+    const { advance, shares } = advancePowerFactor(pf, reading, this.scope);
+    if (!advance.ignored) this.arrived(pf.meter, reading.ts, now, mono);
+    advance.closed.forEach((w, i) => shareWindow(this.site, w, meterName(pf.meter), false, shares[i]));
+    return { meter: pf.meter, reading, advance, own: { closed: [], months: [] }, part: () => powerFactorPart(pf, value) };
+  }
+
+  /** The site's unit now: kVA of kVAh counters, of kWh with kvarh or with a power factor (rules 56, 65), else kW. */
+  private unit(): 'kW' | 'kVA' {
+    return siteUnit(this.meters.values(), this.pf);
+  }
+
+  /** The status after an evaluation (`note`: what the reading did beyond counting). */
+  private statusOf(out: ReturnType<PeakStream['evaluate']>, note?: string | null): PeakStatus {
+    return peakStatus(out.now, out.decision, out.limitKw, this.meters.size, note, this.clockReports.hint(), this.unit());
   }
 
   /** A reading that moved its meter on arrived (at `mono`): its clock follows, and one found off is said (ClockReports). */
@@ -286,6 +337,7 @@ export class PeakStream {
     this.saver.changed();
     if (step.by < 0) {
       for (const m of this.meters.values()) rebaseMeter(m, step.by, step.now, this.scope);
+      if (this.pf.meter) rebaseMeter(this.pf.meter.meter, step.by, step.now, this.scope);
       rebaseSite(this.site, step.now, this.scope);
       this.charges.rebase(step.now);
     }
@@ -294,13 +346,13 @@ export class PeakStream {
 
   /** The site now, the guard's decision on it, and the guard message when it is to be sent. */
   private evaluate(now: number, mono: number) {
-    const site = siteNow(this.meters.values(), this.scope, mono, this.opts.settings.staleMs);
+    const site = siteNow(this.meters.values(), this.scope, mono, this.opts.settings.staleMs, this.pf);
     const month = site ? monthAt(this.site.month, site.window.from, this.scope) : null;
     const bills = site ? this.charges.bill(this.site, site.window, site.projectedKw) : null;
     const raiseKw = bills ? leastRaise(bills) : null;
     const counts = raiseKw !== null && raiseKw !== Infinity;
     const limitKw = site && !counts && this.opts.settings.limit === 'fixed' ? null : limitOf(this.opts.settings, raiseKw);
-    const power = site ? sitePowerKw(this.meters.values()) : null;
+    const power = site ? sitePowerKw(this.meters.values(), this.pf) : null;
     const decision = this.guard.evaluate({
       projectedKw: site?.projectedKw ?? null,
       limitKw,
@@ -318,8 +370,9 @@ export class PeakStream {
     const value = decision.state === 'shed' ? this.opts.settings.shedValue : this.opts.settings.restoreValue;
     const guardMessage: GuardMessage | null = send ? { topic: 'guard', payload: value, ...fields, changed: decision.changed } : null;
     this.armRecheck(decision, site, now, mono);
-    const reactive = site && this.charges.reactive.payload(site.window.from, sitePairs(this.meters.values()));
-    const sitePart = site && month && bills ? sitePayload(this.meters.values(), site, power, month, billPayload(bills, reactive)) : null;
+    const reactive = site && this.charges.reactive.payload(site.window.from, sitePairs(this.meters.values(), this.pf));
+    const sitePart =
+      site && month && bills ? sitePayload(this.meters.values(), site, power, month, billPayload(bills, reactive), this.unit()) : null;
     return { now: site, decision, limitKw, fields, guardMessage, sitePart };
   }
 
@@ -333,7 +386,7 @@ export class PeakStream {
     let at = decision.dueAt ?? Infinity;
     if (decision.state === 'shed') {
       // a reading goes stale by its arrival (monotonic): the instant on this clock that is as far off
-      for (const m of this.meters.values())
+      for (const m of this.pf.meter ? [...this.meters.values(), this.pf.meter.meter] : this.meters.values())
         if (m.power && m.clock) at = Math.min(at, now + (staleFrom(m.clock, this.opts.settings.staleMs) - mono) + 1);
     }
     if (at === Infinity) return;
@@ -343,11 +396,7 @@ export class PeakStream {
   /** The guard judged again without a reading (a recheck, a clock step); a change is sent on output 2. */
   private recheckNow(): void {
     const out = this.evaluate(Date.now(), this.mono());
-    if (out.guardMessage)
-      this.opts.onGuard(
-        out.guardMessage,
-        peakStatus(out.now, out.decision, out.limitKw, this.meters.size, undefined, this.clockReports.hint()),
-      );
+    if (out.guardMessage) this.opts.onGuard(out.guardMessage, this.statusOf(out));
   }
 
   /** The reading's meter, made at its first reading; one over the limit or of a unit the site does not sum is refused (an error a burst). */
@@ -361,6 +410,7 @@ export class PeakStream {
     if (known) return known;
     if (this.meters.size >= this.maxMeters) throw new RefusedReading(this.overLimit.refuse(meterName(id)));
     if (!unitJoins(this.meters.values(), unit)) throw new RefusedReading(this.otherUnit.refuse(`${unit} ${meterName(id)}`));
+    this.pf.admit(id, unit); // a power factor and kvarh (or kVAh) counters are two sources of the site's kVA (rule 65)
     const meter = newMeter(id, unit);
     this.meters.set(key, meter);
     return meter;
@@ -372,6 +422,7 @@ export class PeakStream {
     this.meters.clear();
     this.clockReports.clear();
     this.site = newSite();
+    this.pf.meter = null;
     this.charges.clear();
     this.guard = new PeakGuard(this.opts.settings);
     this.synced = true; // the restore below tells the relay
@@ -395,7 +446,7 @@ export class PeakStream {
 
   /** The site's month shown now (tests, the editor). */
   siteMonth(): ReturnType<typeof monthPayload> | null {
-    const now = siteNow(this.meters.values(), this.scope, this.mono(), this.opts.settings.staleMs);
+    const now = siteNow(this.meters.values(), this.scope, this.mono(), this.opts.settings.staleMs, this.pf);
     return now ? monthPayload(monthAt(this.site.month, now.window.from, this.scope)) : null;
   }
 }
