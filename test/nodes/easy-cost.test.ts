@@ -21,6 +21,7 @@ import {
   statusSettled,
   withSimulator,
 } from './flow-support';
+import { until } from '../fake-clock';
 
 const HOUR = 3600_000;
 const tariff = (id: string) => DEMO_TARIFFS.find((t) => t.id === id)!;
@@ -436,7 +437,7 @@ describe('easy-cost node', function () {
     it('a bad highest power setting: a clear error at deploy (status) and at Catch for each message', async () => {
       for (const bad of ['0', '-5', 'fast', '1e400', '2000000']) {
         const { node, caught } = await load({ mode: 'stream', tariff: 'DEMO-FLAT', maxPowerKw: bad });
-        await statusSettled();
+        await until('the red status', () => lastStatus('c')?.fill === 'red');
         should(lastStatus('c')).match({
           fill: 'red',
           text: /^the highest power of a meter \(kW\) must be a number from 0\.001 to 1000000, got /,
@@ -650,7 +651,8 @@ describe('easy-cost node', function () {
       should(completed.received.length + caught.received.length).equal(0);
     });
 
-    it('an unfiltered gateway beyond the meter limit: one Catch message per poll saying how many, every message ended once', async () => {
+    it('an unfiltered gateway beyond the meter limit: one Catch message per poll saying how many, every message ended once', async function () {
+      this.timeout(30_000); // 600 messages through the runtime and 3 s of showing that no more come: over 10 s on a loaded machine
       await loadWithComplete('UTC');
       const completed = inbox('completed');
       const caught = inbox('caught');
