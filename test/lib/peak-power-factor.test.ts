@@ -1,4 +1,4 @@
-// easy-peak's power factor (semantics rule 65) without Node-RED: the site's kWh windows
+// easy-peak's power factor (semantics rule 66) without Node-RED: the site's kWh windows
 // billed as kVA with a fixed power factor (as apparentDemandWindows with `powerFactor`), or
 // with a power-factor meter's readings (against a slow reference written here: each reading
 // holds until the next, a window's power factor their time-weighted average over it), on
@@ -75,9 +75,10 @@ async function feed(stream: PeakStream, kwh: Row[], pf: Row[]) {
 
 /**
  * The slow reference of a window's power factor: the step function of the readings (each
- * holds from its stamp until the next), integrated over the window by every reading; known
- * over the whole window only with a reading at or before its start and no interval between
- * readings longer than the gap setting overlapping it.
+ * holds from its stamp until the next); kVA = kW ÷ pf at each instant, so the window's kVAh
+ * per kWh is the time-weighted average of 1/pf over the part covered, integrated by every
+ * reading. Known over the whole window only with a reading at or before its start and no
+ * interval between readings longer than the gap setting overlapping it.
  */
 function referencePf(pf: Row[], from: number, to: number, maxGapMs: number) {
   let weighted = 0;
@@ -87,14 +88,14 @@ function referencePf(pf: Row[], from: number, to: number, maxGapMs: number) {
     const [a, b] = [pf[i][0], pf[i + 1][0]];
     const overlap = Math.min(b, to) - Math.max(a, from);
     if (overlap <= 0) continue;
-    weighted += pf[i][1] * overlap;
+    weighted += overlap / pf[i][1];
     covered += overlap;
     if (b - a > maxGapMs) whole = false;
   }
-  return { pf: covered > 0 ? weighted / covered : null, whole };
+  return { pf: covered > 0 ? covered / weighted : null, whole };
 }
 
-describe('easy-peak power factor (rule 65)', () => {
+describe('easy-peak power factor (rule 66)', () => {
   it('recognises a power-factor reading by its stated unit, an easy-sensors power-factor subsensor, or a name ending in pf', () => {
     for (const msg of [
       { payload: 0.9, unit: 'pf' },
@@ -163,7 +164,7 @@ describe('easy-peak power factor (rule 65)', () => {
     }
   });
 
-  it('a power-factor meter: each window kVAh = kWh ÷ the time-weighted average of the readings over it, as a slow reference, clock changes included', async () => {
+  it('a power-factor meter: each window kVAh = kWh × the time-weighted average of 1/pf over it, as a slow reference, clock changes included', async () => {
     const maxGapMs = 10 * MIN;
     let compared = 0;
     for (let c = 0; c < 12; c++) {
@@ -317,11 +318,11 @@ describe('easy-peak power factor (rule 65)', () => {
       should(again.warnings).eql([]);
       await again.stream.handle({ gateway: 'G', topic: 'e1.kwh', payload: 104, ts: T + 30 * MIN }, NOW);
       const out = await again.stream.handle({ gateway: 'G', topic: 'e1.pf', payload: 0.5, ts: T + 30 * MIN }, NOW);
-      // pf (0.8 × 10 + 0.5 × 20) / 30 = 0.6: 4 kWh ÷ 0.6 = 6.667 kVAh, 13.333 kVA
+      // 1/pf over the half hour (10 ÷ 0.8 + 20 ÷ 0.5) / 30 = 1.75: 4 kWh × 1.75 = 7 kVAh, 14 kVA, pf 4/7
       const [w] = out!.records!.closed.filter((r) => r.scope === 'site');
       should(w).match({ fromMs: T, unit: 'kVA', complete: true });
-      should((out!.payload.site as any).bill.reactive.powerFactor).be.approximately(0.6, 1e-9);
-      should(w.kw).be.approximately(4 / 0.6 / 0.5, 1e-6);
+      should((out!.payload.site as any).bill.reactive.powerFactor).be.approximately(4 / 7, 1e-9);
+      should(w.kw).be.approximately(14, 1e-6);
     } finally {
       await again.stream.close();
     }
@@ -331,7 +332,7 @@ describe('easy-peak power factor (rule 65)', () => {
       (line: any[]) => ['0.5', line[1]],
       (line: any[]) => {
         const m = JSON.parse(line[1]);
-        m[6] = 1; // an hour of pf 1 in a window covered 10 minutes
+        m[6] = 0.1; // 0.1 h ÷ pf in a window covered 10 minutes: a power factor above 1
         return [line[0], JSON.stringify(m)];
       },
       (line: any[]) => [line[0]],
@@ -351,7 +352,8 @@ describe('easy-peak power factor (rule 65)', () => {
     const site = JSON.parse(stored.site);
     for (const [shares, fails] of [
       [[0.3, 0.3], false],
-      [[0.9, 0.3], true],
+      [[0.9, 0.3], false], // pf 1/3
+      [[0.2, 0.3], true], // pf 1.5
       [[0.3, 0.9], true], // more hours than the half hour
       [[-0.1, 0.3], true],
     ] as const) {

@@ -1,4 +1,4 @@
-// easy-peak billed on kVA from kWh and a power factor (docs/semantics.md rule 65), through
+// easy-peak billed on kVA from kWh and a power factor (docs/semantics.md rule 66), through
 // the real Node-RED runtime: the node's fixed power factor, a power-factor meter of the
 // gateway (easy-sensors messages of e1.pf), its bad readings at Catch, a restart mid-window
 // and a tampered stored line. The numbers are worked by hand in each test.
@@ -33,7 +33,7 @@ const pfMessage = (ts: number, value: unknown) => ({
   payload: { id: 'e1.pf', value, ts, unit: null, decoded: { kind: 'modbus', quantity: 'power_factor' } },
 });
 
-describe('easy-peak power factor (rule 65)', function () {
+describe('easy-peak power factor (rule 66)', function () {
   this.timeout(60_000);
   let sim: Simulator;
   let clock: FakeClock | null = null;
@@ -102,7 +102,7 @@ describe('easy-peak power factor (rule 65)', function () {
     should(last.site.bill.reactive).match({ windows: 1, activeEnergy: 2, reactiveEnergy: 1.5, apparentEnergy: 2.5, powerFactor: 0.8 });
   });
 
-  it("a power-factor meter: 8 kW at pf 1 for 5 minutes, then 0.5 for 10: the window's pf 2/3, 12 kVA; bad readings at Catch change nothing", async () => {
+  it("a power-factor meter: 8 kW at pf 1 for 5 minutes, then 0.5 for 10: the window's pf 0.6, 13.33 kVA; bad readings at Catch change nothing", async () => {
     clock = installClock(T0 - MIN);
     const { out, chart, caught } = await load();
     for (let k = 0; k <= 15; k++) {
@@ -124,14 +124,14 @@ describe('easy-peak power factor (rule 65)', function () {
     const pfMsg = msgs[31].payload;
     should(pfMsg.meter).match({ name: 'G/e1.pf', unit: 'pf', value: 0.5 });
     should(pfMsg.site).match({ meters: 1, unit: 'kVA' });
-    // (1 × 5 + 0.5 × 10) / 15 = 2/3: 2 kWh ÷ 2/3 = 3 kVAh, 12 kVA
-    should(pfMsg.site.month.value).be.approximately(12, 1e-9);
+    // kVA = kW ÷ pf each minute: 8 kVA for 5 minutes, 16 for 10: 2 kWh × (5 ÷ 1 + 10 ÷ 0.5) / 15 = 3.333 kVAh, 13.333 kVA;
+    // the window's power factor 2 ÷ 3.333 = 0.6 (the plain average of the readings, 2/3, would understate the kVA)
+    should(pfMsg.site.month.value).be.approximately(40 / 3, 1e-6);
     const [point] = await chart.next(1);
-    should(point.payload).eql([{ x: T0, y: 12 }]);
-    should(point.window).match({ energy: 3, kw: 12, complete: true });
-    should(pfMsg.site.bill.reactive).match({ windows: 1, activeEnergy: 2, apparentEnergy: 3 });
-    should(pfMsg.site.bill.reactive.powerFactor).be.approximately(2 / 3, 1e-9);
-    should(pfMsg.site.bill.reactive.reactiveEnergy).be.approximately(2 * Math.sqrt(9 / 4 - 1), 1e-9);
+    should(point.payload).eql([{ x: T0, y: 13.333 }]);
+    should(point.window).match({ energy: 3.333333333, kw: 13.333333333, complete: true });
+    should(pfMsg.site.bill.reactive).match({ windows: 1, activeEnergy: 2, apparentEnergy: 3.333333333, powerFactor: 0.6 });
+    should(pfMsg.site.bill.reactive.reactiveEnergy).be.approximately(2 * Math.sqrt(1 / 0.36 - 1), 1e-6);
     // the next window: 8 kW at pf 0.5 held so far, projected 16 kVA
     await at(T0 + 16 * MIN, 100 + (8 * 16) / 60);
     const [next] = await out.next(1);
@@ -139,7 +139,7 @@ describe('easy-peak power factor (rule 65)', function () {
     should(next.payload.site.window.powerKw).be.approximately(16, 1e-9);
   });
 
-  it('keeps the power-factor meter across a restart mid-window: pf 1 for 5 minutes before it, 0.5 after, the window 12 kVA', async () => {
+  it('keeps the power-factor meter across a restart mid-window: pf 1 for 5 minutes before it, 0.5 after, the window 13.33 kVA', async () => {
     clock = installClock(T0 - MIN);
     context = new FileContext('easy-peak-pf-');
     const { out } = await load({}, [context.use()]);
@@ -153,7 +153,7 @@ describe('easy-peak power factor (rule 65)', function () {
     for (let k = 6; k <= 15; k++) await at(T0 + k * MIN, 100 + (8 * k) / 60, 0.5);
     await again.next(20);
     const [point] = await chart.next(1);
-    should(point.window).match({ fromMs: T0, kw: 12, complete: true });
+    should(point.window).match({ fromMs: T0, kw: 13.333333333, complete: true });
   });
 
   it('drops a tampered power-factor meter with one warning: the window it no longer covers is not complete, never a peak', async () => {

@@ -319,17 +319,18 @@ export function isFresh(m: MeterPeaks, mono: number, staleMs: number): boolean {
   return m.power !== null && m.power.to - m.power.from <= staleMs && arrivedFresh(m.clock, mono, staleMs);
 }
 
-// The power-factor meter (semantics, the peak node): its readings hold from their stamp until
-// the next; their time-weighted average per window is counted as the kWh meters count energy,
-// the cumulative ∫pf dt fed to advanceMeter, so windows, gaps, coverage and closing are theirs.
+// The power-factor meter (semantics rule 66): its readings hold from their stamp until the
+// next. kVA = kW ÷ pf at each instant, so a window's kVAh per kWh (its power steady) is the
+// time-weighted average of 1/pf: counted as the kWh meters count energy, the cumulative
+// ∫(1/pf) dt fed to advanceMeter, so windows, gaps, coverage and closing are theirs.
 
-/** A power-factor meter: its ∫pf dt as a meter (kWh standing for pf·h), and the newest reading's power factor, which holds from it on. */
+/** A power-factor meter: its ∫(1/pf) dt as a meter (kWh standing for hours ÷ pf), and the newest reading's power factor, which holds from it on. */
 export interface PfMeter {
   meter: MeterPeaks;
   value: number;
 }
 
-/** A closed window of the power-factor meter: the part of it its readings covered (hours) and the weighted sum over it (pf·h). */
+/** A closed window of the power-factor meter: the part of it its readings covered (hours) and ∫(1/pf) dt over it (hours ÷ pf). */
 export interface PfShare {
   weighted: number;
   hours: number;
@@ -339,9 +340,9 @@ export const newPfMeter = (id: MeterId): PfMeter => ({ meter: newMeter(id, 'kWh'
 
 /**
  * One power-factor reading counted: the interval since the last reading holds the last
- * reading's power factor (added to ∫pf dt), and from now on this one's. The meter code
- * shares the interval among windows by time and closes the windows it passes; the rise of
- * ∫pf dt (at most 1 an hour) is never judged a jump. `shares[i]` is closed[i]'s covered
+ * reading's power factor (its hours ÷ that added to ∫(1/pf) dt), and from now on this
+ * one's. The meter code shares the interval among windows by time and closes the windows
+ * it passes; the rise of ∫(1/pf) dt (at least 1 an hour) is never judged a jump. `shares[i]` is closed[i]'s covered
  * part: the first closed window from where the readings began to cover it, the later ones whole.
  */
 export function advancePowerFactor(
@@ -352,7 +353,7 @@ export function advancePowerFactor(
   const { meter } = pf;
   const open = meter.window;
   const last = meter.last;
-  const cumulative = last === null ? 0 : last.value + (pf.value * (reading.ts - last.ts)) / HOUR_MS;
+  const cumulative = last === null ? 0 : last.value + (reading.ts - last.ts) / HOUR_MS / pf.value;
   const advance = advanceMeter(meter, { ts: reading.ts, value: cumulative }, { ...scope, maxPowerKw: Infinity });
   if (!advance.ignored) pf.value = reading.value;
   const shares = advance.closed.map((w) => {
@@ -369,5 +370,5 @@ export function projectedPowerFactor(pf: PfMeter, w: { from: number; to: number 
   if (!inside) return pf.value;
   const covered = m.last!.ts - m.window!.coveredFrom;
   const rest = w.to - w.from - covered;
-  return (m.window!.energy * HOUR_MS + pf.value * rest) / (w.to - w.from);
+  return (w.to - w.from) / (m.window!.energy * HOUR_MS + rest / pf.value);
 }

@@ -152,7 +152,7 @@ export function peakStatus(
   reading?: string | null,
   /** A hint such as a gateway clock that is off. */
   hint?: string | null,
-  /** The site's unit: kVA where it is billed on kVA (rules 56, 65). */
+  /** The site's unit: kVA where it is billed on kVA (rules 56, 66). */
   unit: 'kW' | 'kVA' = 'kW',
 ): PeakStatus {
   const kw = (x: number | null): string => (x === null ? '–' : `${x.toFixed(2)} ${unit}`);
@@ -184,7 +184,7 @@ export function meterPart(m: MeterPeaks & MeterId, projection: Projection, month
   };
 }
 
-/** A power-factor meter's part of output 1 (rule 65): its newest reading, and its window's time-weighted power factor so far. */
+/** A power-factor meter's part of output 1 (rule 66): its newest reading, and its window's power factor so far (the hours covered over ∫(1/pf) dt). */
 export function powerFactorPart(pf: PfMeter, value: number) {
   const m = pf.meter;
   const w = m.window;
@@ -198,7 +198,7 @@ export function powerFactorPart(pf: PfMeter, value: number) {
     window: w
       ? {
           ...span(w.from, w.to),
-          powerFactor: covered > 0 ? roundAmount((w.energy * 3_600_000) / covered) : null,
+          powerFactor: covered > 0 && w.energy > 0 ? roundAmount(covered / (w.energy * 3_600_000)) : null,
           complete: isCovered(w),
           ...(w.gap ? { gap: gapPart(w.gap) } : {}),
         }

@@ -32,7 +32,7 @@ export interface PendingWindow {
   energy: number;
   /** The kvarh of its reactive meters (paired with the kWh into kVAh when it closes: rule 56). */
   reactive: number;
-  /** The power-factor meter's share (rule 65): Σ pf × hours over the part its readings covered, and those hours. */
+  /** The power-factor meter's share (rule 66): ∫(1/pf) dt over the part its readings covered, and those hours. */
   pf: PfShare;
   /** How many meters have handed it over, and whether each had covered all of it. */
   reported: number;
@@ -137,7 +137,7 @@ export function closeDue(
     if (!passedByAll && newest < p.to + staleMs && due.length - i <= MAX_PENDING) break;
     site.pending.delete(p.from);
     site.closedUntil = Math.max(site.closedUntil, p.to);
-    // kWh alone, paired with the reactive meters' kvarh into kVAh (rule 56), or billed with the power factor (rule 65)
+    // kWh alone, paired with the reactive meters' kvarh into kVAh (rule 56), or billed with the power factor (rule 66)
     const paired = pairedEnergy(p, pf);
     const w: SiteWindow = {
       from: p.from,
@@ -159,7 +159,7 @@ export function closeDue(
 
 /**
  * A window's kVAh from its meters' shares: kWh alone (kW); √(kWh² + kvarh²) with reactive
- * meters (rule 56); kWh ÷ pf with a power factor (rule 65), the meter's the time-weighted
+ * meters (rule 56); kWh ÷ pf with a power factor (rule 66), the meter's the time-weighted
  * average over the part it covered (none covered: kVAh = kWh, and `known` false).
  */
 function pairedEnergy(p: PendingWindow, pf: SitePowerFactor) {
@@ -233,7 +233,7 @@ export function siteNow(
     // kWh over the meter's power factor: so far, the average over what its readings covered; projected, held to the end
     const m = pf.meter.meter;
     const so = m.window && m.window.from === window.from ? m.window : null;
-    const soFar = so && m.last!.ts > so.coveredFrom ? (so.energy * HOUR_MS) / (m.last!.ts - so.coveredFrom) : pf.meter.value;
+    const soFar = so && m.last!.ts > so.coveredFrom ? (m.last!.ts - so.coveredFrom) / (so.energy * HOUR_MS) : pf.meter.value;
     energy /= Math.min(1, soFar);
     if (projected !== null) projected /= projectedPowerFactor(pf.meter, window);
     if (!isFresh(m, mono, staleMs)) stale.push(m);
@@ -263,14 +263,14 @@ export function sitePowerKw(meters: Iterable<MeterPeaks>, pf: SitePowerFactor = 
   return factor === null ? null : sums[0] / factor;
 }
 
-/** The site's unit: kW of kWh meters, kVA of kVAh meters or of kWh and kvarh ones (rule 56) or of kWh with a power factor (rule 65); kW before any. */
+/** The site's unit: kW of kWh meters, kVA of kVAh meters or of kWh and kvarh ones (rule 56) or of kWh with a power factor (rule 66); kW before any. */
 export function siteUnit(meters: Iterable<MeterPeaks>, pf: SitePowerFactor = NO_POWER_FACTOR): 'kW' | 'kVA' {
   if (hasPowerFactor(pf)) return 'kVA';
   for (const m of meters) if (m.unit !== 'kWh') return 'kVA';
   return 'kW';
 }
 
-/** Whether the site pairs kWh with kvarh (rule 56) or with a power factor (rule 65): its windows then carry active and reactive energy (peak-reactive). */
+/** Whether the site pairs kWh with kvarh (rule 56) or with a power factor (rule 66): its windows then carry active and reactive energy (peak-reactive). */
 export function sitePairs(meters: Iterable<MeterPeaks>, pf: SitePowerFactor = NO_POWER_FACTOR): boolean {
   if (hasPowerFactor(pf)) return true;
   for (const m of meters) if (m.unit === 'kvarh') return true;
@@ -289,17 +289,17 @@ export interface SitePowerFactor {
   meter: PfMeter | null;
 }
 
-/** A window's power factor from the meter's share of it: the time-weighted average over the part covered; null: none covered. */
-export const sharedPowerFactor = (s: PfShare): number | null => (s.hours > 0 ? Math.min(1, s.weighted / s.hours) : null);
+/** A window's power factor from the meter's share of it: the hours covered over ∫(1/pf) dt (the time-weighted average of 1/pf, inverted); null: none covered. */
+export const sharedPowerFactor = (s: PfShare): number | null => (s.hours > 0 && s.weighted > 0 ? Math.min(1, s.hours / s.weighted) : null);
 
-/** Whether the site has a power factor: its kWh windows are then kVA (rule 65). */
+/** Whether the site has a power factor: its kWh windows are then kVA (rule 66). */
 export const hasPowerFactor = (pf: SitePowerFactor): boolean => pf.fixed !== null || pf.meter !== null;
 
 /** The power factor of the site now, for its power: the fixed one, or the meter's newest (null: none). */
 export const currentPowerFactor = (pf: SitePowerFactor): number | null => pf.fixed ?? (pf.meter?.meter.last ? pf.meter.value : null);
 
 /**
- * The site's power factor as the stream keeps it (rule 65): the node's fixed one, or the
+ * The site's power factor as the stream keeps it (rule 66): the node's fixed one, or the
  * power-factor meter made at its first reading. One source of kVA a site: a power factor
  * and kvarh counters are two sources of one figure, one power-factor meter a site, none
  * beside kVAh counters; what is refused is one error a burst, naming it and the source.

@@ -30,7 +30,7 @@ interface StoredV1 {
   scope: string;
   meters: string[];
   site: string;
-  /** The power-factor meter (rule 65): `[its newest reading's power factor, its meter line]` as JSON; absent: none. */
+  /** The power-factor meter (rule 66): `[its newest reading's power factor, its meter line]` as JSON; absent: none. */
   powerFactor?: string;
 }
 
@@ -96,7 +96,7 @@ type SiteLine = [
   [number | null, [number, number, number | null, 0 | 1] | null],
   /** The pending windows' kvarh, in their order (reactive meters paired into kVA); a line of 6 to 8 has none. */
   number[],
-  /** The pending windows' power-factor shares `[weighted, hours]` flat, in their order (rule 65); a line of 6 to 9 has none. */
+  /** The pending windows' power-factor shares `[∫(1/pf) dt, hours covered]` flat, in their order (rule 66); a line of 6 to 9 has none. */
   number[],
 ];
 
@@ -323,10 +323,10 @@ function readSite(text: unknown, scope: WindowScope, now: number): { site: SiteS
     const [energy, reported, complete] = pendingFlat.slice(i + 1, i + 4);
     const reactive: unknown = reactives[i / 4] ?? 0;
     if (!isFiniteNumber(reactive) || reactive < 0) return null;
-    // Σ pf × hours over the hours covered: at most those hours (pf ≤ 1), the hours at most the window's
+    // ∫(1/pf) dt over the hours covered: at least those hours (pf ≤ 1), the hours at most the window's
     const [weighted, hours] = [pfs[i / 2], pfs[i / 2 + 1]];
-    if (!isFiniteNumber(weighted) || !isFiniteNumber(hours) || weighted < 0 || hours < 0) return null;
-    if (w && (hours > (w.to - w.from) / HOUR_MS + 1e-9 || weighted > hours + 1e-9)) return null;
+    if (!isFiniteNumber(weighted) || !isFiniteNumber(hours) || hours < 0) return null;
+    if (w && (hours > (w.to - w.from) / HOUR_MS + 1e-9 || weighted < hours * (1 - 1e-9))) return null;
     // a window at or before closedUntil was added to the month already: pending again, it would count twice
     if (!w || pending.has(w.from) || (closedUntil !== 0 && w.to <= closedUntil) || !isFiniteNumber(energy) || energy < 0) return null;
     if (!Number.isInteger(reported) || (reported as number) < 1 || (complete !== 0 && complete !== 1)) return null;
@@ -345,9 +345,9 @@ function readSite(text: unknown, scope: WindowScope, now: number): { site: SiteS
 }
 
 /**
- * The power-factor meter as stored (rule 65): its newest power factor (0 < pf ≤ 1) and its
- * ∫pf dt as a meter line, which can rise at most 1 an hour (pf ≤ 1): the open window's sum
- * at most the hours it covered, the latest "power" at most 1, nothing held. Undefined when wrong.
+ * The power-factor meter as stored (rule 66): its newest power factor (0 < pf ≤ 1) and its
+ * ∫(1/pf) dt as a meter line, which rises at least 1 an hour (pf ≤ 1): the open window's sum
+ * at least the hours it covered, the latest "power" at least 1, nothing held. Undefined when wrong.
  */
 function readPowerFactor(text: unknown, scope: WindowScope, now: number, mono: number): PfMeter | undefined {
   const line = parse(text);
@@ -356,7 +356,7 @@ function readPowerFactor(text: unknown, scope: WindowScope, now: number, mono: n
   if (!read || read.meter.unit !== 'kWh' || read.held.length > 0) return undefined;
   const { meter } = read;
   const w = meter.window!;
-  if (w.energy * HOUR_MS > (meter.last!.ts - w.coveredFrom) * (1 + 1e-9) + 1e-6 || (meter.power && meter.power.kw > 1 + 1e-9))
+  if (w.energy * HOUR_MS < (meter.last!.ts - w.coveredFrom) * (1 - 1e-9) - 1e-6 || (meter.power && meter.power.kw < 1 - 1e-9))
     return undefined;
   return { meter, value: line[0] };
 }

@@ -120,7 +120,7 @@ export class PeakStream {
   private readonly saver: ThrottledSave;
   private readonly overLimit: RefusalBurst;
   private readonly otherUnit = new RefusalBurst((count, first) => otherUnitError(first, count, this.meters.values()));
-  /** The site's power factor (rule 65): the node's fixed one, or its power-factor meter's readings. */
+  /** The site's power factor (rule 66): the node's fixed one, or its power-factor meter's readings. */
   private readonly pf: PowerFactorSource;
   private readonly recheck = new DeadlineTimer();
   private readonly notMeters: NotMeterWarnings;
@@ -295,7 +295,7 @@ export class PeakStream {
   }
 
   /**
-   * A power-factor reading (rule 65): checked (0 < pf ≤ 1, else an error naming the meter
+   * A power-factor reading (rule 66): checked (0 < pf ≤ 1, else an error naming the meter
    * and value, changing nothing), counted in the power-factor meter's windows, whose shares
    * the site pairs with its kWh windows. The meter's own windows are no demand: none recorded.
    */
@@ -310,7 +310,7 @@ export class PeakStream {
     return { meter: pf.meter, reading, advance, own: { closed: [], months: [] }, part: () => powerFactorPart(pf, value) };
   }
 
-  /** The site's unit now: kVA of kVAh counters, of kWh with kvarh or with a power factor (rules 56, 65), else kW. */
+  /** The site's unit now: kVA of kVAh counters, of kWh with kvarh or with a power factor (rules 56, 66), else kW. */
   private unit(): 'kW' | 'kVA' {
     return siteUnit(this.meters.values(), this.pf);
   }
@@ -410,7 +410,7 @@ export class PeakStream {
     if (known) return known;
     if (this.meters.size >= this.maxMeters) throw new RefusedReading(this.overLimit.refuse(meterName(id)));
     if (!unitJoins(this.meters.values(), unit)) throw new RefusedReading(this.otherUnit.refuse(`${unit} ${meterName(id)}`));
-    this.pf.admit(id, unit); // a power factor and kvarh (or kVAh) counters are two sources of the site's kVA (rule 65)
+    this.pf.admit(id, unit); // a power factor and kvarh (or kVAh) counters are two sources of the site's kVA (rule 66)
     const meter = newMeter(id, unit);
     this.meters.set(key, meter);
     return meter;
