@@ -1,9 +1,9 @@
 // What the easy-cost suites share: the node in a flow (account, output helper, Catch), the
 // feed-in tariff and the solar day its export tests read, worked by hand in each suite.
 import type { Simulator } from '../../sim/server';
-import { archive, findDemoSensor } from '../../sim/demo-data';
+import { archive, DEMO_TARIFFS, findDemoSensor } from '../../sim/demo-data';
 import easyCost = require('../../nodes/easy-cost');
-import { accountNode, catchNodes, FileContext, FlowNode, helper, inbox, loadFlow, quiet } from './flow-support';
+import { accountNode, catchNodes, FileContext, FlowNode, GATEWAY, helper, inbox, loadFlow, quiet, simulatorHooks } from './flow-support';
 
 /** Feed-in: 0.15 a kWh, -0.02 from 11:00 to 13:00 (a negative spot hour), VAT 20 % (not applied to export unless ticked). */
 export const FEED_IN = {
@@ -16,6 +16,25 @@ export const FEED_IN = {
     { priority: 2, price: 0.15 },
   ],
 };
+
+/**
+ * The simulator's tariffs for easy-cost's own suites: the demo tariffs plus one that breaks
+ * the interface (a rule without a price) and one that prices only while the generator runs
+ * (with input "1" unknown nothing is priced).
+ */
+export function costTariffs(): unknown[] {
+  return [
+    ...JSON.parse(JSON.stringify(DEMO_TARIFFS)),
+    { id: 'BROKEN', name: 'b', vat: 0, currency: 'GBP', rules: [{ priority: 1 }] },
+    {
+      id: 'GENERATOR-ONLY',
+      name: 'g',
+      vat: 0,
+      currency: 'GBP',
+      rules: [{ priority: 1, price: 0.5, gateway_id: GATEWAY, sensor_id: '1', sensor_value: 1, sensor_condition: 'eq' }],
+    },
+  ];
+}
 
 /** 10 June 2026 at hh:mm in Europe/London (summer time). */
 export const at = (hh: number, mm = 0) => Date.parse(`2026-06-10T${String(hh).padStart(2, '0')}:${String(mm).padStart(2, '0')}:00+01:00`);
@@ -79,4 +98,16 @@ export async function restartCost(context: FileContext) {
   await context.restart();
   await quiet(50);
   return { node: helper.getNode('c'), out: inbox('out'), caught: inbox('caught') };
+}
+
+/**
+ * easy-cost's own suites (easy-cost, -stream, -restarts): the simulator serving costTariffs
+ * (simulatorHooks), and `load`, node c in batch mode unless `over` says, output 1 to helper
+ * out, with the account in `timezone` (London unless given) and Catch.
+ */
+export function costSuite() {
+  const suite = simulatorHooks({ simulator: () => ({ tariffs: costTariffs }) });
+  const load = (over: Record<string, unknown> = {}, timezone = 'Europe/London', modules: unknown[] = []) =>
+    loadCost(suite.sim, { mode: 'batch', wires: [['out']], ...over }, { timezone, modules });
+  return { suite, load };
 }
