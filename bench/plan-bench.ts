@@ -9,7 +9,7 @@ import { MAX_PLAN_WORK, MAX_RULES_PER_TARIFF } from '../nodes/lib/engine/common/
 import { savingOffWindows } from '../nodes/lib/engine/plan/plan-saving';
 import { schedule } from '../nodes/lib/engine/prices/price-source';
 import { cheapestBlock, cheapestPieces } from '../nodes/lib/engine/plan/plan-split';
-import { UsablePieces } from '../nodes/lib/engine/plan/plan-block-work';
+import { UsablePieces } from '../nodes/lib/engine/plan/plan-pieces';
 import { elapsedMs, interleaved, median } from './measure';
 import { doPlanning, getBestContinuous, getBestX, wholeDayNode } from './peer-lowest-price';
 
@@ -126,7 +126,7 @@ function peerBench(): void {
       const pieces = schedule(tariff, window.from, window.to, window).map((p) => ({ from: p.from, to: p.to, price: p.price! }));
       const [split, block, peerSplit, peerOne] = interleaved(rounds(slots), [
         { fn: () => cheapestPieces(pieces, window.duration) },
-        { fn: () => cheapestBlock(UsablePieces.of(pieces), window.duration) },
+        { fn: () => cheapestBlock(UsablePieces.of(pieces).window(), window.duration) },
         { fn: () => getBestX(values, count) },
         { fn: () => getBestContinuous(values, count) },
       ]);

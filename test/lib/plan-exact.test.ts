@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import { cheapestWindows, dearestWindows, PlanResult } from '../../nodes/lib/engine/plan/plan';
 import { schedule } from '../../nodes/lib/engine/prices/price-source';
 import { cheapestBlock } from '../../nodes/lib/engine/plan/plan-split';
-import { Piece, UsablePieces } from '../../nodes/lib/engine/plan/plan-block-work';
+import { Piece } from '../../nodes/lib/engine/plan/plan-block-work';
+import { UsablePieces } from '../../nodes/lib/engine/plan/plan-pieces';
 import { FC } from './engine-fixtures';
 import { cellCaseArb, cellPrices, referenceBlocks, referenceSplit, runsOf } from './plan-reference';
 
@@ -176,7 +177,7 @@ describe('plans against a cell-by-cell reference', () => {
       fc.property(pieces, fc.integer({ min: 1, max: 1000 }), (usable, thousandths) => {
         const total = usable[usable.length - 1].to - usable[0].from;
         const duration = Math.max(1, Math.round((thousandths / 1000) * total));
-        should(cheapestBlock(UsablePieces.of(usable), duration)).eql(blockBySearch(usable, duration));
+        should(cheapestBlock(UsablePieces.of(usable).window(), duration)).eql(blockBySearch(usable, duration));
       }),
       { ...FC, numRuns: 1500 },
     );

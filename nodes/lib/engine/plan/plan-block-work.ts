@@ -16,62 +16,6 @@ export interface Piece {
   price: number;
 }
 
-/** The most pieces whose arrays are kept between plans (4 × 8 bytes each). */
-const KEPT_PIECES = 2048;
-
-/**
- * A plan's usable pieces as three parallel arrays: the one-block search reads them in a
- * tight loop, no object per piece. Plans run one at a time, so one set of arrays is reused
- * from call to call while they are small (up to KEPT_PIECES pieces, 64 kB); a larger plan
- * gets its own.
- */
-export class UsablePieces {
-  readonly from: Float64Array;
-  readonly to: Float64Array;
-  readonly price: Float64Array;
-  /** Room for a search's prefix sums (one more than the pieces). */
-  readonly prefix: Float64Array;
-  length = 0;
-
-  private constructor(capacity: number) {
-    this.from = new Float64Array(capacity);
-    this.to = new Float64Array(capacity);
-    this.price = new Float64Array(capacity);
-    this.prefix = new Float64Array(capacity + 1);
-  }
-
-  private static kept: UsablePieces | null = null;
-
-  /** Empty arrays for at most `count` pieces (the reused ones when they are large enough). */
-  static forCount(count: number): UsablePieces {
-    if (count > KEPT_PIECES) return new UsablePieces(count);
-    const kept = (UsablePieces.kept ??= new UsablePieces(KEPT_PIECES));
-    kept.length = 0;
-    return kept;
-  }
-
-  /** Pieces (in time order) as arrays. */
-  static of(pieces: readonly Piece[]): UsablePieces {
-    const out = UsablePieces.forCount(pieces.length);
-    for (const p of pieces) out.push(p.from, p.to, p.price);
-    return out;
-  }
-
-  push(from: number, to: number, price: number): void {
-    const n = this.length++;
-    this.from[n] = from;
-    this.to[n] = to;
-    this.price[n] = price;
-  }
-
-  /** The pieces as objects, for the searches that take them so. */
-  pieces(): Piece[] {
-    const out: Piece[] = [];
-    for (let k = 0; k < this.length; k++) out.push({ from: this.from[k], to: this.to[k], price: this.price[k] });
-    return out;
-  }
-}
-
 /** The usable time as maximal stretches (any prices), in ms. */
 function stretches(usable: Piece[]): Array<{ from: number; to: number }> {
   const out: Array<{ from: number; to: number }> = [];

@@ -9,7 +9,7 @@ import type { ZoneInfo } from '../time/time';
 import { MAX_PLAN_SEGMENTS } from '../common/limits';
 import { groupDigits } from '../common/format';
 import { hours } from './plan-text';
-import { UsablePieces } from './plan-block-work';
+import { PieceWindow, UsablePieces } from './plan-pieces';
 import { HOUR_MS } from '../time/time';
 
 /** Plans are exact to the millisecond; the searches' work depends on the price changes, not on this. */
@@ -127,37 +127,31 @@ function firstAbove(starts: Float64Array, length: number, at: number, orEqual: b
 /**
  * A kept walk's priced pieces over the whole list as plans read them (plan.ts
  * usablePieces): each visit's time with its ends at the nearest ms, the unpriced and
- * empty ones left out. Made once per walk (24 bytes a piece) and let go with it.
+ * empty ones left out, summed for the one-block search. Made once per walk (some 57 bytes
+ * a visit) and let go with it.
  */
-interface KeptPieces {
-  from: Float64Array;
-  to: Float64Array;
-  price: Float64Array;
-  length: number;
-}
+const piecesOfWalk = new WeakMap<ListVisits, UsablePieces>();
 
-const piecesOfWalk = new WeakMap<ListVisits, KeptPieces>();
-
-function keptPieces(kept: ListVisits): KeptPieces {
+function keptPieces(kept: ListVisits): UsablePieces {
   const known = piecesOfWalk.get(kept);
   if (known !== undefined) return known;
   const { starts, prices, length } = kept;
-  const from = new Float64Array(length);
-  const to = new Float64Array(length);
-  const price = new Float64Array(length);
-  let n = 0;
+  const pieces = UsablePieces.owned(length);
   for (let k = 0; k < length; k++) {
     if (prices[k] !== prices[k]) continue; // NaN: no price
     const a = onResolution(starts[k]);
     const b = onResolution(k + 1 < length ? starts[k + 1] : kept.to);
-    if (b <= a) continue;
-    from[n] = a;
-    to[n] = b;
-    price[n++] = prices[k];
+    if (b > a) pieces.push(a, b, prices[k]);
   }
-  const pieces = { from: from.slice(0, n), to: to.slice(0, n), price: price.slice(0, n), length: n };
+  pieces.sum();
   piecesOfWalk.set(kept, pieces);
   return pieces;
+}
+
+/** The bytes a walk's kept pieces take (0 when no plan has read it yet): their typed arrays. */
+export function keptPiecesBytes(kept: ListVisits): number {
+  const p = piecesOfWalk.get(kept);
+  return p === undefined ? 0 : [p.from, p.to, p.price, p.sumHi, p.sumLo, p.runEnd, p.blockMax].reduce((sum, a) => sum + a.byteLength, 0);
 }
 
 /** An instant at the nearest whole ms (the plans' resolution). */
@@ -165,9 +159,9 @@ export const onResolution = (at: number): number => Math.round(at / PLAN_RESOLUT
 
 /**
  * A window's usable pieces read from a stack's kept walk: the pieces plan.ts usablePieces
- * makes of keptSegments' segments (prices times `sign`, none above `signedLimit`), taken
- * from the walk's own (the first cut at `from`, the last at the window's or the list's
- * end; copied at once where no limit or sign leaves any out), the window's segments counted
+ * makes of keptSegments' segments (prices times `sign`, none above `signedLimit`). With
+ * neither (the cheapest, no limit) the window is the walk's own pieces, cut at the
+ * window's ends, read in place; else they are copied. The window's segments are counted
  * against MAX_PLAN_SEGMENTS as keptSegments counts them. Null where the source keeps no
  * walk. `from` and `to` are whole ms (planWindow).
  */
@@ -178,7 +172,7 @@ export function keptUsablePieces(
   to: number,
   signedLimit: number | undefined,
   sign: number,
-): { usable: UsablePieces; kept: ListVisits } | null {
+): { window: PieceWindow; kept: ListVisits } | null {
   const kept = ct.listVisits !== undefined ? ct.listVisits(zone) : null;
   if (kept === null) return null;
   const a = Math.max(from, kept.from);
@@ -192,24 +186,18 @@ export function keptUsablePieces(
   // the pieces that end after a and start before b (each is non-empty, so cut to [a, b) they still are)
   const lo = firstAbove(all.to, all.length, a, false);
   const hi = a < b ? firstAbove(all.from, all.length, b, true) : lo;
-  const usable = UsablePieces.forCount(hi - lo);
-  if (hi === lo) return { usable, kept };
   const start = onResolution(a);
   const end = onResolution(b);
+  if (hi === lo) return { window: UsablePieces.forCount(0).window(), kept };
   if (sign === 1 && signedLimit === undefined) {
-    usable.from.set(all.from.subarray(lo, hi));
-    usable.to.set(all.to.subarray(lo, hi));
-    usable.price.set(all.price.subarray(lo, hi));
-    usable.length = hi - lo;
-    usable.from[0] = Math.max(usable.from[0], start);
-    usable.to[hi - lo - 1] = Math.min(usable.to[hi - lo - 1], end);
-    return { usable, kept };
+    return { window: { pieces: all, lo, hi, from: Math.max(all.from[lo], start), to: Math.min(all.to[hi - 1], end) }, kept };
   }
+  const usable = UsablePieces.forCount(hi - lo);
   for (let k = lo; k < hi; k++) {
     const price = sign * all.price[k];
     if (signedLimit === undefined || !(price > signedLimit)) usable.push(Math.max(all.from[k], start), Math.min(all.to[k], end), price);
   }
-  return { usable, kept };
+  return { window: usable.window(), kept };
 }
 
 /**

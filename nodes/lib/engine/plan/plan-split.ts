@@ -6,7 +6,8 @@
 // - one block: the cost of a block is piecewise linear in its start, so a minimum lies
 //   where the block's start or end meets a segment boundary; every such start is tried in
 //   time order, the earliest of the cheapest wins; work O(segments) (two pointers).
-import type { Piece, UsablePieces } from './plan-block-work';
+import type { Piece } from './plan-block-work';
+import { largestPrice, PieceWindow } from './plan-pieces';
 import { MarginalRun, takeMarginal } from './plan-split-ties';
 
 /**
@@ -68,28 +69,28 @@ export function cheapestPieces(usable: Piece[], duration: number): Piece[] {
 }
 
 /**
- * Contiguous: the cheapest block of `duration` inside one run of usable time; when no
- * run is that long, the longest run (earliest of equals), all of it.
+ * Contiguous: the cheapest block of `duration` inside one run of the window's usable time;
+ * when no run is that long, the longest run (earliest of equals), all of it. A block's
+ * cost is read off the pieces' sums (plan-pieces.ts): what the pieces before its end cost
+ * less what those before its start cost.
  */
-export function cheapestBlock(usable: UsablePieces, duration: number): Piece[] {
-  const { from: F, to: T, price: P, prefix, length: n } = usable;
-  let maxAbsPrice = 0;
-  for (let k = 0; k < n; k++) if (Math.abs(P[k]) > maxAbsPrice) maxAbsPrice = Math.abs(P[k]);
+export function cheapestBlock(w: PieceWindow, duration: number): Piece[] {
+  const { pieces, lo, hi, from: a, to: b } = w;
+  if (hi <= lo) return [];
+  pieces.sum();
+  const { from: F, to: T, price: P, sumHi: H, sumLo: L, runEnd } = pieces;
+  const maxAbsPrice = largestPrice(w);
+  let found = false;
   let bestCost = 0;
-  let bestStart = -1; // none yet
-  let bestHead = 0; // the piece holding the best block's start
-  let longest = 0; // the longest run: its first piece and its span (the earliest of equals)
+  let bestStart = 0;
+  let bestHead = lo; // the piece holding the best block's start
+  let longest = lo; // the longest run: its first piece and its span (the earliest of equals)
   let longestSpan = 0;
-  for (let first = 0; first < n;) {
-    // the run of usable pieces that touch each other from `first`, to `end` (exclusive), and
-    // prefix[k]: price × ms from the run's start to the start of piece k (prefix[end]: its end)
-    let end = first + 1;
-    let sum = 0; // prefix[end - 1], kept in a local: no store and load per piece
-    prefix[first] = 0;
-    for (; end < n && T[end - 1] === F[end]; end++) prefix[end] = sum += P[end - 1] * (T[end - 1] - F[end - 1]);
-    prefix[end] = sum + P[end - 1] * (T[end - 1] - F[end - 1]);
-    const runFrom = F[first];
-    const runTo = T[end - 1];
+  for (let first = lo; first < hi;) {
+    // the run of pieces that touch each other from `first` to `end` (exclusive), cut to the window
+    const end = Math.min(runEnd[first], hi - 1) + 1;
+    const runFrom = first === lo ? a : F[first];
+    const runTo = end === hi ? b : T[end - 1];
     const run = first;
     first = end;
     if (runTo - runFrom > longestSpan) {
@@ -97,7 +98,7 @@ export function cheapestBlock(usable: UsablePieces, duration: number): Piece[] {
       longestSpan = runTo - runFrom;
     }
     if (runTo - runFrom < duration) continue;
-    // differences of prefix sums are off in the last bits: equal costs must still tie
+    // the costs of equal blocks differ in their last bits: equal costs must still tie (rule 31)
     const tolerance = maxAbsPrice * (runTo - runFrom) * 1e-12;
     // every candidate start in ascending order: the pieces' starts and their ends less the
     // duration (two ascending lists, merged; a start in both is tried once); the block's
@@ -108,56 +109,72 @@ export function cheapestBlock(usable: UsablePieces, duration: number): Piece[] {
     let j = run; // the next piece whose end less the duration is a candidate
     let head = run; // the piece holding the block's start
     let tail = run; // the piece holding the block's end
-    while (j < end && T[j] - duration < runFrom) j++;
+    // the pieces whose own start and end are the window's (not cut by it)
+    const iWhole = run === lo && a !== F[lo] ? run + 1 : run;
+    const jWhole = end === hi && b !== T[end - 1] ? end - 1 : end;
+    while (j < end && (j === hi - 1 ? b : T[j]) - duration < runFrom) j++;
     for (;;) {
       // where the pieces' starts and ends line up with the duration (a list's equal entries,
       // a duration of whole entries), a block from piece i's start ends at piece j's end: its
-      // cost is read off the prefix sums (what a start or end inside a piece gives, with 0 ms
+      // cost is the sums' difference (what a start or end inside a piece gives, with 0 ms
       // inside), no pointer moves
-      if (i < end && j < end && F[i] === T[j] - duration && !(F[i] + duration > runTo)) {
+      if (i >= iWhole && i < end && j < jWhole && F[i] === T[j] - duration && !(F[i] + duration > runTo)) {
         do {
-          const cost = prefix[j + 1] - prefix[i];
-          if (bestStart < 0 || cost < bestCost - tolerance) {
+          const cost = H[j + 1] - H[i] + (L[j + 1] - L[i]);
+          if (!found || cost < bestCost - tolerance) {
+            found = true;
             bestCost = cost;
             bestStart = F[i];
             bestHead = i;
           }
           i++;
           j++;
-        } while (i < end && j < end && F[i] === T[j] - duration && !(F[i] + duration > runTo));
+          // (j >= i, and a whole piece j ends at runTo at the latest: i < end, and the block fits)
+        } while (j < jWhole && F[i] === T[j] - duration);
         head = i - 1;
         tail = j < end ? j : j - 1;
       }
-      const byStart = i < end && !(F[i] + duration > runTo) ? F[i] : Infinity; // later pieces' starts are too late as well
-      const byEnd = j < end ? T[j] - duration : Infinity;
+      let byStart = Infinity;
+      if (i < end) {
+        const at = i === lo ? a : F[i];
+        if (!(at + duration > runTo)) byStart = at; // later pieces' starts are too late as well
+      }
+      const byEnd = j < end ? (j === hi - 1 ? b : T[j]) - duration : Infinity;
       if (byStart === Infinity && byEnd === Infinity) break;
       let start = byStart;
       if (byStart < byEnd) i++;
       else {
         if (byStart === byEnd) i++; // one candidate, tried once
-        start = T[j++] - duration;
+        start = byEnd;
+        j++;
       }
       const stop = start + duration;
       while (head + 1 < end && F[head + 1] <= start) head++;
       while (tail + 1 < end && F[tail + 1] <= stop) tail++;
-      const cost = prefix[tail] + P[tail] * (stop - F[tail]) - (prefix[head] + P[head] * (start - F[head]));
-      if (bestStart < 0 || cost < bestCost - tolerance) {
+      const cost = H[tail] - H[head] + (L[tail] - L[head]) + P[tail] * (stop - F[tail]) - P[head] * (start - F[head]);
+      if (!found || cost < bestCost - tolerance) {
+        found = true;
         bestCost = cost;
         bestStart = start;
         bestHead = head;
       }
     }
   }
-  if (bestStart < 0) return clip(usable, longest, -Infinity, Infinity);
-  return clip(usable, bestHead, bestStart, bestStart + duration);
+  if (!found) return clip(w, longest, -Infinity, Infinity);
+  return clip(w, bestHead, bestStart, bestStart + duration);
 }
 
-/** The run of pieces from `first` (those touching each other; `first` holds `a` or is the run's first) cut to [a, b), as new pieces. */
-function clip({ from, to, price, length }: UsablePieces, first: number, a: number, b: number): Piece[] {
+/** The run of the window's pieces from `first` (those touching each other; `first` holds `a` or is the run's first) cut to [a, b), as new pieces. */
+function clip(w: PieceWindow, first: number, a: number, b: number): Piece[] {
+  const { from, to, price } = w.pieces;
+  const { lo, hi } = w;
   const out: Piece[] = [];
-  for (let k = first; k < length && (k === first || to[k - 1] === from[k]) && from[k] < b; k++) {
-    const pieceFrom = Math.max(a, from[k]);
-    const pieceTo = Math.min(b, to[k]);
+  for (let k = first; k < hi && (k === first || to[k - 1] === from[k]); k++) {
+    const start = k === lo ? w.from : from[k];
+    const pieceFrom = start > a ? start : a;
+    if (!(pieceFrom < b)) break;
+    const end = k === hi - 1 ? w.to : to[k];
+    const pieceTo = end < b ? end : b;
     if (pieceTo > pieceFrom) out.push({ from: pieceFrom, to: pieceTo, price: price[k] });
   }
   return out;

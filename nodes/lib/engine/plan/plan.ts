@@ -18,7 +18,8 @@ import {
 } from './plan-segments';
 import { describe, HOUR_MS, requireEpochMs } from '../time/time';
 import { cheapestBlocks } from './plan-blocks';
-import { blockedCapacity, Piece, UsablePieces } from './plan-block-work';
+import { blockedCapacity, Piece } from './plan-block-work';
+import { piecesOf, UsablePieces } from './plan-pieces';
 import { cheapestBlock, cheapestPieces } from './plan-split';
 import { groupDigits } from '../common/format';
 import { hours } from './plan-text';
@@ -168,13 +169,13 @@ function plan(tariff: unknown, options: PlanOptions, direction: Direction): Plan
   // a stack's kept walk gives the usable pieces as they are; else the window's segments are walked
   const kept = wanted > 0 ? keptUsablePieces(ct, context.zone, from, to, signedLimit, sign) : null;
   const segments = kept !== null || wanted === 0 ? WindowSegments.forCount(0) : windowSegments(ct, context.zone, from, to, options);
-  const found = kept !== null ? kept.usable : usablePieces(segments, to, signedLimit, sign);
+  const found = kept !== null ? kept.window : usablePieces(segments, to, signedLimit, sign).window();
   let chosen: Piece[] = [];
   if (wanted > 0 && options.contiguous) {
     // the one-block search reads the pieces as arrays; the others take objects
-    chosen = cheapestBlock(busy.length === 0 ? found : UsablePieces.of(withoutBusy(found.pieces(), busy)), wanted);
+    chosen = cheapestBlock(busy.length === 0 ? found : UsablePieces.of(withoutBusy(piecesOf(found), busy)).window(), wanted);
   } else if (wanted > 0) {
-    const usable = withoutBusy(found.pieces(), busy);
+    const usable = withoutBusy(piecesOf(found), busy);
     if (minBlock > 0)
       chosen = cheapestBlocks(
         usable,

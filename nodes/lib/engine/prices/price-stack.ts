@@ -85,17 +85,20 @@ export function compileStack(stack: PriceStack): CompiledTariff {
   const feesTariff = stack.fees === undefined || stack.fees === null ? null : compileTariff(stack.fees);
   const list = stack.list;
   const kept = list instanceof PriceList ? byList.get(list) : undefined;
-  const hit = kept?.find(
-    (c) =>
+  // a loop, not find with a closure: every priceAt on a stack comes here
+  for (let k = 0; kept !== undefined && k < kept.length; k++) {
+    const c = kept[k];
+    if (
       c.fees === stack.fees &&
       c.feesTariff === feesTariff &&
       Object.is(c.addOns, stack.addOns) &&
       c.vat === stack.vat &&
       c.currency === stack.currency &&
       c.beyond === stack.beyond &&
-      c.id === stack.id,
-  );
-  if (hit) return hit.compiled;
+      c.id === stack.id
+    )
+      return c.compiled;
+  }
   const compiled = build(stack, priceList(list), feesTariff);
   if (list instanceof PriceList) {
     const { fees, addOns, vat, currency, id, beyond } = stack;
