@@ -226,7 +226,7 @@ describe('easy-peak power factor (rule 66)', () => {
           (e: Error) => e,
         );
         should(err?.message).equal(
-          `power factor meter "G/e1.pf" read ${said}: a power factor is a number above 0 and at most 1 (not a percentage, not ` +
+          `power factor meter "G/e1.pf" read ${said}: a power factor is a number from 0.01 to 1 (not a percentage, not ` +
             'signed), so the reading is not counted; the last good one holds until the next, and a window it does not cover is not complete',
         );
       }

@@ -114,7 +114,7 @@ describe('easy-peak power factor (rule 66)', function () {
         should(errors.map((e) => e.error.message)).eql(
           ['0', '1.7', '"abc"', 'NaN'].map(
             (said) =>
-              `Power factor meter "G/e1.pf" read ${said}: a power factor is a number above 0 and at most 1 (not a percentage, ` +
+              `Power factor meter "G/e1.pf" read ${said}: a power factor is a number from 0.01 to 1 (not a percentage, ` +
               'not signed), so the reading is not counted; the last good one holds until the next, and a window it does not cover is not complete.',
           ),
         );
@@ -188,6 +188,6 @@ describe('easy-peak power factor (rule 66)', function () {
   it('a bad power factor setting is said at deploy', async () => {
     const { caught } = await load({ powerFactor: '0' });
     const [err] = await caught.next(1);
-    should(err.error.message).equal('the power factor must be a number above 0 and at most 1 (empty: none), got "0"');
+    should(err.error.message).equal('the power factor must be a number from 0.01 to 1 (empty: none), got "0"');
   });
 });

@@ -144,7 +144,14 @@ export function isPowerFactorReading(msg: { payload?: unknown; unit?: unknown; t
 }
 
 /**
- * A power-factor reading's value: a number above 0 and at most 1 (a string of one, or an
+ * The lowest power factor easy-peak takes, read or set (as its *free down to*): kVA at 100
+ * times the kW is no site's; far below it kWh ÷ pf and kWh × √(1/pf² − 1) overflow to
+ * Infinity (a reading of 1e-200), which no window can be billed on.
+ */
+export const MIN_POWER_FACTOR = 0.01;
+
+/**
+ * A power-factor reading's value: a number from MIN_POWER_FACTOR to 1 (a string of one, or an
  * easy-sensors message's value). Anything else is refused, naming the meter and the value:
  * a failed read of 0 would make kVA infinite, a percentage (95) or a signed one (−0.9) is
  * no power factor here.
@@ -154,9 +161,9 @@ export function powerFactorValue(msg: { payload?: unknown }, id: MeterId): numbe
   const sensor = typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>) : null;
   const raw = sensor ? sensor.value : payload;
   const value = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
-  if (!(value > 0 && value <= 1))
+  if (!(value >= MIN_POWER_FACTOR && value <= 1))
     throw new TypeError(
-      `power factor meter "${shortText(meterName(id))}" read ${describe(raw)}: a power factor is a number above 0 and at most 1 ` +
+      `power factor meter "${shortText(meterName(id))}" read ${describe(raw)}: a power factor is a number from ${MIN_POWER_FACTOR} to 1 ` +
         '(not a percentage, not signed), so the reading is not counted; the last good one holds until the next, and a window ' +
         'it does not cover is not complete',
     );

@@ -145,7 +145,11 @@ export class SiteReactive {
     }
     if (Array.isArray(line) && line.length === 9 && line[0] !== this.settings.minPowerFactor && isFiniteNumber(line[0]))
       return `stored peaks: the reactive energy's sums from zero (counted free down to a power factor of ${line[0]}, now ${this.settings.minPowerFactor})`;
-    const sums = Array.isArray(line) && line.length === 9 ? readSums(line.slice(1), this.scope, now) : null;
+    // counted at this power factor, or not read: a line whose power factor is no number says nothing of how it was counted
+    const sums =
+      Array.isArray(line) && line.length === 9 && line[0] === this.settings.minPowerFactor
+        ? readSums(line.slice(1), this.scope, now)
+        : null;
     if (!sums) return "stored peaks: the reactive energy's sums from zero (failed their checks)";
     this.sums = sums;
     return null;

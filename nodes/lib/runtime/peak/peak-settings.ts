@@ -6,6 +6,7 @@ import { DEMAND_MINUTES, DemandMinutes } from '../../engine/peak/demand-window';
 import { monthlyPeaks, PeakHours } from '../../engine/peak/monthly-peaks';
 import { BilledBasis, chargeRule, ChargeRule, DemandCharge, MAX_CHARGES } from '../../engine/peak/billing';
 import { maxPowerSetting } from '../common/node-settings';
+import { MIN_POWER_FACTOR } from '../common/meter-reading';
 import type { BillingPeriods } from '../../engine/peak/billing-periods';
 import { periodsOf } from './peak-month';
 import type { ReactiveSettings } from './peak-reactive';
@@ -220,17 +221,17 @@ export function billCharge(settings: Pick<PeakSettings, 'top' | 'distinctDays' |
 
 /** The reactive energy charge's settings (rule 65): the power factor down to which kvarh are free (default 0.95) and the price per kvarh beyond (default 0). */
 function reactiveSettings(config: Record<string, unknown>): ReactiveSettings {
-  const minPowerFactor = numberSetting(config.minPowerFactor, 'the power factor free of charge', 0.01, 1, 0.95)!;
+  const minPowerFactor = numberSetting(config.minPowerFactor, 'the power factor free of charge', MIN_POWER_FACTOR, 1, 0.95)!;
   return { minPowerFactor, pricePerKvarh: numberSetting(config.pricePerKvarh, 'the price per kvarh', 0, 1e9, 0)! };
 }
 
-/** The *power factor* setting: empty for none, else a number above 0 and at most 1 (a contract's declared power factor). */
+/** The *power factor* setting: empty for none, else a number from MIN_POWER_FACTOR to 1 (a contract's declared power factor). */
 function powerFactorSetting(raw: unknown): number | null {
   const t = text(raw);
   if (t === '') return null;
   const pf = /^[+-]?(\d+\.?\d*|\.\d+)$/.test(t) ? Number(t) : NaN;
-  if (!(pf > 0 && pf <= 1))
-    throw new Error(`the power factor must be a number above 0 and at most 1 (empty: none), got ${JSON.stringify(raw)}`);
+  if (!(pf >= MIN_POWER_FACTOR && pf <= 1))
+    throw new Error(`the power factor must be a number from ${MIN_POWER_FACTOR} to 1 (empty: none), got ${JSON.stringify(raw)}`);
   return pf;
 }
 

@@ -5,7 +5,7 @@
 // meter, the site, the guard) is dropped on its own, with one warning for all of them.
 import { demandWindowOf } from '../../engine/peak/demand-window';
 import { DroppedState, isFiniteNumber, isStoredInstant } from '../../engine/common/stored-checks';
-import { EnergyUnit, MeterId, meterKey, meterName, storedMeterName, unitOfTopic } from '../common/meter-reading';
+import { EnergyUnit, MeterId, meterKey, meterName, MIN_POWER_FACTOR, storedMeterName, unitOfTopic } from '../common/meter-reading';
 import { MAX_CLOCK_AHEAD_MS, MAX_STORED_LINE_CHARS } from '../../engine/common/limits';
 import { DAY_MS, HOUR_MS } from '../../engine/time/time';
 import { isFromFuture } from '../../engine/common/future-readings';
@@ -345,13 +345,13 @@ function readSite(text: unknown, scope: WindowScope, now: number): { site: SiteS
 }
 
 /**
- * The power-factor meter as stored (rule 66): its newest power factor (0 < pf ≤ 1) and its
+ * The power-factor meter as stored (rule 66): its newest power factor (MIN_POWER_FACTOR ≤ pf ≤ 1) and its
  * ∫(1/pf) dt as a meter line, which rises at least 1 an hour (pf ≤ 1): the open window's sum
  * at least the hours it covered, the latest "power" at least 1, nothing held. Undefined when wrong.
  */
 function readPowerFactor(text: unknown, scope: WindowScope, now: number, mono: number): PfMeter | undefined {
   const line = parse(text);
-  if (!line || line.length !== 2 || !isFiniteNumber(line[0]) || !(line[0] > 0 && line[0] <= 1)) return undefined;
+  if (!line || line.length !== 2 || !isFiniteNumber(line[0]) || !(line[0] >= MIN_POWER_FACTOR && line[0] <= 1)) return undefined;
   const read = readMeter(line[1], scope, now, mono);
   if (!read || read.meter.unit !== 'kWh' || read.held.length > 0) return undefined;
   const { meter } = read;
