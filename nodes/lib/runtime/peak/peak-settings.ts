@@ -49,7 +49,7 @@ export interface PeakSettings {
   bill: BillSettings;
   /** The reactive energy charge (semantics rule 65): free down to a power factor, beyond it a price per kvarh. */
   reactive: ReactiveSettings;
-  /** The contract's power factor (0 < pf ≤ 1): the site's kWh windows are billed as kVA, kVAh = kWh ÷ pf (rule 66); null: none. */
+  /** The contract's power factor (MIN_POWER_FACTOR ≤ pf ≤ 1): the site's kWh windows are billed as kVA, kVAh = kWh ÷ pf (rule 66); null: none. */
   powerFactor: number | null;
 }
 

@@ -295,7 +295,7 @@ export class PeakStream {
   }
 
   /**
-   * A power-factor reading (rule 66): checked (0 < pf ≤ 1, else an error naming the meter
+   * A power-factor reading (rule 66): checked (0.01 ≤ pf ≤ 1, else an error naming the meter
    * and value, changing nothing), counted in the power-factor meter's windows, whose shares
    * the site pairs with its kWh windows. The meter's own windows are no demand: none recorded.
    */
