@@ -1,11 +1,10 @@
 // easy-account in the real runtime against the simulator: the hub it builds, the
 // context it keeps, its warnings, and what a bad configuration does.
 import should from 'should';
-import type { Simulator } from '../../sim/server';
 import type { TariffSnapshot } from '../../nodes/lib/runtime/account/hub';
 import type { AccountNode } from '../../nodes/lib/runtime/account/account-link';
 import { machineTimeZone } from '../../nodes/lib/engine/time/time';
-import { accountNode, FlowNode, helper, loadFlow, quiet, TOKEN, withSimulator } from './flow-support';
+import { accountNode, FlowNode, helper, loadFlow, quiet, simulatorHooks, TOKEN } from './flow-support';
 import easyAccount = require('../../nodes/easy-account');
 import { NO_PROXY_ENV, startProxy, TestServer, withEnv } from '../lib/transport-support';
 
@@ -24,17 +23,9 @@ function logged(level: 'INFO' | 'WARN' | 'ERROR'): string[] {
 }
 
 describe('easy-account node', function () {
-  let sim: Simulator;
+  const suite = simulatorHooks();
 
-  beforeEach(async () => {
-    sim = await withSimulator();
-  });
-  afterEach(async () => {
-    await helper.unload();
-    await sim.close();
-  });
-
-  const load = (over: Partial<FlowNode> = {}) => loadFlow([], [{ ...accountNode(sim), ...over }]);
+  const load = (over: Partial<FlowNode> = {}) => loadFlow([], [{ ...accountNode(suite.sim), ...over }]);
   const account = () => helper.getNode('acc') as AccountNode;
 
   it('builds one hub that fetches with the token credential and keeps the tariffs in its context', async () => {
@@ -45,7 +36,7 @@ describe('easy-account node', function () {
     const kept = await new Promise<any>((resolve) =>
       (account() as any).context().get('lastGoodTariffs', (_e: unknown, v: unknown) => resolve(v)),
     );
-    should(kept.baseUrl).equal(sim.url);
+    should(kept.baseUrl).equal(suite.sim.url);
     should(kept.lastGood.tariffs.map((t: any) => t.id)).eql(snapshot.tariffs.map((t) => t.id));
     should(kept.lastGood.fetchedAt).equal(snapshot.fetchedAt);
     should(JSON.stringify(kept)).not.containEql(TOKEN);
@@ -83,14 +74,14 @@ describe('easy-account node', function () {
     const PASSWORD = 'PROXY-pw-4b9e';
     let proxy: TestServer;
     beforeEach(async () => {
-      proxy = await startProxy((host) => (host === 'api.example.test' ? { host: '127.0.0.1', port: sim.port } : null), {
+      proxy = await startProxy((host) => (host === 'api.example.test' ? { host: '127.0.0.1', port: suite.sim.port } : null), {
         auth: `easy:${PASSWORD}`,
       });
     });
     afterEach(() => proxy.close());
 
     const loadWith = (over: Partial<FlowNode>, credentials: Record<string, string> = {}) =>
-      helper.load([easyAccount], [{ ...accountNode(sim), baseUrl: 'http://api.example.test', ...over }], {
+      helper.load([easyAccount], [{ ...accountNode(suite.sim), baseUrl: 'http://api.example.test', ...over }], {
         acc: { token: TOKEN, ...credentials },
       });
 
@@ -117,7 +108,7 @@ describe('easy-account node', function () {
         should(proxy.seen.length).equal(1);
         should(logged('INFO')).containEql(`requests go through the proxy ${proxy.url} (set by the environment (HTTP_PROXY))`);
         await helper.unload();
-        await loadWith({ proxyMode: 'none', baseUrl: sim.url });
+        await loadWith({ proxyMode: 'none', baseUrl: suite.sim.url });
         should((await firstTariffs(account())).error).be.null();
         should(proxy.seen.length).equal(1);
       });
@@ -143,12 +134,12 @@ describe('easy-account node', function () {
     hub.watchTariffs(0.005, () => undefined);
     hub.watchSensors('DEMO', 0.2, () => undefined);
     await quiet(100);
-    sim.setFaults({ latencyMs: 5000 });
+    suite.sim.setFaults({ latencyMs: 5000 });
     const started = Date.now();
     await helper.unload();
     should(Date.now() - started).be.below(1000);
-    const before = sim.requests.length;
+    const before = suite.sim.requests.length;
     await quiet(500);
-    should(sim.requests.length).equal(before);
+    should(suite.sim.requests.length).equal(before);
   });
 });

@@ -3,7 +3,6 @@
 import should from 'should';
 import * as fs from 'fs';
 import * as path from 'path';
-import type { Simulator } from '../../sim/server';
 import easyCost = require('../../nodes/easy-cost');
 import easySensors = require('../../nodes/easy-sensors');
 import easyTariff = require('../../nodes/easy-tariff');
@@ -11,7 +10,7 @@ import easyPlan = require('../../nodes/easy-plan');
 import { priceAt } from '../../nodes/lib/engine/prices/price-source';
 import { namedPeriod } from '../../nodes/lib/engine/time/time';
 import { SOLAR_DAY_KWH, DEMO_TARIFFS } from '../../sim/demo-data';
-import { DASHBOARD_CONFIG, exampleFlow, exampleOnSimulator, FlowNode, helper, inbox, loadFlow, withSimulator } from './flow-support';
+import { DASHBOARD_CONFIG, exampleFlow, exampleOnSimulator, FlowNode, helper, inbox, loadFlow, simulatorHooks } from './flow-support';
 
 const CORE = ['common/20-inject.js', 'function/10-switch.js', 'function/15-change.js', 'function/rbe.js', 'sequence/17-split.js'].map(
   (file) => require(require.resolve(`@node-red/nodes/core/${file}`)),
@@ -28,19 +27,10 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const example = exampleFlow;
 
 describe('examples of easy-sensors and easy-cost', function () {
-  let sim: Simulator;
-
-  beforeEach(async () => {
-    sim = await withSimulator();
-  });
-
-  afterEach(async () => {
-    await helper.unload();
-    await sim.close();
-  });
+  const suite = simulatorHooks();
 
   async function run(name: string, edit: (n: FlowNode) => FlowNode = (n) => n) {
-    const flow = exampleOnSimulator(name, sim, 'UTC', edit);
+    const flow = exampleOnSimulator(name, suite.sim, 'UTC', edit);
     if (flow.some((n) => (n.wires as string[][] | undefined)?.flat().includes('gen-probe')))
       flow.push({ id: 'gen-probe', type: 'helper', z: 'easy-ex-generator' });
     await loadFlow([easySensors, easyCost, ...CORE], flow);
@@ -184,7 +174,7 @@ describe('examples of easy-sensors and easy-cost', function () {
     });
 
     it("shows the price now, the next 24 h as step lines, and today's and this month's cost", async () => {
-      const flow = exampleOnSimulator('price-and-cost-dashboard', sim);
+      const flow = exampleOnSimulator('price-and-cost-dashboard', suite.sim);
       const before = Date.now();
       await loadFlow([easySensors, easyCost, easyTariff, easyPlan, ...CORE], flow);
       const [prices, charts, todays, months, heater, generator, dayBars, genToday] = [
@@ -248,7 +238,7 @@ describe('examples of easy-sensors and easy-cost', function () {
 
   describe('price and cost dashboard: import, export and net per day', () => {
     it('the last 7 days by local day: import cost, export credit (the solar register at 0.15) and the net, export at every whole day', async () => {
-      await loadFlow([easySensors, easyCost, easyTariff, easyPlan, ...CORE], exampleOnSimulator('price-and-cost-dashboard', sim));
+      await loadFlow([easySensors, easyCost, easyTariff, easyPlan, ...CORE], exampleOnSimulator('price-and-cost-dashboard', suite.sim));
       const [chart] = await inbox('dash-io-chart').next(1, 15_000);
       should(chart.action).equal('replace');
       const points = chart.payload as Array<{ x: string; y: number; series: string }>;
@@ -271,7 +261,7 @@ describe('examples of easy-sensors and easy-cost', function () {
     const WIDGETS = new Set(['ui-text', 'ui-chart']);
 
     async function runDashboard(name: string) {
-      await loadFlow([easyCost, ...CORE], exampleOnSimulator(name, sim));
+      await loadFlow([easyCost, ...CORE], exampleOnSimulator(name, suite.sim));
     }
 
     for (const name of ['how-long-did-the-generator-run', 'which-tariff-is-cheapest-for-me']) {

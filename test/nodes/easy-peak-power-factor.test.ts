@@ -3,23 +3,8 @@
 // gateway (easy-sensors messages of e1.pf), its bad readings at Catch, a restart mid-window
 // and a tampered stored line. The numbers are worked by hand in each test.
 import should from 'should';
-import type { Simulator } from '../../sim/server';
-import easyPeak = require('../../nodes/easy-peak');
-import {
-  accountNode,
-  catchNodes,
-  FakeClock,
-  FileContext,
-  helper,
-  inbox,
-  installClock,
-  lastStatus,
-  loadFlow,
-  quiet,
-  startedPast,
-  warnings,
-  withSimulator,
-} from './flow-support';
+import { FileContext, helper, inbox, installClock, lastStatus, quiet, simulatorHooks, warnings } from './flow-support';
+import { loadPeak, peakNode } from './peak-flows';
 
 const MIN = 60_000;
 const ZONE = 'Europe/Brussels';
@@ -35,55 +20,24 @@ const pfMessage = (ts: number, value: unknown) => ({
 
 describe('easy-peak power factor (rule 66)', function () {
   this.timeout(60_000);
-  let sim: Simulator;
-  let clock: FakeClock | null = null;
-  let context: FileContext | null = null;
 
-  beforeEach(async () => {
-    sim = await withSimulator();
-  });
+  const suite = simulatorHooks();
 
-  afterEach(async () => {
-    await (context ? context.unload() : helper.unload());
-    context = null;
-    clock?.uninstall();
-    clock = null;
-    await sim.close();
-  });
-
-  async function load(over: Record<string, unknown> = {}, extra: unknown[] = []) {
-    await loadFlow(
-      [easyPeak, ...extra],
-      [
-        accountNode(sim, ZONE),
-        {
-          id: 'p',
-          type: 'easy-peak',
-          account: 'acc',
-          minutes: '15',
-          limit: 'peak',
-          wires: [['out'], ['guard'], ['chart']],
-          ...over,
-        },
-        { id: 'out', type: 'helper' },
-        { id: 'guard', type: 'helper' },
-        { id: 'chart', type: 'helper' },
-        ...catchNodes(),
-      ],
-    );
-    await startedPast('p', 'restoring the peaks…');
-    return { node: helper.getNode('p'), out: inbox('out'), chart: inbox('chart'), caught: inbox('caught') };
+  async function load(over: Record<string, unknown> = {}, modules: unknown[] = []) {
+    const peak = peakNode({ limit: 'peak', wires: [['out'], ['guard'], ['chart']], ...over });
+    const loaded = await loadPeak(suite.sim, ZONE, peak, { modules, helpers: ['out', 'guard', 'chart'] });
+    return { node: loaded.node, out: loaded.out, chart: loaded.inbox('chart'), caught: loaded.caught };
   }
 
   /** Moves the fake clock to `ts` and sends the kWh reading of e1.kwh taken then, then the power factor when given. */
   async function at(ts: number, kwh: number | null, pf?: unknown) {
-    if (ts > Date.now()) await clock!.tickAsync(ts - Date.now());
+    if (ts > Date.now()) await suite.clock!.tickAsync(ts - Date.now());
     if (kwh !== null) helper.getNode('p').receive({ gateway: 'G', topic: 'e1.kwh', payload: kwh, ts });
     if (pf !== undefined) helper.getNode('p').receive(pfMessage(ts, pf));
   }
 
   it("a fixed power factor of 0.8: 8 kW makes 10 kVA windows, the month's peak, the status and the charts in kVA", async () => {
-    clock = installClock(T0 - MIN);
+    suite.clock = installClock(T0 - MIN);
     const { out, chart } = await load({ powerFactor: '0.8' });
     for (let k = 0; k <= 16; k++) await at(T0 + k * MIN, 100 + (8 * k) / 60);
     const msgs = await out.next(17);
@@ -103,7 +57,7 @@ describe('easy-peak power factor (rule 66)', function () {
   });
 
   it("a power-factor meter: 8 kW at pf 1 for 5 minutes, then 0.5 for 10: the window's pf 0.6, 13.33 kVA; bad readings at Catch change nothing", async () => {
-    clock = installClock(T0 - MIN);
+    suite.clock = installClock(T0 - MIN);
     const { out, chart, caught } = await load();
     for (let k = 0; k <= 15; k++) {
       await at(T0 + k * MIN, 100 + (8 * k) / 60, k < 5 ? 1 : 0.5);
@@ -140,12 +94,12 @@ describe('easy-peak power factor (rule 66)', function () {
   });
 
   it('keeps the power-factor meter across a restart mid-window: pf 1 for 5 minutes before it, 0.5 after, the window 13.33 kVA', async () => {
-    clock = installClock(T0 - MIN);
-    context = new FileContext('easy-peak-pf-');
-    const { out } = await load({}, [context.use()]);
+    suite.clock = installClock(T0 - MIN);
+    suite.context = new FileContext('easy-peak-pf-');
+    const { out } = await load({}, [suite.context.use()]);
     for (let k = 0; k <= 5; k++) await at(T0 + k * MIN, 100 + (8 * k) / 60, k < 5 ? 1 : 0.5);
     await out.next(12);
-    await context.restart();
+    await suite.context.restart();
     await quiet(50);
     should(warnings('p').filter((w) => w.startsWith('stored peaks'))).eql([]);
     const again = inbox('out');
@@ -157,19 +111,19 @@ describe('easy-peak power factor (rule 66)', function () {
   });
 
   it('drops a tampered power-factor meter with one warning: the window it no longer covers is not complete, never a peak', async () => {
-    clock = installClock(T0 - MIN);
-    context = new FileContext('easy-peak-pf-');
-    const { out } = await load({}, [context.use()]);
+    suite.clock = installClock(T0 - MIN);
+    suite.context = new FileContext('easy-peak-pf-');
+    const { out } = await load({}, [suite.context.use()]);
     for (let k = 0; k <= 5; k++) await at(T0 + k * MIN, 100 + (8 * k) / 60, 0.8);
     await out.next(12);
     const store = helper.getNode('p').context();
-    await clock.tickAsync(2 * MIN); // saved within the minute
+    await suite.clock.tickAsync(2 * MIN); // saved within the minute
     const stored = await new Promise<any>((resolve) => store.get('peaks', (_err: unknown, v: unknown) => resolve(v)));
     const [value, line] = JSON.parse(stored.powerFactor);
     should(value).equal(0.8);
     stored.powerFactor = JSON.stringify([0, line]); // a power factor of 0 would make kVA infinite
     await new Promise<void>((resolve) => store.set('peaks', stored, () => resolve()));
-    await context.restart();
+    await suite.context.restart();
     await quiet(50);
     should(warnings('p').filter((w) => w.startsWith('stored peaks'))).eql([
       'stored peaks: dropped the power factor meter (failed its checks)',
