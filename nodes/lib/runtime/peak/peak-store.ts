@@ -323,10 +323,14 @@ function readSite(text: unknown, scope: WindowScope, now: number): { site: SiteS
     const [energy, reported, complete] = pendingFlat.slice(i + 1, i + 4);
     const reactive: unknown = reactives[i / 4] ?? 0;
     if (!isFiniteNumber(reactive) || reactive < 0) return null;
-    // ∫(1/pf) dt over the hours covered: at least those hours (pf ≤ 1), the hours at most the window's
+    // ∫(1/pf) dt over the hours covered: from those hours (pf ≤ 1) to 1/MIN_POWER_FACTOR times them, the hours at most the window's
     const [weighted, hours] = [pfs[i / 2], pfs[i / 2 + 1]];
     if (!isFiniteNumber(weighted) || !isFiniteNumber(hours) || hours < 0) return null;
-    if (w && (hours > (w.to - w.from) / HOUR_MS + 1e-9 || weighted < hours * (1 - 1e-9))) return null;
+    if (
+      w &&
+      (hours > (w.to - w.from) / HOUR_MS + 1e-9 || weighted < hours * (1 - 1e-9) || weighted > (hours / MIN_POWER_FACTOR) * (1 + 1e-9))
+    )
+      return null;
     // a window at or before closedUntil was added to the month already: pending again, it would count twice
     if (!w || pending.has(w.from) || (closedUntil !== 0 && w.to <= closedUntil) || !isFiniteNumber(energy) || energy < 0) return null;
     if (!Number.isInteger(reported) || (reported as number) < 1 || (complete !== 0 && complete !== 1)) return null;
@@ -346,8 +350,8 @@ function readSite(text: unknown, scope: WindowScope, now: number): { site: SiteS
 
 /**
  * The power-factor meter as stored (rule 66): its newest power factor (MIN_POWER_FACTOR ≤ pf ≤ 1) and its
- * ∫(1/pf) dt as a meter line, which rises at least 1 an hour (pf ≤ 1): the open window's sum
- * at least the hours it covered, the latest "power" at least 1, nothing held. Undefined when wrong.
+ * ∫(1/pf) dt as a meter line, which rises 1 to 1/MIN_POWER_FACTOR an hour: the open window's sum
+ * between those times the hours it covered, the latest "power" between them, nothing held. Undefined when wrong.
  */
 function readPowerFactor(text: unknown, scope: WindowScope, now: number, mono: number): PfMeter | undefined {
   const line = parse(text);
@@ -356,8 +360,11 @@ function readPowerFactor(text: unknown, scope: WindowScope, now: number, mono: n
   if (!read || read.meter.unit !== 'kWh' || read.held.length > 0) return undefined;
   const { meter } = read;
   const w = meter.window!;
-  if (w.energy * HOUR_MS < (meter.last!.ts - w.coveredFrom) * (1 - 1e-9) - 1e-6 || (meter.power && meter.power.kw < 1 - 1e-9))
-    return undefined;
+  const covered = meter.last!.ts - w.coveredFrom;
+  // ∫(1/pf) dt rises from 1 to 1/MIN_POWER_FACTOR an hour: more would be a power factor no reading may give (kvarh overflowing)
+  const most = 1 / MIN_POWER_FACTOR;
+  if (w.energy * HOUR_MS < covered * (1 - 1e-9) - 1e-6 || w.energy * HOUR_MS > covered * most * (1 + 1e-9) + 1e-6) return undefined;
+  if (meter.power && !(meter.power.kw >= 1 - 1e-9 && meter.power.kw <= most * (1 + 1e-9))) return undefined;
   return { meter, value: line[0] };
 }
 
