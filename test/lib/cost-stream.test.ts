@@ -97,16 +97,24 @@ describe('CostStream: per-meter running totals', () => {
     ]);
     should(store.saves).equal(0);
     should(stream.site().meters).equal(0);
-    // a kVAh or kvarh counter is no kWh: pricing it would charge apparent or reactive energy as active
+    // a kVAh or kvarh counter is no kWh: pricing it would charge apparent or reactive energy as active; its
+    // first reading is an error (Catch) naming it and where it belongs (easy-peak, semantics rule 65), later ones ignored
     warnings.length = 0;
-    should(await stream.handle({ payload: 100, ts: T0, topic: 'e1.kvarh' }, FLAT, LATER)).be.null();
-    should(await stream.handle(meter('G', 'e2.kvah', T0, 100, 'kVAh'), FLAT, LATER)).be.null();
-    should(await stream.handle({ payload: 100, ts: T0, topic: 'incomer', unit: 'kvarh' } as never, FLAT, LATER)).be.null();
-    should(warnings).eql([
-      'stream mode ignores sensor e1.kvarh: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)',
-      'stream mode ignores sensor G/e2.kvah: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)',
-      'stream mode ignores sensor incomer: it is not an energy meter in kWh (filter easy-sensors to e1.kwh or similar)',
-    ]);
+    const words = (name: string, unit: string, energy: string) =>
+      `stream mode prices kWh only: meter "${name}" counts ${unit} (${energy} energy), which is never priced as kWh ` +
+      '(its readings are ignored); wire it to easy-peak beside the kWh meter, whose output 1 brings the power factor and ' +
+      "the reactive energy charge into this node's month (semantics rule 65)";
+    await should(stream.handle({ payload: 100, ts: T0, topic: 'e1.kvarh' }, FLAT, LATER)).be.rejectedWith(
+      words('e1.kvarh', 'kvarh', 'reactive'),
+    );
+    should(await stream.handle({ payload: 101, ts: T0 + MIN, topic: 'e1.kvarh' }, FLAT, LATER)).be.null();
+    await should(stream.handle(meter('G', 'e2.kvah', T0, 100, 'kVAh'), FLAT, LATER)).be.rejectedWith(
+      words('G/e2.kvah', 'kVAh', 'apparent'),
+    );
+    await should(stream.handle({ payload: 100, ts: T0, topic: 'incomer', unit: 'kvarh' } as never, FLAT, LATER)).be.rejectedWith(
+      words('incomer', 'kvarh', 'reactive'),
+    );
+    should(warnings).eql([]);
     should(stream.site().meters).equal(0);
   });
 
