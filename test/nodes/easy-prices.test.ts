@@ -16,7 +16,7 @@ import easyAccount = require('../../nodes/easy-account');
 import easyCost = require('../../nodes/easy-cost');
 import { computeCost } from '../../nodes/lib/engine/cost/cost';
 import { catchNodes, FakeClock, FileContext, FlowNode, helper, inbox, lastStatus, quiet, TOKEN, withSimulator } from './flow-support';
-import { installClock } from '../fake-clock';
+import { installClock, steady, until } from '../fake-clock';
 import { cheapestWindows } from '../../nodes/lib/engine/plan/plan';
 import { priceList } from '../../nodes/lib/engine/prices/price-list';
 import { readPriceList } from '../../nodes/lib/engine/prices/price-inputs';
@@ -197,9 +197,14 @@ describe('easy-prices with easy-tariff and easy-plan', function () {
       { file: true },
     );
     const plans = inbox('plan');
+    /** The latest plan made on prices known until `until`, once one has come (waited for, not slept on). */
+    const planOn = async (knownUntil: string) => {
+      const made = () => plans.received.filter((m) => m.payload.pricesKnownUntil === knownUntil);
+      await until(`a plan on prices until ${knownUntil}`, () => made().length > 0);
+      return made()[made().length - 1];
+    };
     helper.getNode('p').receive(todayOnly());
-    await quiet(50);
-    let plan = plans.received[plans.received.length - 1];
+    let plan = await planOn('2026-03-29T22:00:00.000Z');
     should(plan.payload).match({
       pricesKnownUntil: '2026-03-29T22:00:00.000Z',
       pricesNote: 'prices known until 24:00: the rest of the window is planned when the next list comes',
@@ -212,8 +217,7 @@ describe('easy-prices with easy-tariff and easy-plan', function () {
     await tickTo(at('2026-03-29T13:00:00+02:00'));
     plans.received.splice(0);
     helper.getNode('p').receive(answer());
-    await quiet(50);
-    plan = plans.received[plans.received.length - 1];
+    plan = await planOn('2026-03-30T22:00:00.000Z');
     // the reference: the same stack planned by the library on the whole window
     const list = priceList(readPriceList(answer()).entries.map((e) => ({ start: e.from, end: e.to, price: e.price })));
     const expected = cheapestWindows(
@@ -234,9 +238,9 @@ describe('easy-prices with easy-tariff and easy-plan', function () {
     const again = inbox('plan');
     await quiet(100);
     await clock!.tickAsync(1000);
-    await quiet(100);
+    await until('a plan after the restart', () => again.received.length > 0);
+    await steady('the plans after the restart', () => again.received.length);
     // every plan after the restart keeps the night's slots: none was made on an empty list while the kept prices were read
-    should(again.received.length).be.above(0);
     for (const m of again.received) should(m.payload.slots).eql(promised);
     const after = again.received[again.received.length - 1];
     should(after.payload).match({ pricesKnownUntil: '2026-03-30T22:00:00.000Z' });
