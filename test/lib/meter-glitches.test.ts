@@ -243,7 +243,9 @@ describe('meter glitches (semantics rule 10)', () => {
     });
   });
 
-  describe('generated histories against the truth', () => {
+  describe('generated histories against the truth', function () {
+    // 3,000 generated histories, CPU-bound: 1-2 s idle, more than 10 s on a loaded machine
+    this.timeout(60_000);
     it('counted intervals, resets and glitches are exactly the generator’s', () => {
       fc.assert(
         fc.property(

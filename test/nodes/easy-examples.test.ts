@@ -27,6 +27,8 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const example = exampleFlow;
 
 describe('examples of easy-sensors and easy-cost', function () {
+  // the examples' injects fire seconds after deploy and the tests wait up to 15 s for what they make: more than mocha's 10 s
+  this.timeout(30_000);
   const suite = simulatorHooks();
 
   async function run(name: string, edit: (n: FlowNode) => FlowNode = (n) => n) {

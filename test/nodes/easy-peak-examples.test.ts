@@ -12,6 +12,8 @@ const MIN = 60_000;
 const example = exampleFlow;
 
 describe('examples of easy-peak', function () {
+  // the tests wait up to 8 s for each thing the examples make, several in a row: more than mocha's 10 s on a loaded machine
+  this.timeout(30_000);
   const suite = simulatorHooks();
 
   async function run(name: string) {
