@@ -2,13 +2,13 @@
 // simulator: this month's peaks of a meter from the archive equal the engine's
 // demandWindows and monthlyPeaks over the same archive, and bad settings are said in words.
 import should from 'should';
-import { startSimulator, Simulator } from '../../sim/server';
+import type { Simulator } from '../../sim/server';
 import { demandWindows } from '../../nodes/lib/engine/peak/demand';
 import { monthlyPeaks } from '../../nodes/lib/engine/peak/monthly-peaks';
 import { localPeriod } from '../../nodes/lib/engine/time/time';
 import easyAccount = require('../../nodes/easy-account');
 import easyPeak = require('../../nodes/easy-peak');
-import { FakeClock, helper, installClock, TOKEN } from './flow-support';
+import { FakeClock, helper, installClock, TOKEN, withSimulator } from './flow-support';
 
 const ZONE = 'Europe/Brussels';
 /**
@@ -29,7 +29,7 @@ describe("easy-peak's dialog: this month's peaks from the archive", function () 
 
   before(async () => {
     // the simulator reads the (fake) clock at each request
-    sim = await startSimulator({ port: 0, now: () => Date.now() });
+    sim = await withSimulator({ now: () => Date.now() });
   });
   after(async () => sim.close());
   beforeEach(async () => {

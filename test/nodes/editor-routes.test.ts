@@ -5,7 +5,7 @@
 import should from 'should';
 import * as http from 'http';
 import type { AddressInfo } from 'net';
-import { startSimulator, Simulator } from '../../sim/server';
+import type { Simulator } from '../../sim/server';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
 import { schedule } from '../../nodes/lib/engine/prices/price-source';
 import { machineTimeZone } from '../../nodes/lib/engine/time/time';
@@ -13,7 +13,7 @@ import { ADMIN_ROUTES, AdminRED, registerAdminRoutes, TYPED_TOKEN_PERMISSION } f
 import easyAccount = require('../../nodes/easy-account');
 import easySensors = require('../../nodes/easy-sensors');
 import easyTariff = require('../../nodes/easy-tariff');
-import { FlowNode, helper, quiet } from './flow-support';
+import { FlowNode, helper, quiet, withSimulator } from './flow-support';
 import { startProxy, TestServer } from '../lib/transport-support';
 
 const CANARY = 'canary-token-5e1f0c';
@@ -67,8 +67,8 @@ describe('editor admin routes', function () {
 
   before(async () => {
     const tokens = { [CANARY]: { tariffs: true }, [CANARY_NO_TARIFFS]: { tariffs: false } };
-    sim = await startSimulator({ port: 0, tokens });
-    other = await startSimulator({ port: 0, tokens });
+    sim = await withSimulator({ tokens });
+    other = await withSimulator({ tokens });
   });
   after(async () => {
     await sim.close();

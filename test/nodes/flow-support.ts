@@ -48,8 +48,31 @@ export async function loadFlow(nodeModules: unknown[], flow: FlowNode[]): Promis
   await helper.load([easyAccount, ...nodeModules], flow, { acc: { token: TOKEN } });
 }
 
+/** The ports the simulators of this process have had. */
+const usedPorts = new Set<number>();
+
+/**
+ * A simulator on a port no simulator of this process had before (unless `port` is given).
+ * easy-account keeps its last good tariffs in-process by node id and base URL (a redeploy
+ * while offline prices on), so a test whose simulator got an earlier test's port found that
+ * test's tariffs (a 403 case priced 0.25 from a test run minutes before): ports taken are
+ * held open until a fresh one comes.
+ */
 export async function withSimulator(opts: Parameters<typeof startSimulator>[0] = {}): Promise<Simulator> {
-  return startSimulator({ port: 0, ...opts });
+  if (opts.port !== undefined) return startSimulator(opts);
+  const taken: Simulator[] = [];
+  try {
+    for (;;) {
+      const sim = await startSimulator({ ...opts, port: 0 });
+      if (!usedPorts.has(sim.port)) {
+        usedPorts.add(sim.port);
+        return sim;
+      }
+      taken.push(sim);
+    }
+  } finally {
+    await Promise.all(taken.map((sim) => sim.close()));
+  }
 }
 
 interface Receiver {

@@ -5,9 +5,9 @@
 import should from 'should';
 import * as util from 'util';
 import { DEMO_TARIFFS } from '../../sim/demo-data';
-import { DEMO_TOKENS, Faults, Simulator, startSimulator } from '../../sim/server';
+import { DEMO_TOKENS, Faults, Simulator } from '../../sim/server';
 import easyAccount = require('../../nodes/easy-account');
-import { catchNodes, FlowNode, helper, inbox } from '../nodes/flow-support';
+import { catchNodes, FlowNode, helper, inbox, withSimulator } from '../nodes/flow-support';
 export { lastStatus } from '../nodes/flow-support';
 
 /** The account token in every reliability suite; it must never show anywhere. */
@@ -29,8 +29,8 @@ export const FAST_ACCOUNT = {
   minRefreshMs: 100,
 };
 
-export async function canarySimulator(opts: Parameters<typeof startSimulator>[0] = {}): Promise<Simulator> {
-  return startSimulator({ port: 0, tokens: { ...DEMO_TOKENS, [CANARY]: { tariffs: true } }, ...opts });
+export async function canarySimulator(opts: Parameters<typeof withSimulator>[0] = {}): Promise<Simulator> {
+  return withSimulator({ tokens: { ...DEMO_TOKENS, [CANARY]: { tariffs: true } }, ...opts });
 }
 
 /** Every fault of the simulator the package must survive, by name (the service's tariffs endpoint unless scoped). */
