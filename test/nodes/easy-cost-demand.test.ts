@@ -181,7 +181,27 @@ describe('easy-cost: the demand charge beside the energy cost', function () {
       /site\.bill\.reactive\.powerFactor must be null or a number from 0 to 1/,
     );
     should(() => siteBillOf(bill({ ...good, projected: { amount: 'x' } }))).throw(/site\.bill\.reactive\.projected\.amount/);
-    should(() => siteBillOf(bill(7))).throw(/site\.bill\.reactive must be a number/);
+    should(() => siteBillOf(bill(7))).throw("easy-peak's site.bill.reactive must be null or an object of its figures, got 7");
+    // a forged field's value is described, never written out whole: a million-item array makes no 2 MB error at Catch
+    const huge = new Array(1_000_000).fill(1);
+    for (const forged of [
+      bill(huge),
+      bill({ ...good, amount: huge }),
+      { ...bill(null), site: { ...bill(null).site, bill: { billedKw: huge } } },
+      { ...bill(null), site: { ...bill(null).site, unit: 'k'.repeat(1_000_000) } },
+    ]) {
+      const err = (() => {
+        try {
+          siteBillOf(forged);
+        } catch (e) {
+          return e as Error;
+        }
+        return null;
+      })();
+      should(err).be.instanceOf(TypeError);
+      should(err!.message.length).be.below(200, err!.message.slice(0, 100));
+      should(err!.message).match(/got (an object|"k{40}…")$/);
+    }
     // beside a read-day period the reactive charge is shown, never added to the month
     const line = demandLine(siteBillOf(bill({ ...good, projected: null }))!, 150, { from: 50, to: 250 }, 0, {
       soFar: { net: 1, gross: 1 },

@@ -3,7 +3,7 @@
 // The payload is data from outside: each field read and checked, never trusted.
 import { roundAmount } from '../common/format';
 import { isFiniteNumber, isRecord } from '../common/stored-checks';
-import { isNearNow, NEAR_NOW_YEARS } from '../time/time';
+import { describe, isNearNow, NEAR_NOW_YEARS } from '../time/time';
 import type { ReactivePeriod } from './apparent';
 
 /** The site's bill of one billing period, as output 1 of easy-peak says it. */
@@ -29,8 +29,9 @@ export type SiteReactive = Pick<
 const MAX_DATE_MS = 8.64e15;
 
 const amountOk = (x: unknown): x is number => isFiniteNumber(x) && x >= 0;
+// the value described, never written out whole: a forged array of a million items is no 2 MB error at Catch
 const wrong = (field: string, x: unknown): TypeError =>
-  new TypeError(`easy-peak's site.${field} must be a number of at least 0, got ${JSON.stringify(x) ?? String(x)}`);
+  new TypeError(`easy-peak's site.${field} must be a number of at least 0, got ${describe(x)}`);
 
 /**
  * The bill of an easy-peak output-1 payload (`{ timezone, minutes, site }`): undefined when
@@ -54,7 +55,7 @@ export function siteBillOf(payload: unknown, now?: number): SiteBill | null | un
   if (now !== undefined && !(isNearNow(from, now) && isNearNow(to, now)))
     throw new TypeError(`easy-peak's site.month must lie within ${NEAR_NOW_YEARS} years of now, got ${from} to ${to}`);
   if (site.unit !== 'kW' && site.unit !== 'kVA')
-    throw new TypeError(`easy-peak's site.unit must be "kW" or "kVA", got ${String(site.unit)}`);
+    throw new TypeError(`easy-peak's site.unit must be "kW" or "kVA", got ${describe(site.unit)}`);
   for (const field of ['billedKw', 'demandCharge'] as const) if (!amountOk(bill[field])) throw wrong(`bill.${field}`, bill[field]);
   let projected: SiteBill['projected'] = null;
   if (bill.projected !== null && bill.projected !== undefined) {
@@ -70,14 +71,12 @@ export function siteBillOf(payload: unknown, now?: number): SiteBill | null | un
 /** The bill's reactive part read as data: each figure a number of at least 0 (the power factor null or at most 1), or an error naming it. */
 function reactiveOf(r: unknown): SiteReactive | null {
   if (r === null || r === undefined) return null;
-  if (!isRecord(r)) throw wrong('bill.reactive', r);
+  if (!isRecord(r)) throw new TypeError(`easy-peak's site.bill.reactive must be null or an object of its figures, got ${describe(r)}`);
   const fields = ['activeEnergy', 'reactiveEnergy', 'apparentEnergy', 'chargeableKvarh', 'amount'] as const;
   for (const field of fields) if (!amountOk(r[field])) throw wrong(`bill.reactive.${field}`, r[field]);
   const pf = r.powerFactor;
   if (pf !== null && !(amountOk(pf) && pf <= 1))
-    throw new TypeError(
-      `easy-peak's site.bill.reactive.powerFactor must be null or a number from 0 to 1, got ${JSON.stringify(pf) ?? String(pf)}`,
-    );
+    throw new TypeError(`easy-peak's site.bill.reactive.powerFactor must be null or a number from 0 to 1, got ${describe(pf)}`);
   const p = r.projected;
   if (p !== null && p !== undefined && !(isRecord(p) && amountOk(p.chargeableKvarh) && amountOk(p.amount)))
     throw wrong('bill.reactive.projected.amount', isRecord(p) ? p.amount : p);
