@@ -5,6 +5,7 @@
 import should from 'should';
 import { FileContext, helper, inbox, installClock, lastStatus, quiet, simulatorHooks, warnings } from './flow-support';
 import { loadPeak, peakNode } from './peak-flows';
+import { until } from '../fake-clock';
 
 const MIN = 60_000;
 const ZONE = 'Europe/Brussels';
@@ -124,7 +125,7 @@ describe('easy-peak power factor (rule 66)', function () {
     stored.powerFactor = JSON.stringify([0, line]); // a power factor of 0 would make kVA infinite
     await new Promise<void>((resolve) => store.set('peaks', stored, () => resolve()));
     await suite.context.restart();
-    await quiet(50);
+    await until('the stored peaks read back', () => warnings('p').some((w) => w.startsWith('stored peaks')));
     should(warnings('p').filter((w) => w.startsWith('stored peaks'))).eql([
       'stored peaks: dropped the power factor meter (failed its checks)',
     ]);
