@@ -71,14 +71,18 @@ function timeBatch(fn: () => unknown, calls: number): number {
  * untimed rounds; the order of the variants turns every round, so none always runs first.
  * No collection is forced: each side's garbage is collected as it comes, in its own batches.
  */
-export function batched(rounds: number, variants: Array<() => unknown>, options: { warmup: number; batchUs: number }): Batched {
+export function batched(
+  rounds: number,
+  variants: Array<() => unknown>,
+  options: { warmup: number; batchUs: number; warmCalls?: number },
+): Batched {
   const n = variants.length;
   // a first measure of each variant sets its batch (the warm-up then runs at that size)
   // each variant first runs for WARM_MS and at least WARM_CALLS calls (the JIT optimises it), then its time a call sets its batch
   const calls = variants.map((fn) => {
     const t0 = process.hrtime.bigint();
     let made = 0;
-    while (made < WARM_CALLS || Number(process.hrtime.bigint() - t0) < WARM_MS * 1e6) {
+    while (made < (options.warmCalls ?? WARM_CALLS) || Number(process.hrtime.bigint() - t0) < WARM_MS * 1e6) {
       sink = fn();
       made++;
     }

@@ -1,7 +1,8 @@
 // The re-run of docs/power-saver.md's Best Save comparison (npm run compare:power-saver
 // prints it, test/lib/power-saver-rerun.test.ts holds the page to it): generated minute
 // prices and settings, planned by power-saver's Best Save (bench/peer-best-save.ts) and by
-// savingOffWindows, both scored by power-saver's own rule (and ours by its own, rule 36)
+// savingOffWindows with its default least saving (at every minute off), both scored by
+// power-saver's own rule (and ours by its own, rule 36, at every minute)
 // against a brute force over every on/off assignment of the minutes.
 import * as fs from 'fs';
 import * as path from 'path';

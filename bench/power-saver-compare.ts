@@ -49,7 +49,7 @@ function bestSave(): void {
     `  where both rules allow the same most (${s.sameOptimum} cases): easy plan optimal in ${s.oursOptimalWhereSame}, power-saver in ${s.peerOptimalWhereSame}`,
   );
   console.log(
-    `  under easy plan's rule (docs/semantics.md rule 36): easy plan optimal in ${s.oursOptimalOwnRule}; ` +
+    `  under easy plan's rule (docs/semantics.md rule 36, the least saving at every minute off, its default, as planned here): easy plan optimal in ${s.oursOptimalOwnRule}; ` +
       `easy plan saves less than power-saver's rule allows in ${s.cases - s.oursOptimal - s.oursRefused} (that rule lets an off minute save less than minSaving, and rounds the recovery to the nearest minute)`,
   );
 }

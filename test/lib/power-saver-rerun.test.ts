@@ -118,7 +118,7 @@ describe('docs/power-saver.md: the re-run against power-saver 5.2.2', function (
     const g = groupDigits;
     const s = save;
     quotes(
-      `optimal in ${g(s.oursOptimalOwnRule)} of ${g(s.cases)} generated cases under its own rule (rule 36), in ${g(s.oursOptimal)} under power-saver's`,
+      `optimal in ${g(s.oursOptimalOwnRule)} of ${g(s.cases)} generated cases under its own rule (rule 36, the least saving at every minute off, its default), in ${g(s.oursOptimal)} under power-saver's`,
     );
     quotes(
       `optimal under its own rule in ${g(s.peerOptimal)} of ${g(s.cases)} generated cases; where both rules allow the same most, in ${g(s.peerOptimalWhereSame)} of ${g(s.sameOptimum)} (easy plan ${g(s.oursOptimalWhereSame)})`,
@@ -132,6 +132,8 @@ describe('docs/power-saver.md: the re-run against power-saver 5.2.2', function (
     quotes(
       `Where both rules allow the same most (${g(s.sameOptimum)} cases): easy plan ${g(s.oursOptimalWhereSame)}, power-saver ${g(s.peerOptimalWhereSame)}.`,
     );
-    quotes(`Under easy plan's own rule (docs/semantics.md rule 36): ${g(s.oursOptimalOwnRule)} of ${g(s.cases)}.`);
+    quotes(
+      `Under easy plan's own rule (docs/semantics.md rule 36, the least saving at every minute off): ${g(s.oursOptimalOwnRule)} of ${g(s.cases)}.`,
+    );
   });
 });

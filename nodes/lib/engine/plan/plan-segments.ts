@@ -2,7 +2,8 @@
 // past MAX_PLAN_SEGMENTS before the rest is built (the plans' work grows with them, and a
 // window of years at quarter-hour prices would hold the event loop for seconds); for a
 // price stack read from its walk over the whole list, kept per zone, instead of a walk per
-// plan (a plan re-planned every few minutes on the same list walks it once).
+// plan (a plan re-planned every few minutes on the same list walks it once), with the
+// walk's usable pieces summed once (plan-pieces.ts), which a plan's window reads in place.
 import { sensorValues, walkSegments, PriceOptions, SegmentList } from '../tariff/price';
 import type { CompiledTariff, ListVisits } from '../tariff/tariff';
 import type { ZoneInfo } from '../time/time';

@@ -112,7 +112,12 @@ export function cheapestBlock(w: PieceWindow, duration: number): Piece[] {
     // the pieces whose own start and end are the window's (not cut by it)
     const iWhole = run === lo && a !== F[lo] ? run + 1 : run;
     const jWhole = end === hi && b !== T[end - 1] ? end - 1 : end;
-    while (j < end && (j === hi - 1 ? b : T[j]) - duration < runFrom) j++;
+    // the first piece whose end less the duration is in the run: a binary search (ends ascend)
+    for (let past = end; j < past;) {
+      const mid = (j + past) >> 1;
+      if ((mid === hi - 1 ? b : T[mid]) - duration < runFrom) j = mid + 1;
+      else past = mid;
+    }
     for (;;) {
       // where the pieces' starts and ends line up with the duration (a list's equal entries,
       // a duration of whole entries), a block from piece i's start ends at piece j's end: its
