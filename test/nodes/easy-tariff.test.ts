@@ -38,6 +38,20 @@ function localHms(at: number): string {
   return new Date(toLocalMs(zoneInfo(ZONE), at)).toISOString().slice(11, 19);
 }
 
+/** A peak rule from `boundary` for an hour over a flat 0.30. */
+function peakFrom(boundary: number) {
+  return {
+    id: 'SOON',
+    name: 'Peak soon',
+    vat: 20,
+    currency: 'GBP',
+    rules: [
+      { priority: 10, price: 0.45, time_start: localHms(boundary), time_end: localHms(boundary + 3_600_000) },
+      { priority: 20, price: 0.3 },
+    ],
+  };
+}
+
 /** An instant whose quarter hour has the demo generator on (or off): the simulator's clock. */
 function generatorInstant(on: boolean): number {
   let at = Date.parse('2026-03-04T10:00:30Z');
@@ -132,18 +146,8 @@ describe('easy-tariff node', function () {
     // machine made it late, or the boundary passed before the first price)
     const clock = installClock(Date.parse('2026-03-04T10:00:00.500Z'));
     const boundary = Date.parse('2026-03-04T10:00:03Z'); // 15:30:03 in Kolkata: the status shows :ss
-    const tariff = {
-      id: 'SOON',
-      name: 'Peak soon',
-      vat: 20,
-      currency: 'GBP',
-      rules: [
-        { priority: 10, price: 0.45, time_start: localHms(boundary), time_end: localHms(boundary + 3_600_000) },
-        { priority: 20, price: 0.3 },
-      ],
-    };
     try {
-      const { out, shown } = await start({ tariffs: () => [tariff], now: () => Date.now() }, { tariff: 'SOON' });
+      const { out, shown } = await start({ tariffs: () => [peakFrom(boundary)], now: () => Date.now() }, { tariff: 'SOON' });
       const [before] = await out.next(1);
       should(before.payload).containEql({ price: 0.3, validUntil: new Date(boundary).toISOString() });
       // the status shows :ss only when not zero (one time-of-day shape)
@@ -165,6 +169,39 @@ describe('easy-tariff node', function () {
       });
       should(after.payload.validUntil).equal(new Date(boundary + 3_600_000).toISOString());
       should(sim.requests.filter((r) => r.endpoint === 'tariffs')).have.length(1); // a timer, not a refetch or a tick
+    } finally {
+      clock.uninstall();
+    }
+  });
+
+  it('a refresh that comes after a boundary but before its timer dates the new price from the boundary, not from the refresh', async () => {
+    // a loaded machine: the wall clock is 24 ms past the boundary when the timer, due then, has not fired yet,
+    // and a refresh (or a sensor) prices first; seen once as validFrom …:03.024 in the reliability tier
+    const clock = installClock(Date.parse('2026-03-04T10:00:00.500Z'));
+    const boundary = Date.parse('2026-03-04T10:00:03Z');
+    let served = [peakFrom(boundary)];
+    try {
+      const { out } = await start({ tariffs: () => served, now: () => Date.now() }, { tariff: 'SOON' });
+      should((await out.next(1))[0].payload).containEql({ price: 0.3, validUntil: new Date(boundary).toISOString() });
+      await clock.tickAsync(boundary - 10 - Date.now());
+      // Date alone moves on, 34 ms: the timer still waits its 10 ms (below STEP_MS: no clock step)
+      clock.setSystemTime(boundary + 24);
+      await helper.getNode('acc').hub.refreshTariffs();
+      const [after] = await out.next(1);
+      should(Date.now()).equal(boundary + 24); // the timer has not fired: the refresh priced it
+      should(after.payload).containEql({ price: 0.45, validFrom: new Date(boundary).toISOString() });
+      should(after.payload.validUntil).equal(new Date(boundary + 3_600_000).toISOString());
+      // the timer, when it fires, sends nothing more: the price is the same
+      await clock.tickAsync(10);
+      await quiet(20);
+      should(out.received).eql([]);
+
+      // a change half a second after that boundary, its timer fired and the next one armed, dates from when it came
+      await clock.tickAsync(boundary + 500 - Date.now());
+      served = [{ ...peakFrom(boundary), rules: [{ priority: 1, price: 0.2 }] }];
+      await helper.getNode('acc').hub.refreshTariffs();
+      const [cheaper] = await out.next(1);
+      should(cheaper.payload).containEql({ price: 0.2, validFrom: new Date(boundary + 500).toISOString() });
     } finally {
       clock.uninstall();
     }

@@ -73,6 +73,8 @@ export class TariffWatch {
   private readonly now: () => number;
   private snapshot: TariffSnapshot | null = null;
   private readonly timer = new DeadlineTimer();
+  /** The price change the timer is armed for (null: none armed). */
+  private due: number | null = null;
   private stopSteps: (() => void) | null = null;
   /** The clock stepped since the last price: a new price dates from where it began, not from the step. */
   private stepped = false;
@@ -240,6 +242,13 @@ export class TariffWatch {
       this.opts.onStatus({ fill: 'grey', shape: 'ring', text: 'reading kept prices…' });
       return;
     }
+    // The armed price change passed less than LATE_TOLERANCE_MS ago: its timer a few ms late,
+    // or not fired yet (a loaded machine ran a sensor value or a refresh first), prices and
+    // dates the change itself. Priced there too, not just dated: were another change to lie
+    // between it and now, its timer (then past) fires at once and prices that one from its
+    // own instant. Later than that (a suspended machine slept through it), or across a clock
+    // step, it is priced and dated now.
+    if (this.due !== null && !this.stepped && at >= this.due && at - this.due < LATE_TOLERANCE_MS) at = this.due;
     let result: PriceResult | null = null;
     let next: { at: number } | null = null;
     let reason: string | null;
@@ -278,19 +287,11 @@ export class TariffWatch {
     if (this.prices) Object.assign(payload, stackParts(result, this.prices.knownUntil(at), at, this.hub.timezone));
 
     if (next) {
-      const boundary = next.at;
-      // A timer a few ms late still prices (and dates) the boundary itself; one that
-      // slept through it (a suspended machine) prices now.
-      this.timer.arm(
-        boundary,
-        () => {
-          const now = this.now();
-          this.evaluate(now - boundary < LATE_TOLERANCE_MS ? boundary : now);
-        },
-        this.now,
-      );
+      this.due = next.at;
+      this.timer.arm(next.at, () => this.evaluate(this.now()), this.now);
     } else {
       this.timer.cancel();
+      this.due = null;
     }
     this.opts.onStatus(watchStatus(payload, snap, at, this.hub.timezone));
     if (changed) this.opts.onPrice(payload);
