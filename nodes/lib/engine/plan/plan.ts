@@ -195,26 +195,30 @@ function plan(tariff: unknown, options: PlanOptions, direction: Direction): Plan
   for (const s of slots) planned += s.to - s.from;
   let net = 0;
   for (const p of pieces) net += p.price * ((p.to - p.from) / HOUR_MS);
-  const grossOf = (x: number) => x * (1 + ct.vat / 100);
+  const vat = ct.vat;
   return {
     slots,
     pieces,
     planned,
     requested,
-    shortfall: shortfallText({
-      planned,
-      requested,
-      window,
-      limitName,
-      limit,
-      contiguous: options.contiguous === true,
-      minBlock,
-      busy: busy.some((b) => b.to > from && b.from < to),
-      // a stack's unpriced time is where its list has no price (or no fee rule matches)
-      unpriced: ct.stack ? 'no price is known' : 'no rule prices',
-    }),
+    // (a plan that holds all it was asked builds no text, nor the facts of one)
+    shortfall:
+      planned >= requested
+        ? null
+        : shortfallText({
+            planned,
+            requested,
+            window,
+            limitName,
+            limit,
+            contiguous: options.contiguous === true,
+            minBlock,
+            busy: busy.some((b) => b.to > from && b.from < to),
+            // a stack's unpriced time is where its list has no price (or no fee rule matches)
+            unpriced: ct.stack ? 'no price is known' : 'no rule prices',
+          }),
     averagePrice: planned > 0 ? net / (planned / HOUR_MS) : null,
-    costPerKw: { net, gross: grossOf(net) },
+    costPerKw: { net, gross: grossOf(net, vat) },
     comparedToNow: startingNow(
       planned === 0
         ? null
@@ -224,7 +228,7 @@ function plan(tariff: unknown, options: PlanOptions, direction: Direction): Plan
       from,
       planned,
       net,
-      grossOf,
+      vat,
       sign,
     ),
     currency: ct.currency,
@@ -268,13 +272,16 @@ function startingNow(
   from: number,
   planned: number,
   planNet: number,
-  grossOf: (x: number) => number,
+  vat: number,
   sign: number,
 ): PlanResult['comparedToNow'] {
   if (planned === 0 || net === null) return null;
   const saving = sign * (net - planNet);
-  return { from, to: from + planned, net, gross: grossOf(net), saving, savingGross: grossOf(saving) };
+  return { from, to: from + planned, net, gross: grossOf(net, vat), saving, savingGross: grossOf(saving, vat) };
 }
+
+/** An amount with `vat` per cent added (a function of its own, not a closure made per plan). */
+const grossOf = (x: number, vat: number): number => x * (1 + vat / 100);
 
 /**
  * What running from `from` to `end` costs (price × hours), read from the window's
@@ -311,13 +318,16 @@ function usablePieces(segments: WindowSegments, to: number, signedLimit: number 
   return out;
 }
 
+/** No busy spans: one empty list for every plan without any (never changed). */
+const NO_BUSY: ReadonlyArray<{ from: number; to: number }> = Object.freeze([]);
+
 /**
  * The busy spans as given: an array (absent or null: none) of at most MAX_PLAN_SEGMENTS
  * { from, to } instants; anything else is an error naming the entry, before any work. A
  * span that is empty or ends before it starts takes no time.
  */
-function planBusy(value: unknown): Array<{ from: number; to: number }> {
-  if (value === undefined || value === null) return [];
+function planBusy(value: unknown): ReadonlyArray<{ from: number; to: number }> {
+  if (value === undefined || value === null) return NO_BUSY;
   if (!Array.isArray(value)) throw new TypeError(`busy must be an array of { from, to } spans, got ${describe(value)}`);
   if (value.length > MAX_PLAN_SEGMENTS) {
     throw new RangeError(`busy holds ${groupDigits(value.length)} spans, more than ${groupDigits(MAX_PLAN_SEGMENTS)}`);
