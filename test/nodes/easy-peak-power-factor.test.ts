@@ -94,6 +94,20 @@ describe('easy-peak power factor (rule 66)', function () {
     should(next.payload.site.window.powerKw).be.approximately(16, 1e-9);
   });
 
+  it('a window the power-factor meter left uncovered is in no reactive figure: its kWh at a guessed power factor of 1 would lower the charge', async () => {
+    suite.clock = installClock(T0 - MIN);
+    const { out } = await load();
+    // 8 kW throughout; the power-factor meter reads 0.5 until 10:20, then falls silent (stale after 5 minutes): it
+    // covers the window 10:00 and hands over none of 10:15 and 10:30, which the site closes without it
+    for (let k = 0; k <= 50; k++) await at(T0 + k * MIN, 100 + (8 * k) / 60, k <= 20 ? 0.5 : undefined);
+    const msgs = await out.next(51 + 21);
+    const reactive = msgs[msgs.length - 1].payload.site.bill.reactive;
+    // the one window counted carries the power factor its readings gave (0.5): none at 1 (kWh alone, no kvarh)
+    should(reactive).match({ windows: 1, activeEnergy: 2 });
+    should(reactive.powerFactor).be.approximately(0.5, 1e-6);
+    should(reactive.reactiveEnergy).be.approximately(reactive.activeEnergy * Math.sqrt(1 / 0.25 - 1), 1e-6);
+  });
+
   it('keeps the power-factor meter across a restart mid-window: pf 1 for 5 minutes before it, 0.5 after, the window 13.33 kVA', async () => {
     suite.clock = installClock(T0 - MIN);
     suite.context = new FileContext('easy-peak-pf-');

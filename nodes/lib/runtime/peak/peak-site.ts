@@ -147,7 +147,7 @@ export function closeDue(
       // a window the power-factor meter's readings do not cover has no power factor: never billed on a guess
       complete: passedByAll && p.complete && p.reported >= count && paired.known,
       ...(p.gap ? { gap: p.gap } : {}),
-      shares: paired.shares, // the reactive energy's sums (peak-reactive)
+      ...(paired.shares ? { shares: paired.shares } : {}), // the reactive energy's sums (peak-reactive)
     };
     closed.push(w);
     const added = addToMonths(site, w, scope);
@@ -166,7 +166,9 @@ function pairedEnergy(p: PendingWindow, pf: SitePowerFactor) {
   if (hasPowerFactor(pf)) {
     const factor = pf.fixed ?? sharedPowerFactor(p.pf);
     const kvah = p.energy / (factor ?? 1);
-    return { energy: kvah, known: factor !== null, shares: { energy: p.energy, reactive: p.energy * reactivePerActive(factor ?? 1) } };
+    // no power factor known: no reactive figures either (kWh at a guessed pf of 1 would lower the charge), as it is never a peak
+    const shares = factor === null ? undefined : { energy: p.energy, reactive: p.energy * reactivePerActive(factor) };
+    return { energy: kvah, known: factor !== null, shares };
   }
   const energy = p.reactive > 0 ? Math.hypot(p.energy, p.reactive) : p.energy;
   return { energy, known: true, shares: { energy: p.energy, reactive: p.reactive } };
