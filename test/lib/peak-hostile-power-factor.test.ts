@@ -4,25 +4,14 @@
 // factor taken (0.01) allows; 1e300 was read back, the window's power factor underflowed to
 // nothing and its kvarh overflowed, and the window failed inside the library at Catch.
 import should from 'should';
-import { PeakStream } from '../../nodes/lib/runtime/peak/peak-stream';
-import { peakSettings } from '../../nodes/lib/runtime/peak/peak-settings';
+import { openPeakStream } from './peak-stream-support';
 import { demandWindowOf } from '../../nodes/lib/engine/peak/demand-window';
 
 const ZONE = 'Europe/Brussels';
 const MIN = 60_000;
 
-async function newStream(stored?: unknown, saved: unknown[] = []) {
-  const warnings: string[] = [];
-  const stream = new PeakStream({
-    timezone: ZONE,
-    settings: peakSettings({ minutes: '30', staleMinutes: '60', maxGapMinutes: '60' }),
-    store: { load: async () => stored, save: async (v) => void saved.push(v) },
-    warn: (w) => warnings.push(w),
-    onGuard: () => undefined,
-  });
-  await stream.restore();
-  return { stream, warnings };
-}
+const newStream = (stored?: unknown, saved: unknown[] = []) =>
+  openPeakStream(ZONE, { minutes: '30', staleMinutes: '60', maxGapMinutes: '60' }, stored, saved);
 
 describe('easy-peak stored power factor tampered upward', () => {
   it('a ∫(1/pf) dt beyond 100 times the hours covered (pf below 0.01) is dropped in words; the next window is billed, finite', async () => {

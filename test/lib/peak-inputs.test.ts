@@ -2,10 +2,8 @@
 // kVAh, said by the message or the meter's topic) and one unit a site: a kVAh counter beside
 // kWh meters is refused with an error naming them, never summed into a "site kW".
 import should from 'should';
+import { openPeakStream, refusal } from './peak-stream-support';
 import { readingUnit } from '../../nodes/lib/runtime/common/meter-reading';
-import { PeakStream } from '../../nodes/lib/runtime/peak/peak-stream';
-import { peakSettings } from '../../nodes/lib/runtime/peak/peak-settings';
-import { RefusedReading } from '../../nodes/lib/runtime/common/refusal-burst';
 import { apparentDemandWindows } from '../../nodes/lib/engine/peak/apparent';
 import { demandWindowOf } from '../../nodes/lib/engine/peak/demand-window';
 
@@ -14,29 +12,8 @@ const FAR = Date.parse('2100-01-01T00:00:00Z');
 const T0 = Date.parse('2026-03-04T09:00:00Z');
 const MIN = 60_000;
 
-async function newStream(config: Record<string, unknown> = {}, stored?: unknown, saved: unknown[] = []) {
-  const warnings: string[] = [];
-  const stream = new PeakStream({
-    timezone: ZONE,
-    settings: peakSettings({ minutes: '15', ...config }),
-    store: { load: async () => stored, save: async (v) => void saved.push(v) },
-    warn: (w) => warnings.push(w),
-    onGuard: () => undefined,
-  });
-  await stream.restore();
-  return { stream, warnings };
-}
-
-/** The error a refused reading ends in (its burst's, once the burst is over). */
-async function refusal(p: Promise<unknown>): Promise<Error> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  should(err).be.instanceOf(RefusedReading);
-  const burst = (err as RefusedReading).burst;
-  return (await burst)!;
-}
+const newStream = (config: Record<string, unknown> = {}, stored?: unknown, saved: unknown[] = []) =>
+  openPeakStream(ZONE, { minutes: '15', ...config }, stored, saved);
 
 describe('easy-peak input checks', () => {
   it("reads a reading's unit from the message, else from its meter's topic; another stated unit is no meter, a bad msg.unit an error", () => {

@@ -5,9 +5,8 @@
 // generated histories across the clock changes of Europe/London; bad readings, the mixing
 // rules, and what is stored read back and tampered with.
 import should from 'should';
-import { PeakStream } from '../../nodes/lib/runtime/peak/peak-stream';
-import { peakSettings } from '../../nodes/lib/runtime/peak/peak-settings';
-import { RefusedReading } from '../../nodes/lib/runtime/common/refusal-burst';
+import type { PeakStream } from '../../nodes/lib/runtime/peak/peak-stream';
+import { openPeakStream, refusal } from './peak-stream-support';
 import { apparentDemandWindows } from '../../nodes/lib/engine/peak/apparent';
 import { demandWindows } from '../../nodes/lib/engine/peak/demand';
 import { isPowerFactorReading } from '../../nodes/lib/runtime/common/meter-reading';
@@ -20,27 +19,8 @@ const MIN = 60_000;
 /** The spring and autumn clock changes of 2026 in London (01:00 UTC), and a plain Wednesday. */
 const DAYS = ['2026-03-29T00:00:00Z', '2026-10-25T00:00:00Z', '2026-03-04T09:00:00Z'].map(Date.parse);
 
-async function newStream(config: Record<string, unknown> = {}, stored?: unknown, saved: unknown[] = []) {
-  const warnings: string[] = [];
-  const stream = new PeakStream({
-    timezone: ZONE,
-    settings: peakSettings({ minutes: '30', staleMinutes: '60', maxGapMinutes: '10', ...config }),
-    store: { load: async () => stored, save: async (v) => void saved.push(v) },
-    warn: (w) => warnings.push(w),
-    onGuard: () => undefined,
-  });
-  await stream.restore();
-  return { stream, warnings };
-}
-
-async function refusal(p: Promise<unknown>): Promise<Error> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  should(err).be.instanceOf(RefusedReading);
-  return (await (err as RefusedReading).burst)!;
-}
+const newStream = (config: Record<string, unknown> = {}, stored?: unknown, saved: unknown[] = []) =>
+  openPeakStream(ZONE, { minutes: '30', staleMinutes: '60', maxGapMinutes: '10', ...config }, stored, saved);
 
 /** A history from `start` over `hours`: readings every 20 s to 4 min, now and then a gap up to 40 min (longer than the 10 min *longest gap*). */
 function stamps(rnd: () => number, start: number, hours: number): number[] {
