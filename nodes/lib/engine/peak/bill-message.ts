@@ -5,6 +5,7 @@ import { roundAmount } from '../common/format';
 import { isFiniteNumber, isRecord } from '../common/stored-checks';
 import { describe, isNearNow, NEAR_NOW_YEARS } from '../time/time';
 import type { ReactivePeriod } from './apparent';
+import { MAX_INSTANT_MS } from './demand-window';
 
 /** The site's bill of one billing period, as output 1 of easy-peak says it. */
 export interface SiteBill {
@@ -24,9 +25,6 @@ export type SiteReactive = Pick<
   ReactivePeriod,
   'activeEnergy' | 'reactiveEnergy' | 'apparentEnergy' | 'powerFactor' | 'chargeableKvarh' | 'amount'
 > & { projected: { chargeableKvarh: number; amount: number } | null };
-
-/** The furthest instant a Date holds. */
-const MAX_DATE_MS = 8.64e15;
 
 const amountOk = (x: unknown): x is number => isFiniteNumber(x) && x >= 0;
 // the value described, never written out whole: a forged array of a million items is no 2 MB error at Catch
@@ -50,7 +48,7 @@ export function siteBillOf(payload: unknown, now?: number): SiteBill | null | un
   const { bill, month } = site;
   const from = month.fromMs;
   const to = month.toMs;
-  if (!isFiniteNumber(from) || !isFiniteNumber(to) || !(from < to) || Math.max(Math.abs(from), Math.abs(to)) > MAX_DATE_MS)
+  if (!isFiniteNumber(from) || !isFiniteNumber(to) || !(from < to) || Math.max(Math.abs(from), Math.abs(to)) > MAX_INSTANT_MS)
     throw new TypeError("easy-peak's site.month must say fromMs and toMs, the billing period, as easy-peak sends it");
   if (now !== undefined && !(isNearNow(from, now) && isNearNow(to, now)))
     throw new TypeError(`easy-peak's site.month must lie within ${NEAR_NOW_YEARS} years of now, got ${from} to ${to}`);

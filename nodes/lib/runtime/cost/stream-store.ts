@@ -276,15 +276,10 @@ function storedPositions(x: unknown, count: number): Set<number> | null {
   return ok ? new Set(x as number[]) : null;
 }
 
-/** The stored positions of export meters (none when absent), or null when they are not positions of `count` meters. */
+/** The stored positions of export meters (none when absent), or null when they are not positions of `count` meters or come without the export price they were stored with. */
 function storedExports(s: Partial<StoredV3>, count: number): Set<number> | null {
   if (s.exports === undefined) return new Set();
-  const ok =
-    Array.isArray(s.exports) &&
-    typeof s.exportPrice === 'string' &&
-    s.exports.length <= count &&
-    s.exports.every((i) => Number.isSafeInteger(i) && i >= 0 && i < count);
-  return ok ? new Set(s.exports) : null;
+  return typeof s.exportPrice === 'string' ? storedPositions(s.exports, count) : null;
 }
 
 /**
