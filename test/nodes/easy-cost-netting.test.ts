@@ -116,5 +116,12 @@ describe('easy-cost stream mode netting', function () {
     helper.getNode('b').receive({ payload: { import: rows(bought), export: rows(sold), production: rows(made) } });
     const [msg] = await batch.next(1);
     should(msg.payload.production).eql({ energy: 26, selfConsumption: 8, selfSufficiency: 0.363636364 });
+    // a production that is no list of readings: said at Catch, no figures sent
+    const caught = inbox('caught');
+    helper.getNode('b').receive({ payload: { import: rows(bought), export: rows(sold), production: 'inverter' } });
+    const [err] = await caught.next(1);
+    should(err.error.message).match(/msg\.payload\.production must be an array of \[timestamp, kWh\] readings/);
+    await quiet(50);
+    should(batch.received).eql([]);
   });
 });
