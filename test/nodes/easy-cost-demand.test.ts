@@ -182,6 +182,24 @@ describe('easy-cost: the demand charge beside the energy cost', function () {
     );
     should(() => siteBillOf(bill({ ...good, projected: { amount: 'x' } }))).throw(/site\.bill\.reactive\.projected\.amount/);
     should(() => siteBillOf(bill(7))).throw("easy-peak's site.bill.reactive must be null or an object of its figures, got 7");
+    // the figure that is wrong is the one named
+    should(() => siteBillOf(bill({ ...good, projected: { amount: 1, chargeableKvarh: -2 } }))).throw(
+      /site\.bill\.reactive\.projected\.chargeableKvarh must be a number of at least 0, got -2/,
+    );
+    should(() => siteBillOf(bill({ ...good, projected: 3 }))).throw(
+      /site\.bill\.reactive\.projected must be null or an object of its figures, got 3/,
+    );
+    const projectedBill = (projected: unknown) => ({
+      ...bill(null),
+      site: { ...bill(null).site, bill: { billedKw: 5, demandCharge: 20, projected } },
+    });
+    should(() => siteBillOf(projectedBill({ billedKw: 'x', demandCharge: 20 }))).throw(
+      /site\.bill\.projected\.billedKw must be a number of at least 0, got "x"/,
+    );
+    should(() => siteBillOf(projectedBill({ billedKw: 5, demandCharge: NaN }))).throw(/site\.bill\.projected\.demandCharge must be/);
+    should(() => siteBillOf({ ...bill(null), site: { ...bill(null).site, unit: 'MW' } })).throw(
+      /site\.unit must be "kW" or "kVA", got "MW"/,
+    );
     // a forged field's value is described, never written out whole: a million-item array makes no 2 MB error at Catch
     const huge = new Array(1_000_000).fill(1);
     for (const forged of [

@@ -58,12 +58,17 @@ export function siteBillOf(payload: unknown, now?: number): SiteBill | null | un
   let projected: SiteBill['projected'] = null;
   if (bill.projected !== null && bill.projected !== undefined) {
     const p = bill.projected;
-    if (!isRecord(p) || !amountOk(p.billedKw) || !amountOk(p.demandCharge))
-      throw wrong('bill.projected.demandCharge', isRecord(p) ? p.demandCharge : p);
+    checkAmounts(p, 'bill.projected', ['demandCharge', 'billedKw']);
     projected = { billedKw: p.billedKw, demandCharge: p.demandCharge };
   }
   const reactive = reactiveOf(bill.reactive);
   return { unit: site.unit, from, to, billedKw: bill.billedKw as number, demandCharge: bill.demandCharge as number, projected, reactive };
+}
+
+/** A projected part read as data: an object whose `fields` are numbers of at least 0, or an error naming the first that is not (`at`: where it sits). */
+function checkAmounts(p: unknown, at: string, fields: readonly string[]): asserts p is Record<string, number> {
+  if (!isRecord(p)) throw new TypeError(`easy-peak's site.${at} must be null or an object of its figures, got ${describe(p)}`);
+  for (const field of fields) if (!amountOk(p[field])) throw wrong(`${at}.${field}`, p[field]);
 }
 
 /** The bill's reactive part read as data: each figure a number of at least 0 (the power factor null or at most 1), or an error naming it. */
@@ -76,8 +81,7 @@ function reactiveOf(r: unknown): SiteReactive | null {
   if (pf !== null && !(amountOk(pf) && pf <= 1))
     throw new TypeError(`easy-peak's site.bill.reactive.powerFactor must be null or a number from 0 to 1, got ${describe(pf)}`);
   const p = r.projected;
-  if (p !== null && p !== undefined && !(isRecord(p) && amountOk(p.chargeableKvarh) && amountOk(p.amount)))
-    throw wrong('bill.reactive.projected.amount', isRecord(p) ? p.amount : p);
+  if (p !== null && p !== undefined) checkAmounts(p, 'bill.reactive.projected', ['amount', 'chargeableKvarh']);
   const [activeEnergy, reactiveEnergy, apparentEnergy, chargeableKvarh, amount] = fields.map((f) => r[f] as number);
   return {
     activeEnergy,
