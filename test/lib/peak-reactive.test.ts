@@ -127,8 +127,8 @@ describe('easy-peak reactive energy', () => {
     should(sites[38].bill.reactive.chargeableKvarh).be.approximately(3 * over, 1e-9);
   });
 
-  it('stored sums are read back as hostile data: each wrong one dropped, in words; another power factor starts from zero', () => {
-    const scope = { timezone: 'Europe/London' };
+  it('stored sums are read back as hostile data: each wrong one dropped, in words; another power factor, or sums up to no end of a window, start from zero', () => {
+    const scope = { timezone: 'Europe/London', minutes: 30 as const };
     const now = Date.parse('2026-01-20T00:00:00Z');
     const from = Date.parse('2026-01-01T00:00:00Z');
     const good = [0.95, from, from + 3_600_000, 2, 3_600_000, 200, 60, 216.619, 27.13];
@@ -161,6 +161,15 @@ describe('easy-peak reactive energy', () => {
       should(problem).equal(failed, what);
       should(payload).match({ windows: 0, activeEnergy: 0 }, what);
     }
+    // sums of 15-minute windows to 00:15: no end of a 30-minute window (counted otherwise), read back with 15-minute windows
+    const quarter = [0.95, from, from + 900_000, 1, 900_000, 100, 60, 116.619, 27.13];
+    should(restored(quarter).problem).equal(
+      "stored peaks: the reactive energy's sums from zero (counted up to 00:15:00, no end of a 30-minute window: counted in windows of another length)",
+    );
+    should(restored(quarter).payload).match({ windows: 0, activeEnergy: 0 });
+    const fifteen = new SiteReactive({ minPowerFactor: 0.95, pricePerKvarh: 0.5 }, { ...scope, minutes: 15 });
+    should(fifteen.restore({ reactive: JSON.stringify(quarter) }, now)).be.null();
+    should(fifteen.payload(from + 7_200_000, true)).match({ windows: 1, activeEnergy: 100 });
     should(restored(good, 0.9).problem).equal(
       "stored peaks: the reactive energy's sums from zero (counted free down to a power factor of 0.95, now 0.9)",
     );

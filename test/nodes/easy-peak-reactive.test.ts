@@ -3,7 +3,8 @@
 // site.bill.reactive, the period's sums kept across a restart, tampered sums dropped on their
 // own, and bad settings said at deploy.
 import should from 'should';
-import { FileContext, helper, inbox, installClock, quiet, simulatorHooks, warnings } from './flow-support';
+import { accountNode, catchNodes, FileContext, helper, inbox, installClock, quiet, simulatorHooks, TOKEN, warnings } from './flow-support';
+import { until } from '../fake-clock';
 import { loadPeak, peakNode } from './peak-flows';
 
 const MIN = 60_000;
@@ -105,6 +106,37 @@ describe('easy-peak: reactive energy and the power factor', function () {
     const next = await read(again, feb + 10 * MIN, 1300, 600);
     should(next.site.month.fromMs).equal(feb);
     should(next.site.bill.reactive).match({ windows: 0, activeEnergy: 0, chargeableKvarh: 0, powerFactor: null });
+  });
+
+  it('sums counted up to no end of a window of the new length are dropped, said once: 15-minute windows redeployed as 30', async () => {
+    suite.clock = installClock(T0 - MIN);
+    suite.context = new FileContext('easy-peak-reactive-');
+    const { out } = await load({ minutes: '15', pricePerKvarh: '0.5' }, [suite.context.use()]);
+    // 09:00-09:15 counted: 100 kWh and 60 kvarh, stored until 09:15 (no end of a 30-minute window)
+    await read(out, T0, 1000, 500);
+    let p = await read(out, T0 + 15 * MIN, 1100, 560);
+    should(p.site.bill.reactive).match({ windows: 1, activeEnergy: 100, reactiveEnergy: 60 });
+    await suite.clock.tickAsync(2 * MIN); // saved within the minute
+    // a redeploy with 30-minute windows: the peaks were counted with other settings (dropped, said)
+    const flow = [
+      accountNode(suite.sim, ZONE),
+      peakNode({ minutes: '30', maxGapMinutes: '60', pricePerKvarh: '0.5' }),
+      { id: 'out', type: 'helper' },
+      ...catchNodes(),
+    ];
+    await (helper as any).setFlows(flow, 'full', { acc: { token: TOKEN } });
+    await until('the stored peaks read', () => warnings('p').some((w) => w.includes('counted with other settings')));
+    await quiet(50);
+    should(warnings('p').filter((w) => w.includes('reactive'))).eql([
+      "stored peaks: the reactive energy's sums from zero (counted up to 09:15:00, no end of a 30-minute window: counted in windows of another length)",
+    ]);
+    const again = inbox('out');
+    // the meters start again at 09:20 (30 kWh, 10 kvarh to 09:30); 09:30-10:00 is counted whole: 100 kWh and 20 kvarh
+    await read(again, T0 + 20 * MIN, 1130, 570);
+    await read(again, T0 + 30 * MIN, 1160, 580);
+    p = await read(again, T0 + 60 * MIN, 1260, 600);
+    // (kept, the 15-minute sums made 200 kWh and 80 kvarh: 09:00-09:15 twice over in a 30-minute count, 09:15-09:30 never)
+    should(p.site.bill.reactive).match({ windows: 2, activeEnergy: 130, reactiveEnergy: 30 }); // 09:20-09:30 and 09:30-10:00
   });
 
   it('bad settings at deploy: an error at Catch names the setting, nothing is counted', async () => {

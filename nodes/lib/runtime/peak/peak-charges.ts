@@ -9,10 +9,10 @@ import { chargeRule, ChargeRule, DemandCharge } from '../../engine/peak/billing'
 import { isRecord } from '../../engine/common/stored-checks';
 import { roundAmount } from '../../engine/common/format';
 import { MAX_STORED_LINE_CHARS } from '../../engine/common/limits';
-import { addToMonths, ChargeMonths, monthAt, monthBill, MonthPeaks, monthValue, Peak, PeriodScope, RankSettings } from './peak-month';
+import { addToMonths, ChargeMonths, monthAt, monthBill, MonthPeaks, monthValue, Peak, RankSettings } from './peak-month';
 import { readHistory, readMonth, StoreScope } from './peak-store';
 import type { WindowScope } from './peak-meter';
-import { ReactiveSettings, SiteReactive, SiteWindow } from './peak-reactive';
+import { ReactiveScope, ReactiveSettings, SiteReactive, SiteWindow } from './peak-reactive';
 
 /** One charge's part of the bill now. */
 export interface ChargeBill {
@@ -36,7 +36,7 @@ export class SiteCharges {
   constructor(
     own: ChargeRule,
     more: DemandCharge[],
-    private readonly scope: PeriodScope & { periods?: BillingPeriods },
+    private readonly scope: ReactiveScope & { periods?: BillingPeriods },
     reactive: ReactiveSettings = { minPowerFactor: 0.95, pricePerKvarh: 0 },
   ) {
     this.reactive = new SiteReactive(reactive, scope);

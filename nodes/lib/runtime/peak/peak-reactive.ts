@@ -4,18 +4,23 @@
 // factor. Only the period's sums are kept (never its windows), stored beside the peaks as
 // one short line, read back as hostile data.
 import { ApparentWindow, reactiveCharges, ReactivePeriod } from '../../engine/peak/apparent';
-import { roundAmount, roundAmountOrNull } from '../../engine/common/format';
+import { formatClock, roundAmount, roundAmountOrNull } from '../../engine/common/format';
 import { isFiniteNumber, isRecord, isStoredInstant } from '../../engine/common/stored-checks';
 import { MAX_STORED_LINE_CHARS } from '../../engine/common/limits';
 import { HOUR_MS } from '../../engine/time/time';
 import type { DemandWindow } from '../../engine/peak/demand';
+import { demandWindowOf } from '../../engine/peak/demand-window';
 import { monthOf, periodsOf, PeriodScope } from './peak-month';
+import type { DemandMinutes } from './peak-settings';
 
 /** The node's reactive settings: reactive energy is free down to `minPowerFactor`; beyond it each kvarh costs `pricePerKvarh` (0: figures only). */
 export interface ReactiveSettings {
   minPowerFactor: number;
   pricePerKvarh: number;
 }
+
+/** Where the sums are: the billing periods, and the windows counted into them (their length). */
+export type ReactiveScope = PeriodScope & { minutes: DemandMinutes };
 
 /** A site window closed with its meters' shares: kWh (kVAh on a kVAh site) and kvarh (peak-site's closeDue; a window without counts none). */
 export type SiteWindow = DemandWindow & { shares?: { energy: number; reactive: number } };
@@ -45,7 +50,7 @@ export class SiteReactive {
 
   constructor(
     private readonly settings: ReactiveSettings,
-    private readonly scope: PeriodScope,
+    private readonly scope: ReactiveScope,
   ) {}
 
   /**
@@ -151,6 +156,13 @@ export class SiteReactive {
         ? readSums(line.slice(1), this.scope, now)
         : null;
     if (!sums) return "stored peaks: the reactive energy's sums from zero (failed their checks)";
+    // counted in windows of another length: a window of these settings that holds `until` would count its part before it again, or never
+    const { timezone, minutes } = this.scope;
+    if (demandWindowOf(sums.until - 1, timezone, minutes).to !== sums.until)
+      return (
+        `stored peaks: the reactive energy's sums from zero (counted up to ${formatClock(sums.until, timezone)}, ` +
+        `no end of a ${minutes}-minute window: counted in windows of another length)`
+      );
     this.sums = sums;
     return null;
   }
