@@ -144,9 +144,9 @@ export = function register(RED: NodeAPI): void {
 
     async function onStream(msg: NodeMessage): Promise<Outgoing> {
       const t = await tariff();
-      if (await reports.takesMessage(msg, t, Date.now())) return null;
-      const exported = await exportPriceFor(exporting, t, await tariffs(), exportStacks);
       const source = await sourceOf(t);
+      if (await reports.takesMessage(msg, t, Date.now(), source)) return null;
+      const exported = await exportPriceFor(exporting, t, await tariffs(), exportStacks);
       const counted = await stream.handle(msg, t, Date.now(), exported?.shown ?? null, source, exported?.source);
       if (!counted) return null;
       // the month-end projection, the daily charge and the generator report beside the totals

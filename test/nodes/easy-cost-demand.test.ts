@@ -167,6 +167,63 @@ describe('easy-cost: the demand charge beside the energy cost', function () {
     should(again.projection.soFar.energy).equal(300); // the kWh alone were priced
   });
 
+  it('a forged bill amount whose gross with VAT is no finite number is refused at Catch, naming it and its value; the bill held stays', async () => {
+    await loadFlow(
+      [easyCost],
+      [
+        accountNode(suite.sim, 'Europe/London'),
+        { id: 'c', type: 'easy-cost', account: 'acc', tariff: 'DEMO-FLAT', mode: 'stream', wires: [['out'], []] },
+        { id: 'out', type: 'helper' },
+        ...catchNodes(),
+      ],
+    );
+    const out = inbox('out');
+    const caught = inbox('caught');
+    const month = { fromMs: Date.parse('2026-03-01T00:00:00Z'), toMs: Date.parse('2026-03-31T23:00:00Z') };
+    const reactive = { activeEnergy: 200, reactiveEnergy: 60, apparentEnergy: 216.6, powerFactor: 0.92, chargeableKvarh: 27, amount: 5 };
+    const bill = (part: Record<string, unknown>) => ({
+      payload: {
+        timezone: 'Europe/London',
+        minutes: 15,
+        site: {
+          unit: 'kW',
+          month,
+          bill: { billedKw: 4, demandCharge: 40, projected: { billedKw: 4, demandCharge: 40 }, reactive: null, ...part },
+        },
+      },
+    });
+    const read = async (kwh: number, ts: string) => {
+      helper.getNode('c').receive({ payload: kwh, ts });
+      const [msg] = await out.next(1);
+      return msg.payload;
+    };
+    await read(0, '2026-03-01T00:00:00Z');
+    helper.getNode('c').receive(bill({ reactive: { ...reactive, projected: null } })); // a good bill: 40 and 5, 48 and 6 with DEMO-FLAT's 20 %
+    // 1.7e308 is a finite number, but its gross with 20 % is not (JSON would send null); 1e308 twice: each gross finite, their sum not
+    const forged: Array<[Record<string, unknown>, string, string]> = [
+      [{ demandCharge: 1.7e308 }, 'bill.demandCharge', '1.7e+308'],
+      [{ projected: { billedKw: 4, demandCharge: 1.7e308 } }, 'bill.projected.demandCharge', '1.7e+308'],
+      [{ reactive: { ...reactive, amount: 1.7e308, projected: null } }, 'bill.reactive.amount', '1.7e+308'],
+      [{ reactive: { ...reactive, projected: { chargeableKvarh: 27, amount: 1.7e308 } } }, 'bill.reactive.projected.amount', '1.7e+308'],
+      [{ demandCharge: 1e308, reactive: { ...reactive, amount: 1e308, projected: null } }, 'bill.reactive.amount', '1e+308'],
+    ];
+    for (const [part, field, value] of forged) {
+      helper.getNode('c').receive(bill(part));
+      const [bad] = await caught.next(1);
+      should(bad.error.message).startWith(`Easy-peak's site.${field} must be`);
+      should(bad.error.message).endWith(`, got ${value}.`);
+      should(bad.error.message).match(/gross with VAT \(20 %\)/);
+    }
+    // nothing forged was kept: the good bill prices the month, every amount a number
+    const p = await read(24, '2026-03-02T00:00:00Z');
+    should(p.projection).match({
+      demand: { soFar: { net: 40, gross: 48 }, projected: { net: 40, gross: 48 } },
+      reactive: { soFar: { net: 5, gross: 6 } },
+      withDemand: { soFar: { net: 51, gross: 61.2 } },
+    });
+    should(caught.received).have.length(0); // one error a forged bill, no more
+  });
+
   it("easy-peak's reactive part read as data: a figure that is no number of at least 0 is refused, naming it", () => {
     const bill = (reactive: unknown) => ({
       timezone: 'UTC',

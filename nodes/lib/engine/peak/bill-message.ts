@@ -37,8 +37,11 @@ const wrong = (field: string, x: unknown): TypeError =>
  * error naming the field when one is wrong (a message edited on its way). With `now`, the
  * period's ends must lie near it, as any instant from outside (else a period of all time
  * would price every reading, and instants past a Date's range would fail each projection).
+ * With `vatPercent` (the VAT of what prices the energy), each amount's gross and the gross
+ * of the amounts a projection adds together must be finite numbers too (1.7e308 is finite,
+ * its gross with 20 % is not: JSON would send null).
  */
-export function siteBillOf(payload: unknown, now?: number): SiteBill | null | undefined {
+export function siteBillOf(payload: unknown, now?: number, vatPercent = 0): SiteBill | null | undefined {
   if (!isRecord(payload) || typeof payload.minutes !== 'number' || typeof payload.timezone !== 'string' || !('site' in payload))
     return undefined;
   const site = payload.site;
@@ -62,7 +65,48 @@ export function siteBillOf(payload: unknown, now?: number): SiteBill | null | un
     projected = { billedKw: p.billedKw, demandCharge: p.demandCharge };
   }
   const reactive = reactiveOf(bill.reactive);
-  return { unit: site.unit, from, to, billedKw: bill.billedKw as number, demandCharge: bill.demandCharge as number, projected, reactive };
+  const read: SiteBill = {
+    unit: site.unit,
+    from,
+    to,
+    billedKw: bill.billedKw as number,
+    demandCharge: bill.demandCharge as number,
+    projected,
+    reactive,
+  };
+  checkGross(read, vatPercent);
+  return read;
+}
+
+/**
+ * Each amount of the bill with its gross (`vatPercent`) a finite number, and the gross of
+ * what demandLine adds together (the demand charge and the reactive charge, so far and
+ * projected); else an error naming the amount and its value.
+ */
+function checkGross(bill: SiteBill, vatPercent: number): void {
+  const factor = 1 + vatPercent / 100;
+  const sums: Array<Array<[string, number | undefined]>> = [
+    [
+      ['bill.demandCharge', bill.demandCharge],
+      ['bill.reactive.amount', bill.reactive?.amount],
+    ],
+    [
+      ['bill.projected.demandCharge', bill.projected?.demandCharge],
+      ['bill.reactive.projected.amount', bill.reactive?.projected?.amount],
+    ],
+  ];
+  for (const sum of sums) {
+    let gross = 0;
+    for (const [field, amount] of sum) {
+      if (amount === undefined) continue;
+      gross += amount * factor;
+      if (!Number.isFinite(amount * factor) || !Number.isFinite(gross))
+        throw new TypeError(
+          `easy-peak's site.${field} must be an amount whose gross with VAT (${vatPercent} %)` +
+            `${gross === amount * factor ? '' : ", added to the demand charge's,"} is a finite number, got ${describe(amount)}`,
+        );
+    }
+  }
 }
 
 /** A projected part read as data: an object whose `fields` are numbers of at least 0, or an error naming the first that is not (`at`: where it sits). */

@@ -70,11 +70,12 @@ export class StreamReports {
 
   /**
    * A message of the generator's sensor wired in (an easy-sensors message): recorded, and
-   * true when the stream has nothing to do with it (not a sensor the tariff reads).
+   * true when the stream has nothing to do with it (not a sensor the tariff reads). easy-peak's
+   * bill is kept, its amounts' gross with the VAT of `source` (what prices the import meters).
    */
-  async takesMessage(msg: Record<string, unknown>, tariff: Tariff, now: number): Promise<boolean> {
-    // easy-peak's output 1 wired in: its bill kept for the projection (rule 63), never a reading
-    const bill = siteBillOf(msg.payload, now);
+  async takesMessage(msg: Record<string, unknown>, tariff: Tariff, now: number, source: unknown = tariff): Promise<boolean> {
+    // easy-peak's output 1 wired in: its bill kept for the projection (rule 63), never a reading; its gross with the energy's VAT
+    const bill = siteBillOf(msg.payload, now, importTerms(tariff, source).vat);
     if (bill !== undefined) return ((this.bill = bill), true);
     if (!this.settings || typeof msg.payload !== 'object' || msg.payload === null) return false;
     const g = await this.generatorFor(tariff).catch(() => null); // said with the next reading
