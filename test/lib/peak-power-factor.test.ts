@@ -342,4 +342,33 @@ describe('easy-peak power factor (rule 66)', () => {
       }
     }
   });
+
+  it('drops a stored power-factor meter beside stored kvarh counters with one warning naming it: the kvarh are the source', async () => {
+    const T = demandWindowOf(Date.now() - 3 * 3_600_000, ZONE, 30).from;
+    const NOW = T + 40 * MIN;
+    const [withPf, withKvarh]: any[][] = [[], []];
+    const a = await newStream({ maxGapMinutes: '60' }, undefined, withPf);
+    await a.stream.handle({ gateway: 'G', topic: 'e1.kwh', payload: 100, ts: T }, NOW);
+    await a.stream.handle({ gateway: 'G', topic: 'e1.pf', payload: 0.8, ts: T }, NOW);
+    await a.stream.close();
+    const b = await newStream({ maxGapMinutes: '60' }, undefined, withKvarh);
+    await b.stream.handle({ gateway: 'G', topic: 'e1.kwh', payload: 100, ts: T }, NOW);
+    await b.stream.handle({ gateway: 'G', topic: 'e1.kvarh', payload: 50, ts: T }, NOW);
+    await b.stream.close();
+    // no stream stores both (the second source is refused): a store edited, or written by another build
+    const both = { ...withPf[withPf.length - 1], meters: withKvarh[withKvarh.length - 1].meters };
+    const t = await newStream({ maxGapMinutes: '60' }, both);
+    try {
+      should(t.warnings).eql([
+        'stored peaks: dropped the power factor meter "G/e1.pf": this easy-peak pairs its kWh with kvarh counters ("G/e1.kvarh") into kVA, one source of kVA a site',
+      ]);
+      // the kvarh counter is the site's source: 4 kWh and 3 kvarh in 10 minutes are 5 kVAh, 30 kVA
+      await t.stream.handle({ gateway: 'G', topic: 'e1.kwh', payload: 104, ts: T + 10 * MIN }, NOW);
+      const out = await t.stream.handle({ gateway: 'G', topic: 'e1.kvarh', payload: 53, ts: T + 10 * MIN }, NOW);
+      should((out!.payload.site as any).unit).equal('kVA');
+      should((out!.payload.site as any).window.energy).be.approximately(5, 1e-9);
+    } finally {
+      await t.stream.close();
+    }
+  });
 });

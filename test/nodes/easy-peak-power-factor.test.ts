@@ -4,7 +4,7 @@
 // and a tampered stored line. The numbers are worked by hand in each test.
 import should from 'should';
 import { FileContext, helper, inbox, installClock, lastStatus, quiet, simulatorHooks, warnings } from './flow-support';
-import { loadPeak, peakNode } from './peak-flows';
+import { loadPeak, peakNode, redeployPeak } from './peak-flows';
 import { until } from '../fake-clock';
 
 const MIN = 60_000;
@@ -152,6 +152,27 @@ describe('easy-peak power factor (rule 66)', function () {
     should(msgs[17].payload.site.month.value).equal(null);
     await quiet(50);
     should(chart.received.filter((m) => m.kind === 'window')).have.length(0); // an incomplete window is no chart point
+  });
+
+  it('drops the stored power-factor meter with one warning naming it when a fixed power factor is set: the setting bills the windows', async () => {
+    suite.clock = installClock(T0 - MIN);
+    suite.context = new FileContext('easy-peak-pf-');
+    const { out } = await load({}, [suite.context.use()]);
+    for (let k = 0; k <= 5; k++) await at(T0 + k * MIN, 100 + (8 * k) / 60, 0.5);
+    await out.next(12);
+    await suite.clock.tickAsync(2 * MIN); // saved within the minute
+    const helpers = ['out', 'guard', 'chart'];
+    await redeployPeak(suite.sim, ZONE, peakNode({ limit: 'peak', powerFactor: '0.8', wires: [['out'], ['guard'], ['chart']] }), helpers);
+    await until('the stored peaks read back', () => warnings('p').some((w) => w.startsWith('stored peaks')));
+    should(warnings('p').filter((w) => w.startsWith('stored peaks'))).eql([
+      'stored peaks: dropped the power factor meter "G/e1.pf": this easy-peak bills its kWh as kVA with the power factor of its setting (0.8), one source of kVA a site',
+    ]);
+    // the kWh meter stays; 8 kW over 0.8 is 10 kVA, not 16 at the meter's 0.5
+    const again = inbox('out');
+    await at(T0 + 8 * MIN, 100 + (8 * 8) / 60);
+    const [msg] = await again.next(1);
+    should(msg.payload.site.unit).equal('kVA');
+    should(msg.payload.site.window.powerKw).be.approximately(10, 1e-9);
   });
 
   it('a bad power factor setting is said at deploy', async () => {

@@ -3,9 +3,9 @@
 // site.bill.reactive, the period's sums kept across a restart, tampered sums dropped on their
 // own, and bad settings said at deploy.
 import should from 'should';
-import { accountNode, catchNodes, FileContext, helper, inbox, installClock, quiet, simulatorHooks, TOKEN, warnings } from './flow-support';
+import { FileContext, helper, inbox, installClock, quiet, simulatorHooks, warnings } from './flow-support';
 import { until } from '../fake-clock';
-import { loadPeak, peakNode } from './peak-flows';
+import { loadPeak, peakNode, redeployPeak } from './peak-flows';
 
 const MIN = 60_000;
 const ZONE = 'Europe/London';
@@ -118,13 +118,7 @@ describe('easy-peak: reactive energy and the power factor', function () {
     should(p.site.bill.reactive).match({ windows: 1, activeEnergy: 100, reactiveEnergy: 60 });
     await suite.clock.tickAsync(2 * MIN); // saved within the minute
     // a redeploy with 30-minute windows: the peaks were counted with other settings (dropped, said)
-    const flow = [
-      accountNode(suite.sim, ZONE),
-      peakNode({ minutes: '30', maxGapMinutes: '60', pricePerKvarh: '0.5' }),
-      { id: 'out', type: 'helper' },
-      ...catchNodes(),
-    ];
-    await (helper as any).setFlows(flow, 'full', { acc: { token: TOKEN } });
+    await redeployPeak(suite.sim, ZONE, peakNode({ minutes: '30', maxGapMinutes: '60', pricePerKvarh: '0.5' }));
     await until('the stored peaks read', () => warnings('p').some((w) => w.includes('counted with other settings')));
     await quiet(50);
     should(warnings('p').filter((w) => w.includes('reactive'))).eql([

@@ -2,7 +2,7 @@
 // outputs, Catch), started once it has read its store.
 import type { Simulator } from '../../sim/server';
 import easyPeak = require('../../nodes/easy-peak');
-import { accountNode, catchNodes, FlowNode, helper, inbox, loadFlow, startedPast } from './flow-support';
+import { accountNode, catchNodes, FlowNode, helper, inbox, loadFlow, startedPast, TOKEN } from './flow-support';
 
 /** easy-peak node `p` of account `acc`: 15-minute windows, output 1 to helper `out`; `over` its settings. */
 export function peakNode(over: Record<string, unknown> = {}): FlowNode {
@@ -29,11 +29,22 @@ export function guardNode(over: Record<string, unknown> = {}): FlowNode {
  */
 export async function loadPeak(sim: Simulator, timezone: string, peak: FlowNode, opts: { modules?: unknown[]; helpers?: string[] } = {}) {
   const helpers = opts.helpers ?? ['out'];
-  await loadFlow(
-    [easyPeak, ...(opts.modules ?? [])],
-    [accountNode(sim, timezone), peak, ...helpers.map((id) => ({ id, type: 'helper' })), ...catchNodes()],
-  );
+  await loadFlow([easyPeak, ...(opts.modules ?? [])], peakFlow(sim, timezone, peak, helpers));
   await startedPast('p', 'restoring the peaks…'); // the stored peaks are read at deploy
   const inboxes = new Map(helpers.map((id) => [id, inbox(id)]));
   return { node: helper.getNode('p'), out: inboxes.get('out')!, caught: inbox('caught'), inbox: (id: string) => inboxes.get(id)! };
+}
+
+/** loadPeak's flow: the account on `sim` in `timezone`, easy-peak `peak`, a helper node for each of `helpers`, the Catch nodes. */
+export function peakFlow(sim: Simulator, timezone: string, peak: FlowNode, helpers = ['out']): FlowNode[] {
+  return [accountNode(sim, timezone), peak, ...helpers.map((id) => ({ id, type: 'helper' })), ...catchNodes()];
+}
+
+/**
+ * A full deploy of loadPeak's flow with `peak`'s settings, as a user's after changing them:
+ * the node closes (saving its peaks) and starts again on the same context store. Its status
+ * before is the old node's, so a test waits for what the new one says (a warning).
+ */
+export async function redeployPeak(sim: Simulator, timezone: string, peak: FlowNode, helpers = ['out']): Promise<void> {
+  await (helper as any).setFlows(peakFlow(sim, timezone, peak, helpers), 'full', { acc: { token: TOKEN } });
 }

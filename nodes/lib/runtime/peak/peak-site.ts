@@ -326,6 +326,20 @@ export class PowerFactorSource implements SitePowerFactor {
     return this.meter;
   }
 
+  /**
+   * The power-factor meter read back from the store, once the energy meters are: kept, or
+   * dropped beside the fixed power factor or kvarh (kVAh) counters (the source that stays),
+   * in words naming it (null: kept, or none stored).
+   */
+  restore(stored: PfMeter | null): string | null {
+    if (!stored) return null;
+    if (this.fixed === null && ![...this.meters()].some((m) => m.unit !== 'kWh')) {
+      this.meter = stored;
+      return null;
+    }
+    return `stored peaks: dropped the power factor meter "${shortText(meterName(stored.meter))}": this easy-peak ${this.source()}, one source of kVA a site`;
+  }
+
   /** A new meter counting `unit` joins the site: refused (RefusedReading) when it is kvarh or kVAh and the site has a power factor. */
   admit(id: MeterId, unit: EnergyUnit): void {
     if (unit !== 'kWh' && hasPowerFactor(this))

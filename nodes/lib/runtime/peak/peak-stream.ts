@@ -177,9 +177,8 @@ export class PeakStream {
     const restored = decodePeaks(stored, { ...this.scope, maxMeters: this.maxMeters }, at, this.mono());
     for (const m of restored.meters) this.meters.set(meterKey(m), m);
     this.site = restored.site ?? newSite();
-    // a stored power-factor meter is no source beside the node's fixed power factor or kvarh counters
-    if (restored.powerFactor && this.pf.fixed === null && ![...this.meters.values()].some((m) => m.unit !== 'kWh'))
-      this.pf.meter = restored.powerFactor;
+    // a stored power-factor meter is no source beside the node's fixed power factor or kvarh counters: dropped, said
+    const pfProblem = this.pf.restore(restored.powerFactor);
     // held suspects are judged again as they were: held again (or decided, were the settings changed)
     const dropped = this.charges.restore(stored, { ...this.scope, maxMeters: this.maxMeters }, at);
     const reactiveProblem = this.charges.reactive.restore(stored, at);
@@ -194,6 +193,7 @@ export class PeakStream {
     // closed while the store loaded (a redeploy): nothing may hold on to this stream
     if (!this.closed) this.stopSteps = clockSteps.onStep((step) => this.clockStepped(step));
     if (restored.problem) this.opts.warn(restored.problem);
+    if (pfProblem) this.opts.warn(pfProblem);
     if (reactiveProblem) this.opts.warn(reactiveProblem);
     if (dropped.length)
       this.opts.warn(`stored peaks: ${dropped.join(', ')} of the more demand charges from zero (ranked otherwise, or failed their checks)`);
