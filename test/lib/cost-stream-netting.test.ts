@@ -157,7 +157,7 @@ function memoryStore(): TotalsStore & { saved: unknown } {
   return store;
 }
 
-async function streamOf(store: TotalsStore, zone: string, netting: Netting, minutes: 15 | 30 | 60, warnings: string[]) {
+async function streamOf(store: TotalsStore, zone: string, netting: Netting, minutes: 15 | 30 | 60, warnings: string[], production = false) {
   const key = 'tariff:X|vat:false|floor:false';
   const stream = new CostStream({
     timezone: zone,
@@ -166,7 +166,7 @@ async function streamOf(store: TotalsStore, zone: string, netting: Netting, minu
     warn: (w) => warnings.push(w),
     exportMeters: new ExportMeters('pv'),
     exportPricing: { exportVat: false, floorAtZero: false, key },
-    ledger: { netting, minutes, production: false, key: `${netting}|${minutes}|${key}` },
+    ledger: { netting, minutes, production, key: `${netting}|${minutes}|${key}` },
     saveEveryMs: 60_000,
   });
   await stream.restore();
@@ -345,5 +345,46 @@ describe('CostStream: production meters (rule 64)', () => {
     const again = await streamOf(store, zone, 'none', 60, []);
     should(again.site()).match({ production: { meters: 1, day: { energy: 9 } } });
     should(again.site().ledger!.day).match({ selfConsumption: 3 });
+  });
+
+  it('month netting without production meters keeps the months alone; a production meter (msg.direction) brings the settlement intervals, across a restart', async () => {
+    const zone = 'UTC';
+    const t0 = Date.parse('2026-06-10T08:00:00Z');
+    const now = t0 + 10 * HOUR;
+    const store = memoryStore();
+    const warnings: string[] = [];
+    const stream = await streamOf(store, zone, 'period', 15, warnings);
+    const read = async (h: number, inverter: boolean) => {
+      const ts = t0 + h * HOUR;
+      await stream.handle({ topic: 'grid', payload: 10 + h, ts }, IMPORT, now, EXPORT);
+      await stream.handle({ topic: 'pv', payload: 20 + 2 * h, ts }, IMPORT, now, EXPORT);
+      if (inverter) await stream.handle({ topic: 'inv', payload: 3 * h, direction: 'production', ts }, IMPORT, now, EXPORT);
+    };
+    for (let h = 0; h <= 4; h++) await read(h, false);
+    await stream.flush();
+    const line = JSON.parse((store.saved as { net: string }).net) as unknown[];
+    should(line[4]).equal(null); // rule 48's months: no quarter hour kept nor stored
+    should(line[5])
+      .be.an.Array()
+      .and.have.length(1 + 12 + 9); // the month
+    should(stream.site().ledger!.month).match({ importEnergy: 0, exportEnergy: 4, production: 0, selfConsumption: 0 });
+    // the production setting added at a redeploy: the months read back, the intervals start now
+    const setCopy = memoryStore();
+    setCopy.saved = store.saved;
+    const set: string[] = [];
+    should((await streamOf(setCopy, zone, 'period', 15, set, true)).site().ledger!.month).match({ exportEnergy: 4 });
+    should(set).eql([]);
+    // an inverter from 12:00 by msg.direction: 3 kWh an hour made, 2 sold, 1 self-consumed
+    for (let h = 4; h <= 7; h++) await read(h, h >= 4);
+    should(stream.site().ledger!.month).match({ importEnergy: 0, exportEnergy: 7, production: 9, selfConsumption: 3 });
+    await stream.close();
+    should(JSON.parse((store.saved as { net: string }).net)[4]).be.an.Array();
+    const again = await streamOf(store, zone, 'period', 15, warnings);
+    should(again.site().ledger!.month).match({ exportEnergy: 7, production: 9, selfConsumption: 3 });
+    await again.handle({ topic: 'inv', payload: 24, direction: 'production', ts: t0 + 8 * HOUR }, IMPORT, now, EXPORT);
+    await again.handle({ topic: 'pv', payload: 36, ts: t0 + 8 * HOUR }, IMPORT, now, EXPORT);
+    should(again.site().ledger!.month).match({ production: 12, selfConsumption: 4 });
+    should(warnings).eql([]);
+    await again.close();
   });
 });

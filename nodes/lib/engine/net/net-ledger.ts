@@ -62,7 +62,11 @@ export interface LedgerSettings {
   netting: Netting;
   /** The settlement interval (interval netting, self-consumption). */
   minutes: 15 | 30 | 60;
-  /** Whether production meters are counted (rule 64). */
+  /**
+   * Whether production meters are set (rule 64): settlement intervals are kept from the start
+   * for the self-consumption, whatever the netting. Without, `period` netting keeps months
+   * alone (rule 48), until a production meter comes (msg.direction) and turns them on.
+   */
   production: boolean;
   /** Names what the stored state was counted at (netting, minutes, export price): another starts from zero. */
   key: string;
@@ -102,8 +106,8 @@ class Slots {
 }
 
 export class NetLedger {
-  /** Settlement intervals: interval netting and self-consumption. */
-  private readonly intervals: Slots | null;
+  /** Settlement intervals: interval netting and self-consumption (made when the first production meter comes). */
+  private intervals: Slots | null;
   /** Months: period netting. */
   private readonly months: Slots | null;
   private readonly zone: ZoneInfo;
@@ -116,8 +120,7 @@ export class NetLedger {
     readonly timezone: string,
   ) {
     this.zone = zoneInfo(timezone);
-    const stepMs = settings.minutes * MINUTE_MS;
-    this.intervals = settings.netting === 'interval' || settings.production ? new Slots((ms) => windowOfIn(this.zone, stepMs, ms)) : null;
+    this.intervals = settings.netting === 'interval' || settings.production ? this.newIntervals() : null;
     this.months = settings.netting === 'period' ? new Slots((ms) => localPeriodIn(this.zone, 'month', ms)) : null;
   }
 
@@ -126,9 +129,15 @@ export class NetLedger {
     return settings.netting !== 'none' || settings.production;
   }
 
-  /** The observer of one meter's intervals counted in `side`. */
+  private newIntervals(): Slots {
+    const stepMs = this.settings.minutes * MINUTE_MS;
+    return new Slots((ms) => windowOfIn(this.zone, stepMs, ms));
+  }
+
+  /** The observer of one meter's intervals counted in `side` (a production meter's turns the settlement intervals on). */
   observer(side: LedgerSide): IntervalObserver {
     const s = SIDES.indexOf(side) * SIDE_WIDTH;
+    if (side === 'production' && !this.intervals) this.intervals = this.newIntervals();
     return (from, to, row, sign) => {
       if (this.intervals) this.share(this.intervals, s, from, to, row, sign);
       if (this.months && side !== 'production') {
@@ -211,10 +220,9 @@ export class NetLedger {
       const length = slot.to - slot.from;
       out[AT.oneSided] = impCovered >= length !== expCovered >= length ? 1 : 0;
     }
-    if (this.settings.production) {
-      out[AT.production] = prodE;
-      out[AT.selfConsumption] = Math.max(0, prodE - Math.max(0, expE));
-    }
+    // no production meter: 0 and 0
+    out[AT.production] = prodE;
+    out[AT.selfConsumption] = Math.max(0, prodE - Math.max(0, expE));
   }
 
   /** Each period moves on to the one containing `ms` when it lies after it (a new one starts from zero). */
@@ -291,11 +299,14 @@ export class NetLedger {
     if (!Array.isArray(sums) || sums.length !== 4 || !sums.every((b) => b === null || (numbers(b, WIDTH) && b.length === WIDTH)))
       return 'its sums are not numbers';
     const slotWidth = 1 + 3 * SIDE_WIDTH + WIDTH;
+    // settlement intervals stored by a ledger a production meter turned them on in; none stored under month netting: none yet
+    if (intervals !== null && !this.intervals && this.settings.netting !== 'interval') this.intervals = this.newIntervals();
+    const noIntervals = intervals === null && this.settings.netting !== 'interval';
     for (const [flat, slots] of [
       [intervals, this.intervals],
       [months, this.months],
     ] as const) {
-      if (flat === null && slots === null) continue;
+      if (flat === null && (slots === null || (slots === this.intervals && noIntervals))) continue;
       if (!numbers(flat, slotWidth) || !slots || flat.length / slotWidth > MAX_SLOTS) return 'its slots are not what this node keeps';
       for (let i = 0; i < flat.length; i += slotWidth) {
         const slot = slots.at(flat[i]);

@@ -191,7 +191,8 @@ export class CostStream {
   /** The site's ledger when the node nets or counts production (`anyway`: a production meter or a stored ledger came), else null. */
   private newLedger(anyway = false): NetLedger | null {
     const settings = this.opts.ledger ?? { netting: 'none', minutes: 15, production: true, key: 'none' };
-    return anyway || NetLedger.wanted(settings) ? new NetLedger({ ...settings, production: true }, this.opts.timezone) : null;
+    // no production meter set: settlement intervals come with the first one (msg.direction), month netting keeps none till then
+    return anyway || NetLedger.wanted(settings) ? new NetLedger(settings, this.opts.timezone) : null;
   }
 
   /** Hands what changed since the last save to the store now. */
