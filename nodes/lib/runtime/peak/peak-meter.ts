@@ -363,12 +363,25 @@ export function advancePowerFactor(
   return { advance, shares };
 }
 
+/**
+ * The power factor of `hours` over which ∫(1/pf) dt is `weighted`: the time-weighted average
+ * of 1/pf inverted, at most 1 (the ∫ is a running sum that grows while the node runs: a year
+ * on, its float noise reads a few parts in a billion above 1); null: nothing covered.
+ */
+export const powerFactorOf = (hours: number, weighted: number): number | null =>
+  hours > 0 && weighted > 0 ? Math.min(1, hours / weighted) : null;
+
+/** The power factor of the meter's open window so far (the part its readings covered); null: none covered, or its open window is not `w`. */
+export function powerFactorSoFar(pf: PfMeter, w?: { from: number }): number | null {
+  const { window, last } = pf.meter;
+  if (!window || !last || (w && window.from !== w.from)) return null;
+  return powerFactorOf((last.ts - window.coveredFrom) / HOUR_MS, window.energy);
+}
+
 /** The power factor of the meter in window `w` so far and held to its end (the newest reading's for the rest): the projection's. */
 export function projectedPowerFactor(pf: PfMeter, w: { from: number; to: number }): number {
-  const m = pf.meter;
-  const inside = m.window !== null && m.last !== null && m.window.from === w.from;
-  if (!inside) return pf.value;
-  const covered = m.last!.ts - m.window!.coveredFrom;
-  const rest = w.to - w.from - covered;
-  return (w.to - w.from) / (m.window!.energy * HOUR_MS + rest / pf.value);
+  const { window, last } = pf.meter;
+  if (!window || !last || window.from !== w.from) return pf.value;
+  const rest = w.to - w.from - (last.ts - window.coveredFrom);
+  return powerFactorOf((w.to - w.from) / HOUR_MS, window.energy + rest / HOUR_MS / pf.value) ?? pf.value;
 }

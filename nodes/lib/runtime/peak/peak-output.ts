@@ -7,7 +7,7 @@ import { roundAmount, roundAmountOrNull } from '../../engine/common/format';
 import { periodLabel } from '../../engine/reports/chart';
 import { MeterId, meterName } from '../common/meter-reading';
 import type { GuardDecision } from './peak-guard';
-import { isCovered, MeterAdvance, MeterPeaks, PfMeter, Projection } from './peak-meter';
+import { isCovered, MeterAdvance, MeterPeaks, PfMeter, powerFactorSoFar, Projection } from './peak-meter';
 import { monthAt, MonthPeaks, monthValue, PeriodScope } from './peak-month';
 import { siteCovered, SiteNow, siteUnit } from './peak-site';
 
@@ -188,7 +188,6 @@ export function meterPart(m: MeterPeaks & MeterId, projection: Projection, month
 export function powerFactorPart(pf: PfMeter, value: number) {
   const m = pf.meter;
   const w = m.window;
-  const covered = w && m.last ? m.last.ts - w.coveredFrom : 0;
   return {
     name: meterName(m),
     gateway: m.gateway,
@@ -198,7 +197,7 @@ export function powerFactorPart(pf: PfMeter, value: number) {
     window: w
       ? {
           ...span(w.from, w.to),
-          powerFactor: covered > 0 && w.energy > 0 ? roundAmount(covered / (w.energy * 3_600_000)) : null,
+          powerFactor: roundAmountOrNull(powerFactorSoFar(pf)),
           complete: isCovered(w),
           ...(w.gap ? { gap: gapPart(w.gap) } : {}),
         }

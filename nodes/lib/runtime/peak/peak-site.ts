@@ -17,6 +17,8 @@ import {
   newPfMeter,
   PfMeter,
   PfShare,
+  powerFactorOf,
+  powerFactorSoFar,
   projectedPowerFactor,
   projectMeter,
   WindowScope,
@@ -164,7 +166,7 @@ export function closeDue(
  */
 function pairedEnergy(p: PendingWindow, pf: SitePowerFactor) {
   if (hasPowerFactor(pf)) {
-    const factor = pf.fixed ?? sharedPowerFactor(p.pf);
+    const factor = pf.fixed ?? powerFactorOf(p.pf.hours, p.pf.weighted); // the meter's share of the window
     const kvah = p.energy / (factor ?? 1);
     // no power factor known: no reactive figures either (kWh at a guessed pf of 1 would lower the charge), as it is never a peak
     const shares = factor === null ? undefined : { energy: p.energy, reactive: p.energy * reactivePerActive(factor) };
@@ -233,12 +235,9 @@ export function siteNow(
   let projected = projections[0] === null || projections[1] === null ? null : Math.hypot(projections[0], projections[1]);
   if (pf.meter && pf.meter.meter.last) {
     // kWh over the meter's power factor: so far, the average over what its readings covered; projected, held to the end
-    const m = pf.meter.meter;
-    const so = m.window && m.window.from === window.from ? m.window : null;
-    const soFar = so && m.last!.ts > so.coveredFrom ? (m.last!.ts - so.coveredFrom) / (so.energy * HOUR_MS) : pf.meter.value;
-    energy /= Math.min(1, soFar);
+    energy /= powerFactorSoFar(pf.meter, window) ?? pf.meter.value;
     if (projected !== null) projected /= projectedPowerFactor(pf.meter, window);
-    if (!isFresh(m, mono, staleMs)) stale.push(m);
+    if (!isFresh(pf.meter.meter, mono, staleMs)) stale.push(pf.meter.meter);
   } else if (pf.fixed !== null) {
     energy /= pf.fixed;
     if (projected !== null) projected /= pf.fixed;
@@ -290,9 +289,6 @@ export interface SitePowerFactor {
   fixed: number | null;
   meter: PfMeter | null;
 }
-
-/** A window's power factor from the meter's share of it: the hours covered over ∫(1/pf) dt (the time-weighted average of 1/pf, inverted); null: none covered. */
-export const sharedPowerFactor = (s: PfShare): number | null => (s.hours > 0 && s.weighted > 0 ? Math.min(1, s.hours / s.weighted) : null);
 
 /** Whether the site has a power factor: its kWh windows are then kVA (rule 66). */
 export const hasPowerFactor = (pf: SitePowerFactor): boolean => pf.fixed !== null || pf.meter !== null;
