@@ -313,6 +313,44 @@ describe('CostStream: the stored netting as hostile data', () => {
   });
 });
 
+describe('CostStream: the stored netting dated ahead of the clock', () => {
+  it('a line whose newest instant lies more than a year ahead is dropped, its warning in words; eleven months ahead it reads back', async () => {
+    const zone = 'UTC';
+    const t0 = Date.parse('2026-10-24T10:00:00Z');
+    const now = t0 + 10 * HOUR;
+    const store = memoryStore();
+    const first = await streamOf(store, zone, 'interval', 15, []);
+    for (let k = 0; k <= 6; k++) {
+      await first.handle({ topic: 'grid', payload: 100 + k, ts: t0 + k * 10 * MINUTE }, IMPORT, now, EXPORT);
+      await first.handle({ topic: 'pv', payload: 50 + 2 * k, ts: t0 + k * 10 * MINUTE }, IMPORT, now, EXPORT);
+    }
+    // the restart's clock is the machine's: the line's newest instant is dated against it
+    await first.close();
+    const line = JSON.parse((store.saved as { net: string }).net) as unknown[];
+    const dated = async (aheadMs: number) => {
+      const copy = memoryStore();
+      copy.saved = { ...(store.saved as object), net: JSON.stringify([line[0], Date.now() + aheadMs, ...line.slice(2)]) };
+      const warnings: string[] = [];
+      const again = await streamOf(copy, zone, 'interval', 15, warnings);
+      const site = again.site();
+      await again.close();
+      return { warnings, site };
+    };
+    // stored under a clock two years later (or tampered): the netted sums start from zero, the meters count on
+    const far = await dated(2 * 366 * 24 * HOUR);
+    should(far.warnings).eql([
+      "stored running totals: dropped the site's netted and production sums " +
+        '(its newest instant is no instant near now, or more than a year ahead): they start from zero',
+    ]);
+    should(far.site.ledger!.total).equal(null);
+    should(far.site).match({ meters: 1, day: { energy: 6 } });
+    // eleven months ahead is within the year stored state may lie ahead: kept, nothing said
+    const near = await dated(335 * 24 * HOUR);
+    should(near.warnings).eql([]);
+    should(near.site.ledger!.total).match({ exportEnergy: 6 });
+  });
+});
+
 describe('CostStream: production meters (rule 64)', () => {
   it('msg.direction "production" counts an unpriced meter and the self-consumption; stored positions read back checked', async () => {
     const zone = 'UTC';
