@@ -75,7 +75,9 @@ const layers = [
 // account through account/'s hub (the config node's face, as Node-RED's MQTT broker node
 // is its clients'); easy-plan follows the price with easy-tariff's own TariffWatch, so
 // plan/ may import tariff/; easy-cost's generator report is a part of its own (generator/),
-// which cost/ imports. Nothing else crosses, so no part can lean on a sibling.
+// which cost/ imports; easy-peak's billing period (its months' peaks and bill, the reactive
+// energy summed over it) is a part of its own (peak-period/), which peak/ imports. Nothing else
+// crosses, so no part can lean on a sibling.
 const RUNTIME_PARTS = {
   common: [],
   account: ['common'],
@@ -85,7 +87,8 @@ const RUNTIME_PARTS = {
   generator: [],
   cost: ['common', 'account', 'prices', 'generator'],
   plan: ['common', 'account', 'tariff', 'prices'],
-  peak: ['common', 'account'],
+  'peak-period': [],
+  peak: ['common', 'account', 'peak-period'],
 };
 const parts = Object.entries(RUNTIME_PARTS).map(([part, allowed]) => {
   const others = Object.keys(RUNTIME_PARTS).filter((p) => p !== part && !allowed.includes(p));

@@ -115,6 +115,17 @@ describe('layers', () => {
       ['nodes/lib/runtime/cost/scratch.ts', "import { PacedStatus } from '../common/paced-status';\nexport const x = PacedStatus;\n", true],
       ['nodes/lib/runtime/cost/scratch.ts', "import type { AccountHub } from '../account/hub';\nexport type X = AccountHub;\n", true],
       ['nodes/lib/runtime/plan/scratch.ts', "import { TariffWatch } from '../tariff/tariff-watch';\nexport const x = TariffWatch;\n", true],
+      ['nodes/lib/runtime/peak/scratch.ts', "import { monthOf } from '../peak-period/peak-month';\nexport const x = monthOf;\n", true],
+      [
+        'nodes/lib/runtime/peak-period/scratch.ts',
+        "import type { MeterPeaks } from '../peak/peak-meter';\nexport type X = MeterPeaks;\n",
+        false,
+      ],
+      [
+        'nodes/lib/runtime/cost/scratch.ts',
+        "import { SiteReactive } from '../peak-period/peak-reactive';\nexport const x = SiteReactive;\n",
+        false,
+      ],
     ];
     for (const [file, text, allowed] of cases) {
       const first = text.split('\n')[0];

@@ -8,7 +8,7 @@ import type { DemandWindow } from '../../nodes/lib/engine/peak/demand';
 import { demandWindowOf } from '../../nodes/lib/engine/peak/demand-window';
 import { DemandCharge, demandCharges } from '../../nodes/lib/engine/peak/billing';
 import { SiteCharges } from '../../nodes/lib/runtime/peak/peak-charges';
-import { addToMonths, ChargeMonths } from '../../nodes/lib/runtime/peak/peak-month';
+import { addToMonths, ChargeMonths } from '../../nodes/lib/runtime/peak-period/peak-month';
 import { billCharge, peakSettings } from '../../nodes/lib/runtime/peak/peak-settings';
 import type { WindowScope } from '../../nodes/lib/runtime/peak/peak-meter';
 

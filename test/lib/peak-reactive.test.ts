@@ -7,7 +7,7 @@ import should from 'should';
 import fc from 'fast-check';
 import { PeakStream } from '../../nodes/lib/runtime/peak/peak-stream';
 import { peakSettings } from '../../nodes/lib/runtime/peak/peak-settings';
-import { SiteReactive } from '../../nodes/lib/runtime/peak/peak-reactive';
+import { SiteReactive } from '../../nodes/lib/runtime/peak-period/peak-reactive';
 import { MINUTE, ZONES, slowDemandWindows, slowWindowOf, wallClock } from './demand-reference';
 
 const FAR = Date.parse('2100-01-01T00:00:00Z');

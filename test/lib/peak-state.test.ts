@@ -2,7 +2,7 @@
 // monthlyPeaks over every window, and the stored state read back as hostile data.
 import should from 'should';
 import fc from 'fast-check';
-import { addClosedWindow, MonthPeaks } from '../../nodes/lib/runtime/peak/peak-month';
+import { addClosedWindow, MonthPeaks } from '../../nodes/lib/runtime/peak-period/peak-month';
 import type { DemandWindow } from '../../nodes/lib/engine/peak/demand';
 import { demandWindowOf } from '../../nodes/lib/engine/peak/demand-window';
 import { monthlyPeaks } from '../../nodes/lib/engine/peak/monthly-peaks';

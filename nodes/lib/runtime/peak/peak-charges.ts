@@ -9,10 +9,11 @@ import { chargeRule, ChargeRule, DemandCharge } from '../../engine/peak/billing'
 import { isRecord } from '../../engine/common/stored-checks';
 import { roundAmount } from '../../engine/common/format';
 import { MAX_STORED_LINE_CHARS } from '../../engine/common/limits';
-import { addToMonths, ChargeMonths, monthAt, monthBill, MonthPeaks, monthValue, Peak, RankSettings } from './peak-month';
-import { readHistory, readMonth, StoreScope } from './peak-store';
+import { addToMonths, ChargeMonths, monthAt, monthBill, MonthPeaks, monthValue, Peak, RankSettings } from '../peak-period/peak-month';
+import type { StoreScope } from './peak-store';
+import { readHistory, readMonth } from './peak-store-site';
 import type { WindowScope } from './peak-meter';
-import { ReactiveScope, ReactiveSettings, SiteReactive, SiteWindow } from './peak-reactive';
+import { ReactiveScope, ReactiveSettings, SiteReactive, SiteWindow } from '../peak-period/peak-reactive';
 
 /** One charge's part of the bill now. */
 export interface ChargeBill {

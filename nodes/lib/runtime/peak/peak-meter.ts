@@ -8,7 +8,7 @@ import { DemandWindow, windowShare } from '../../engine/peak/demand';
 import { boundaryAfter, boundaryAtOrBefore, demandWindowOf } from '../../engine/peak/demand-window';
 import { HOUR_MS, MINUTE_MS, zoneInfo } from '../../engine/time/time';
 import type { EnergyUnit, MeterId } from '../common/meter-reading';
-import { addClosedWindow, MonthPeaks, monthOf, RankSettings } from './peak-month';
+import { addClosedWindow, MonthPeaks, monthOf, RankSettings } from '../peak-period/peak-month';
 import type { DemandMinutes } from './peak-settings';
 import {
   GlitchSink,

@@ -8,7 +8,7 @@ import { periodLabel } from '../../engine/reports/chart';
 import { MeterId, meterName } from '../common/meter-reading';
 import type { GuardDecision } from './peak-guard';
 import { isCovered, MeterAdvance, MeterPeaks, PfMeter, powerFactorSoFar, Projection } from './peak-meter';
-import { monthAt, MonthPeaks, monthValue, PeriodScope } from './peak-month';
+import { monthAt, MonthPeaks, monthValue, PeriodScope } from '../peak-period/peak-month';
 import { siteCovered, SiteNow, siteUnit } from './peak-site';
 
 const iso = (ms: number): string => new Date(ms).toISOString();

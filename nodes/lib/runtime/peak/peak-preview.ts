@@ -3,7 +3,7 @@
 // follows (demandWindows over the readings, monthlyPeaks over the windows).
 import { demandWindows } from '../../engine/peak/demand';
 import { monthlyPeaks } from '../../engine/peak/monthly-peaks';
-import { monthOf, MonthPeaks } from './peak-month';
+import { monthOf, MonthPeaks } from '../peak-period/peak-month';
 import { monthPayload } from './peak-output';
 import type { PeakSettings } from './peak-settings';
 

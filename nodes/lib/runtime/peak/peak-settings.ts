@@ -8,8 +8,9 @@ import { BilledBasis, chargeRule, ChargeRule, DemandCharge, MAX_CHARGES } from '
 import { maxPowerSetting } from '../common/node-settings';
 import { MIN_POWER_FACTOR } from '../common/meter-reading';
 import type { BillingPeriods } from '../../engine/peak/billing-periods';
-import { periodsOf } from './peak-month';
-import type { ReactiveSettings } from './peak-reactive';
+import { periodsOf } from '../peak-period/peak-month';
+import type { ReactiveSettings } from '../peak-period/peak-reactive';
+import type { WindowScope } from './peak-meter';
 
 export type { DemandMinutes } from '../../engine/peak/demand-window';
 /** The most peaks a month's value may average (Norway: 3; nobody bills on more than a handful). */
@@ -302,4 +303,21 @@ export function limitOf(settings: Pick<PeakSettings, 'limit' | 'limitKw' | 'floo
   if (raiseKw === Infinity) return null;
   const limit = Math.max(raiseKw ?? 0, settings.floorKw);
   return limit > 0 ? limit : null;
+}
+
+/** What the meters, the site and the store count with under these settings in `timezone`: the windows, how peaks rank, the months, the judge's limits. */
+export function windowScope(timezone: string, settings: PeakSettings): WindowScope {
+  const { bill } = settings;
+  return {
+    timezone,
+    minutes: settings.minutes,
+    top: settings.top,
+    distinctDays: settings.distinctDays,
+    when: settings.when,
+    holidays: bill.holidays,
+    readDay: bill.readDay,
+    readDates: bill.readDates,
+    maxPowerKw: settings.maxPowerKw,
+    maxGapMs: settings.maxGapMs,
+  };
 }

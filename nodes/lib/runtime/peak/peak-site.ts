@@ -23,9 +23,9 @@ import {
   projectMeter,
   WindowScope,
 } from './peak-meter';
-import { addToMonths, MonthPeaks } from './peak-month';
+import { addToMonths, MonthPeaks } from '../peak-period/peak-month';
 import type { PeriodValue } from '../../engine/peak/billing';
-import type { SiteWindow } from './peak-reactive';
+import type { SiteWindow } from '../peak-period/peak-reactive';
 
 /** A window some meters have closed, waiting for the others. */
 export interface PendingWindow {
@@ -68,7 +68,7 @@ export const NO_POWER_FACTOR: SitePowerFactor = { fixed: null, meter: null };
 
 export const newSite = (): SiteState => ({ pending: new Map(), closedUntil: -Infinity, month: null, history: [] });
 
-export { MAX_HISTORY } from './peak-month';
+export { MAX_HISTORY } from '../peak-period/peak-month';
 
 /** At most this many windows wait for lagging meters; older ones are closed (incomplete). */
 export const MAX_PENDING = 500;
@@ -264,19 +264,28 @@ export function sitePowerKw(meters: Iterable<MeterPeaks>, pf: SitePowerFactor = 
   return factor === null ? null : sums[0] / factor;
 }
 
-/** The site's unit: kW of kWh meters, kVA of kVAh meters or of kWh and kvarh ones (rule 56) or of kWh with a power factor (rule 66); kW before any. */
-export function siteUnit(meters: Iterable<MeterPeaks>, pf: SitePowerFactor = NO_POWER_FACTOR): 'kW' | 'kVA' {
-  if (hasPowerFactor(pf)) return 'kVA';
-  for (const m of meters) if (m.unit !== 'kWh') return 'kVA';
-  return 'kW';
+/** What the site sums (rules 56, 66), as a reading's work reads it once: its unit, and whether its windows pair kWh with kvarh (peak-reactive). */
+export interface SiteKind {
+  /** kW of kWh meters; kVA of kVAh meters, of kWh and kvarh ones, or of kWh with a power factor; kW before any. */
+  unit: 'kW' | 'kVA';
+  /** Whether the site pairs kWh with kvarh (rule 56) or with a power factor (rule 66): its windows then carry active and reactive energy. */
+  pairs: boolean;
 }
 
-/** Whether the site pairs kWh with kvarh (rule 56) or with a power factor (rule 66): its windows then carry active and reactive energy (peak-reactive). */
-export function sitePairs(meters: Iterable<MeterPeaks>, pf: SitePowerFactor = NO_POWER_FACTOR): boolean {
-  if (hasPowerFactor(pf)) return true;
-  for (const m of meters) if (m.unit === 'kvarh') return true;
-  return false;
+/** The site's kind of one walk over its meters. */
+export function siteKind(meters: Iterable<MeterPeaks>, pf: SitePowerFactor = NO_POWER_FACTOR): SiteKind {
+  if (hasPowerFactor(pf)) return { unit: 'kVA', pairs: true };
+  let unit: SiteKind['unit'] = 'kW';
+  for (const m of meters) {
+    if (m.unit === 'kvarh') return { unit: 'kVA', pairs: true };
+    if (m.unit !== 'kWh') unit = 'kVA';
+  }
+  return { unit, pairs: false };
 }
+
+/** The site's unit (siteKind's). */
+export const siteUnit = (meters: Iterable<MeterPeaks>, pf: SitePowerFactor = NO_POWER_FACTOR): SiteKind['unit'] =>
+  siteKind(meters, pf).unit;
 
 /** Whether a meter counting `unit` may join a site of `meters`: kWh (kW), kVAh (kVA), or kWh with kvarh (kVA); kVAh with neither. */
 export function unitJoins(meters: Iterable<MeterPeaks>, unit: EnergyUnit): boolean {

@@ -5,7 +5,7 @@ import { MAX_METERS } from '../../engine/common/limits';
 import { shortText } from '../../engine/common/format';
 import { DeadlineTimer } from '../../engine/time/long-timer';
 import { ClockStep, clockSteps } from '../../engine/time/clock-steps';
-import { ExportMeters, ExportSkips } from '../common/meter-direction';
+import { ExportSkips } from '../common/meter-direction';
 import {
   EnergyUnit,
   isPowerFactorReading,
@@ -24,7 +24,7 @@ import { SAVE_EVERY_MS, ThrottledSave } from '../common/throttled-save';
 import { GuardDecision, PeakGuard } from './peak-guard';
 import { advanceMeter, advancePowerFactor, MeterPeaks, newMeter, projectMeter, rebaseMeter, WindowScope } from './peak-meter';
 import { arrive, ClockReports, staleFrom } from './peak-clock';
-import { monthAt, monthValue, readDatesEnded } from './peak-month';
+import { monthAt, monthValue, readDatesEnded } from '../peak-period/peak-month';
 import {
   closedCharts,
   closedRecords,
@@ -40,9 +40,8 @@ import {
   readingPart,
   spanPart,
   sitePayload,
-  windowRecord,
 } from './peak-output';
-import { billCharge, billPeriods, limitOf, PeakSettings } from './peak-settings';
+import { billCharge, billPeriods, limitOf, windowScope } from './peak-settings';
 import { billPayload, leastRaise, SiteCharges } from './peak-charges';
 import {
   closeDue,
@@ -54,60 +53,15 @@ import {
   shareWindow,
   SiteNow,
   siteNow,
+  SiteKind,
+  siteKind,
   sitePowerKw,
-  sitePairs,
-  siteUnit,
   unitJoins,
   SiteState,
 } from './peak-site';
 import { decodePeaks, encodePeaks } from './peak-store';
+import type { GuardMessage, PeakOutput, PeakStreamOptions } from './peak-stream-io';
 import { StoredAhead } from '../../engine/common/stored-checks';
-
-export interface PeakStore {
-  load(): Promise<unknown>;
-  save(value: unknown): Promise<void>;
-}
-
-export interface GuardMessage {
-  topic: 'guard';
-  payload: unknown;
-  [key: string]: unknown;
-}
-
-export interface PeakOutput {
-  payload: Record<string, unknown>;
-  /** Output 2: sent when the guard changes, and with the first reading after a deploy. */
-  guard: GuardMessage | null;
-  /** Output 3: closed windows of the site and a new monthly peak, as Dashboard 2 chart messages. */
-  charts: Array<Record<string, unknown>>;
-  status: PeakStatus;
-  /** For the records output: the windows this reading closed, the meter's and the site's (engine/records' peakPoints). */
-  records: PeakRecords | null;
-}
-
-export interface PeakRecords {
-  minutes: number;
-  closed: Array<ReturnType<typeof windowRecord>>;
-}
-
-export interface PeakStreamOptions {
-  timezone: string;
-  settings: PeakSettings;
-  store: PeakStore;
-  warn(message: string): void;
-  log?(message: string): void;
-  /** A guard change found without a reading (the minute since the last change is over, data went stale). */
-  onGuard(message: GuardMessage, status: PeakStatus): void;
-  maxMeters?: number;
-  saveEveryMs?: number;
-  /** false when the node has no records output: closed windows are then not built for it (default true). */
-  records?: boolean;
-  /** This machine's monotonic clock in ms (default performance.now): when readings arrive, which no clock step moves. */
-  monotonic?(): number;
-  /** Rule 47: export meters (msg.direction overrides): their readings make no demand unless `countExport`. */
-  exportMeters?: ExportMeters;
-  countExport?: boolean;
-}
 
 export class PeakStream {
   private readonly meters = new Map<string, MeterPeaks>();
@@ -137,18 +91,7 @@ export class PeakStream {
     const { settings } = opts;
     this.notMeters = new NotMeterWarnings('easy-peak', opts.warn);
     this.exported = new ExportSkips(opts.exportMeters, opts.warn);
-    this.scope = {
-      timezone: opts.timezone,
-      minutes: settings.minutes,
-      top: settings.top,
-      distinctDays: settings.distinctDays,
-      when: settings.when,
-      holidays: settings.bill.holidays,
-      readDay: settings.bill.readDay,
-      readDates: settings.bill.readDates,
-      maxPowerKw: settings.maxPowerKw,
-      maxGapMs: settings.maxGapMs,
-    };
+    this.scope = windowScope(opts.timezone, settings);
     const periods = billPeriods(settings.bill);
     this.charges = new SiteCharges(billCharge(settings, opts.timezone), settings.bill.more, { ...this.scope, periods }, settings.reactive);
     this.maxMeters = opts.maxMeters ?? MAX_METERS;
@@ -187,7 +130,7 @@ export class PeakStream {
         for (const w of advanceMeter(meter, { ts, value }, this.scope).closed)
           shareWindow(this.site, w, meterName(meter), meter.unit === 'kvarh');
     const site = restored.held.length > 0 && closeDue(this.site, this.meters.values(), this.scope, this.opts.settings.staleMs, this.pf);
-    if (site) this.charges.add(site.closed, sitePairs(this.meters.values(), this.pf));
+    if (site) this.charges.add(site.closed, this.kind().pairs);
     this.guard = new PeakGuard(this.opts.settings, restored.guard);
     this.ready = true;
     // closed while the store loaded (a redeploy): nothing may hold on to this stream
@@ -209,7 +152,11 @@ export class PeakStream {
     const now = siteNow(this.meters.values(), this.scope, this.mono(), this.opts.settings.staleMs, this.pf);
     if (!now) return { fill: 'grey', shape: 'ring', text: 'waiting for readings' };
     const value = monthValue(monthAt(this.site.month, now.window.from, this.scope));
-    return { fill: 'grey', shape: 'dot', text: `restored · month's peak ${value === null ? '–' : `${value.toFixed(2)} ${this.unit()}`}` };
+    return {
+      fill: 'grey',
+      shape: 'dot',
+      text: `restored · month's peak ${value === null ? '–' : `${value.toFixed(2)} ${this.kind().unit}`}`,
+    };
   }
 
   private async save(): Promise<void> {
@@ -246,9 +193,10 @@ export class PeakStream {
     if (!counted) return null;
     const { meter, reading, advance, own } = counted;
     const site = closeDue(this.site, this.meters.values(), this.scope, this.opts.settings.staleMs, this.pf);
-    this.charges.add(site.closed, sitePairs(this.meters.values(), this.pf));
+    const kind = this.kind(); // the meters are as they stay for this reading: one walk
+    this.charges.add(site.closed, kind.pairs);
     if (!advance.ignored) this.saver.changed();
-    const out = this.evaluate(now, mono);
+    const out = this.evaluate(now, mono, kind);
     const payload: Record<string, unknown> = {
       timezone: this.opts.timezone,
       minutes: this.scope.minutes,
@@ -270,7 +218,7 @@ export class PeakStream {
       charts,
       status: this.statusOf(out, readingNote(advance)),
       records:
-        this.opts.records === false ? null : closedRecords(meter, own, site, this.unit(), this.scope.minutes, this.scope, out.sitePart),
+        this.opts.records === false ? null : closedRecords(meter, own, site, kind.unit, this.scope.minutes, this.scope, out.sitePart),
     };
   }
 
@@ -310,14 +258,14 @@ export class PeakStream {
     return { meter: pf.meter, reading, advance, own: { closed: [], months: [] }, part: () => powerFactorPart(pf, value) };
   }
 
-  /** The site's unit now: kVA of kVAh counters, of kWh with kvarh or with a power factor (rules 56, 66), else kW. */
-  private unit(): 'kW' | 'kVA' {
-    return siteUnit(this.meters.values(), this.pf);
+  /** What the site sums now: kVA of kVAh counters, of kWh with kvarh or with a power factor (rules 56, 66), else kW. */
+  private kind(): SiteKind {
+    return siteKind(this.meters.values(), this.pf);
   }
 
   /** The status after an evaluation (`note`: what the reading did beyond counting). */
   private statusOf(out: ReturnType<PeakStream['evaluate']>, note?: string | null): PeakStatus {
-    return peakStatus(out.now, out.decision, out.limitKw, this.meters.size, note, this.clockReports.hint(), this.unit());
+    return peakStatus(out.now, out.decision, out.limitKw, this.meters.size, note, this.clockReports.hint(), out.kind.unit);
   }
 
   /** A reading that moved its meter on arrived (at `mono`): its clock follows, and one found off is said (ClockReports). */
@@ -344,8 +292,8 @@ export class PeakStream {
     if (this.meters.size > 0) this.recheckNow();
   }
 
-  /** The site now, the guard's decision on it, and the guard message when it is to be sent. */
-  private evaluate(now: number, mono: number) {
+  /** The site now (of `kind`), the guard's decision on it, and the guard message when it is to be sent. */
+  private evaluate(now: number, mono: number, kind = this.kind()) {
     const site = siteNow(this.meters.values(), this.scope, mono, this.opts.settings.staleMs, this.pf);
     const month = site ? monthAt(this.site.month, site.window.from, this.scope) : null;
     const bills = site ? this.charges.bill(this.site, site.window, site.projectedKw) : null;
@@ -370,10 +318,10 @@ export class PeakStream {
     const value = decision.state === 'shed' ? this.opts.settings.shedValue : this.opts.settings.restoreValue;
     const guardMessage: GuardMessage | null = send ? { topic: 'guard', payload: value, ...fields, changed: decision.changed } : null;
     this.armRecheck(decision, site, now, mono);
-    const reactive = site && this.charges.reactive.payload(site.window.from, sitePairs(this.meters.values(), this.pf));
+    const reactive = site && this.charges.reactive.payload(site.window.from, kind.pairs);
     const sitePart =
-      site && month && bills ? sitePayload(this.meters.values(), site, power, month, billPayload(bills, reactive), this.unit()) : null;
-    return { now: site, decision, limitKw, fields, guardMessage, sitePart };
+      site && month && bills ? sitePayload(this.meters.values(), site, power, month, billPayload(bills, reactive), kind.unit) : null;
+    return { now: site, decision, limitKw, fields, guardMessage, sitePart, kind };
   }
 
   /**

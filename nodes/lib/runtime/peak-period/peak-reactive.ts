@@ -9,9 +9,8 @@ import { isFiniteNumber, isRecord, isStoredInstant } from '../../engine/common/s
 import { MAX_STORED_LINE_CHARS } from '../../engine/common/limits';
 import { HOUR_MS } from '../../engine/time/time';
 import type { DemandWindow } from '../../engine/peak/demand';
-import { demandWindowOf } from '../../engine/peak/demand-window';
+import { DemandMinutes, demandWindowOf } from '../../engine/peak/demand-window';
 import { monthOf, periodsOf, PeriodScope } from './peak-month';
-import type { DemandMinutes } from './peak-settings';
 
 /** The node's reactive settings: reactive energy is free down to `minPowerFactor`; beyond it each kvarh costs `pricePerKvarh` (0: figures only). */
 export interface ReactiveSettings {
