@@ -24,7 +24,7 @@ import {
   TOKEN,
   withSimulator,
 } from './flow-support';
-import { steady, until } from '../fake-clock';
+import { FakeClock, steady, until } from '../fake-clock';
 
 const ZONE = 'Asia/Kolkata'; // +05:30: a boundary read in UTC or the process zone would be off by hours
 const GENERATOR = DEMO_TARIFFS.find((t) => t.id === 'DEMO-GENERATOR')!;
@@ -52,6 +52,17 @@ function peakFrom(boundary: number) {
   };
 }
 
+/**
+ * A loaded machine: the wall clock moves to 24 ms past `boundary` while its timer, due then,
+ * still waits 10 ms (Date alone moves on, below STEP_MS: no clock step), and a tariff refresh
+ * prices first.
+ */
+async function refreshBeforeTimer(clock: FakeClock, boundary: number): Promise<void> {
+  await clock.tickAsync(boundary - 10 - Date.now());
+  clock.setSystemTime(boundary + 24);
+  await helper.getNode('acc').hub.refreshTariffs();
+}
+
 /** An instant whose quarter hour has the demo generator on (or off): the simulator's clock. */
 function generatorInstant(on: boolean): number {
   let at = Date.parse('2026-03-04T10:00:30Z');
@@ -76,6 +87,20 @@ describe('easy-tariff node', function () {
     const flow = [accountNode(sim, opts.zone ?? ZONE), tariffNode(over), { id: 'out', type: 'helper' }, ...catchNodes(), ...extra];
     await helper.load([easyAccount, easyTariff], flow, { acc: { token: opts.token ?? TOKEN } });
     return { out: inbox('out'), caught: inbox('caught'), shown: statuses('t'), flow };
+  }
+
+  /** easy-tariff on SOON (`served.tariffs`: peakFrom(boundary) first) under a fake clock 2.5 s before the boundary; its first price, 0.30 until the boundary, taken. */
+  async function startBeforePeak(boundary: number) {
+    const clock = installClock(boundary - 2_500);
+    const served = { tariffs: [peakFrom(boundary)] as unknown[] };
+    try {
+      const { out } = await start({ tariffs: () => served.tariffs, now: () => Date.now() }, { tariff: 'SOON' });
+      should((await out.next(1))[0].payload).containEql({ price: 0.3, validUntil: new Date(boundary).toISOString() });
+      return { clock, served, out };
+    } catch (err) {
+      clock.uninstall();
+      throw err;
+    }
   }
 
   it('sends the price on deploy with every payload field, then nothing while it holds', async () => {
@@ -177,16 +202,10 @@ describe('easy-tariff node', function () {
   it('a refresh that comes after a boundary but before its timer dates the new price from the boundary, not from the refresh', async () => {
     // a loaded machine: the wall clock is 24 ms past the boundary when the timer, due then, has not fired yet,
     // and a refresh (or a sensor) prices first; seen once as validFrom …:03.024 in the reliability tier
-    const clock = installClock(Date.parse('2026-03-04T10:00:00.500Z'));
     const boundary = Date.parse('2026-03-04T10:00:03Z');
-    let served = [peakFrom(boundary)];
+    const { clock, served, out } = await startBeforePeak(boundary);
     try {
-      const { out } = await start({ tariffs: () => served, now: () => Date.now() }, { tariff: 'SOON' });
-      should((await out.next(1))[0].payload).containEql({ price: 0.3, validUntil: new Date(boundary).toISOString() });
-      await clock.tickAsync(boundary - 10 - Date.now());
-      // Date alone moves on, 34 ms: the timer still waits its 10 ms (below STEP_MS: no clock step)
-      clock.setSystemTime(boundary + 24);
-      await helper.getNode('acc').hub.refreshTariffs();
+      await refreshBeforeTimer(clock, boundary);
       const [after] = await out.next(1);
       should(Date.now()).equal(boundary + 24); // the timer has not fired: the refresh priced it
       should(after.payload).containEql({ price: 0.45, validFrom: new Date(boundary).toISOString() });
@@ -198,10 +217,43 @@ describe('easy-tariff node', function () {
 
       // a change half a second after that boundary, its timer fired and the next one armed, dates from when it came
       await clock.tickAsync(boundary + 500 - Date.now());
-      served = [{ ...peakFrom(boundary), rules: [{ priority: 1, price: 0.2 }] }];
+      served.tariffs = [{ ...peakFrom(boundary), rules: [{ priority: 1, price: 0.2 }] }];
       await helper.getNode('acc').hub.refreshTariffs();
       const [cheaper] = await out.next(1);
       should(cheaper.payload).containEql({ price: 0.2, validFrom: new Date(boundary + 500).toISOString() });
+    } finally {
+      clock.uninstall();
+    }
+  });
+
+  it("a changed tariff that comes after a boundary but before its timer: the old tariff's change dated at the boundary, the new price at its arrival", async () => {
+    // as above, the timer due at the boundary has not fired when the refresh comes 24 ms past it; but the refresh
+    // brings another tariff: 0.45 was in force from the boundary (the old tariff), 0.20 only from when it came
+    const boundary = Date.parse('2026-03-04T10:00:03Z');
+    const { clock, served, out } = await startBeforePeak(boundary);
+    try {
+      served.tariffs = [{ ...peakFrom(boundary), rules: [{ priority: 1, price: 0.2 }] }];
+      await refreshBeforeTimer(clock, boundary);
+      const [due, changed] = await out.next(2);
+      should(Date.now()).equal(boundary + 24); // the timer has not fired: the refresh priced both
+      should(due.payload).containEql({ price: 0.45, validFrom: new Date(boundary).toISOString() });
+      should(changed.payload).containEql({ price: 0.2, validFrom: new Date(boundary + 24).toISOString(), validUntil: null });
+      await clock.tickAsync(10);
+      await quiet(20);
+      should(out.received).eql([]);
+      // a changed tariff that prices as the old one from its boundary on (another hour changed): one change, dated at the boundary
+      const later = boundary + 10_000;
+      served.tariffs = [peakFrom(later)];
+      await helper.getNode('acc').hub.refreshTariffs();
+      should((await out.next(1))[0].payload).containEql({ price: 0.3, validUntil: new Date(later).toISOString() });
+      const other = { priority: 5, price: 0.1, time_start: localHms(later + 6 * 3_600_000), time_end: localHms(later + 7 * 3_600_000) };
+      served.tariffs = [{ ...peakFrom(later), rules: [other, ...peakFrom(later).rules] }];
+      await refreshBeforeTimer(clock, later);
+      const [peak] = await out.next(1);
+      should(peak.payload).containEql({ price: 0.45, validFrom: new Date(later).toISOString() });
+      await clock.tickAsync(10);
+      await quiet(20);
+      should(out.received).eql([]);
     } finally {
       clock.uninstall();
     }

@@ -112,6 +112,10 @@ export class TariffWatch {
     this.loadKept();
     this.followPrices();
     this.unwatchTariffs = this.hub.watchTariffs(this.opts.refreshMinutes, (s) => {
+      // another tariff after a boundary its timer has not priced yet: the old tariff's change
+      // happens first, at the boundary, as its timer would have; the new one prices from now
+      // (a failed or unchanged refresh prices the boundary itself, in reprice)
+      if (this.duePassed(this.now()) && tariffChanged(this.tariff(), tariffById(s, this.tariffId))) this.evaluate(this.now());
       this.snapshot = s;
       this.followSensors();
       this.evaluate(this.now());
@@ -248,7 +252,7 @@ export class TariffWatch {
     // between it and now, its timer (then past) fires at once and prices that one from its
     // own instant. Later than that (a suspended machine slept through it), or across a clock
     // step, it is priced and dated now.
-    if (this.due !== null && !this.stepped && at >= this.due && at - this.due < LATE_TOLERANCE_MS) at = this.due;
+    if (this.duePassed(at)) at = this.due!;
     let result: PriceResult | null = null;
     let next: { at: number } | null = null;
     let reason: string | null;
@@ -296,6 +300,11 @@ export class TariffWatch {
     this.opts.onStatus(watchStatus(payload, snap, at, this.hub.timezone));
     if (changed) this.opts.onPrice(payload);
     this.report(snap, tariff, payload);
+  }
+
+  /** Whether the armed price change lies at or before `at`, less than LATE_TOLERANCE_MS ago, with no clock step since. */
+  private duePassed(at: number): boolean {
+    return this.due !== null && !this.stepped && at >= this.due && at - this.due < LATE_TOLERANCE_MS;
   }
 
   private priceOptions(tariff: Tariff): { timezone: string; sensors: SensorValues } {
@@ -384,4 +393,9 @@ export class TariffWatch {
       this.opts.onInputs?.();
     }
   }
+}
+
+/** Whether a refresh brought another tariff than the one priced (its rules, VAT, currency or name; or none now). */
+function tariffChanged(before: Tariff | undefined, after: Tariff | undefined): boolean {
+  return before !== undefined && (after === undefined || JSON.stringify(before) !== JSON.stringify(after));
 }
