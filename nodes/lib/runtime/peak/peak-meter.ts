@@ -9,7 +9,7 @@ import { boundaryAfter, boundaryAtOrBefore, demandWindowOf } from '../../engine/
 import { HOUR_MS, MINUTE_MS, zoneInfo } from '../../engine/time/time';
 import type { EnergyUnit, MeterId } from '../common/meter-reading';
 import { addClosedWindow, MonthPeaks, monthOf, RankSettings } from '../peak-period/peak-month';
-import type { DemandMinutes } from './peak-settings';
+import type { DemandMinutes } from '../../engine/peak/demand-window';
 import {
   GlitchSink,
   GlitchState,
