@@ -192,7 +192,7 @@ function measureHistory(): void {
   process.stdout.write(JSON.stringify(historyBytes(HISTORY_QUARTERS)));
 }
 
-const MEMORY_RUNS = 3;
+const MEMORY_RUNS = 5;
 
 interface HistoryBytes {
   listBytes: number;
@@ -218,7 +218,7 @@ function historyBytes(quarters: number): HistoryBytes {
     { timezone: ZONE },
   ).byRule.length;
   const stackBytes = heapUsed() - before;
-  // a plan keeps the stack's walk over the whole list for its zone (three typed arrays) and its usable pieces, summed (seven)
+  // a plan keeps the stack's walk over the whole list for its zone (three typed arrays) and its usable pieces, summed (eight)
   const window = { timezone: ZONE, from: FROM, to: FROM + quarters * Q, duration: 4 * 3_600_000, contiguous: true };
   if (cheapestWindows(stack, window).planned !== window.duration) throw new Error('unreachable');
   const kept = compileStack(stack).listVisits!(zoneInfo(ZONE))!;

@@ -1,11 +1,12 @@
 // A plan's usable pieces as parallel arrays (the one-block search reads them in a tight
 // loop, no object per piece), with what that search reads off them: the cost of the pieces
-// before each (a compensated running sum) and the last piece of each run. A window is a
+// before each (a compensated running sum), the last piece of each run and of each stretch
+// of pieces of one length (where a block of whole pieces lines up at every start). A window is a
 // range of such arrays cut at its ends, so a stack's pieces over its whole list, kept with
 // its walk, are searched in place: no copy, no sums per plan.
 import type { Piece } from './plan-block-work';
 
-/** The most pieces whose arrays are kept between plans (7 × 8 bytes each, with the sums). */
+/** The most pieces whose arrays are kept between plans (some 60 bytes each, with the sums). */
 const KEPT_PIECES = 2048;
 /** Pieces per entry of the table of largest prices. */
 const BLOCK = 16;
@@ -15,9 +16,12 @@ const BLOCK = 16;
  * touch). After sum(): costBefore(k) = sumHi[k] + sumLo[k] is Σ price × ms of the pieces
  * before k, as a sum and the rounding error it left (so a block's cost, a difference of
  * two such sums, is as exact wherever the block lies in a long list); runEnd[k] is the
- * last piece of k's run; blockMax[i] the largest |price| of pieces i·16 to i·16 + 15.
+ * last piece of k's run; evenEnd[k] the last piece of the stretch from k of pieces that
+ * touch and are as long as k (a list's entries: a block of whole entries starting at
+ * any of them ends on an entry's end); blockMax[i] the largest |price| of pieces i·16 to
+ * i·16 + 15.
  * Plans run one at a time, so one set of arrays is reused from call to call while they
- * are small (up to KEPT_PIECES pieces, 112 kB); a larger plan gets its own.
+ * are small (up to KEPT_PIECES pieces, 120 kB); a larger plan gets its own.
  */
 export class UsablePieces {
   readonly from: Float64Array;
@@ -26,6 +30,7 @@ export class UsablePieces {
   readonly sumHi: Float64Array;
   readonly sumLo: Float64Array;
   readonly runEnd: Int32Array;
+  readonly evenEnd: Int32Array;
   readonly blockMax: Float64Array;
   length = 0;
   /** The length the sums were made for (-1: none since the pieces changed). */
@@ -38,6 +43,7 @@ export class UsablePieces {
     this.sumHi = new Float64Array(capacity + 1);
     this.sumLo = new Float64Array(capacity + 1);
     this.runEnd = new Int32Array(capacity);
+    this.evenEnd = new Int32Array(capacity);
     this.blockMax = new Float64Array(Math.ceil(capacity / BLOCK));
   }
 
@@ -72,11 +78,11 @@ export class UsablePieces {
     this.summedLength = -1;
   }
 
-  /** Makes the sums, the runs and the table of largest prices for the pieces as they are (once). */
+  /** Makes the sums, the runs, the stretches of one length and the table of largest prices for the pieces as they are (once). */
   sum(): void {
     const n = this.length;
     if (this.summedLength === n) return;
-    const { from, to, price, sumHi, sumLo, runEnd, blockMax } = this;
+    const { from, to, price, sumHi, sumLo, runEnd, evenEnd, blockMax } = this;
     let hi = 0;
     let lo = 0;
     for (let k = 0; k < n; k++) {
@@ -91,7 +97,11 @@ export class UsablePieces {
     }
     sumHi[n] = hi;
     sumLo[n] = lo;
-    for (let k = n - 1; k >= 0; k--) runEnd[k] = k + 1 < n && to[k] === from[k + 1] ? runEnd[k + 1] : k;
+    for (let k = n - 1; k >= 0; k--) {
+      const touches = k + 1 < n && to[k] === from[k + 1];
+      runEnd[k] = touches ? runEnd[k + 1] : k;
+      evenEnd[k] = touches && to[k + 1] - from[k + 1] === to[k] - from[k] ? evenEnd[k + 1] : k;
+    }
     for (let b = 0; b * BLOCK < n; b++) {
       let max = 0;
       for (let k = b * BLOCK; k < n && k < (b + 1) * BLOCK; k++) max = Math.max(max, Math.abs(price[k]));

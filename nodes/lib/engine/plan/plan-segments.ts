@@ -11,7 +11,6 @@ import { MAX_PLAN_SEGMENTS } from '../common/limits';
 import { groupDigits } from '../common/format';
 import { hours } from './plan-text';
 import { PieceWindow, UsablePieces } from './plan-pieces';
-import { HOUR_MS } from '../time/time';
 
 /** Plans are exact to the millisecond; the searches' work depends on the price changes, not on this. */
 export const PLAN_RESOLUTION_MS = 1;
@@ -128,7 +127,7 @@ function firstAbove(starts: Float64Array, length: number, at: number, orEqual: b
 /**
  * A kept walk's priced pieces over the whole list as plans read them (plan.ts
  * usablePieces): each visit's time with its ends at the nearest ms, the unpriced and
- * empty ones left out, summed for the one-block search. Made once per walk (some 57 bytes
+ * empty ones left out, summed for the one-block search. Made once per walk (some 61 bytes
  * a visit) and let go with it.
  */
 const piecesOfWalk = new WeakMap<ListVisits, UsablePieces>();
@@ -152,7 +151,9 @@ function keptPieces(kept: ListVisits): UsablePieces {
 /** The bytes a walk's kept pieces take (0 when no plan has read it yet): their typed arrays. */
 export function keptPiecesBytes(kept: ListVisits): number {
   const p = piecesOfWalk.get(kept);
-  return p === undefined ? 0 : [p.from, p.to, p.price, p.sumHi, p.sumLo, p.runEnd, p.blockMax].reduce((sum, a) => sum + a.byteLength, 0);
+  return p === undefined
+    ? 0
+    : [p.from, p.to, p.price, p.sumHi, p.sumLo, p.runEnd, p.evenEnd, p.blockMax].reduce((sum, a) => sum + a.byteLength, 0);
 }
 
 /** An instant at the nearest whole ms (the plans' resolution). */
@@ -209,12 +210,18 @@ export function keptUsablePieces(
 export function keptCostFrom(kept: ListVisits, from: number, end: number): number | null {
   if (from < kept.from || end > kept.to || !(from < kept.to)) return null;
   const { starts, prices, length } = kept;
+  let k = firstAbove(starts, length, from, false) - 1;
+  let at = from;
   let net = 0;
-  for (let k = firstAbove(starts, length, from, false) - 1, at = from; k < length && at < end; k++) {
-    if (prices[k] !== prices[k]) return null; // NaN: no price
-    const next = k + 1 < length && starts[k + 1] < end ? starts[k + 1] : end;
-    net += prices[k] * ((next - at) / HOUR_MS);
+  // the visits that end before `end`, whole, then the one `end` cuts (the hour a literal:
+  // an imported constant is read from its module at every step)
+  for (let next = k + 1 < length ? starts[k + 1] : end; next < end; next = k + 1 < length ? starts[k + 1] : end) {
+    const price = prices[k];
+    if (price !== price) return null; // NaN: no price
+    net += price * ((next - at) / 3_600_000);
     at = next;
+    k++;
   }
-  return net;
+  const price = prices[k];
+  return price !== price ? null : net + price * ((end - at) / 3_600_000);
 }

@@ -57,7 +57,7 @@ export function cheapestPieces(usable: Piece[], duration: number): Piece[] {
   const chosen: Piece[] = [];
   for (let i = 0, run = -1; i < n; i++) {
     const p = usable[i];
-    if (p.price < marginal) chosen.push({ ...p });
+    if (p.price < marginal) chosen.push({ from: p.from, to: p.to, price: p.price });
     else if (p.price === marginal) {
       if (!continuesRun(i)) run++;
       const from = Math.max(taken[run].from, p.from);
@@ -78,7 +78,7 @@ export function cheapestBlock(w: PieceWindow, duration: number): Piece[] {
   const { pieces, lo, hi, from: a, to: b } = w;
   if (hi <= lo) return [];
   pieces.sum();
-  const { from: F, to: T, price: P, sumHi: H, sumLo: L, runEnd } = pieces;
+  const { from: F, to: T, price: P, sumHi: H, sumLo: L, runEnd, evenEnd } = pieces;
   const maxAbsPrice = largestPrice(w);
   let found = false;
   let bestCost = 0;
@@ -125,6 +125,28 @@ export function cheapestBlock(w: PieceWindow, duration: number): Piece[] {
       // inside), no pointer moves
       if (i >= iWhole && i < end && j < jWhole && F[i] === T[j] - duration && !(F[i] + duration > runTo)) {
         do {
+          // pieces i to j and on of one length (whole ms: exact sums) line up at every start
+          // of the stretch: its starts are tried in a counted loop, with no check per start
+          const lined = Math.min(evenEnd[i], jWhole - 1) - j + 1;
+          if (lined > 1) {
+            const span = j + 1 - i;
+            let next = i; // (the first block of all is taken whatever it costs)
+            if (!found) {
+              found = true;
+              bestCost = H[j + 1] - H[i] + (L[j + 1] - L[i]);
+              bestStart = F[i];
+              bestHead = next++;
+            }
+            const at = cheapestLined(H, L, next, i + lined, span, bestCost - tolerance, tolerance);
+            if (at >= 0) {
+              bestCost = linedCost;
+              bestStart = F[at];
+              bestHead = at;
+            }
+            i += lined;
+            j += lined;
+            continue;
+          }
           const cost = H[j + 1] - H[i] + (L[j + 1] - L[i]);
           if (!found || cost < bestCost - tolerance) {
             found = true;
@@ -167,6 +189,66 @@ export function cheapestBlock(w: PieceWindow, duration: number): Piece[] {
   }
   if (!found) return clip(w, longest, -Infinity, Infinity);
   return clip(w, bestHead, bestStart, bestStart + duration);
+}
+
+/** The cost of the block cheapestLined found (kept here: no object made per call). */
+let linedCost = 0;
+
+/**
+ * The first of the blocks of `span` pieces starting at pieces first .. last - 1 (a stretch
+ * of pieces of one length, so each block ends on a piece's end) whose cost is below
+ * `threshold`, then each later one cheaper than the last found by more than `tolerance`
+ * (rule 31's ties: the earliest of equal costs): its first piece, -1 when none; its cost in
+ * linedCost. Four starts a step: the arrays' checks are made once for the four.
+ */
+function cheapestLined(
+  H: Float64Array,
+  L: Float64Array,
+  first: number,
+  last: number,
+  span: number,
+  threshold: number,
+  tolerance: number,
+): number {
+  let at = -1;
+  let cost = 0;
+  let k = first;
+  for (; k + 3 < last; k += 4) {
+    const c0 = H[k + span] - H[k] + (L[k + span] - L[k]);
+    const c1 = H[k + 1 + span] - H[k + 1] + (L[k + 1 + span] - L[k + 1]);
+    const c2 = H[k + 2 + span] - H[k + 2] + (L[k + 2 + span] - L[k + 2]);
+    const c3 = H[k + 3 + span] - H[k + 3] + (L[k + 3 + span] - L[k + 3]);
+    if (c0 < threshold) {
+      at = k;
+      cost = c0;
+      threshold = c0 - tolerance;
+    }
+    if (c1 < threshold) {
+      at = k + 1;
+      cost = c1;
+      threshold = c1 - tolerance;
+    }
+    if (c2 < threshold) {
+      at = k + 2;
+      cost = c2;
+      threshold = c2 - tolerance;
+    }
+    if (c3 < threshold) {
+      at = k + 3;
+      cost = c3;
+      threshold = c3 - tolerance;
+    }
+  }
+  for (; k < last; k++) {
+    const c = H[k + span] - H[k] + (L[k + span] - L[k]);
+    if (c < threshold) {
+      at = k;
+      cost = c;
+      threshold = c - tolerance;
+    }
+  }
+  linedCost = cost;
+  return at;
 }
 
 /** The run of the window's pieces from `first` (those touching each other; `first` holds `a` or is the run's first) cut to [a, b), as new pieces. */

@@ -190,11 +190,7 @@ function plan(tariff: unknown, options: PlanOptions, direction: Direction): Plan
   }
   // every search's pieces are new objects: a cheapest plan's are the result's as they are
   const pieces = sign === 1 ? chosen : chosen.map((p) => ({ from: p.from, to: p.to, price: sign * p.price }));
-  const slots = mergeSlots(pieces);
-  let planned = 0;
-  for (const s of slots) planned += s.to - s.from;
-  let net = 0;
-  for (const p of pieces) net += p.price * ((p.to - p.from) / HOUR_MS);
+  const { slots, planned, net } = summed(pieces);
   const vat = ct.vat;
   return {
     slots,
@@ -372,19 +368,35 @@ function withoutBusy(pieces: Piece[], busy: ReadonlyArray<{ from: number; to: nu
 
 /** Pieces that touch become one slot priced by their time-weighted average. */
 export function mergeSlots(pieces: Piece[]): PlanSlot[] {
+  return summed(pieces).slots;
+}
+
+/**
+ * A plan's pieces in one pass: their slots (mergeSlots), the run time, and the net cost
+ * of 1 kW (Σ price × hours, in the pieces' order).
+ */
+function summed(pieces: Piece[]): { slots: PlanSlot[]; planned: number; net: number } {
   const slots: PlanSlot[] = [];
+  let planned = 0;
+  let net = 0;
   const n = pieces.length;
   for (let k = 0; k < n;) {
-    const from = pieces[k].from;
-    let to = pieces[k].to;
-    let priceMs = pieces[k].price * (to - from);
+    const first = pieces[k];
+    const from = first.from;
+    let to = first.to;
+    let priceMs = first.price * (to - from);
+    // (the hour a literal: an imported constant is read from its module at every step)
+    net += first.price * ((to - from) / 3_600_000);
     for (k++; k < n && pieces[k].from === to; k++) {
-      priceMs += pieces[k].price * (pieces[k].to - pieces[k].from);
-      to = pieces[k].to;
+      const p = pieces[k];
+      priceMs += p.price * (p.to - p.from);
+      net += p.price * ((p.to - p.from) / 3_600_000);
+      to = p.to;
     }
+    planned += to - from;
     slots.push({ from, to, price: priceMs / (to - from) });
   }
-  return slots;
+  return { slots, planned, net };
 }
 
 /**
