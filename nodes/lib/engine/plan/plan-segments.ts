@@ -135,17 +135,36 @@ const piecesOfWalk = new WeakMap<ListVisits, UsablePieces>();
 function keptPieces(kept: ListVisits): UsablePieces {
   const known = piecesOfWalk.get(kept);
   if (known !== undefined) return known;
-  const { starts, prices, length } = kept;
-  const pieces = UsablePieces.owned(length);
-  for (let k = 0; k < length; k++) {
-    if (prices[k] !== prices[k]) continue; // NaN: no price
-    const a = onResolution(starts[k]);
-    const b = onResolution(k + 1 < length ? starts[k + 1] : kept.to);
-    if (b > a) pieces.push(a, b, prices[k]);
-  }
+  const pieces = UsablePieces.owned(kept.length);
+  pushUsable(pieces, kept.starts, kept.prices, kept.length, kept.to, undefined, 1);
   pieces.sum();
   piecesOfWalk.set(kept, pieces);
   return pieces;
+}
+
+/**
+ * The priced segments within the limit onto `out` (segment k from starts[k] to starts[k +
+ * 1], the last to `to`, at prices[k], NaN: none), prices multiplied by sign (the search
+ * always minimises), their ends on whole ms (a zone's historic offsets may hold fractions
+ * of a second, and float noise): each taken at the nearest ms, empty ones dropped.
+ */
+export function pushUsable(
+  out: UsablePieces,
+  starts: Float64Array,
+  prices: Float64Array,
+  length: number,
+  to: number,
+  signedLimit: number | undefined,
+  sign: number,
+): void {
+  for (let k = 0; k < length; k++) {
+    const price = sign * prices[k];
+    if (price !== price) continue; // NaN: no price
+    if (signedLimit !== undefined && price > signedLimit) continue;
+    const a = onResolution(starts[k]);
+    const b = onResolution(k + 1 < length ? starts[k + 1] : to);
+    if (b > a) out.push(a, b, price);
+  }
 }
 
 /** The bytes a walk's kept pieces take (0 when no plan has read it yet): their typed arrays. */
@@ -209,11 +228,19 @@ export function keptUsablePieces(
  */
 export function keptCostFrom(kept: ListVisits, from: number, end: number): number | null {
   if (from < kept.from || end > kept.to || !(from < kept.to)) return null;
-  const { starts, prices, length } = kept;
-  let k = firstAbove(starts, length, from, false) - 1;
+  return costFrom(kept.starts, kept.prices, kept.length, firstAbove(kept.starts, kept.length, from, false) - 1, from, end);
+}
+
+/**
+ * What running from `from` (in segment k: starts[k] <= from) to `end` costs over segments
+ * (segment k from starts[k] to starts[k + 1] at prices[k], NaN: none), price × hours
+ * summed segment by segment in time order (as plan.ts startingNow and schedule() price
+ * it); null when part of it has no price. `end` is at most the last segment's end.
+ */
+export function costFrom(starts: Float64Array, prices: Float64Array, length: number, k: number, from: number, end: number): number | null {
   let at = from;
   let net = 0;
-  // the visits that end before `end`, whole, then the one `end` cuts (the hour a literal:
+  // the segments that end before `end`, whole, then the one `end` cuts (the hour a literal:
   // an imported constant is read from its module at every step)
   for (let next = k + 1 < length ? starts[k + 1] : end; next < end; next = k + 1 < length ? starts[k + 1] : end) {
     const price = prices[k];

@@ -8,10 +8,11 @@ import { scheduleEntries, PriceOptions, ScheduleEntry } from '../tariff/price';
 import { engineContext } from '../prices/price-source';
 import { MAX_PLAN_SEGMENTS } from '../common/limits';
 import {
+  costFrom,
   keptCostFrom,
   keptUsablePieces,
-  onResolution,
   PLAN_RESOLUTION_MS,
+  pushUsable,
   walkedSegments,
   windowSegments,
   WindowSegments,
@@ -216,11 +217,7 @@ function plan(tariff: unknown, options: PlanOptions, direction: Direction): Plan
     averagePrice: planned > 0 ? net / (planned / HOUR_MS) : null,
     costPerKw: { net, gross: grossOf(net, vat) },
     comparedToNow: startingNow(
-      planned === 0
-        ? null
-        : kept !== null
-          ? keptCostFrom(kept.kept, from, from + planned)
-          : segmentsCostFrom(segments, from, from + planned),
+      planned === 0 ? null : kept !== null ? keptCostFrom(kept.kept, from, from + planned) : segmentsCostFrom(segments, from + planned),
       from,
       planned,
       net,
@@ -281,36 +278,18 @@ const grossOf = (x: number, vat: number): number => x * (1 + vat / 100);
 
 /**
  * What running from `from` to `end` costs (price × hours), read from the window's
- * segments (the walk's own instants, not yet on whole ms): end is at most the window's
- * end, so they hold [from, end). Null when part of it has no price.
+ * segments (the walk's own instants, not yet on whole ms, the first at `from`): end is at
+ * most the window's end, so they hold [from, end). Null when part of it has no price.
  */
-function segmentsCostFrom(segments: WindowSegments, from: number, end: number): number | null {
+function segmentsCostFrom(segments: WindowSegments, end: number): number | null {
   const { starts, prices, length } = segments;
-  let net = 0;
-  for (let k = 0; k < length && starts[k] < end; k++) {
-    if (prices[k] !== prices[k]) return null; // NaN: no price
-    const to = k + 1 < length && starts[k + 1] < end ? starts[k + 1] : end;
-    net += prices[k] * ((to - starts[k]) / HOUR_MS);
-  }
-  return net;
+  return length === 0 ? 0 : costFrom(starts, prices, length, 0, starts[0], end);
 }
 
-/**
- * The priced segments within the limit, prices multiplied by sign (the search always
- * minimises), their ends on whole ms (a zone's historic offsets may hold fractions of a
- * second, and float noise): each taken at the nearest ms, empty ones dropped.
- */
+/** The window's priced segments within the limit, prices multiplied by sign, as plan-segments' pushUsable makes them. */
 function usablePieces(segments: WindowSegments, to: number, signedLimit: number | undefined, sign: number): UsablePieces {
-  const { starts, prices, length } = segments;
-  const out = UsablePieces.forCount(length);
-  for (let k = 0; k < length; k++) {
-    const price = sign * prices[k];
-    if (price !== price) continue; // NaN: no price
-    if (signedLimit !== undefined && price > signedLimit) continue;
-    const a = onResolution(starts[k]);
-    const b = onResolution(k + 1 < length ? starts[k + 1] : to);
-    if (b > a) out.push(a, b, price);
-  }
+  const out = UsablePieces.forCount(segments.length);
+  pushUsable(out, segments.starts, segments.prices, segments.length, to, signedLimit, sign);
   return out;
 }
 
