@@ -91,7 +91,7 @@ describe('clock-step check released when the nodes close', function () {
       );
       if (i % 2 === 1) await quiet(20);
     }
-    await until('the last deploy restored', () => clockSteps.watching.listeners - base.listeners === 5, 10_000);
+    await until('the last deploy restored', () => clockSteps.watching.listeners - base.listeners === 5, 60_000);
     await quiet(200);
     should(clockSteps.watching.listeners - base.listeners).equal(5);
     should(clockSteps.watching.timers - base.timers).be.within(1, one.timers - base.timers);

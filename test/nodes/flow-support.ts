@@ -93,7 +93,9 @@ export function inbox(id: string) {
   });
   return {
     received,
-    next(n = 1, ms = 3000): Promise<Array<Record<string, any>>> {
+    // (the wait is real time and only bounds a failure: long enough for a loaded machine's
+    // first fetch over loopback, so that no test depends on how fast the machine is)
+    next(n = 1, ms = 10_000): Promise<Array<Record<string, any>>> {
       return new Promise((resolve, reject) => {
         const timer = realSetTimeout(() => reject(new Error(`${id}: expected ${n} more message(s), got ${received.length}`)), ms);
         const check = () => {
