@@ -94,8 +94,9 @@ export function inbox(id: string) {
   return {
     received,
     // (the wait is real time and only bounds a failure: long enough for a loaded machine's
-    // first fetch over loopback, so that no test depends on how fast the machine is)
-    next(n = 1, ms = 10_000): Promise<Array<Record<string, any>>> {
+    // first fetch over loopback, so that no test depends on how fast the machine is; under
+    // mocha's 10 s, so that a test's failure still says which message it waited for)
+    next(n = 1, ms = 8_000): Promise<Array<Record<string, any>>> {
       return new Promise((resolve, reject) => {
         const timer = realSetTimeout(() => reject(new Error(`${id}: expected ${n} more message(s), got ${received.length}`)), ms);
         const check = () => {

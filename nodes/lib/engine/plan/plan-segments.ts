@@ -238,17 +238,21 @@ export function keptCostFrom(kept: ListVisits, from: number, end: number): numbe
  * it); null when part of it has no price. `end` is at most the last segment's end.
  */
 export function costFrom(starts: Float64Array, prices: Float64Array, length: number, k: number, from: number, end: number): number | null {
-  let at = from;
+  // (+: the instants as plain numbers, so that the engine keeps the loop's unboxed; an
+  // instant merged with an array's double was boxed at every step)
+  const stop = +end;
+  let at = +from;
   let net = 0;
   // the segments that end before `end`, whole, then the one `end` cuts (the hour a literal:
   // an imported constant is read from its module at every step)
-  for (let next = k + 1 < length ? starts[k + 1] : end; next < end; next = k + 1 < length ? starts[k + 1] : end) {
+  for (; k + 1 < length; k++) {
+    const next = starts[k + 1];
+    if (!(next < stop)) break;
     const price = prices[k];
     if (price !== price) return null; // NaN: no price
     net += price * ((next - at) / 3_600_000);
     at = next;
-    k++;
   }
   const price = prices[k];
-  return price !== price ? null : net + price * ((end - at) / 3_600_000);
+  return price !== price ? null : net + price * ((stop - at) / 3_600_000);
 }
