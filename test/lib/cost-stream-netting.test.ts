@@ -425,4 +425,43 @@ describe('CostStream: production meters (rule 64)', () => {
     should(warnings).eql([]);
     await again.close();
   });
+
+  it('a line stored while the stream forced production on (before the setting reached the ledger) lets go of intervals that hold no production, and keeps ones that do', async () => {
+    const zone = 'UTC';
+    const t0 = Date.parse('2026-06-10T08:00:00Z');
+    const now = t0 + 10 * HOUR;
+    const netLine = (store: { saved: unknown }) => JSON.parse((store.saved as { net: string }).net) as unknown[];
+    // as every ledger stored before: production on, the same key (netting, minutes, export price)
+    const upgraded = async (inverter: boolean) => {
+      const store = memoryStore();
+      const warnings: string[] = [];
+      const before = await streamOf(store, zone, 'period', 15, warnings, true);
+      for (let h = 0; h <= 2; h++) {
+        const ts = t0 + h * HOUR;
+        await before.handle({ topic: 'grid', payload: 10 + h, ts }, IMPORT, now, EXPORT);
+        await before.handle({ topic: 'pv', payload: 20 + 2 * h, ts }, IMPORT, now, EXPORT);
+        // an inverter at night: 0 kWh, the time covered
+        if (inverter) await before.handle({ topic: 'inv', payload: 5, direction: 'production', ts }, IMPORT, now, EXPORT);
+      }
+      await before.close();
+      should(netLine(store)[4]).be.an.Array().and.not.be.empty();
+      const after = await streamOf(store, zone, 'period', 15, warnings);
+      for (let h = 3; h <= 5; h++) {
+        const ts = t0 + h * HOUR;
+        await after.handle({ topic: 'grid', payload: 10 + h, ts }, IMPORT, now, EXPORT);
+        await after.handle({ topic: 'pv', payload: 20 + 2 * h, ts }, IMPORT, now, EXPORT);
+      }
+      await after.close();
+      should(warnings).eql([]);
+      return { line: netLine(store), month: after.site().ledger!.month };
+    };
+    // no production in them: the months alone, as a fresh ledger keeps (the sums the same)
+    const plain = await upgraded(false);
+    should(plain.line[4]).equal(null);
+    should(plain.month).match({ importEnergy: 0, exportEnergy: 5, production: 0, selfConsumption: 0 });
+    // a production meter counted in them (0 kWh at night still covers time): kept, its self-consumption counted on
+    const inverter = await upgraded(true);
+    should(inverter.line[4]).be.an.Array().and.not.be.empty();
+    should(inverter.month).match({ importEnergy: 0, exportEnergy: 5, production: 0, selfConsumption: 0 });
+  });
 });

@@ -299,11 +299,17 @@ export class NetLedger {
     if (!Array.isArray(sums) || sums.length !== 4 || !sums.every((b) => b === null || (numbers(b, WIDTH) && b.length === WIDTH)))
       return 'its sums are not numbers';
     const slotWidth = 1 + 3 * SIDE_WIDTH + WIDTH;
-    // settlement intervals stored by a ledger a production meter turned them on in; none stored under month netting: none yet
-    if (intervals !== null && !this.intervals && this.settings.netting !== 'interval') this.intervals = this.newIntervals();
-    const noIntervals = intervals === null && this.settings.netting !== 'interval';
+    // settlement intervals stored by a ledger a production meter turned them on in; none stored under month netting: none yet.
+    // Ones that hold no production were kept for none (a line stored while the stream forced production on): let go, they add 0
+    let stored = intervals;
+    if (intervals !== null && !this.intervals && this.settings.netting !== 'interval') {
+      if (!numbers(intervals, slotWidth)) return 'its slots are not what this node keeps';
+      if (holdsProduction(intervals, slotWidth)) this.intervals = this.newIntervals();
+      else stored = null;
+    }
+    const noIntervals = stored === null && this.settings.netting !== 'interval';
     for (const [flat, slots] of [
-      [intervals, this.intervals],
+      [stored, this.intervals],
       [months, this.months],
     ] as const) {
       if (flat === null && (slots === null || (slots === this.intervals && noIntervals))) continue;
@@ -323,6 +329,13 @@ export class NetLedger {
     this.sums.total = sums[3] ? fromRow({ from: totalFrom, to: null }, sums[3] as number[]) : null;
     return null;
   }
+}
+
+/** Whether flat stored slots hold a production meter's intervals: its kWh or the time they cover (a night's 0 kWh covers time). */
+function holdsProduction(flat: readonly number[], slotWidth: number): boolean {
+  const at = 1 + SIDES.indexOf('production') * SIDE_WIDTH;
+  for (let i = 0; i < flat.length; i += slotWidth) if (flat[i + at] !== 0 || flat[i + at + 3] !== 0) return true;
+  return false;
 }
 
 /** A slot's price of 1 kWh on one side (net, gross), asked once; not kept while (partly) unpriced: a price list may still come. */
