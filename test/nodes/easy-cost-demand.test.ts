@@ -7,11 +7,15 @@ import { roundAmount } from '../../nodes/lib/engine/common/format';
 import { demandLine, siteBillOf } from '../../nodes/lib/engine/peak/bill-message';
 import easyCost = require('../../nodes/easy-cost');
 import easyPeak = require('../../nodes/easy-peak');
+import { demoTariffs } from '../../sim/demo-data';
 import { accountNode, catchNodes, helper, inbox, loadFlow, quiet, simulatorHooks } from './flow-support';
+
+/** A flat tariff with a negative VAT (the tariff checker takes it): a gross below the net. */
+const REBATE = { id: 'REBATE', name: 'rebate', vat: -60, currency: 'GBP', rules: [{ priority: 1, price: 0.25 }] };
 
 describe('easy-cost: the demand charge beside the energy cost', function () {
   this.timeout(20_000);
-  const suite = simulatorHooks();
+  const suite = simulatorHooks({ simulator: () => ({ tariffs: () => [...demoTariffs(), REBATE] }) });
 
   it("easy-peak's bill wired in: billed so far and projected, added to the month's energy cost (London, March 2026)", async () => {
     await loadFlow(
@@ -167,12 +171,15 @@ describe('easy-cost: the demand charge beside the energy cost', function () {
     should(again.projection.soFar.energy).equal(300); // the kWh alone were priced
   });
 
-  it('a forged bill amount whose gross with VAT is no finite number is refused at Catch, naming it and its value; the bill held stays', async () => {
+  const reactive = { activeEnergy: 200, reactiveEnergy: 60, apparentEnergy: 216.6, powerFactor: 0.92, chargeableKvarh: 27, amount: 5 };
+
+  /** easy-cost on `tariff` in March 2026 (London), its first reading counted: bills of March (`part` over a good one) and readings to it. */
+  async function billedFlow(tariff: string) {
     await loadFlow(
       [easyCost],
       [
         accountNode(suite.sim, 'Europe/London'),
-        { id: 'c', type: 'easy-cost', account: 'acc', tariff: 'DEMO-FLAT', mode: 'stream', wires: [['out'], []] },
+        { id: 'c', type: 'easy-cost', account: 'acc', tariff, mode: 'stream', wires: [['out'], []] },
         { id: 'out', type: 'helper' },
         ...catchNodes(),
       ],
@@ -180,7 +187,6 @@ describe('easy-cost: the demand charge beside the energy cost', function () {
     const out = inbox('out');
     const caught = inbox('caught');
     const month = { fromMs: Date.parse('2026-03-01T00:00:00Z'), toMs: Date.parse('2026-03-31T23:00:00Z') };
-    const reactive = { activeEnergy: 200, reactiveEnergy: 60, apparentEnergy: 216.6, powerFactor: 0.92, chargeableKvarh: 27, amount: 5 };
     const bill = (part: Record<string, unknown>) => ({
       payload: {
         timezone: 'Europe/London',
@@ -198,6 +204,11 @@ describe('easy-cost: the demand charge beside the energy cost', function () {
       return msg.payload;
     };
     await read(0, '2026-03-01T00:00:00Z');
+    return { caught, bill, read };
+  }
+
+  it('a forged bill amount whose gross with VAT is no finite number is refused at Catch, naming it and its value; the bill held stays', async () => {
+    const { caught, bill, read } = await billedFlow('DEMO-FLAT');
     helper.getNode('c').receive(bill({ reactive: { ...reactive, projected: null } })); // a good bill: 40 and 5, 48 and 6 with DEMO-FLAT's 20 %
     // 1.7e308 is a finite number, but its gross with 20 % is not (JSON would send null); 1e308 twice: each gross finite, their sum not
     const forged: Array<[Record<string, unknown>, string, string]> = [
@@ -222,6 +233,25 @@ describe('easy-cost: the demand charge beside the energy cost', function () {
       withDemand: { soFar: { net: 51, gross: 61.2 } },
     });
     should(caught.received).have.length(0); // one error a forged bill, no more
+  });
+
+  it('with a negative VAT the net of the demand and reactive charges added together must be finite too: refused at Catch, naming it', async () => {
+    const { caught, bill, read } = await billedFlow('REBATE');
+    helper.getNode('c').receive(bill({ projected: null, reactive: { ...reactive, projected: null } })); // a good bill: 40 and 5, 16 and 2 with -60 %
+    // 1e308 twice: each gross (4e307) and their gross added (8e307) finite, their net added (2e308) not: JSON would send null
+    helper.getNode('c').receive(bill({ demandCharge: 1e308, projected: null, reactive: { ...reactive, amount: 1e308, projected: null } }));
+    const [bad] = await caught.next(1);
+    should(bad.error.message).equal(
+      "Easy-peak's site.bill.reactive.amount must be an amount that, added to the demand charge, is a finite number, got 1e+308.",
+    );
+    // nothing forged was kept: the good bill prices the month, every amount a number (24 kWh at 0.25: 6, 2.4 with -60 %)
+    const p = await read(24, '2026-03-02T00:00:00Z');
+    should(p.projection).match({
+      demand: { soFar: { net: 40, gross: 16 } },
+      reactive: { soFar: { net: 5, gross: 2 } },
+      withDemand: { soFar: { net: 51, gross: 20.4 } },
+    });
+    should(caught.received).have.length(0);
   });
 
   it("easy-peak's reactive part read as data: a figure that is no number of at least 0 is refused, naming it", () => {

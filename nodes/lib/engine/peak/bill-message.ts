@@ -37,9 +37,9 @@ const wrong = (field: string, x: unknown): TypeError =>
  * error naming the field when one is wrong (a message edited on its way). With `now`, the
  * period's ends must lie near it, as any instant from outside (else a period of all time
  * would price every reading, and instants past a Date's range would fail each projection).
- * With `vatPercent` (the VAT of what prices the energy), each amount's gross and the gross
- * of the amounts a projection adds together must be finite numbers too (1.7e308 is finite,
- * its gross with 20 % is not: JSON would send null).
+ * With `vatPercent` (the VAT of what prices the energy), each amount's gross and the net
+ * and gross of the amounts a projection adds together must be finite numbers too (1.7e308
+ * is finite, its gross with 20 % is not: JSON would send null).
  */
 export function siteBillOf(payload: unknown, now?: number, vatPercent = 0): SiteBill | null | undefined {
   if (!isRecord(payload) || typeof payload.minutes !== 'number' || typeof payload.timezone !== 'string' || !('site' in payload))
@@ -79,9 +79,10 @@ export function siteBillOf(payload: unknown, now?: number, vatPercent = 0): Site
 }
 
 /**
- * Each amount of the bill with its gross (`vatPercent`) a finite number, and the gross of
- * what demandLine adds together (the demand charge and the reactive charge, so far and
- * projected); else an error naming the amount and its value.
+ * Each amount of the bill with its gross (`vatPercent`) a finite number, and the net and the
+ * gross of what demandLine adds together (the demand charge and the reactive charge, so far
+ * and projected: with a negative VAT the net is the larger); else an error naming the amount
+ * and its value.
  */
 function checkGross(bill: SiteBill, vatPercent: number): void {
   const factor = 1 + vatPercent / 100;
@@ -96,14 +97,21 @@ function checkGross(bill: SiteBill, vatPercent: number): void {
     ],
   ];
   for (const sum of sums) {
+    let net = 0;
     let gross = 0;
     for (const [field, amount] of sum) {
       if (amount === undefined) continue;
+      net += amount;
       gross += amount * factor;
       if (!Number.isFinite(amount * factor) || !Number.isFinite(gross))
         throw new TypeError(
           `easy-peak's site.${field} must be an amount whose gross with VAT (${vatPercent} %)` +
             `${gross === amount * factor ? '' : ", added to the demand charge's,"} is a finite number, got ${describe(amount)}`,
+        );
+      // a negative VAT makes the gross smaller than the net: the net added together must be finite too
+      if (!Number.isFinite(net))
+        throw new TypeError(
+          `easy-peak's site.${field} must be an amount that, added to the demand charge, is a finite number, got ${describe(amount)}`,
         );
     }
   }
