@@ -52,14 +52,25 @@ function peakFrom(boundary: number) {
   };
 }
 
+/** peakFrom(boundary) with a rule over both that reads the demo gateway's sensor 1: 0.10 while it is 7. */
+function peakWithSensorFrom(boundary: number) {
+  const peak = peakFrom(boundary);
+  const sensed = { priority: 5, price: 0.1, gateway_id: 'DEMO', sensor_id: '1', sensor_value: 7, sensor_condition: 'eq' };
+  return { ...peak, rules: [sensed, ...peak.rules] };
+}
+
 /**
  * A loaded machine: the wall clock moves to 24 ms past `boundary` while its timer, due then,
- * still waits 10 ms (Date alone moves on, below STEP_MS: no clock step), and a tariff refresh
- * prices first.
+ * still waits 10 ms (Date alone moves on, below STEP_MS: no clock step).
  */
-async function refreshBeforeTimer(clock: FakeClock, boundary: number): Promise<void> {
+async function lateBeforeTimer(clock: FakeClock, boundary: number): Promise<void> {
   await clock.tickAsync(boundary - 10 - Date.now());
   clock.setSystemTime(boundary + 24);
+}
+
+/** lateBeforeTimer, and a tariff refresh prices first. */
+async function refreshBeforeTimer(clock: FakeClock, boundary: number): Promise<void> {
+  await lateBeforeTimer(clock, boundary);
   await helper.getNode('acc').hub.refreshTariffs();
 }
 
@@ -89,10 +100,10 @@ describe('easy-tariff node', function () {
     return { out: inbox('out'), caught: inbox('caught'), shown: statuses('t'), flow };
   }
 
-  /** easy-tariff on SOON (`served.tariffs`: peakFrom(boundary) first) under a fake clock 2.5 s before the boundary; its first price, 0.30 until the boundary, taken. */
-  async function startBeforePeak(boundary: number) {
+  /** easy-tariff on SOON (`served.tariffs`: `first`, peakFrom(boundary) unless told) under a fake clock 2.5 s before the boundary; its first price, 0.30 until the boundary, taken. */
+  async function startBeforePeak(boundary: number, first: unknown = peakFrom(boundary)) {
     const clock = installClock(boundary - 2_500);
-    const served = { tariffs: [peakFrom(boundary)] as unknown[] };
+    const served = { tariffs: [first] };
     try {
       const { out } = await start({ tariffs: () => served.tariffs, now: () => Date.now() }, { tariff: 'SOON' });
       should((await out.next(1))[0].payload).containEql({ price: 0.3, validUntil: new Date(boundary).toISOString() });
@@ -100,6 +111,27 @@ describe('easy-tariff node', function () {
     } catch (err) {
       clock.uninstall();
       throw err;
+    }
+  }
+
+  /**
+   * startBeforePeak on peakWithSensorFrom, then as refreshBeforeTimer but a message brings sensor 1's
+   * `value`: the payloads of the `n` prices it sends before the timer fires (nothing follows when it does).
+   */
+  async function sensorBeforeTimer(boundary: number, value: number, n: number) {
+    const { clock, out } = await startBeforePeak(boundary, peakWithSensorFrom(boundary));
+    try {
+      await lateBeforeTimer(clock, boundary);
+      helper.getNode('t').receive({ topic: '1', gateway: 'DEMO', payload: value });
+      // (no I/O on the way: the bound fails it within mocha's timeout, the clock uninstalled)
+      const sent = await out.next(n, 5_000);
+      should(Date.now()).equal(boundary + 24); // the timer has not fired: the sensor value priced them
+      await clock.tickAsync(10);
+      await quiet(20);
+      should(out.received).eql([]);
+      return sent.map((m) => m.payload);
+    } finally {
+      clock.uninstall();
     }
   }
 
@@ -257,6 +289,21 @@ describe('easy-tariff node', function () {
     } finally {
       clock.uninstall();
     }
+  });
+
+  it("a sensor value that comes after a boundary but before its timer: the change dated at the boundary with the values before, the value's price at its arrival", async () => {
+    // as above, the timer due at the boundary has not fired 24 ms past it; a message brings the value a sensor
+    // rule reads: 0.45 was in force from the boundary (the sensor not 7), 0.10 only from when the value came
+    const boundary = Date.parse('2026-03-04T10:00:03Z');
+    const [due, sensed] = await sensorBeforeTimer(boundary, 7, 2);
+    should(due).containEql({ price: 0.45, validFrom: new Date(boundary).toISOString() });
+    should(sensed).containEql({ price: 0.1, validFrom: new Date(boundary + 24).toISOString(), validUntil: null });
+  });
+
+  it('a sensor value that leaves the price as it is, after a boundary but before its timer: the change alone, dated at the boundary', async () => {
+    const boundary = Date.parse('2026-03-04T10:00:03Z');
+    const [due] = await sensorBeforeTimer(boundary, 3, 1);
+    should(due).containEql({ price: 0.45, validFrom: new Date(boundary).toISOString() });
   });
 
   it('polls the gateway its sensor rule names, and a sensor message changes the price at once', async () => {

@@ -144,10 +144,10 @@ export class TariffWatch {
       const used = sensorsUsedBy(tariff).some((r) => r.sensorId === sensorId && (gatewayId === undefined || r.gatewayId === gatewayId));
       if (!used) return false;
     }
-    this.ruleSensors.set(gatewayId, sensorId, value);
-    this.saveKept();
-    this.evaluate(this.now());
-    this.opts.onInputs?.();
+    this.takeSensors(() => {
+      this.ruleSensors.set(gatewayId, sensorId, value);
+      return true;
+    });
     return true;
   }
 
@@ -383,15 +383,25 @@ export class TariffWatch {
   }
 
   private onSensors(s: SensorSnapshot): void {
-    const firstAnswer = this.firstPrice.pollAnswered(s.gatewayId);
-    let changed = firstAnswer || (this.gatewayErrors.get(s.gatewayId) ?? null) !== s.error;
-    this.gatewayErrors.set(s.gatewayId, s.error);
-    if (this.ruleSensors.setPolled(s)) changed = true;
-    if (changed) {
-      this.saveKept();
-      this.evaluate(this.now());
-      this.opts.onInputs?.();
-    }
+    this.takeSensors(() => {
+      const firstAnswer = this.firstPrice.pollAnswered(s.gatewayId);
+      const changed = firstAnswer || (this.gatewayErrors.get(s.gatewayId) ?? null) !== s.error;
+      this.gatewayErrors.set(s.gatewayId, s.error);
+      return this.ruleSensors.setPolled(s) || changed;
+    });
+  }
+
+  /**
+   * Sensor values (a message's, a poll's) taken by `take` (true: something changed), priced now.
+   * A price change its timer has not priced yet happens first, at its boundary with the values
+   * before, as its timer would have; what the new values bring prices from now (rule 67).
+   */
+  private takeSensors(take: () => boolean): void {
+    if (this.duePassed(this.now())) this.evaluate(this.now());
+    if (!take()) return;
+    this.saveKept();
+    this.evaluate(this.now());
+    this.opts.onInputs?.();
   }
 }
 
