@@ -112,10 +112,7 @@ export class TariffWatch {
     this.loadKept();
     this.followPrices();
     this.unwatchTariffs = this.hub.watchTariffs(this.opts.refreshMinutes, (s) => {
-      // another tariff after a boundary its timer has not priced yet: the old tariff's change
-      // happens first, at the boundary, as its timer would have; the new one prices from now
-      // (a failed or unchanged refresh prices the boundary itself, in reprice)
-      if (this.duePassed(this.now()) && tariffChanged(this.tariff(), tariffById(s, this.tariffId))) this.evaluate(this.now());
+      this.priceDueFirst();
       this.snapshot = s;
       this.followSensors();
       this.evaluate(this.now());
@@ -302,6 +299,16 @@ export class TariffWatch {
     this.report(snap, tariff, payload);
   }
 
+  /**
+   * Before a refresh or sensor values are taken (rule 67): a price change its timer has not
+   * priced yet happens first, at its boundary with the tariff and values before, as its timer
+   * would have; what the new ones bring prices from now. (A refresh or value that brings
+   * nothing new then prices as the change did, and sends nothing more.)
+   */
+  private priceDueFirst(): void {
+    if (this.duePassed(this.now())) this.evaluate(this.now());
+  }
+
   /** Whether the armed price change lies at or before `at`, less than LATE_TOLERANCE_MS ago, with no clock step since. */
   private duePassed(at: number): boolean {
     return this.due !== null && !this.stepped && at >= this.due && at - this.due < LATE_TOLERANCE_MS;
@@ -397,15 +404,10 @@ export class TariffWatch {
    * before, as its timer would have; what the new values bring prices from now (rule 67).
    */
   private takeSensors(take: () => boolean): void {
-    if (this.duePassed(this.now())) this.evaluate(this.now());
+    this.priceDueFirst();
     if (!take()) return;
     this.saveKept();
     this.evaluate(this.now());
     this.opts.onInputs?.();
   }
-}
-
-/** Whether a refresh brought another tariff than the one priced (its rules, VAT, currency or name; or none now). */
-function tariffChanged(before: Tariff | undefined, after: Tariff | undefined): boolean {
-  return before !== undefined && (after === undefined || JSON.stringify(before) !== JSON.stringify(after));
 }
